@@ -1,0 +1,80 @@
+#include "CommandLine.h"
+
+#include "RankScopeVersion.h"
+
+#include <QCoreApplication>
+#include <QTextStream>
+#include <cstring>
+
+namespace rankscope {
+
+namespace {
+
+struct Subcommand {
+    const char *name;
+    const char *summary;
+    int (*run)(const QStringList &arguments);
+};
+
+const QList<Subcommand> &subcommands()
+{
+    static const QList<Subcommand> list = {};
+    return list;
+}
+
+void printUsage(QTextStream &out)
+{
+    out << "Usage: rankscope [paths…]            open checkpoint folders in the window\n"
+           "       rankscope <command> [options]  run headless\n\n"
+           "Spectral analysis of transformer weight matrices across training checkpoints.\n\n"
+           "Commands:\n";
+    for (const Subcommand &command : subcommands())
+        out << "  " << QString::fromLatin1(command.name).leftJustified(10) << command.summary << '\n';
+    out << "\nOptions:\n"
+           "  -h, --help     show this help (rankscope <command> --help for a command's options)\n"
+           "  -v, --version  show the version\n";
+}
+
+} // namespace
+
+bool isHeadlessInvocation(int argc, char **argv)
+{
+    if (argc < 2)
+        return false;
+    const char *first = argv[1];
+    for (const char *flag : {"-h", "--help", "-v", "--version"})
+        if (std::strcmp(first, flag) == 0)
+            return true;
+    for (const Subcommand &command : subcommands())
+        if (std::strcmp(first, command.name) == 0)
+            return true;
+    return false;
+}
+
+int runHeadless(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("RankScope"));
+    QCoreApplication::setOrganizationName(QStringLiteral("RankScope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(RANKSCOPE_VERSION));
+    const QStringList arguments = QCoreApplication::arguments();
+    QTextStream out(stdout);
+    const QString first = arguments.value(1);
+    if (first == QLatin1String("-v") || first == QLatin1String("--version")) {
+        out << "rankscope " << RANKSCOPE_VERSION << '\n';
+        return 0;
+    }
+    if (first == QLatin1String("-h") || first == QLatin1String("--help")) {
+        printUsage(out);
+        return 0;
+    }
+    for (const Subcommand &command : subcommands())
+        if (first == QLatin1String(command.name))
+            return command.run(arguments.mid(1));
+    QTextStream err(stderr);
+    err << "rankscope: unknown command '" << first << "'\n";
+    printUsage(err);
+    return 1;
+}
+
+} // namespace rankscope

@@ -1,0 +1,35 @@
+// rankscope: the GUI when given nothing or paths, the headless tool when given a subcommand.
+#include "CommandLine.h"
+#include "DemoRun.h"
+#include "MainWindow.h"
+#include "RankScopeVersion.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+
+int main(int argc, char **argv)
+{
+    if (rankscope::isHeadlessInvocation(argc, argv))
+        return rankscope::runHeadless(argc, argv);
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("RankScope"));
+    QApplication::setOrganizationName(QStringLiteral("RankScope"));
+    QApplication::setApplicationVersion(QStringLiteral(RANKSCOPE_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Opens checkpoint folders or results files in the RankScope window."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("paths"), QStringLiteral("Checkpoint folders to open (default: the bundled demo run)."), QStringLiteral("[paths…]"));
+    parser.process(app);
+
+    QStringList paths = parser.positionalArguments();
+    if (paths.isEmpty())
+        paths << rankscope::demoRunFolder();
+
+    rankscope::MainWindow window;
+    window.openRun(paths.first());
+    window.show();
+    return app.exec();
+}

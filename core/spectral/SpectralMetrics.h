@@ -1,0 +1,44 @@
+// The metrics of the contract (shared/spec/metrics.md, docs/metrics.md) as pure functions of a
+// spectrum. They are cheap, so changing τ never needs the matrix again.
+#pragma once
+
+#include "spectral/PowerLawFit.h"
+
+#include <Eigen/Core>
+#include <QString>
+#include <QStringList>
+
+namespace rankscope {
+
+inline constexpr double kDefaultEnergy = 0.90;
+
+struct SpectralMetrics {
+    double stableRank;
+    double compressionPct;
+    double alpha;
+    double weightedAlpha;
+    double effectiveRank;
+    double spectralNorm;
+    double frobeniusNorm;
+    // Extras beyond the seven contract columns (defined in docs/metrics.md).
+    double energyRank;       // k_τ
+    double paramSavingPct;   // 100·(1 − k_τ(m+n)/(mn))
+    double numericalRank;    // σᵢ > σ₁·√(max(m,n)·ε)
+    double alphaXmin;
+    double alphaKsDistance;
+    double alphaTailSize;
+};
+
+// singularValues descending (as SingularValueSolver returns them); rows/cols of the matrix.
+SpectralMetrics computeSpectralMetrics(const Eigen::Ref<const Eigen::VectorXd> &singularValues,
+                                       Eigen::Index rows, Eigen::Index cols,
+                                       double energy = kDefaultEnergy);
+
+// k_τ = min{k : Σ_{i≤k} λᵢ ≥ τ·Σλ·(1 − 1e-12)}; 0 for a zero spectrum.
+int energyRank(const Eigen::Ref<const Eigen::VectorXd> &singularValues, double energy);
+
+// Column names and values in the order of the CSV: the seven contract columns, then the extras.
+QStringList spectralMetricColumns();
+QList<double> spectralMetricValues(const SpectralMetrics &metrics);
+
+} // namespace rankscope

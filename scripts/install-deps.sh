@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs RankScope's build and test dependencies from Debian 12's own packages.
+# The single list of what the project needs; both README commands and CI call it.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update
+$SUDO apt-get install -y --no-install-recommends \
+    cmake g++ make pkg-config \
+    qt6-base-dev qt6-svg-dev libqcustomplot-dev \
+    libeigen3-dev libhdf5-dev liblapacke-dev libopenblas-dev \
+    libgl-dev

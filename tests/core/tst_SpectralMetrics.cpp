@@ -1,0 +1,132 @@
+#include "TestMatrices.h"
+#include "spectral/SingularValueSolver.h"
+#include "spectral/SpectralMetrics.h"
+
+#include <QTest>
+#include <cmath>
+
+using namespace rankscope;
+
+namespace {
+bool close(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::max(1.0, std::abs(b)); }
+} // namespace
+
+class TestSpectralMetrics : public QObject {
+    Q_OBJECT
+private slots:
+    // σ = 4, 3, 2, 1 in an 8×4 matrix built as U·diag(s)·Vᵀ: every metric in closed form.
+    void closedFormThroughTheSolver_data()
+    {
+        QTest::addColumn<int>("method");
+        QTest::newRow("gram") << int(SvdMethod::FastGram);
+        QTest::newRow("svd") << int(SvdMethod::ExactSvd);
+    }
+    void closedFormThroughTheSolver()
+    {
+        QFETCH(int, method);
+        std::mt19937_64 rng(1);
+        Eigen::VectorXd s(4);
+        s << 4, 3, 2, 1;
+        const Eigen::MatrixXd w = test::withSingularValues(8, 4, s, rng);
+        const Spectrum spectrum = SingularValueSolver(SvdMethod(method)).compute(w);
+        QVERIFY(spectrum.ok());
+        const SpectralMetrics m = computeSpectralMetrics(spectrum.singularValues, 8, 4);
+
+        QVERIFY(close(m.stableRank, 30.0 / 16.0));
+        QCOMPARE(m.energyRank, 3.0); // 16 + 9 + 4 = 29 ≥ 0.9·30 = 27 > 25
+        QCOMPARE(m.compressionPct, 25.0);
+        const double entropy = -(0.4 * std::log(0.4) + 0.3 * std::log(0.3) + 0.2 * std::log(0.2) + 0.1 * std::log(0.1));
+        QVERIFY(close(m.effectiveRank, std::exp(entropy)));
+        QVERIFY(close(m.spectralNorm, 4.0));
+        QVERIFY(close(m.frobeniusNorm, std::sqrt(30.0)));
+        QVERIFY(close(m.paramSavingPct, 100.0 * (1.0 - 3.0 * 12.0 / 32.0)));
+        QCOMPARE(m.numericalRank, 4.0);
+        QVERIFY(std::isfinite(m.alpha));
+        QVERIFY(close(m.weightedAlpha, m.alpha * std::log10(16.0)));
+    }
+
+    void energyThresholdChangesOnlyCompression()
+    {
+        Eigen::VectorXd s(4);
+        s << 4, 3, 2, 1;
+        QCOMPARE(computeSpectralMetrics(s, 4, 4, 0.5).compressionPct, 75.0);  // 16 ≥ 15
+        QCOMPARE(computeSpectralMetrics(s, 4, 4, 0.99).compressionPct, 0.0); // needs all four
+        QCOMPARE(computeSpectralMetrics(s, 4, 4, 0.5).stableRank, computeSpectralMetrics(s, 4, 4, 0.99).stableRank);
+        // r is min(m, n), even when the spectrum is shorter than the matrix's larger side.
+        QCOMPARE(computeSpectralMetrics(s, 4, 100, 0.5).compressionPct, 75.0);
+    }
+
+    // A partial sum exactly at τ·Σλ counts as reaching it (the contract's 1e-12 slack).
+    void partialSumAtThresholdCounts()
+    {
+        Eigen::VectorXd s(2);
+        s << 3, 1; // λ = 9, 1: 9 is exactly 0.9 of 10
+        QCOMPARE(energyRank(s, 0.9), 1);
+        QCOMPARE(computeSpectralMetrics(s, 2, 2, 0.9).compressionPct, 50.0);
+    }
+
+    void diagonalMatrixMetrics()
+    {
+        Eigen::VectorXd d(5);
+        d << 1, 1, 1, 1, 1; // an identity: every direction equal
+        const SpectralMetrics m = computeSpectralMetrics(d, 5, 5);
+        QVERIFY(close(m.stableRank, 5.0));
+        QVERIFY(close(m.effectiveRank, 5.0));
+        QCOMPARE(m.compressionPct, 0.0); // k = 5 of 5: 4 of 5 keep only 80 %
+        QVERIFY(std::isnan(m.alpha));    // no spread, no power law
+        QVERIFY(std::isnan(m.weightedAlpha));
+    }
+
+    void zeroMatrixGivesNaNNotACrash()
+    {
+        const SpectralMetrics m = computeSpectralMetrics(Eigen::VectorXd::Zero(3), 3, 7);
+        QVERIFY(std::isnan(m.stableRank));
+        QVERIFY(std::isnan(m.compressionPct));
+        QVERIFY(std::isnan(m.alpha));
+        QVERIFY(std::isnan(m.weightedAlpha));
+        QVERIFY(std::isnan(m.effectiveRank));
+        QCOMPARE(m.spectralNorm, 0.0);
+        QCOMPARE(m.frobeniusNorm, 0.0);
+        QCOMPARE(m.numericalRank, 0.0);
+    }
+
+    void oneByOne()
+    {
+        Eigen::VectorXd s(1);
+        s << 2.5;
+        const SpectralMetrics m = computeSpectralMetrics(s, 1, 1);
+        QCOMPARE(m.stableRank, 1.0);
+        QCOMPARE(m.compressionPct, 0.0);
+        QCOMPARE(m.effectiveRank, 1.0);
+        QCOMPARE(m.spectralNorm, 2.5);
+        QCOMPARE(m.frobeniusNorm, 2.5);
+        QVERIFY(std::isnan(m.alpha)); // fewer than two eigenvalues
+    }
+
+    void zeroSingularValuesAreLeftOutOfEffectiveRank()
+    {
+        Eigen::VectorXd s(4);
+        s << 2, 2, 0, 0;
+        const SpectralMetrics m = computeSpectralMetrics(s, 4, 4);
+        QVERIFY(close(m.effectiveRank, 2.0));
+        QCOMPARE(m.numericalRank, 2.0);
+    }
+
+    void columnsAndValuesLineUp()
+    {
+        Eigen::VectorXd s(3);
+        s << 3, 2, 1;
+        const SpectralMetrics m = computeSpectralMetrics(s, 3, 3);
+        const QStringList columns = spectralMetricColumns();
+        const QList<double> values = spectralMetricValues(m);
+        QCOMPARE(columns.size(), values.size());
+        QCOMPARE(columns.mid(0, 7), (QStringList{"stable_rank", "compression_pct", "alpha", "weighted_alpha",
+                                                "effective_rank", "spectral_norm", "frobenius_norm"}));
+        QCOMPARE(values[columns.indexOf("stable_rank")], m.stableRank);
+        QCOMPARE(values[columns.indexOf("frobenius_norm")], m.frobeniusNorm);
+        QCOMPARE(values[columns.indexOf("alpha_tail_size")], m.alphaTailSize);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSpectralMetrics)
+#include "tst_SpectralMetrics.moc"

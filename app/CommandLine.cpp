@@ -1,5 +1,6 @@
 #include "CommandLine.h"
 
+#include "AnalyzeCommand.h"
 #include "RankScopeVersion.h"
 
 #include <QCoreApplication>
@@ -18,7 +19,9 @@ struct Subcommand {
 
 const QList<Subcommand> &subcommands()
 {
-    static const QList<Subcommand> list = {};
+    static const QList<Subcommand> list = {
+        {"analyze", "analyse a folder of checkpoints; write the metrics as CSV or JSON", runAnalyzeCommand},
+    };
     return list;
 }
 

@@ -1,0 +1,141 @@
+#include "AnalyzeCommand.h"
+
+#include "analysis/MetricsCsvWriter.h"
+#include "analysis/RunAnalyzer.h"
+
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+
+namespace rankscope {
+
+namespace {
+
+bool openOutput(const QString &name, QFile &file, QTextStream &err)
+{
+    const bool ok = name == QLatin1String("-") ? file.open(stdout, QIODevice::WriteOnly)
+                                               : (file.setFileName(name), file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    if (!ok)
+        err << "rankscope: cannot write " << name << ": " << file.errorString() << '\n';
+    return ok;
+}
+
+QJsonDocument toJson(const QList<MatrixResult> &results)
+{
+    QJsonArray records;
+    const QStringList columns = spectralMetricColumns();
+    for (const MatrixResult &r : results) {
+        QJsonObject o{{"step", r.step}, {"layer", r.layer}, {"type", csvName(r.type)}, {"tensor", r.tensor},
+                      {"rows", r.rows}, {"cols", r.cols}};
+        const QList<double> values = spectralMetricValues(r.metrics);
+        for (qsizetype i = 0; i < columns.size(); ++i)
+            o.insert(columns[i], std::isfinite(values[i]) ? QJsonValue(values[i]) : QJsonValue(QJsonValue::Null));
+        records.append(o);
+    }
+    return QJsonDocument(records);
+}
+
+} // namespace
+
+int runAnalyzeCommand(const QStringList &arguments)
+{
+    QTextStream err(stderr);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Analyse every attention and MLP matrix of every checkpoint in FOLDER."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("FOLDER"), QStringLiteral("The folder of checkpoints."));
+    const QCommandLineOption energy(QStringLiteral("energy"), QStringLiteral("Energy τ kept for compression_pct (default 0.90)."), QStringLiteral("τ"), QStringLiteral("0.90"));
+    const QCommandLineOption jobs(QStringLiteral("jobs"), QStringLiteral("Worker threads (default: one per core)."), QStringLiteral("N"), QStringLiteral("0"));
+    const QCommandLineOption csv(QStringLiteral("csv"), QStringLiteral("Write the metrics table as CSV ('-' for standard output)."), QStringLiteral("FILE"));
+    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Write the metrics as JSON records ('-' for standard output)."), QStringLiteral("FILE"));
+    const QCommandLineOption method(QStringLiteral("method"), QStringLiteral("Spectrum solver: gram (fast, default) or svd (exact)."), QStringLiteral("NAME"), QStringLiteral("gram"));
+    const QCommandLineOption quiet(QStringLiteral("quiet"), QStringLiteral("No progress or summary on standard error."));
+    parser.addOptions({energy, jobs, csv, json, method, quiet});
+    if (!parser.parse(QStringList{QStringLiteral("rankscope analyze")} + arguments.mid(1))) {
+        err << "rankscope analyze: " << parser.errorText() << '\n';
+        return 1;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << parser.helpText();
+        return 0;
+    }
+    if (parser.positionalArguments().size() != 1) {
+        err << "rankscope analyze: give exactly one FOLDER\n" << parser.helpText();
+        return 1;
+    }
+    AnalysisSettings settings;
+    bool ok = false;
+    settings.energy = parser.value(energy).toDouble(&ok);
+    if (!ok || !(settings.energy > 0 && settings.energy <= 1)) {
+        err << "rankscope analyze: --energy must be a number in (0, 1]\n";
+        return 1;
+    }
+    settings.jobs = parser.value(jobs).toInt(&ok);
+    if (!ok || settings.jobs < 0) {
+        err << "rankscope analyze: --jobs must be a whole number ≥ 1\n";
+        return 1;
+    }
+    if (parser.value(method) != QLatin1String("gram") && parser.value(method) != QLatin1String("svd")) {
+        err << "rankscope analyze: --method is gram or svd\n";
+        return 1;
+    }
+    settings.method = parser.value(method) == QLatin1String("svd") ? SvdMethod::ExactSvd : SvdMethod::FastGram;
+    const bool silent = parser.isSet(quiet);
+    const bool terminal = isatty(fileno(stderr));
+
+    QElapsedTimer timer;
+    timer.start();
+    RunAnalyzer analyzer(settings);
+    const RunAnalysis run = analyzer.analyzeFolder(parser.positionalArguments().first(),
+        [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
+            if (silent)
+                return;
+            const QString line = QStringLiteral("[%1/%2] %3: %4 matrices")
+                                     .arg(p.checkpointsDone).arg(p.checkpointsTotal)
+                                     .arg(QFileInfo(p.currentFile).fileName()).arg(results.size());
+            if (terminal) {
+                const int width = 30, filled = p.checkpointsTotal ? width * p.checkpointsDone / p.checkpointsTotal : width;
+                err << '\r' << '[' << QString(filled, QLatin1Char('#')) << QString(width - filled, QLatin1Char('.')) << "] " << line << "\x1b[K";
+                if (p.checkpointsDone == p.checkpointsTotal)
+                    err << '\n';
+            } else {
+                err << line << '\n';
+            }
+            err.flush();
+        });
+
+    for (const AnalysisIssue &issue : run.issues)
+        err << issue.text() << '\n';
+    if (parser.isSet(csv)) {
+        QFile file;
+        if (!openOutput(parser.value(csv), file, err))
+            return 1;
+        MetricsCsvWriter::write(run.results, file);
+    }
+    if (parser.isSet(json)) {
+        QFile file;
+        if (!openOutput(parser.value(json), file, err))
+            return 1;
+        file.write(toJson(run.results).toJson(QJsonDocument::Indented));
+    }
+    if (!silent)
+        err << QStringLiteral("%1 of %2 checkpoints analysed, %3 matrices, %4 s\n")
+                   .arg(run.checkpointsAnalysed).arg(run.checkpointsFound).arg(run.results.size())
+                   .arg(timer.elapsed() / 1000.0, 0, 'f', 2);
+    if (run.checkpointsAnalysed == 0) {
+        if (run.checkpointsFound == 0)
+            err << run.folder << ": no checkpoints found\n";
+        return 1;
+    }
+    return run.issues.isEmpty() ? 0 : 2;
+}
+
+} // namespace rankscope

@@ -1,0 +1,470 @@
+#include "io/PickleReader.h"
+
+#include <QHash>
+#include <QSet>
+#include <QtEndian>
+#include <cstring>
+#include <vector>
+
+namespace rankscope {
+
+PickleRef PickleValue::value(const QString &key) const
+{
+    for (const auto &[k, v] : entries)
+        if (k && k->kind == Kind::String && k->text == key)
+            return v;
+    return nullptr;
+}
+
+bool isUnsafeGlobal(const QString &module, const QString &name)
+{
+    static const QSet<QString> unsafeModules = {
+        "os",      "posix",     "nt",       "subprocess", "sys",     "shutil", "socket",    "importlib",
+        "runpy",   "pty",       "ctypes",   "code",       "codeop",  "pickle", "_pickle",   "marshal",
+        "webbrowser", "multiprocessing", "signal", "threading", "asyncio", "commands", "popen2", "pdb",
+        "timeit",  "platform",  "tempfile", "io",      "_io",    "operator",  "functools",
+        "types",   "inspect",   "zipimport", "pkgutil"};
+    static const QSet<QString> unsafeBuiltins = {
+        "eval", "exec", "compile", "open", "__import__", "getattr", "setattr", "delattr", "globals",
+        "locals", "vars", "input", "breakpoint", "exit", "quit", "help", "memoryview", "type", "super",
+        "classmethod", "staticmethod", "property", "apply", "execfile", "file", "reload"};
+    const QString root = module.section(QLatin1Char('.'), 0, 0);
+    if (unsafeModules.contains(module) || unsafeModules.contains(root))
+        return true;
+    if (module == QLatin1String("builtins") || module == QLatin1String("__builtin__"))
+        return unsafeBuiltins.contains(name);
+    // Loaders and hubs inside the ML libraries fetch and run code too.
+    if (name == QLatin1String("system") || name == QLatin1String("popen") || name.startsWith(QLatin1String("load")) ||
+        module.contains(QLatin1String(".hub")))
+        return true;
+    return false;
+}
+
+namespace {
+
+using Kind = PickleValue::Kind;
+
+constexpr qsizetype kMaxStack = 1 << 22;
+constexpr qsizetype kMaxMarks = 1 << 16;
+
+QString dtypeOfStorageClass(const QString &storageClass)
+{
+    static const QHash<QString, QString> dtypes = {
+        {"FloatStorage", "float32"},  {"HalfStorage", "float16"},  {"BFloat16Storage", "bfloat16"},
+        {"DoubleStorage", "float64"}, {"LongStorage", "int64"},    {"IntStorage", "int32"},
+        {"ShortStorage", "int16"},    {"CharStorage", "int8"},     {"ByteStorage", "uint8"},
+        {"BoolStorage", "bool"},      {"ComplexFloatStorage", "complex64"},
+        {"ComplexDoubleStorage", "complex128"}, {"Float8_e4m3fnStorage", "float8_e4m3fn"},
+        {"Float8_e5m2Storage", "float8_e5m2"}};
+    const QString cls = storageClass.section(QLatin1Char('.'), -1);
+    return dtypes.value(cls, cls);
+}
+
+class Unpickler {
+public:
+    explicit Unpickler(const QByteArray &data) : m_data(data) {}
+
+    PickleResult run()
+    {
+        PickleResult result;
+        while (true) {
+            if (!m_error.isEmpty())
+                break;
+            if (m_pos >= m_data.size()) {
+                fail(QStringLiteral("pickle ends without STOP (truncated)"));
+                break;
+            }
+            const auto op = static_cast<unsigned char>(m_data[m_pos++]);
+            if (op == '.') {
+                if (m_stack.empty())
+                    fail(QStringLiteral("pickle STOP with an empty stack"));
+                else
+                    result.root = m_stack.back();
+                break;
+            }
+            step(op);
+        }
+        result.error = m_error;
+        result.unsafe = m_unsafe;
+        if (!m_error.isEmpty())
+            result.root = nullptr;
+        return result;
+    }
+
+private:
+    void fail(const QString &message)
+    {
+        if (m_error.isEmpty())
+            m_error = message;
+    }
+
+    bool need(qint64 bytes)
+    {
+        if (bytes < 0 || bytes > m_data.size() - m_pos) {
+            fail(QStringLiteral("pickle truncated at byte %1").arg(m_pos));
+            return false;
+        }
+        return true;
+    }
+    template <typename T>
+    T readLE()
+    {
+        if (!need(sizeof(T)))
+            return T{};
+        T v = qFromLittleEndian<T>(m_data.constData() + m_pos);
+        m_pos += sizeof(T);
+        return v;
+    }
+    QByteArray readBytes(qint64 length)
+    {
+        if (!need(length))
+            return {};
+        QByteArray b = m_data.mid(m_pos, length);
+        m_pos += length;
+        return b;
+    }
+    QByteArray readLine()
+    {
+        const qsizetype end = m_data.indexOf('\n', m_pos);
+        if (end < 0) {
+            fail(QStringLiteral("pickle truncated in a text argument"));
+            return {};
+        }
+        QByteArray line = m_data.mid(m_pos, end - m_pos);
+        m_pos = end + 1;
+        return line;
+    }
+
+    void push(PickleRef v)
+    {
+        if (static_cast<qsizetype>(m_stack.size()) >= kMaxStack) {
+            fail(QStringLiteral("pickle stack deeper than %1").arg(kMaxStack));
+            return;
+        }
+        m_stack.push_back(std::move(v));
+    }
+    PickleRef pop()
+    {
+        if (m_stack.empty() || (!m_marks.empty() && m_stack.size() <= m_marks.back())) {
+            fail(QStringLiteral("pickle pops an empty stack at byte %1").arg(m_pos));
+            return PickleValue::make(Kind::None);
+        }
+        PickleRef v = m_stack.back();
+        m_stack.pop_back();
+        return v;
+    }
+    PickleRef top()
+    {
+        if (m_stack.empty()) {
+            fail(QStringLiteral("pickle reads an empty stack at byte %1").arg(m_pos));
+            return PickleValue::make(Kind::None);
+        }
+        return m_stack.back();
+    }
+    QList<PickleRef> popToMark()
+    {
+        if (m_marks.empty()) {
+            fail(QStringLiteral("pickle has no MARK at byte %1").arg(m_pos));
+            return {};
+        }
+        const size_t mark = m_marks.back();
+        m_marks.pop_back();
+        QList<PickleRef> items(m_stack.begin() + static_cast<std::ptrdiff_t>(mark), m_stack.end());
+        m_stack.resize(mark);
+        return items;
+    }
+
+    static PickleRef makeInt(qint64 i) { auto v = PickleValue::make(Kind::Int); v->integer = i; return v; }
+    static PickleRef makeString(QString s) { auto v = PickleValue::make(Kind::String); v->text = std::move(s); return v; }
+    static PickleRef makeTuple(QList<PickleRef> items) { auto v = PickleValue::make(Kind::Tuple); v->items = std::move(items); return v; }
+    static PickleRef makeOpaque(const QString &what) { auto v = PickleValue::make(Kind::Opaque); v->text = what; return v; }
+
+    PickleRef makeGlobal(const QString &module, const QString &name)
+    {
+        if (isUnsafeGlobal(module, name)) {
+            m_unsafe = true;
+            fail(QStringLiteral("unsafe pickle: it references %1.%2, which could run code; nothing was executed")
+                     .arg(module, name));
+        }
+        auto v = PickleValue::make(Kind::Global);
+        v->text = module + QLatin1Char('.') + name;
+        return v;
+    }
+
+    void memoPut(quint64 index) { m_memo.insert(index, top()); }
+    void memoGet(quint64 index)
+    {
+        const auto it = m_memo.constFind(index);
+        if (it == m_memo.constEnd()) {
+            fail(QStringLiteral("pickle refers to memo entry %1, which was never stored").arg(index));
+            return;
+        }
+        push(*it);
+    }
+
+    static qint64 toInt(const PickleRef &v) { return v && (v->kind == Kind::Int || v->kind == Kind::Bool) ? v->integer : 0; }
+    static QList<qint64> toIntList(const PickleRef &v)
+    {
+        QList<qint64> out;
+        if (v && (v->kind == Kind::Tuple || v->kind == Kind::List))
+            for (const auto &item : v->items)
+                out.append(toInt(item));
+        return out;
+    }
+
+    // What calling `callable(*args)` would have produced, for the few callables torch checkpoints use.
+    PickleRef apply(const PickleRef &callable, const PickleRef &args)
+    {
+        if (!callable || callable->kind != Kind::Global)
+            return makeOpaque(QStringLiteral("call"));
+        const QString &name = callable->text;
+        const QList<PickleRef> a = args && args->kind == Kind::Tuple ? args->items : QList<PickleRef>{};
+        if (name == QLatin1String("collections.OrderedDict") || name == QLatin1String("builtins.dict"))
+            return PickleValue::make(Kind::Dict);
+        if (name == QLatin1String("torch._utils._rebuild_tensor_v2") || name == QLatin1String("torch._utils._rebuild_tensor_v3") ||
+            name == QLatin1String("torch._utils._rebuild_tensor")) {
+            if (a.size() < 4 || a[0]->kind != Kind::Storage)
+                return makeOpaque(name);
+            auto t = PickleValue::make(Kind::Tensor);
+            t->tensor = a[0]->tensor;
+            t->tensor.offset = toInt(a[1]);
+            t->tensor.shape = toIntList(a[2]);
+            t->tensor.stride = toIntList(a[3]);
+            // _v3 carries the dtype explicitly (index 6), e.g. the global torch.bfloat16.
+            if (name.endsWith(QLatin1String("_v3")) && a.size() > 6 && a[6]->kind == Kind::Global)
+                t->tensor.dtype = a[6]->text.section(QLatin1Char('.'), -1);
+            return t;
+        }
+        if (name == QLatin1String("torch._utils._rebuild_parameter") ||
+            name == QLatin1String("torch._utils._rebuild_parameter_with_state"))
+            return a.isEmpty() ? makeOpaque(name) : a[0];
+        if (name == QLatin1String("torch._tensor._rebuild_from_type_v2") || name == QLatin1String("torch._tensor._rebuild_from_type")) {
+            // (func, type, args, state): the tensor is func(*args); the subclass type is dropped.
+            if (a.size() >= 3)
+                return apply(a[0], a[2]);
+            return makeOpaque(name);
+        }
+        if (name == QLatin1String("builtins.set") || name == QLatin1String("builtins.frozenset") ||
+            name == QLatin1String("builtins.list") || name == QLatin1String("builtins.tuple")) {
+            auto v = PickleValue::make(Kind::List);
+            if (!a.isEmpty() && a[0])
+                v->items = a[0]->items;
+            return v;
+        }
+        return makeOpaque(name);
+    }
+
+    void step(unsigned char op)
+    {
+        switch (op) {
+        case 0x80: readLE<quint8>(); break;                 // PROTO
+        case 0x95: readLE<quint64>(); break;                // FRAME: a hint only
+        case '(':
+            if (static_cast<qsizetype>(m_marks.size()) >= kMaxMarks)
+                fail(QStringLiteral("pickle nests more than %1 MARKs").arg(kMaxMarks));
+            else
+                m_marks.push_back(m_stack.size());
+            break;
+        case ')': push(makeTuple({})); break;
+        case ']': push(PickleValue::make(Kind::List)); break;
+        case 'l': { auto v = PickleValue::make(Kind::List); v->items = popToMark(); push(v); break; }
+        case '}': push(PickleValue::make(Kind::Dict)); break;
+        case 0x8f: push(PickleValue::make(Kind::List)); break; // EMPTY_SET, kept as a list
+        case 'N': push(PickleValue::make(Kind::None)); break;
+        case 0x88: case 0x89: { auto v = PickleValue::make(Kind::Bool); v->integer = op == 0x88; push(v); break; }
+        case 'J': push(makeInt(readLE<qint32>())); break;
+        case 'K': push(makeInt(readLE<quint8>())); break;
+        case 'M': push(makeInt(readLE<quint16>())); break;
+        case 0x8a: case 0x8b: {                              // LONG1, LONG4
+            const qint64 length = op == 0x8a ? readLE<quint8>() : readLE<qint32>();
+            const QByteArray digits = readBytes(length);
+            qint64 value = 0;
+            if (length > 0 && length <= 8) {
+                unsigned char buffer[8];
+                const bool negative = static_cast<unsigned char>(digits[length - 1]) & 0x80;
+                std::memset(buffer, negative ? 0xFF : 0, 8);
+                std::memcpy(buffer, digits.constData(), static_cast<size_t>(length));
+                value = qFromLittleEndian<qint64>(buffer);
+            }
+            push(makeInt(value)); // larger integers do not occur in checkpoints' metadata we use
+            break;
+        }
+        case 'G': {
+            if (!need(8)) break;
+            auto v = PickleValue::make(Kind::Float);
+            v->real = qFromBigEndian<double>(m_data.constData() + m_pos);
+            m_pos += 8;
+            push(v);
+            break;
+        }
+        case 'X': push(makeString(QString::fromUtf8(readBytes(readLE<quint32>())))); break;
+        case 0x8c: push(makeString(QString::fromUtf8(readBytes(readLE<quint8>())))); break;
+        case 0x8d: push(makeString(QString::fromUtf8(readBytes(static_cast<qint64>(std::min<quint64>(readLE<quint64>(), quint64(1) << 62)))))); break;
+        case 'T': push(makeString(QString::fromLatin1(readBytes(readLE<qint32>())))); break;
+        case 'U': push(makeString(QString::fromLatin1(readBytes(readLE<quint8>())))); break;
+        case 'B': case 'C': case 0x8e: case 0x96: {
+            const qint64 length = op == 'B' ? qint64(readLE<quint32>()) : op == 'C' ? qint64(readLE<quint8>())
+                                                                      : qint64(std::min<quint64>(readLE<quint64>(), quint64(1) << 62));
+            auto v = PickleValue::make(Kind::Bytes);
+            v->bytes = readBytes(length);
+            push(v);
+            break;
+        }
+        case 'q': memoPut(readLE<quint8>()); break;
+        case 'r': memoPut(readLE<quint32>()); break;
+        case 0x94: memoPut(static_cast<quint64>(m_memo.size())); break;
+        case 'h': memoGet(readLE<quint8>()); break;
+        case 'j': memoGet(readLE<quint32>()); break;
+        case 'p': memoPut(readLine().toULongLong()); break;
+        case 'g': memoGet(readLine().toULongLong()); break;
+        case 'c': {
+            const QString module = QString::fromUtf8(readLine());
+            const QString name = QString::fromUtf8(readLine());
+            push(makeGlobal(module, name));
+            break;
+        }
+        case 0x93: {                                         // STACK_GLOBAL
+            const PickleRef name = pop();
+            const PickleRef module = pop();
+            if (!name->isString() || !module->isString())
+                fail(QStringLiteral("pickle STACK_GLOBAL without module and name strings"));
+            else
+                push(makeGlobal(module->text, name->text));
+            break;
+        }
+        case 'R': {
+            const PickleRef args = pop();
+            const PickleRef callable = pop();
+            push(apply(callable, args));
+            break;
+        }
+        case 0x81: {                                         // NEWOBJ cls.__new__(cls, *args)
+            pop();
+            const PickleRef cls = pop();
+            push(makeOpaque(cls->text));
+            break;
+        }
+        case 0x92: {                                         // NEWOBJ_EX
+            pop();
+            pop();
+            const PickleRef cls = pop();
+            push(makeOpaque(cls->text));
+            break;
+        }
+        case 'i': {                                          // INST (protocol 0)
+            const QString module = QString::fromUtf8(readLine());
+            const QString name = QString::fromUtf8(readLine());
+            makeGlobal(module, name);
+            popToMark();
+            push(makeOpaque(module + QLatin1Char('.') + name));
+            break;
+        }
+        case 'o': {                                          // OBJ
+            const QList<PickleRef> items = popToMark();
+            push(makeOpaque(items.isEmpty() ? QString() : items.first()->text));
+            break;
+        }
+        case 'b': pop(); break;                              // BUILD: object state is not needed
+        case 'Q': {                                          // BINPERSID
+            const PickleRef pid = pop();
+            push(persistentLoad(pid));
+            break;
+        }
+        case 't': push(makeTuple(popToMark())); break;
+        case 0x85: { auto a = pop(); push(makeTuple({a})); break; }
+        case 0x86: { auto b = pop(); auto a = pop(); push(makeTuple({a, b})); break; }
+        case 0x87: { auto c = pop(); auto b = pop(); auto a = pop(); push(makeTuple({a, b, c})); break; }
+        case 'd': {
+            const QList<PickleRef> items = popToMark();
+            auto dict = PickleValue::make(Kind::Dict);
+            for (qsizetype i = 0; i + 1 < items.size(); i += 2)
+                dict->entries.append({items[i], items[i + 1]});
+            push(dict);
+            break;
+        }
+        case 'a': { auto item = pop(); auto list = top(); if (list->kind == Kind::List) list->items.append(item); break; }
+        case 'e': case 0x90: {                               // APPENDS, ADDITEMS
+            const QList<PickleRef> items = popToMark();
+            auto list = top();
+            if (list->kind == Kind::List)
+                list->items.append(items);
+            break;
+        }
+        case 0x91: { auto v = PickleValue::make(Kind::List); v->items = popToMark(); push(v); break; }
+        case 's': {
+            auto value = pop();
+            auto key = pop();
+            auto dict = top();
+            if (dict->kind == Kind::Dict)
+                dict->entries.append({key, value});
+            break;
+        }
+        case 'u': {
+            const QList<PickleRef> items = popToMark();
+            auto dict = top();
+            if (items.size() % 2)
+                fail(QStringLiteral("pickle SETITEMS with an odd number of items"));
+            else if (dict->kind == Kind::Dict)
+                for (qsizetype i = 0; i + 1 < items.size(); i += 2)
+                    dict->entries.append({items[i], items[i + 1]});
+            break;
+        }
+        case '0': pop(); break;
+        case '1': popToMark(); break;
+        case '2': push(top()); break;
+        case 'I': {
+            const QByteArray line = readLine();
+            if (line == "01" || line == "00") {
+                auto v = PickleValue::make(Kind::Bool);
+                v->integer = line == "01";
+                push(v);
+            } else {
+                push(makeInt(line.toLongLong()));
+            }
+            break;
+        }
+        case 'L': {
+            QByteArray line = readLine();
+            if (line.endsWith('L'))
+                line.chop(1);
+            push(makeInt(line.toLongLong()));
+            break;
+        }
+        case 'F': { auto v = PickleValue::make(Kind::Float); v->real = readLine().toDouble(); push(v); break; }
+        default:
+            fail(QStringLiteral("pickle opcode 0x%1 at byte %2 is not supported")
+                     .arg(op, 2, 16, QLatin1Char('0'))
+                     .arg(m_pos - 1));
+        }
+    }
+
+    // torch.save's persistent id: ('storage', StorageClass, key, location, numel).
+    PickleRef persistentLoad(const PickleRef &pid)
+    {
+        if (pid->kind != Kind::Tuple || pid->items.size() < 5 || !pid->items[0]->isString() ||
+            pid->items[0]->text != QLatin1String("storage")) {
+            fail(QStringLiteral("pickle has a persistent id that is not a torch storage"));
+            return PickleValue::make(Kind::None);
+        }
+        auto storage = PickleValue::make(Kind::Storage);
+        const PickleRef &cls = pid->items[1];
+        storage->tensor.dtype = dtypeOfStorageClass(cls->text);
+        storage->tensor.storageKey = pid->items[2]->isString() ? pid->items[2]->text : QString::number(toInt(pid->items[2]));
+        storage->tensor.storageNumel = toInt(pid->items[4]);
+        return storage;
+    }
+
+    const QByteArray &m_data;
+    qsizetype m_pos = 0;
+    std::vector<PickleRef> m_stack;
+    std::vector<size_t> m_marks;
+    QHash<quint64, PickleRef> m_memo;
+    QString m_error;
+    bool m_unsafe = false;
+};
+
+} // namespace
+
+PickleResult readPickle(const QByteArray &data) { return Unpickler(data).run(); }
+
+} // namespace rankscope

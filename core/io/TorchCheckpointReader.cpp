@@ -1,0 +1,216 @@
+#include "io/TorchCheckpointReader.h"
+
+#include "io/ElementDecoder.h"
+#include "io/PickleReader.h"
+
+#include <limits>
+
+namespace rankscope {
+
+namespace {
+
+constexpr qint64 kMaxPickleBytes = qint64(1) << 30;
+
+QVariant toVariant(const PickleRef &v, int depth = 0)
+{
+    using Kind = PickleValue::Kind;
+    if (!v || depth > 8)
+        return {};
+    switch (v->kind) {
+    case Kind::Bool: return bool(v->integer);
+    case Kind::Int: return v->integer;
+    case Kind::Float: return v->real;
+    case Kind::String: return v->text;
+    case Kind::Dict: {
+        QVariantMap map;
+        for (const auto &[key, value] : v->entries)
+            if (key && key->kind == Kind::String)
+                map.insert(key->text, toVariant(value, depth + 1));
+        return map;
+    }
+    default: return {};
+    }
+}
+
+} // namespace
+
+std::unique_ptr<TorchCheckpointReader> TorchCheckpointReader::open(const QString &path, QString *error)
+{
+    std::unique_ptr<TorchCheckpointReader> reader(new TorchCheckpointReader);
+    if (!reader->load(path, error))
+        return nullptr;
+    return reader;
+}
+
+bool TorchCheckpointReader::load(const QString &path, QString *error)
+{
+    m_file.setFileName(path);
+    if (!m_file.open(QIODevice::ReadOnly)) {
+        *error = m_file.errorString();
+        return false;
+    }
+    auto zip = ZipDirectory::read(m_file, error);
+    if (!zip)
+        return false;
+    m_zip = std::move(*zip);
+
+    const ZipEntry *pickle = nullptr;
+    for (const ZipEntry &entry : m_zip.entries()) {
+        const QStringList parts = entry.name.split(QLatin1Char('/'));
+        if (parts.size() == 2 && parts[1] == QLatin1String("data.pkl")) {
+            pickle = &entry;
+            m_prefix = parts[0];
+            break;
+        }
+    }
+    if (!pickle) {
+        const bool torchScript = std::any_of(m_zip.entries().begin(), m_zip.entries().end(), [](const ZipEntry &e) {
+            return e.name.endsWith(QLatin1String("/constants.pkl")) || e.name.contains(QLatin1String("/code/"));
+        });
+        *error = torchScript ? QStringLiteral("a TorchScript archive (torch.jit.save), not a torch.save checkpoint; "
+                                              "save the model's state_dict() with torch.save instead")
+                             : QStringLiteral("zip archive without a */data.pkl entry: not a PyTorch checkpoint");
+        return false;
+    }
+    if (pickle->size > static_cast<quint64>(kMaxPickleBytes)) {
+        *error = QStringLiteral("data.pkl claims %1 bytes, more than RankScope reads").arg(pickle->size);
+        return false;
+    }
+    const auto offset = m_zip.dataOffset(m_file, *pickle, error);
+    if (!offset)
+        return false;
+    m_file.seek(static_cast<qint64>(*offset));
+    const QByteArray pickleBytes = m_file.read(static_cast<qint64>(pickle->size));
+    if (static_cast<quint64>(pickleBytes.size()) != pickle->size) {
+        *error = QStringLiteral("cannot read data.pkl (truncated?)");
+        return false;
+    }
+    if (const ZipEntry *order = m_zip.find(m_prefix + QStringLiteral("/byteorder"))) {
+        if (auto at = m_zip.dataOffset(m_file, *order, error); at && order->size < 16) {
+            m_file.seek(static_cast<qint64>(*at));
+            m_bigEndian = m_file.read(static_cast<qint64>(order->size)).trimmed() == "big";
+        }
+        error->clear();
+    }
+
+    const PickleResult result = readPickle(pickleBytes);
+    if (!result.error.isEmpty()) {
+        *error = result.error;
+        return false;
+    }
+    using Kind = PickleValue::Kind;
+    if (!result.root || result.root->kind != Kind::Dict) {
+        *error = QStringLiteral("the pickled object is not a dict of tensors");
+        return false;
+    }
+    // The weights are the top-level dict or the one under a conventional key; optimizer state
+    // (nanoGPT's 'optimizer', Lightning's 'optimizer_states') is never looked at.
+    PickleRef weights = result.root;
+    for (const char *key : {"model", "state_dict", "model_state_dict", "module"}) {
+        const PickleRef candidate = result.root->value(QLatin1String(key));
+        if (candidate && candidate->kind == Kind::Dict) {
+            weights = candidate;
+            break;
+        }
+    }
+    collectTensors(weights, QString(), 0);
+    if (m_order.isEmpty()) {
+        *error = QStringLiteral("no tensors found in the checkpoint");
+        return false;
+    }
+    for (const char *key : {"iter_num", "step", "global_step"}) {
+        const PickleRef v = result.root->value(QLatin1String(key));
+        if (v && v->kind == Kind::Int) {
+            m_step = v->integer;
+            break;
+        }
+    }
+    for (const char *key : {"model_args", "config", "hyper_parameters"}) {
+        const QVariant v = toVariant(result.root->value(QLatin1String(key)));
+        if (v.typeId() == QMetaType::QVariantMap) {
+            m_modelConfig = v.toMap();
+            break;
+        }
+    }
+    return true;
+}
+
+void TorchCheckpointReader::collectTensors(const PickleRef &dict, const QString &prefix, int depth)
+{
+    using Kind = PickleValue::Kind;
+    for (const auto &[key, value] : dict->entries) {
+        if (!key || key->kind != Kind::String || !value)
+            continue;
+        const QString name = prefix + key->text;
+        if (value->kind == Kind::Tensor && !m_tensors.contains(name)) {
+            m_order.append(name);
+            m_tensors.insert(name, value->tensor);
+        } else if (value->kind == Kind::Dict && depth < 4 && prefix.isEmpty() && m_order.isEmpty()) {
+            // A state dict nested one level deeper under an unconventional key.
+            collectTensors(value, QString(), depth + 1);
+        }
+    }
+}
+
+QList<TensorInfo> TorchCheckpointReader::tensors() const
+{
+    QList<TensorInfo> list;
+    for (const QString &name : m_order) {
+        const TensorRecord &t = m_tensors[name];
+        list.append({name, t.shape, t.dtype});
+    }
+    return list;
+}
+
+MatrixRead TorchCheckpointReader::readMatrix(const QString &name)
+{
+    const auto it = m_tensors.constFind(name);
+    if (it == m_tensors.constEnd())
+        return {{}, QStringLiteral("no tensor named %1").arg(name)};
+    const TensorRecord &t = *it;
+    if (t.shape.size() != 2 || t.stride.size() != 2)
+        return {{}, QStringLiteral("%1 is not 2-D").arg(name)};
+    const int size = elementSize(t.dtype);
+    if (size == 0)
+        return {{}, QStringLiteral("%1: unsupported dtype %2").arg(name, t.dtype)};
+    const qint64 rows = t.shape[0], cols = t.shape[1];
+    const qint64 rowStride = t.stride[0], colStride = t.stride[1];
+    if (rows <= 0 || cols <= 0 || rowStride < 0 || colStride < 0 || t.offset < 0)
+        return {{}, QStringLiteral("%1 has an empty shape or negative strides").arg(name)};
+    // The elements this view touches: offset … offset + (rows−1)·rowStride + (cols−1)·colStride.
+    const qint64 last = t.offset + (rows - 1) * rowStride + (cols - 1) * colStride;
+    if (rows > std::numeric_limits<qint32>::max() / std::max<qint64>(1, cols) || last >= t.storageNumel)
+        return {{}, QStringLiteral("%1 [%2, %3] lies outside its storage of %4 elements").arg(name).arg(rows).arg(cols).arg(t.storageNumel)};
+
+    const ZipEntry *entry = m_zip.find(m_prefix + QStringLiteral("/data/") + t.storageKey);
+    if (!entry)
+        return {{}, QStringLiteral("%1: storage data/%2 is missing from the archive").arg(name, t.storageKey)};
+    if (entry->size < static_cast<quint64>(last + 1) * size)
+        return {{}, QStringLiteral("%1: storage data/%2 holds %3 bytes, fewer than the tensor needs")
+                        .arg(name, t.storageKey).arg(entry->size)};
+    QString error;
+    const auto start = m_zip.dataOffset(m_file, *entry, &error);
+    if (!start)
+        return {{}, error};
+    const qint64 spanElements = last - t.offset + 1;
+    if (!m_file.seek(static_cast<qint64>(*start) + t.offset * size))
+        return {{}, QStringLiteral("%1: cannot seek to its data").arg(name)};
+    const QByteArray bytes = m_file.read(spanElements * size);
+    if (bytes.size() != spanElements * size)
+        return {{}, QStringLiteral("%1: data is truncated").arg(name)};
+
+    MatrixRead out;
+    out.values.resize(rows, cols);
+    if (colStride == 1 && rowStride == cols) {
+        decodeElements(t.dtype, bytes.constData(), rows * cols, m_bigEndian, out.values.data());
+    } else {
+        // A non-contiguous view (a transpose, a slice): gather element by element.
+        for (qint64 r = 0; r < rows; ++r)
+            for (qint64 c = 0; c < cols; ++c)
+                decodeElements(t.dtype, bytes.constData() + (r * rowStride + c * colStride) * size, 1, m_bigEndian,
+                               &out.values(r, c));
+    }
+    return out;
+}
+
+} // namespace rankscope

@@ -1,0 +1,172 @@
+#include "io/ZipDirectory.h"
+
+#include <QtEndian>
+#include <algorithm>
+
+namespace rankscope {
+
+namespace {
+
+constexpr quint32 kEndOfDirectory = 0x06054b50;
+constexpr quint32 kZip64Locator = 0x07064b50;
+constexpr quint32 kZip64EndOfDirectory = 0x06064b50;
+constexpr quint32 kDirectoryEntry = 0x02014b50;
+constexpr quint32 kLocalHeader = 0x04034b50;
+constexpr qsizetype kMaxEntries = 10'000'000;
+
+template <typename T>
+T le(const char *p) { return qFromLittleEndian<T>(p); }
+
+QByteArray readAt(QFile &file, quint64 offset, qint64 length)
+{
+    if (!file.seek(static_cast<qint64>(offset)))
+        return {};
+    return file.read(length);
+}
+
+} // namespace
+
+bool ZipDirectory::looksLikeZip(QFile &file)
+{
+    const QByteArray head = readAt(file, 0, 4);
+    return head.size() == 4 && le<quint32>(head.constData()) == kLocalHeader;
+}
+
+std::optional<ZipDirectory> ZipDirectory::read(QFile &file, QString *error)
+{
+    const quint64 fileSize = static_cast<quint64>(file.size());
+    if (fileSize < 22) {
+        *error = QStringLiteral("too short to be a zip archive (%1 bytes)").arg(fileSize);
+        return std::nullopt;
+    }
+    // The end record sits in the last 22 + 65535 bytes (its comment is at most 64 KiB).
+    const quint64 tailLength = std::min<quint64>(fileSize, 22 + 65535);
+    const QByteArray tail = readAt(file, fileSize - tailLength, static_cast<qint64>(tailLength));
+    qsizetype eocd = -1;
+    for (qsizetype i = tail.size() - 22; i >= 0; --i) {
+        if (le<quint32>(tail.constData() + i) == kEndOfDirectory) {
+            eocd = i;
+            break;
+        }
+    }
+    if (eocd < 0) {
+        *error = QStringLiteral("no zip end-of-directory record (truncated or not a zip archive)");
+        return std::nullopt;
+    }
+    const char *end = tail.constData() + eocd;
+    quint64 entryCount = le<quint16>(end + 10);
+    quint64 directorySize = le<quint32>(end + 12);
+    quint64 directoryOffset = le<quint32>(end + 16);
+    const quint64 eocdPosition = fileSize - tailLength + static_cast<quint64>(eocd);
+
+    if (eocdPosition >= 20) {
+        const QByteArray locator = readAt(file, eocdPosition - 20, 20);
+        if (locator.size() == 20 && le<quint32>(locator.constData()) == kZip64Locator) {
+            const quint64 zip64EndOffset = le<quint64>(locator.constData() + 8);
+            const QByteArray zip64End = readAt(file, zip64EndOffset, 56);
+            if (zip64End.size() != 56 || le<quint32>(zip64End.constData()) != kZip64EndOfDirectory) {
+                *error = QStringLiteral("ZIP64 end-of-directory record is missing or damaged");
+                return std::nullopt;
+            }
+            entryCount = le<quint64>(zip64End.constData() + 32);
+            directorySize = le<quint64>(zip64End.constData() + 40);
+            directoryOffset = le<quint64>(zip64End.constData() + 48);
+        }
+    }
+    if (directoryOffset > fileSize || directorySize > fileSize - directoryOffset) {
+        *error = QStringLiteral("zip directory lies outside the file (truncated?)");
+        return std::nullopt;
+    }
+    // Each directory entry takes at least 46 bytes: a count that cannot fit is a lie.
+    if (entryCount > directorySize / 46 || entryCount > static_cast<quint64>(kMaxEntries)) {
+        *error = QStringLiteral("zip directory claims %1 entries in %2 bytes").arg(entryCount).arg(directorySize);
+        return std::nullopt;
+    }
+    const QByteArray directory = readAt(file, directoryOffset, static_cast<qint64>(directorySize));
+    if (static_cast<quint64>(directory.size()) != directorySize) {
+        *error = QStringLiteral("cannot read the zip directory");
+        return std::nullopt;
+    }
+
+    ZipDirectory result;
+    qsizetype pos = 0;
+    for (quint64 n = 0; n < entryCount; ++n) {
+        if (pos + 46 > directory.size() || le<quint32>(directory.constData() + pos) != kDirectoryEntry) {
+            *error = QStringLiteral("zip directory entry %1 is damaged").arg(n);
+            return std::nullopt;
+        }
+        const char *p = directory.constData() + pos;
+        ZipEntry entry;
+        entry.method = le<quint16>(p + 10);
+        entry.compressedSize = le<quint32>(p + 20);
+        entry.size = le<quint32>(p + 24);
+        const quint16 nameLength = le<quint16>(p + 28);
+        const quint16 extraLength = le<quint16>(p + 30);
+        const quint16 commentLength = le<quint16>(p + 32);
+        entry.localHeaderOffset = le<quint32>(p + 42);
+        if (pos + 46 + nameLength + extraLength + commentLength > directory.size()) {
+            *error = QStringLiteral("zip directory entry %1 runs past the directory").arg(n);
+            return std::nullopt;
+        }
+        entry.name = QString::fromUtf8(p + 46, nameLength);
+        // ZIP64 extra field: the 64-bit values replace, in order, those stored as 0xFFFFFFFF.
+        const char *extra = p + 46 + nameLength;
+        for (qsizetype e = 0; e + 4 <= extraLength;) {
+            const quint16 id = le<quint16>(extra + e);
+            const quint16 length = le<quint16>(extra + e + 2);
+            if (e + 4 + length > extraLength)
+                break;
+            if (id == 0x0001) {
+                const char *field = extra + e + 4;
+                qsizetype used = 0;
+                auto take = [&](quint64 &value) {
+                    if (value == 0xFFFFFFFFu && used + 8 <= length) {
+                        value = le<quint64>(field + used);
+                        used += 8;
+                    }
+                };
+                take(entry.size);
+                take(entry.compressedSize);
+                take(entry.localHeaderOffset);
+            }
+            e += 4 + length;
+        }
+        result.m_index.insert(entry.name, result.m_entries.size());
+        result.m_entries.append(entry);
+        pos += 46 + nameLength + extraLength + commentLength;
+    }
+    return result;
+}
+
+const ZipEntry *ZipDirectory::find(const QString &name) const
+{
+    const auto it = m_index.constFind(name);
+    return it == m_index.constEnd() ? nullptr : &m_entries[*it];
+}
+
+std::optional<quint64> ZipDirectory::dataOffset(QFile &file, const ZipEntry &entry, QString *error) const
+{
+    if (entry.method != 0) {
+        *error = QStringLiteral("zip entry %1 is compressed (method %2); torch.save stores entries uncompressed")
+                     .arg(entry.name)
+                     .arg(entry.method);
+        return std::nullopt;
+    }
+    const QByteArray local = readAt(file, entry.localHeaderOffset, 30);
+    if (local.size() != 30 || le<quint32>(local.constData()) != kLocalHeader) {
+        *error = QStringLiteral("zip entry %1 points outside the file or at a damaged header").arg(entry.name);
+        return std::nullopt;
+    }
+    const quint64 start = entry.localHeaderOffset + 30 + le<quint16>(local.constData() + 26) +
+                          le<quint16>(local.constData() + 28);
+    const quint64 fileSize = static_cast<quint64>(file.size());
+    if (start > fileSize || entry.size > fileSize - start) {
+        *error = QStringLiteral("zip entry %1 (%2 bytes) runs past the end of the file (truncated?)")
+                     .arg(entry.name)
+                     .arg(entry.size);
+        return std::nullopt;
+    }
+    return start;
+}
+
+} // namespace rankscope

@@ -1,0 +1,40 @@
+// The central directory of a zip archive (as torch.save writes them): entry names, sizes and
+// where each stored entry's bytes begin. Sizes come from the central directory, since
+// torch.save's local headers hold zeros; ZIP64 records are understood.
+#pragma once
+
+#include <QFile>
+#include <QHash>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace rankscope {
+
+struct ZipEntry {
+    QString name;
+    quint64 size = 0;         // uncompressed
+    quint64 compressedSize = 0;
+    quint64 localHeaderOffset = 0;
+    quint16 method = 0;       // 0 = stored; RankScope reads only stored entries
+};
+
+class ZipDirectory {
+public:
+    // Reads the directory of an open file; on failure returns nullopt and sets error.
+    static std::optional<ZipDirectory> read(QFile &file, QString *error);
+
+    static bool looksLikeZip(QFile &file);
+
+    const QList<ZipEntry> &entries() const { return m_entries; }
+    const ZipEntry *find(const QString &name) const;
+
+    // Where a stored entry's bytes start in the file, checked to lie inside it.
+    std::optional<quint64> dataOffset(QFile &file, const ZipEntry &entry, QString *error) const;
+
+private:
+    QList<ZipEntry> m_entries;
+    QHash<QString, qsizetype> m_index;
+};
+
+} // namespace rankscope

@@ -1,5 +1,6 @@
 #include "analysis/RunAnalyzer.h"
 
+#include "analysis/MatrixPartExtractor.h"
 #include "io/CheckpointReader.h"
 
 #include <QFileInfo>
@@ -12,24 +13,6 @@
 namespace rankscope {
 
 namespace {
-
-RowMajorMatrix extractPart(const RowMajorMatrix &tensor, const MatrixPart &part)
-{
-    using Axis = MatrixPart::Axis;
-    switch (part.axis) {
-    case Axis::Whole: return tensor;
-    case Axis::Rows: return tensor.middleRows(part.begin, part.count);
-    case Axis::Columns: return tensor.middleCols(part.begin, part.count);
-    case Axis::HeadInterleavedRows: {
-        // rows are [head][q|k|v][head_dim]: part.begin picks q, k or v, part.count is head_dim.
-        RowMajorMatrix out(part.heads * part.count, tensor.cols());
-        for (int h = 0; h < part.heads; ++h)
-            out.middleRows(h * part.count, part.count) = tensor.middleRows((h * 3 + part.begin) * part.count, part.count);
-        return out;
-    }
-    }
-    return tensor;
-}
 
 int headCount(const QVariantMap &config)
 {
@@ -128,7 +111,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, Q
             inFlight.pop_front();
         }
         for (const MatrixPart &part : assignment.parts) {
-            auto matrix = std::make_shared<RowMajorMatrix>(extractPart(read.values, part));
+            auto matrix = std::make_shared<RowMajorMatrix>(extractMatrixPart(read.values, part));
             MatrixResult base;
             base.step = step.value_or(0);
             base.layer = part.layer;

@@ -1,0 +1,114 @@
+// The bundled demo run (a real nanoGPT training run written by torch.save) must reproduce its
+// independently computed expected metrics, row for row, within the contract's tolerances.
+#include "analysis/RunAnalyzer.h"
+
+#include <QFile>
+#include <QHash>
+#include <QTest>
+#include <cmath>
+
+using namespace rankscope;
+
+namespace {
+struct ExpectedRow {
+    qint64 rows, cols;
+    QHash<QString, double> values;
+};
+
+QHash<QString, ExpectedRow> readExpected()
+{
+    QFile file(QStringLiteral(RANKSCOPE_TEST_DATA "/nanogpt-d4.metrics.csv"));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    const QStringList header = QString::fromUtf8(file.readLine()).trimmed().split(',');
+    QHash<QString, ExpectedRow> rows;
+    while (!file.atEnd()) {
+        const QStringList cells = QString::fromUtf8(file.readLine()).trimmed().split(',');
+        if (cells.size() != header.size())
+            continue;
+        ExpectedRow row{cells[header.indexOf("rows")].toLongLong(), cells[header.indexOf("cols")].toLongLong(), {}};
+        for (qsizetype i = 5; i < header.size(); ++i)
+            row.values.insert(header[i], cells[i].toDouble());
+        rows.insert(cells[0] + '/' + cells[1] + '/' + cells[2], row);
+    }
+    return rows;
+}
+} // namespace
+
+class TestDemoRun : public QObject {
+    Q_OBJECT
+private slots:
+    void reproducesExpectedMetrics_data()
+    {
+        QTest::addColumn<int>("method");
+        QTest::newRow("gram") << int(SvdMethod::FastGram);
+        QTest::newRow("svd") << int(SvdMethod::ExactSvd);
+    }
+    void reproducesExpectedMetrics()
+    {
+        QFETCH(int, method);
+        const QHash<QString, ExpectedRow> expected = readExpected();
+        QCOMPARE(expected.size(), 144); // 6 steps × 4 layers × 6 types
+
+        AnalysisSettings settings;
+        settings.method = SvdMethod(method);
+        const RunAnalysis run = RunAnalyzer(settings).analyzeFolder(RANKSCOPE_DEMO_RUN);
+        QVERIFY(run.issues.isEmpty());
+        QCOMPARE(run.checkpointsAnalysed, 6);
+        QCOMPARE(run.results.size(), expected.size());
+
+        int alphaMisses = 0;
+        QSet<QString> seen;
+        for (const MatrixResult &r : run.results) {
+            const QString key = QStringLiteral("%1/%2/%3").arg(r.step).arg(r.layer).arg(csvName(r.type));
+            QVERIFY2(expected.contains(key), qPrintable(key));
+            QVERIFY2(!seen.contains(key), qPrintable("duplicate " + key));
+            seen.insert(key);
+            const ExpectedRow &e = expected[key];
+            QCOMPARE(r.rows, e.rows);
+            QCOMPARE(r.cols, e.cols);
+            // The expected file holds 9 significant digits: compare at the contract's 1e-6.
+            auto relative = [](double a, double b) { return std::abs(a - b) / std::abs(b); };
+            QVERIFY2(relative(r.metrics.stableRank, e.values["stable_rank"]) <= 1e-6, qPrintable(key));
+            QVERIFY2(relative(r.metrics.effectiveRank, e.values["effective_rank"]) <= 1e-6, qPrintable(key));
+            QVERIFY2(relative(r.metrics.spectralNorm, e.values["spectral_norm"]) <= 1e-6, qPrintable(key));
+            QVERIFY2(relative(r.metrics.frobeniusNorm, e.values["frobenius_norm"]) <= 1e-6, qPrintable(key));
+            QCOMPARE(r.metrics.compressionPct, e.values["compression_pct"]);
+            if (std::abs(r.metrics.alpha - e.values["alpha"]) > 1e-3)
+                ++alphaMisses;
+            else
+                QVERIFY2(std::abs(r.metrics.weightedAlpha - e.values["weighted_alpha"]) <= 1e-3 * std::abs(std::log10(r.metrics.spectralNorm * r.metrics.spectralNorm)) + 1e-6, qPrintable(key));
+        }
+        QVERIFY2(alphaMisses <= 1, qPrintable(QStringLiteral("%1 alpha values off by more than 1e-3").arg(alphaMisses))); // ≥ 99 % of 144
+        QCOMPARE(run.results.first().tensor, QStringLiteral("transformer.h.0.attn.c_attn.weight[Q]"));
+    }
+
+    // The contract's order: step, then layer, then Q K V O MLP_GATE MLP_UP MLP_DOWN.
+    void resultsAreSortedAndStepsComeFromTheCheckpoints()
+    {
+        const RunAnalysis run = RunAnalyzer().analyzeFolder(RANKSCOPE_DEMO_RUN);
+        QList<qint64> steps;
+        for (const MatrixResult &r : run.results)
+            if (steps.isEmpty() || steps.last() != r.step)
+                steps << r.step;
+        QCOMPARE(steps, (QList<qint64>{0, 100, 300, 600, 1000, 1500}));
+        for (qsizetype i = 1; i < run.results.size(); ++i) {
+            const MatrixResult &a = run.results[i - 1], &b = run.results[i];
+            QVERIFY(std::tuple(a.step, a.layer, int(a.type)) < std::tuple(b.step, b.layer, int(b.type)));
+        }
+    }
+
+    // τ changes compression from the stored spectra; nothing is read again.
+    void energyRecomputesFromStoredSpectra()
+    {
+        RunAnalysis run = RunAnalyzer().analyzeFolder(RANKSCOPE_DEMO_RUN);
+        const double before = run.results.last().metrics.compressionPct;
+        recomputeMetrics(run.results, 0.5);
+        QVERIFY(run.results.last().metrics.compressionPct > before);
+        recomputeMetrics(run.results, 0.9);
+        QCOMPARE(run.results.last().metrics.compressionPct, before);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDemoRun)
+#include "tst_DemoRun.moc"

@@ -1,0 +1,247 @@
+#include "TorchCheckpointWriter.h"
+#include "analysis/RunAnalyzer.h"
+#include "io/CheckpointReader.h"
+#include "io/PickleReader.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+using namespace rankscope;
+using namespace rankscope::test;
+
+namespace {
+
+void writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+}
+
+QByteArray checkpoint(const QList<FakeTensor> &tensors, const QList<QPair<QString, QByteArray>> &storages,
+                      qint64 step, const QString &prefix = "my_run", const QByteArray &byteOrder = "little")
+{
+    QList<QPair<QString, QByteArray>> entries{{prefix + "/data.pkl", torchPickle(tensors, step)},
+                                              {prefix + "/byteorder", byteOrder}};
+    for (const auto &[key, data] : storages)
+        entries.append({prefix + "/data/" + key, data});
+    entries.append({prefix + "/version", "3\n"});
+    return zipArchive(entries);
+}
+
+std::unique_ptr<CheckpointReader> openBytes(const QTemporaryDir &dir, const QByteArray &bytes, QString *error)
+{
+    const QString path = dir.filePath("t.pt");
+    QFile::remove(path);
+    QFile f(path);
+    f.open(QIODevice::WriteOnly);
+    f.write(bytes);
+    f.close();
+    return openCheckpoint(path, error);
+}
+
+} // namespace
+
+class TestTorchCheckpointReader : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+private slots:
+    void readsFloat32ValuesShapeAndStep()
+    {
+        const QList<float> values{1, 2, 3, 4, 5, 6};
+        QString error;
+        auto reader = openBytes(m_dir, checkpoint({{"w", "FloatStorage", "0", 6, 0, {2, 3}, {3, 1}}}, {{"0", rawBytes(values)}}, 250), &error);
+        QVERIFY2(reader, qPrintable(error));
+        QCOMPARE(reader->formatName(), QStringLiteral("pytorch"));
+        QCOMPARE(reader->step(), std::optional<qint64>(250));
+        QCOMPARE(reader->tensors().size(), 1);
+        QCOMPARE(reader->tensors()[0].shape, (QList<qint64>{2, 3}));
+        QCOMPARE(reader->tensors()[0].dtype, QStringLiteral("float32"));
+        const MatrixRead m = reader->readMatrix("w");
+        QVERIFY2(m.ok(), qPrintable(m.error));
+        QCOMPARE(m.values(0, 0), 1.0);
+        QCOMPARE(m.values(0, 2), 3.0);
+        QCOMPARE(m.values(1, 0), 4.0);
+        QCOMPARE(m.values(1, 2), 6.0);
+    }
+
+    void readsHalfBFloatAndDouble()
+    {
+        // 1.5, -2, 0.25 in each encoding.
+        const QByteArray half = rawBytes<quint16>({0x3E00, 0xC000, 0x3400});
+        const QByteArray bf16 = rawBytes<quint16>({0x3FC0, 0xC000, 0x3E80});
+        const QByteArray f64 = rawBytes<double>({1.5, -2.0, 0.25});
+        QString error;
+        auto reader = openBytes(m_dir,
+                                checkpoint({{"h", "HalfStorage", "0", 3, 0, {1, 3}, {3, 1}},
+                                            {"b", "BFloat16Storage", "1", 3, 0, {3, 1}, {1, 1}},
+                                            {"d", "DoubleStorage", "2", 3, 0, {1, 3}, {3, 1}}},
+                                           {{"0", half}, {"1", bf16}, {"2", f64}}, 0),
+                                &error);
+        QVERIFY2(reader, qPrintable(error));
+        for (const char *name : {"h", "b", "d"}) {
+            const MatrixRead m = reader->readMatrix(name);
+            QVERIFY2(m.ok(), qPrintable(m.error));
+            QCOMPARE(m.values.size(), 3);
+            QCOMPARE(m.values.data()[0], 1.5);
+            QCOMPARE(m.values.data()[1], -2.0);
+            QCOMPARE(m.values.data()[2], 0.25);
+        }
+    }
+
+    void gathersNonContiguousViewsAndSharedStorages()
+    {
+        // storage 0..11; "t" is the transpose view [3, 2] of a [2, 3] block starting at element 6;
+        // "tied" shares the same storage key.
+        QList<float> values;
+        for (int i = 0; i < 12; ++i)
+            values << float(i);
+        QString error;
+        auto reader = openBytes(m_dir,
+                                checkpoint({{"t", "FloatStorage", "7", 12, 6, {3, 2}, {1, 3}},
+                                            {"tied", "FloatStorage", "7", 12, 0, {2, 6}, {6, 1}}},
+                                           {{"7", rawBytes(values)}}, 1),
+                                &error);
+        QVERIFY2(reader, qPrintable(error));
+        const MatrixRead t = reader->readMatrix("t");
+        QVERIFY2(t.ok(), qPrintable(t.error));
+        QCOMPARE(t.values(0, 0), 6.0);
+        QCOMPARE(t.values(0, 1), 9.0);
+        QCOMPARE(t.values(2, 0), 8.0);
+        QCOMPARE(t.values(2, 1), 11.0);
+        const MatrixRead tied = reader->readMatrix("tied");
+        QCOMPARE(tied.values(1, 5), 11.0);
+    }
+
+    void bigEndianArchives()
+    {
+        QString error;
+        auto reader = openBytes(m_dir, checkpoint({{"w", "FloatStorage", "0", 2, 0, {1, 2}, {2, 1}}},
+                                                  {{"0", rawBytes<float>({3.5f, -1.0f}, true)}}, 0, "archive", "big"),
+                                &error);
+        QVERIFY2(reader, qPrintable(error));
+        const MatrixRead m = reader->readMatrix("w");
+        QCOMPARE(m.values(0, 0), 3.5);
+        QCOMPARE(m.values(0, 1), -1.0);
+    }
+
+    void unsupportedDtypeFailsThatTensorOnly()
+    {
+        QString error;
+        auto reader = openBytes(m_dir,
+                                checkpoint({{"ints", "LongStorage", "0", 2, 0, {1, 2}, {2, 1}},
+                                            {"w", "FloatStorage", "1", 2, 0, {1, 2}, {2, 1}}},
+                                           {{"0", rawBytes<qint64>({1, 2})}, {"1", rawBytes<float>({1, 2})}}, 0),
+                                &error);
+        QVERIFY2(reader, qPrintable(error));
+        QVERIFY(reader->readMatrix("ints").error.contains("unsupported dtype int64"));
+        QVERIFY(reader->readMatrix("w").ok());
+    }
+
+    void storageTooSmallIsAnError()
+    {
+        QString error;
+        auto reader = openBytes(m_dir, checkpoint({{"w", "FloatStorage", "0", 6, 0, {2, 3}, {3, 1}}}, {{"0", rawBytes<float>({1, 2})}}, 0), &error);
+        QVERIFY(reader);
+        QVERIFY(reader->readMatrix("w").error.contains("fewer than the tensor needs"));
+    }
+
+    void unsafePickleIsRefusedAndNothingRuns()
+    {
+        const QString marker = m_dir.filePath("pwned");
+        for (auto [module, name] : {std::pair{"os", "system"}, {"posix", "system"}, {"subprocess", "check_output"}, {"builtins", "eval"}, {"builtins", "exec"}}) {
+            PickleBuilder p;
+            p.op('\x80').op('\x02').global(module, name).op('(').str("touch " + marker).op('t').op('R').op('.');
+            const PickleResult result = readPickle(p.bytes);
+            QVERIFY(result.unsafe);
+            QVERIFY2(result.error.contains(QStringLiteral("%1.%2").arg(module, name)), qPrintable(result.error));
+            QVERIFY(result.error.contains("nothing was executed"));
+            QString error;
+            auto reader = openBytes(m_dir, zipArchive({{"archive/data.pkl", p.bytes}}), &error);
+            QVERIFY(!reader);
+            QVERIFY(error.startsWith("unsafe pickle"));
+            QVERIFY(!QFile::exists(marker));
+        }
+    }
+
+    void damagedFilesGetClearErrors()
+    {
+        const QByteArray good = checkpoint({{"w", "FloatStorage", "0", 2, 0, {1, 2}, {2, 1}}}, {{"0", rawBytes<float>({1, 2})}}, 0);
+        QString error;
+        QVERIFY(!openBytes(m_dir, QByteArray(), &error));
+        QVERIFY2(error.contains("empty file"), qPrintable(error));
+        QVERIFY(!openBytes(m_dir, good.left(good.size() - 30), &error));
+        QVERIFY2(error.contains("truncated"), qPrintable(error));
+        std::mt19937 rng(5);
+        QByteArray noise(4096, Qt::Uninitialized);
+        for (char &c : noise)
+            c = char(rng());
+        QVERIFY(!openBytes(m_dir, noise, &error));
+        QVERIFY2(error.contains("not a recognised"), qPrintable(error));
+        QVERIFY(!openBytes(m_dir, QByteArray("PK\x03\x04", 4) + noise, &error));
+        QVERIFY2(!error.isEmpty(), "random bytes after a zip signature");
+
+        // A directory entry whose local-header offset points past the end of the file.
+        QByteArray outside = good;
+        const qsizetype directory = outside.indexOf(QByteArray("PK\x01\x02", 4));
+        qToLittleEndian<quint32>(0x7FFFFFF0u, outside.data() + directory + 42);
+        QVERIFY(!openBytes(m_dir, outside, &error));
+        QVERIFY2(error.contains("outside the file"), qPrintable(error));
+
+        // A pickle cut short.
+        QByteArray pickle = torchPickle({{"w", "FloatStorage", "0", 2, 0, {1, 2}, {2, 1}}}, 0);
+        QVERIFY(!openBytes(m_dir, zipArchive({{"archive/data.pkl", pickle.left(pickle.size() / 2)}}), &error));
+        QVERIFY2(error.contains("truncated") || error.contains("STOP"), qPrintable(error));
+
+        QVERIFY(!openBytes(m_dir, zipArchive({{"archive/constants.pkl", "x"}, {"archive/code/m.py", "x"}}), &error));
+        QVERIFY2(error.contains("TorchScript"), qPrintable(error));
+        QVERIFY(!openBytes(m_dir, QByteArray("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 14), &error));
+        QVERIFY2(error.contains("legacy"), qPrintable(error));
+    }
+
+    // A folder with good and bad files: each bad one named with its reason, the good ones analysed.
+    void badFilesDoNotStopTheFolder()
+    {
+        QTemporaryDir folder;
+        const QDir demo(RANKSCOPE_DEMO_RUN);
+        QVERIFY(QFile::copy(demo.filePath("ckpt_000000.pt"), folder.filePath("ckpt_000000.pt")));
+        QVERIFY(QFile::copy(demo.filePath("ckpt_001500.pt"), folder.filePath("ckpt_001500.pt")));
+        QFile full(demo.filePath("ckpt_000100.pt"));
+        QVERIFY(full.open(QIODevice::ReadOnly));
+        writeFile(folder.filePath("ckpt_000100.pt"), full.read(full.size() / 2)); // truncated
+        writeFile(folder.filePath("ckpt_000200.pt"), QByteArray());
+        PickleBuilder evil;
+        evil.op('\x80').op('\x02').global("os", "system").op('(').str("touch " + folder.filePath("pwned")).op('t').op('R').op('.');
+        writeFile(folder.filePath("ckpt_000300.pt"), zipArchive({{"archive/data.pkl", evil.bytes}}));
+        Eigen::MatrixXd nan = Eigen::MatrixXd::Constant(4, 4, std::numeric_limits<double>::quiet_NaN());
+        writeFile(folder.filePath("ckpt_000400.pt"),
+                  checkpoint({{"transformer.h.0.attn.c_proj.weight", "FloatStorage", "0", 16, 0, {4, 4}, {4, 1}}},
+                             {{"0", rawBytes<float>(QList<float>(16, std::numeric_limits<float>::quiet_NaN()))}}, 400));
+        writeFile(folder.filePath("optimizer.pt"), "not weights");
+
+        const RunAnalysis run = RunAnalyzer().analyzeFolder(folder.path());
+        QCOMPARE(run.checkpointsFound, 6);
+        QCOMPARE(run.checkpointsAnalysed, 2);
+        QCOMPARE(run.results.size(), 48);
+        QCOMPARE(run.sidecars.size(), 1);
+        QStringList texts;
+        for (const AnalysisIssue &issue : run.issues)
+            texts << issue.text();
+        const QString all = texts.join('\n');
+        QVERIFY2(all.contains("ckpt_000100.pt: no zip end-of-directory record (truncated"), qPrintable(all));
+        QVERIFY2(all.contains("ckpt_000200.pt: empty file"), qPrintable(all));
+        QVERIFY2(all.contains("ckpt_000300.pt: unsafe pickle: it references os.system"), qPrintable(all));
+        QVERIFY2(all.contains("ckpt_000400.pt: transformer.h.0.attn.c_proj.weight: matrix contains NaN or Inf (16 of 16"), qPrintable(all));
+        QCOMPARE(run.issues.size(), 4);
+        QVERIFY(!QFile::exists(folder.filePath("pwned")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTorchCheckpointReader)
+#include "tst_TorchCheckpointReader.moc"

@@ -9,5 +9,5 @@ $SUDO apt-get update
 $SUDO apt-get install -y --no-install-recommends \
     cmake g++ make pkg-config \
     qt6-base-dev qt6-svg-dev libqcustomplot-dev \
-    libeigen3-dev libhdf5-dev liblapacke-dev libopenblas-dev \
+    libeigen3-dev libhdf5-dev liblapacke-dev libopenblas-dev zlib1g-dev \
     libgl-dev

@@ -2,15 +2,44 @@
 
 #include <QCollator>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <algorithm>
 
 namespace rankscope {
 
 namespace {
-const QStringList kCheckpointSuffixes = {"pt", "pth", "bin", "ckpt", "safetensors", "h5", "hdf5", "npy", "npz"};
+
+const QStringList kWeightSuffixes = {"pt", "pth", "bin", "ckpt", "safetensors", "h5", "hdf5", "npz"};
+
+QJsonObject readSmallJson(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly) || file.size() > (16 << 20))
+        return {};
+    return QJsonDocument::fromJson(file.readAll()).object();
 }
+
+bool isWeightFile(const QFileInfo &file)
+{
+    return kWeightSuffixes.contains(file.suffix().toLower()) && !CheckpointDiscovery::isSidecar(file.fileName());
+}
+
+// config.json (Hugging Face) in the folder, or the run folder above it.
+QVariantMap configNear(const QDir &dir)
+{
+    for (const QDir &d : {dir, QDir(dir.filePath(QStringLiteral("..")))}) {
+        const QJsonObject config = readSmallJson(d.filePath(QStringLiteral("config.json")));
+        if (!config.isEmpty())
+            return config.toVariantMap();
+    }
+    return {};
+}
+
+} // namespace
 
 std::optional<qint64> CheckpointDiscovery::stepFromName(const QString &fileName)
 {
@@ -29,29 +58,76 @@ std::optional<qint64> CheckpointDiscovery::stepFromName(const QString &fileName)
 bool CheckpointDiscovery::isSidecar(const QString &fileName)
 {
     static const QRegularExpression pattern(
-        QStringLiteral(R"(^(optimizer|optim_.*|scheduler|rng_state.*|training_args|trainer_state)\.\w+$)"));
+        QStringLiteral(R"(^(optimizer|optim_.*|scheduler|rng_state.*|training_args|trainer_state)(\.\w+)+$)"));
     return pattern.match(fileName).hasMatch();
+}
+
+bool CheckpointDiscovery::isCheckpointFolder(const QString &folder)
+{
+    const QDir dir(folder);
+    if (!dir.entryList({"*.index.json", "*.npy"}, QDir::Files).isEmpty())
+        return true;
+    const QFileInfoList files = dir.entryInfoList(QDir::Files);
+    return std::any_of(files.begin(), files.end(), isWeightFile);
 }
 
 CheckpointListing CheckpointDiscovery::scan(const QString &folder)
 {
     CheckpointListing listing;
-    const QFileInfoList files = QDir(folder).entryInfoList(QDir::Files | QDir::Readable, QDir::Name);
-    for (const QFileInfo &file : files) {
-        if (!kCheckpointSuffixes.contains(file.suffix().toLower()))
-            continue;
-        if (isSidecar(file.fileName())) {
-            listing.skipped.append({file.filePath(), QStringLiteral("training sidecar, not model weights")});
-            continue;
+    const QDir dir(folder);
+    const QVariantMap runConfig = configNear(dir);
+
+    // The folder is itself one checkpoint when its weights are shards with an index or .npy arrays.
+    const bool folderIsOneCheckpoint = !dir.entryList({"*.index.json", "*.npy"}, QDir::Files).isEmpty();
+    const QFileInfoList files = dir.entryInfoList(QDir::Files | QDir::Readable, QDir::Name);
+    if (folderIsOneCheckpoint) {
+        const QJsonObject state = readSmallJson(dir.filePath(QStringLiteral("trainer_state.json")));
+        CheckpointFile c{QDir::cleanPath(dir.absolutePath()), true, {}, stepFromName(dir.dirName()), runConfig};
+        if (state.contains(QLatin1String("global_step")))
+            c.stepFromSidecar = state.value(QLatin1String("global_step")).toInteger();
+        listing.checkpoints.append(c);
+    } else {
+        for (const QFileInfo &file : files) {
+            if (!kWeightSuffixes.contains(file.suffix().toLower()))
+                continue;
+            if (isSidecar(file.fileName())) {
+                listing.skipped.append({file.filePath(), QStringLiteral("training sidecar, not model weights")});
+                continue;
+            }
+            CheckpointFile c{file.filePath(), false, {}, stepFromName(file.fileName()), runConfig};
+            // nanochat writes model_000500.pt beside meta_000500.json, which holds the step and model_config.
+            static const QRegularExpression digits(QStringLiteral(R"((\d+)\.\w+$)"));
+            if (const auto m = digits.match(file.fileName()); m.hasMatch()) {
+                const QJsonObject meta = readSmallJson(dir.filePath(QStringLiteral("meta_%1.json").arg(m.captured(1))));
+                if (meta.contains(QLatin1String("step")))
+                    c.stepFromSidecar = meta.value(QLatin1String("step")).toInteger();
+                if (meta.value(QLatin1String("model_config")).isObject())
+                    c.sidecarConfig = meta.value(QLatin1String("model_config")).toObject().toVariantMap();
+            }
+            listing.checkpoints.append(c);
         }
-        listing.checkpoints.append({file.filePath(), stepFromName(file.fileName())});
     }
+
+    // One subfolder per checkpoint: a Trainer's checkpoint-N/, step_1000/, …
+    for (const QFileInfo &sub : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::Readable, QDir::Name)) {
+        if (!isCheckpointFolder(sub.filePath()))
+            continue;
+        const QDir subDir(sub.filePath());
+        CheckpointFile c{sub.filePath(), true, {}, stepFromName(sub.fileName()), configNear(subDir)};
+        const QJsonObject state = readSmallJson(subDir.filePath(QStringLiteral("trainer_state.json")));
+        if (state.contains(QLatin1String("global_step")))
+            c.stepFromSidecar = state.value(QLatin1String("global_step")).toInteger();
+        listing.checkpoints.append(c);
+    }
+
     QCollator collator;
     collator.setNumericMode(true);
+    auto knownStep = [](const CheckpointFile &c) { return c.stepFromSidecar ? c.stepFromSidecar : c.stepFromName; };
     std::stable_sort(listing.checkpoints.begin(), listing.checkpoints.end(),
                      [&](const CheckpointFile &a, const CheckpointFile &b) {
-                         if (a.stepFromName && b.stepFromName && *a.stepFromName != *b.stepFromName)
-                             return *a.stepFromName < *b.stepFromName;
+                         const auto sa = knownStep(a), sb = knownStep(b);
+                         if (sa && sb && *sa != *sb)
+                             return *sa < *sb;
                          return collator.compare(a.path, b.path) < 0;
                      });
     return listing;

@@ -50,14 +50,16 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     run.sidecars = listing.skipped;
     run.checkpointsFound = int(listing.checkpoints.size());
     AnalysisProgress progress{0, run.checkpointsFound, {}};
+    int stepsFromOrder = 0;
     for (const CheckpointFile &file : listing.checkpoints) {
         if (m_cancelled) {
             run.cancelled = true;
             break;
         }
         progress.currentFile = file.path;
-        bool fileOk = false;
-        QList<MatrixResult> results = analyzeCheckpoint(file, run.issues, fileOk);
+        bool fileOk = false, stepFromOrder = false;
+        QList<MatrixResult> results = analyzeCheckpoint(file, progress.checkpointsDone, run.issues, fileOk, stepFromOrder);
+        stepsFromOrder += stepFromOrder;
         if (fileOk)
             ++run.checkpointsAnalysed;
         ++progress.checkpointsDone;
@@ -68,11 +70,16 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     }
     if (m_cancelled)
         run.cancelled = true;
+    if (stepsFromOrder > 0)
+        run.notes << QStringLiteral("%1 checkpoint(s) record no step (no trainer_state.json, meta file, iter_num, "
+                                    "step attribute or step in the name): they are ordered by name and numbered by position")
+                         .arg(stepsFromOrder);
     sortResults(run.results);
     return run;
 }
 
-QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, QList<AnalysisIssue> &issues, bool &fileOk)
+QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, int position, QList<AnalysisIssue> &issues,
+                                                   bool &fileOk, bool &stepFromOrder)
 {
     QString error;
     std::unique_ptr<CheckpointReader> reader = openCheckpoint(file.path, &error);
@@ -80,8 +87,13 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, Q
         issues.append({file.path, {}, error, true});
         return {};
     }
-    const std::optional<qint64> step = reader->step() ? reader->step() : file.stepFromName;
-    const int heads = headCount(reader->modelConfig());
+    std::optional<qint64> step = file.stepFromSidecar ? file.stepFromSidecar : reader->step() ? reader->step() : file.stepFromName;
+    stepFromOrder = !step.has_value();
+    if (!step)
+        step = position;
+    int heads = headCount(reader->modelConfig());
+    if (heads == 0)
+        heads = headCount(file.sidecarConfig);
 
     QThreadPool pool;
     pool.setMaxThreadCount(m_settings.jobs);
@@ -113,7 +125,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, Q
         for (const MatrixPart &part : assignment.parts) {
             auto matrix = std::make_shared<RowMajorMatrix>(extractMatrixPart(read.values, part));
             MatrixResult base;
-            base.step = step.value_or(0);
+            base.step = *step;
             base.layer = part.layer;
             base.type = part.type;
             base.tensor = part.label;

@@ -35,6 +35,7 @@ struct RunAnalysis {
     QList<MatrixResult> results; // sorted by step, layer, type
     QList<AnalysisIssue> issues;
     QList<SkippedFile> sidecars;
+    QStringList notes; // what the user should know about how the run was read (e.g. steps by order)
     int checkpointsFound = 0;
     int checkpointsAnalysed = 0;
     bool cancelled = false;
@@ -58,7 +59,8 @@ public:
     void cancel() { m_cancelled = true; }
 
 private:
-    QList<MatrixResult> analyzeCheckpoint(const CheckpointFile &file, QList<AnalysisIssue> &issues, bool &fileOk);
+    QList<MatrixResult> analyzeCheckpoint(const CheckpointFile &file, int position, QList<AnalysisIssue> &issues,
+                                          bool &fileOk, bool &stepFromOrder);
 
     AnalysisSettings m_settings;
     TensorNameRules m_rules = TensorNameRules::builtIn();

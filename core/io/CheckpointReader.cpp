@@ -1,14 +1,55 @@
 #include "io/CheckpointReader.h"
 
+#include "io/Hdf5CheckpointReader.h"
+#include "io/NumpyReaders.h"
+#include "io/SafetensorsReader.h"
+#include "io/ShardedCheckpointReader.h"
 #include "io/TorchCheckpointReader.h"
 #include "io/ZipDirectory.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 
 namespace rankscope {
 
+namespace {
+
+// The weights inside a checkpoint folder (a Trainer's checkpoint-N/, a save_pretrained folder, a
+// folder of .npy arrays): an index for shards first, then a single weights file.
+std::unique_ptr<CheckpointReader> openFolder(const QString &folder, QString *error)
+{
+    const QDir dir(folder);
+    for (const char *index : {"model.safetensors.index.json", "pytorch_model.bin.index.json"})
+        if (dir.exists(QLatin1String(index)))
+            return ShardedCheckpointReader::open(dir.filePath(QLatin1String(index)), error);
+    const QStringList indexes = dir.entryList({QStringLiteral("*.safetensors.index.json")}, QDir::Files, QDir::Name);
+    if (!indexes.isEmpty())
+        return ShardedCheckpointReader::open(dir.filePath(indexes.first()), error);
+    for (const char *single : {"model.safetensors", "pytorch_model.bin", "model.pt", "model.h5", "tf_model.h5"})
+        if (dir.exists(QLatin1String(single)))
+            return openCheckpoint(dir.filePath(QLatin1String(single)), error);
+    const QStringList weights = dir.entryList({"*.safetensors", "*.pt", "*.pth", "*.bin", "*.ckpt", "*.h5", "*.hdf5", "*.npz"}, QDir::Files, QDir::Name);
+    QStringList candidates;
+    for (const QString &name : weights)
+        if (!name.startsWith(QLatin1String("optim")) && !name.startsWith(QLatin1String("scheduler")) &&
+            !name.startsWith(QLatin1String("rng_state")) && name != QLatin1String("training_args.bin"))
+            candidates << name;
+    if (candidates.size() == 1)
+        return openCheckpoint(dir.filePath(candidates.first()), error);
+    if (!dir.entryList({QStringLiteral("*.npy")}, QDir::Files).isEmpty())
+        return NpyFolderReader::open(folder, error);
+    *error = candidates.isEmpty() ? QStringLiteral("folder holds no model weights")
+                                  : QStringLiteral("folder holds several weight files and no index (%1)").arg(candidates.join(", "));
+    return nullptr;
+}
+
+} // namespace
+
 std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *error)
 {
+    if (QFileInfo(path).isDir())
+        return openFolder(path, error);
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         *error = file.errorString();
@@ -19,15 +60,31 @@ std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *e
         return nullptr;
     }
     const QByteArray head = file.peek(16);
+    if (path.endsWith(QLatin1String(".index.json")))
+        return ShardedCheckpointReader::open(path, error);
     if (ZipDirectory::looksLikeZip(file)) {
         file.close();
+        if (path.endsWith(QLatin1String(".npz")))
+            return NpzReader::open(path, error);
         return TorchCheckpointReader::open(path, error);
+    }
+    if (Hdf5CheckpointReader::hasSignature(head)) {
+        file.close();
+        return Hdf5CheckpointReader::open(path, error);
+    }
+    if (NpyFormat::hasMagic(head)) {
+        *error = QStringLiteral("a single .npy array: put a checkpoint's .npy files in one folder per step");
+        return nullptr;
     }
     // torch.save before 1.6 wrote a bare pickle stream starting with a magic number.
     if (head.startsWith("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8")) {
         *error = QStringLiteral("legacy PyTorch format (torch.save before 1.6) is not supported; "
                                 "re-save it with a current torch.save");
         return nullptr;
+    }
+    if (SafetensorsReader::looksLikeSafetensors(file) || path.endsWith(QLatin1String(".safetensors"))) {
+        file.close();
+        return SafetensorsReader::open(path, error);
     }
     *error = QStringLiteral("not a recognised checkpoint format");
     return nullptr;

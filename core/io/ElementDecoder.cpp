@@ -19,6 +19,19 @@ double halfToDouble(quint16 h)
         return mantissa ? std::nan("") : sign * HUGE_VAL;
     return sign * std::ldexp(1024 + mantissa, exponent - 25);
 }
+
+// OCP float8 E4M3 "fn": no infinities, S.1111.111 is NaN.
+double e4m3ToDouble(quint8 b)
+{
+    const int sign = b >> 7 ? -1 : 1;
+    const int exponent = (b >> 3) & 0xF;
+    const int mantissa = b & 0x7;
+    if (exponent == 15 && mantissa == 7)
+        return std::nan("");
+    if (exponent == 0)
+        return sign * std::ldexp(mantissa, -9);
+    return sign * std::ldexp(8 + mantissa, exponent - 10);
+}
 } // namespace
 
 int elementSize(const QString &dtype)
@@ -29,6 +42,8 @@ int elementSize(const QString &dtype)
         return 2;
     if (dtype == QLatin1String("float64"))
         return 8;
+    if (dtype == QLatin1String("float8_e4m3fn") || dtype == QLatin1String("float8_e5m2"))
+        return 1;
     return 0;
 }
 
@@ -58,6 +73,12 @@ void decodeElements(const QString &dtype, const char *src, qint64 count, bool bi
         for (qint64 i = 0; i < count; ++i) {
             dst[i] = halfToDouble(u16(i));
         }
+    } else if (dtype == QLatin1String("float8_e5m2")) {
+        for (qint64 i = 0; i < count; ++i)
+            dst[i] = halfToDouble(quint16(quint8(src[i])) << 8); // E5M2 is the top byte of a float16
+    } else if (dtype == QLatin1String("float8_e4m3fn")) {
+        for (qint64 i = 0; i < count; ++i)
+            dst[i] = e4m3ToDouble(quint8(src[i]));
     }
 }
 

@@ -1,4 +1,5 @@
-// Widening stored tensor elements (float32/16, bfloat16, float64, either byte order) to double.
+// Widening stored tensor elements (float32/16, bfloat16, float64, float8 E4M3/E5M2, either byte
+// order) to double.
 #pragma once
 
 #include <QString>

@@ -1,6 +1,7 @@
 #include "io/ZipDirectory.h"
 
 #include <QtEndian>
+#include <zlib.h>
 #include <algorithm>
 
 namespace rankscope {
@@ -144,6 +145,57 @@ const ZipEntry *ZipDirectory::find(const QString &name) const
     return it == m_index.constEnd() ? nullptr : &m_entries[*it];
 }
 
+std::optional<QByteArray> ZipDirectory::readEntry(QFile &file, const ZipEntry &entry, quint64 maxBytes, QString *error) const
+{
+    if (entry.size > maxBytes) {
+        *error = QStringLiteral("zip entry %1 claims %2 bytes, more than the %3 allowed").arg(entry.name).arg(entry.size).arg(maxBytes);
+        return std::nullopt;
+    }
+    if (entry.method != 0 && entry.method != 8) {
+        *error = QStringLiteral("zip entry %1 uses compression method %2 (only stored and deflate are read)").arg(entry.name).arg(entry.method);
+        return std::nullopt;
+    }
+    // deflate cannot expand by more than about 1032:1; a larger claim is a bomb, refused before allocating.
+    if (entry.method == 8 && entry.size > entry.compressedSize * 1032 + 1024) {
+        *error = QStringLiteral("zip entry %1 claims %2 bytes from %3 compressed (a decompression bomb?)")
+                     .arg(entry.name).arg(entry.size).arg(entry.compressedSize);
+        return std::nullopt;
+    }
+    const auto start = localDataStart(file, entry, entry.method == 0 ? entry.size : entry.compressedSize, error);
+    if (!start)
+        return std::nullopt;
+    file.seek(qint64(*start));
+    if (entry.method == 0) {
+        QByteArray data = file.read(qint64(entry.size));
+        if (quint64(data.size()) != entry.size) {
+            *error = QStringLiteral("zip entry %1 is truncated").arg(entry.name);
+            return std::nullopt;
+        }
+        return data;
+    }
+    const QByteArray compressed = file.read(qint64(entry.compressedSize));
+    QByteArray out(qsizetype(entry.size), Qt::Uninitialized);
+    z_stream stream{};
+    if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) {
+        *error = QStringLiteral("cannot start inflating %1").arg(entry.name);
+        return std::nullopt;
+    }
+    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(compressed.constData()));
+    stream.avail_in = uInt(compressed.size());
+    stream.next_out = reinterpret_cast<Bytef *>(out.data());
+    stream.avail_out = uInt(out.size());
+    const int status = inflate(&stream, Z_FINISH);
+    const quint64 produced = stream.total_out;
+    inflateEnd(&stream);
+    if (status != Z_STREAM_END || produced != entry.size) {
+        *error = status == Z_BUF_ERROR || status == Z_OK
+                     ? QStringLiteral("zip entry %1 inflates past its declared %2 bytes or is truncated").arg(entry.name).arg(entry.size)
+                     : QStringLiteral("zip entry %1 is not valid deflate data").arg(entry.name);
+        return std::nullopt;
+    }
+    return out;
+}
+
 std::optional<quint64> ZipDirectory::dataOffset(QFile &file, const ZipEntry &entry, QString *error) const
 {
     if (entry.method != 0) {
@@ -152,6 +204,11 @@ std::optional<quint64> ZipDirectory::dataOffset(QFile &file, const ZipEntry &ent
                      .arg(entry.method);
         return std::nullopt;
     }
+    return localDataStart(file, entry, entry.size, error);
+}
+
+std::optional<quint64> ZipDirectory::localDataStart(QFile &file, const ZipEntry &entry, quint64 storedBytes, QString *error) const
+{
     const QByteArray local = readAt(file, entry.localHeaderOffset, 30);
     if (local.size() != 30 || le<quint32>(local.constData()) != kLocalHeader) {
         *error = QStringLiteral("zip entry %1 points outside the file or at a damaged header").arg(entry.name);
@@ -160,10 +217,10 @@ std::optional<quint64> ZipDirectory::dataOffset(QFile &file, const ZipEntry &ent
     const quint64 start = entry.localHeaderOffset + 30 + le<quint16>(local.constData() + 26) +
                           le<quint16>(local.constData() + 28);
     const quint64 fileSize = static_cast<quint64>(file.size());
-    if (start > fileSize || entry.size > fileSize - start) {
+    if (start > fileSize || storedBytes > fileSize - start) {
         *error = QStringLiteral("zip entry %1 (%2 bytes) runs past the end of the file (truncated?)")
                      .arg(entry.name)
-                     .arg(entry.size);
+                     .arg(storedBytes);
         return std::nullopt;
     }
     return start;

@@ -29,10 +29,17 @@ public:
     const QList<ZipEntry> &entries() const { return m_entries; }
     const ZipEntry *find(const QString &name) const;
 
+    // An entry's bytes, inflated if deflate-compressed (as np.savez_compressed writes). Refuses
+    // entries larger than maxBytes before allocating, and stops a stream that inflates past its
+    // declared size (a decompression bomb).
+    std::optional<QByteArray> readEntry(QFile &file, const ZipEntry &entry, quint64 maxBytes, QString *error) const;
+
     // Where a stored entry's bytes start in the file, checked to lie inside it.
     std::optional<quint64> dataOffset(QFile &file, const ZipEntry &entry, QString *error) const;
 
 private:
+    std::optional<quint64> localDataStart(QFile &file, const ZipEntry &entry, quint64 storedBytes, QString *error) const;
+
     QList<ZipEntry> m_entries;
     QHash<QString, qsizetype> m_index;
 };

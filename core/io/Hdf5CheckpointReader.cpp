@@ -1,0 +1,174 @@
+#include "io/Hdf5CheckpointReader.h"
+
+#include "io/ElementDecoder.h"
+#include "io/Hdf5Library.h"
+
+#include <hdf5.h>
+#include <vector>
+
+namespace rankscope {
+
+namespace {
+
+QString attributeString(hid_t object, const char *name)
+{
+    if (H5Aexists(object, name) <= 0)
+        return {};
+    const hid_t attribute = H5Aopen(object, name, H5P_DEFAULT);
+    const hid_t type = H5Aget_type(attribute);
+    QString value;
+    if (H5Tget_class(type) == H5T_STRING) {
+        if (H5Tis_variable_str(type) > 0) {
+            char *text = nullptr;
+            const hid_t memType = H5Tcopy(H5T_C_S1);
+            H5Tset_size(memType, H5T_VARIABLE);
+            if (H5Aread(attribute, memType, &text) >= 0 && text) {
+                value = QString::fromUtf8(text);
+                H5free_memory(text);
+            }
+            H5Tclose(memType);
+        } else {
+            const size_t size = H5Tget_size(type);
+            if (size < 4096) {
+                std::vector<char> buffer(size + 1, '\0');
+                if (H5Aread(attribute, type, buffer.data()) >= 0)
+                    value = QString::fromUtf8(buffer.data());
+            }
+        }
+    }
+    H5Tclose(type);
+    H5Aclose(attribute);
+    return value;
+}
+
+// The dtype RankScope gives a dataset: float16/32/64, bfloat16 (uint16 + attribute), or a
+// description of what it is.
+QString datasetDtype(hid_t dataset)
+{
+    const hid_t type = H5Dget_type(dataset);
+    const H5T_class_t cls = H5Tget_class(type);
+    const size_t size = H5Tget_size(type);
+    QString dtype;
+    if (cls == H5T_FLOAT)
+        dtype = size == 2 ? QStringLiteral("float16") : size == 4 ? QStringLiteral("float32") : size == 8 ? QStringLiteral("float64") : QStringLiteral("float%1").arg(size * 8);
+    else if (cls == H5T_INTEGER && size == 2 && attributeString(dataset, "dtype") == QLatin1String("bfloat16"))
+        dtype = QStringLiteral("bfloat16");
+    else if (cls == H5T_INTEGER)
+        dtype = QStringLiteral("int%1").arg(size * 8);
+    else
+        dtype = QStringLiteral("hdf5 class %1").arg(int(cls));
+    H5Tclose(type);
+    return dtype;
+}
+
+} // namespace
+
+struct Hdf5Visitor {
+    Hdf5CheckpointReader *reader;
+    static herr_t visit(hid_t group, const char *name, const H5L_info_t *info, void *data)
+    {
+        if (info->type != H5L_TYPE_HARD)
+            return 0; // soft and external links could point anywhere: not followed
+        auto *self = static_cast<Hdf5Visitor *>(data);
+        const hid_t object = H5Oopen(group, name, H5P_DEFAULT);
+        if (object < 0)
+            return 0;
+        if (H5Iget_type(object) == H5I_DATASET) {
+            const hid_t space = H5Dget_space(object);
+            const int rank = H5Sget_simple_extent_ndims(space);
+            QList<qint64> shape;
+            if (rank > 0 && rank <= 8) {
+                hsize_t dims[8];
+                H5Sget_simple_extent_dims(space, dims, nullptr);
+                for (int i = 0; i < rank; ++i)
+                    shape.append(qint64(dims[i]));
+            }
+            H5Sclose(space);
+            const QString path = QString::fromUtf8(name);
+            QString tensorName = path;
+            tensorName.replace(QLatin1Char('/'), QLatin1Char('.'));
+            self->reader->m_tensors.append({tensorName, shape, datasetDtype(object)});
+            self->reader->m_datasetPaths.insert(tensorName, path);
+        }
+        H5Oclose(object);
+        return 0;
+    }
+};
+
+bool Hdf5CheckpointReader::hasSignature(const QByteArray &head) { return head.startsWith("\x89HDF\r\n\x1a\n"); }
+
+std::unique_ptr<Hdf5CheckpointReader> Hdf5CheckpointReader::open(const QString &path, QString *error)
+{
+    Hdf5Lock lock;
+    std::unique_ptr<Hdf5CheckpointReader> reader(new Hdf5CheckpointReader);
+    reader->m_file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (reader->m_file < 0) {
+        *error = QStringLiteral("HDF5 file cannot be opened (damaged or truncated)");
+        return nullptr;
+    }
+    Hdf5Visitor visitor{reader.get()};
+    if (H5Lvisit(reader->m_file, H5_INDEX_NAME, H5_ITER_INC, &Hdf5Visitor::visit, &visitor) < 0) {
+        *error = QStringLiteral("HDF5 file's groups cannot be listed (damaged?)");
+        return nullptr;
+    }
+    if (H5Aexists(reader->m_file, "step") > 0) {
+        const hid_t attribute = H5Aopen(reader->m_file, "step", H5P_DEFAULT);
+        long long step = 0;
+        if (H5Aread(attribute, H5T_NATIVE_LLONG, &step) >= 0)
+            reader->m_step = step;
+        H5Aclose(attribute);
+    }
+    if (reader->m_tensors.isEmpty()) {
+        *error = QStringLiteral("HDF5 file holds no datasets");
+        return nullptr;
+    }
+    return reader;
+}
+
+Hdf5CheckpointReader::~Hdf5CheckpointReader()
+{
+    if (m_file >= 0) {
+        Hdf5Lock lock;
+        H5Fclose(m_file);
+    }
+}
+
+MatrixRead Hdf5CheckpointReader::readMatrix(const QString &name)
+{
+    const auto it = m_datasetPaths.constFind(name);
+    if (it == m_datasetPaths.constEnd())
+        return {{}, QStringLiteral("no tensor named %1").arg(name)};
+    TensorInfo info;
+    for (const TensorInfo &t : m_tensors)
+        if (t.name == name)
+            info = t;
+    if (info.shape.size() != 2)
+        return {{}, QStringLiteral("%1 is not 2-D").arg(name)};
+    if (elementSize(info.dtype) == 0)
+        return {{}, QStringLiteral("%1: unsupported dtype %2").arg(name, info.dtype)};
+    if (info.shape[0] <= 0 || info.shape[1] <= 0 || info.shape[0] > (qint64(1) << 31) / info.shape[1])
+        return {{}, QStringLiteral("%1: shape [%2, %3] is empty or too large").arg(name).arg(info.shape[0]).arg(info.shape[1])};
+    Hdf5Lock lock;
+    const hid_t dataset = H5Dopen2(m_file, it->toUtf8().constData(), H5P_DEFAULT);
+    if (dataset < 0)
+        return {{}, QStringLiteral("%1: dataset cannot be opened").arg(name)};
+    MatrixRead out;
+    out.values.resize(info.shape[0], info.shape[1]);
+    herr_t status;
+    if (info.dtype == QLatin1String("bfloat16")) {
+        std::vector<quint16> raw(size_t(out.values.size()));
+        status = H5Dread(dataset, H5T_NATIVE_UINT16, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data());
+        if (status >= 0)
+            decodeElements(info.dtype, reinterpret_cast<const char *>(raw.data()), out.values.size(),
+                           QSysInfo::ByteOrder == QSysInfo::BigEndian, out.values.data());
+    } else {
+        // HDF5 converts any stored float (half included) to native double itself.
+        status = H5Dread(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.values.data());
+    }
+    H5Dclose(dataset);
+    if (status < 0)
+        return {{}, QStringLiteral("%1: data cannot be read (truncated or damaged file)").arg(name)};
+    return out;
+}
+
+} // namespace rankscope

@@ -1,0 +1,116 @@
+#include "io/NpyFormat.h"
+
+#include "io/ElementDecoder.h"
+
+#include <QRegularExpression>
+#include <QtEndian>
+
+namespace rankscope {
+
+bool NpyFormat::hasMagic(const QByteArray &head) { return head.startsWith("\x93NUMPY"); }
+
+std::optional<NpyHeader> NpyFormat::parseHeader(const QByteArray &head, QString *error)
+{
+    if (!hasMagic(head) || head.size() < 10) {
+        *error = QStringLiteral("not a .npy array (no \\x93NUMPY magic)");
+        return std::nullopt;
+    }
+    const int major = quint8(head[6]);
+    qint64 headerLength = 0, headerStart = 0;
+    if (major == 1) {
+        headerLength = qFromLittleEndian<quint16>(head.constData() + 8);
+        headerStart = 10;
+    } else if (major == 2 || major == 3) {
+        if (head.size() < 12) {
+            *error = QStringLiteral(".npy header is truncated");
+            return std::nullopt;
+        }
+        headerLength = qFromLittleEndian<quint32>(head.constData() + 8);
+        headerStart = 12;
+    } else {
+        *error = QStringLiteral(".npy format version %1 is not known").arg(major);
+        return std::nullopt;
+    }
+    if (headerLength > kMaxHeaderBytes || headerStart + headerLength > head.size()) {
+        *error = QStringLiteral(".npy header of %1 bytes is truncated or too large").arg(headerLength);
+        return std::nullopt;
+    }
+    const QString dict = QString::fromLatin1(head.mid(headerStart, headerLength));
+    static const QRegularExpression descrPattern(QStringLiteral(R"('descr'\s*:\s*'([^']*)')"));
+    static const QRegularExpression fortranPattern(QStringLiteral(R"('fortran_order'\s*:\s*(True|False))"));
+    static const QRegularExpression shapePattern(QStringLiteral(R"('shape'\s*:\s*\(([^)]*)\))"));
+    const auto descr = descrPattern.match(dict);
+    const auto fortran = fortranPattern.match(dict);
+    const auto shape = shapePattern.match(dict);
+    if (!descr.hasMatch() || !fortran.hasMatch() || !shape.hasMatch()) {
+        *error = dict.contains(QLatin1String("'descr': [")) ? QStringLiteral(".npy structured dtypes are not supported")
+                                                           : QStringLiteral(".npy header is malformed");
+        return std::nullopt;
+    }
+    NpyHeader h;
+    h.dataOffset = headerStart + headerLength;
+    h.fortranOrder = fortran.captured(1) == QLatin1String("True");
+    for (const QString &dim : shape.captured(1).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const qint64 d = dim.trimmed().toLongLong(&ok);
+        if (!ok || d < 0) {
+            *error = QStringLiteral(".npy shape (%1) is malformed").arg(shape.captured(1));
+            return std::nullopt;
+        }
+        h.shape.append(d);
+    }
+    const QString code = descr.captured(1);
+    if (code.contains(QLatin1Char('O'))) {
+        *error = QStringLiteral("object arrays (dtype %1) are refused: loading them would run pickled code").arg(code);
+        return std::nullopt;
+    }
+    h.bigEndian = code.startsWith(QLatin1Char('>'));
+    const QString kind = code.mid(1);
+    h.elementSize = kind.mid(1).toLongLong();
+    if (kind == QLatin1String("f4"))
+        h.dtype = QStringLiteral("float32");
+    else if (kind == QLatin1String("f2"))
+        h.dtype = QStringLiteral("float16");
+    else if (kind == QLatin1String("f8"))
+        h.dtype = QStringLiteral("float64");
+    else
+        h.dtype = code;
+    h.supported = h.dtype.startsWith(QLatin1String("float"));
+    return h;
+}
+
+qint64 NpyFormat::dataBytes(const NpyHeader &header)
+{
+    qint64 elements = 1;
+    for (qint64 d : header.shape) {
+        if (d > 0 && elements > (qint64(1) << 50) / d)
+            return -1;
+        elements *= d;
+    }
+    return elements * header.elementSize;
+}
+
+MatrixRead NpyFormat::decodeMatrix(const NpyHeader &header, const QByteArray &data, const QString &name)
+{
+    if (header.shape.size() != 2)
+        return {{}, QStringLiteral("%1 is not 2-D").arg(name)};
+    if (!header.supported)
+        return {{}, QStringLiteral("%1: unsupported dtype %2").arg(name, header.dtype)};
+    const qint64 needed = dataBytes(header);
+    if (needed < 0 || data.size() < needed)
+        return {{}, QStringLiteral("%1: data is truncated (%2 of %3 bytes)").arg(name).arg(data.size()).arg(needed)};
+    const qint64 rows = header.shape[0], cols = header.shape[1];
+    MatrixRead out;
+    if (header.fortranOrder) {
+        // Column-major data is the transpose read row-major: decode, then transpose back.
+        RowMajorMatrix transposed(cols, rows);
+        decodeElements(header.dtype, data.constData(), rows * cols, header.bigEndian, transposed.data());
+        out.values = transposed.transpose();
+    } else {
+        out.values.resize(rows, cols);
+        decodeElements(header.dtype, data.constData(), rows * cols, header.bigEndian, out.values.data());
+    }
+    return out;
+}
+
+} // namespace rankscope

@@ -1,0 +1,186 @@
+#include "io/SafetensorsReader.h"
+
+#include "io/ElementDecoder.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtEndian>
+#include <algorithm>
+
+namespace rankscope {
+
+namespace {
+constexpr quint64 kMaxHeaderBytes = 100'000'000; // the reference implementation's limit
+
+int storedElementSize(const QString &code)
+{
+    static const QHash<QString, int> sizes = {{"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"F8_E4M3", 1},
+                                              {"F8_E5M2", 1}, {"I64", 8}, {"U64", 8}, {"I32", 4}, {"U32", 4},
+                                              {"I16", 2}, {"U16", 2}, {"I8", 1}, {"U8", 1}, {"BOOL", 1}};
+    return sizes.value(code, 0);
+}
+} // namespace
+
+QString safetensorsDtypeName(const QString &code)
+{
+    static const QHash<QString, QString> names = {
+        {"F64", "float64"}, {"F32", "float32"}, {"F16", "float16"}, {"BF16", "bfloat16"},
+        {"F8_E4M3", "float8_e4m3fn"}, {"F8_E5M2", "float8_e5m2"}, {"I64", "int64"}, {"U64", "uint64"},
+        {"I32", "int32"}, {"U32", "uint32"}, {"I16", "int16"}, {"U16", "uint16"}, {"I8", "int8"},
+        {"U8", "uint8"}, {"BOOL", "bool"}};
+    return names.value(code);
+}
+
+bool SafetensorsReader::looksLikeSafetensors(QFile &file)
+{
+    // A plausible header length followed by '{' (after optional spaces).
+    const QByteArray head = file.peek(16);
+    if (head.size() < 9)
+        return false;
+    const quint64 length = qFromLittleEndian<quint64>(head.constData());
+    if (length < 2 || length > kMaxHeaderBytes || length > quint64(file.size()) - 8)
+        return false;
+    const qsizetype brace = head.indexOf('{', 8);
+    return brace >= 8 && head.mid(8, brace - 8).trimmed().isEmpty();
+}
+
+std::unique_ptr<SafetensorsReader> SafetensorsReader::open(const QString &path, QString *error)
+{
+    std::unique_ptr<SafetensorsReader> reader(new SafetensorsReader);
+    if (!reader->load(path, error))
+        return nullptr;
+    return reader;
+}
+
+bool SafetensorsReader::load(const QString &path, QString *error)
+{
+    m_file.setFileName(path);
+    if (!m_file.open(QIODevice::ReadOnly)) {
+        *error = m_file.errorString();
+        return false;
+    }
+    const quint64 fileSize = quint64(m_file.size());
+    const QByteArray lengthBytes = m_file.read(8);
+    if (lengthBytes.size() != 8) {
+        *error = QStringLiteral("safetensors file shorter than its 8-byte header length");
+        return false;
+    }
+    const quint64 headerLength = qFromLittleEndian<quint64>(lengthBytes.constData());
+    if (headerLength > kMaxHeaderBytes) {
+        *error = QStringLiteral("safetensors header claims %1 bytes (the limit is 100 MB)").arg(headerLength);
+        return false;
+    }
+    if (headerLength > fileSize - 8) {
+        *error = QStringLiteral("safetensors header length %1 runs past the end of the file (truncated?)").arg(headerLength);
+        return false;
+    }
+    const QByteArray header = m_file.read(qint64(headerLength));
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(header, &parseError);
+    if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
+        *error = QStringLiteral("safetensors header is not valid UTF-8 JSON: %1 at byte %2")
+                     .arg(parseError.errorString()).arg(parseError.offset);
+        return false;
+    }
+    m_dataStart = 8 + headerLength;
+    const quint64 dataSize = fileSize - m_dataStart;
+
+    struct Entry {
+        QString name;
+        Range range;
+    };
+    QList<Entry> byOffset;
+    const QJsonObject object = doc.object();
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        if (it.key() == QLatin1String("__metadata__"))
+            continue;
+        const QJsonObject t = it.value().toObject();
+        const QString code = t.value("dtype").toString();
+        const QJsonArray shape = t.value("shape").toArray();
+        const QJsonArray offsets = t.value("data_offsets").toArray();
+        const int size = storedElementSize(code);
+        if (size == 0) {
+            *error = QStringLiteral("tensor %1 has unknown dtype '%2'").arg(it.key(), code);
+            return false;
+        }
+        if (offsets.size() != 2 || !t.value("shape").isArray()) {
+            *error = QStringLiteral("tensor %1 lacks shape or data_offsets").arg(it.key());
+            return false;
+        }
+        TensorInfo info{it.key(), {}, safetensorsDtypeName(code)};
+        quint64 elements = 1;
+        for (const QJsonValue &dim : shape) {
+            const double d = dim.toDouble(-1);
+            if (d < 0 || d > 1e15 || d != std::floor(d)) {
+                *error = QStringLiteral("tensor %1 has an invalid shape").arg(it.key());
+                return false;
+            }
+            if (d > 0 && elements > quint64(1e15) / quint64(d)) {
+                *error = QStringLiteral("tensor %1 claims more elements than any file holds").arg(it.key());
+                return false;
+            }
+            elements *= quint64(d);
+            info.shape.append(qint64(d));
+        }
+        const double begin = offsets[0].toDouble(-1), end = offsets[1].toDouble(-1);
+        if (begin < 0 || end < begin || end > double(dataSize)) {
+            *error = QStringLiteral("tensor %1's data_offsets [%2, %3] lie outside the %4 data bytes (truncated?)")
+                         .arg(it.key()).arg(qint64(begin)).arg(qint64(end)).arg(dataSize);
+            return false;
+        }
+        const Range range{quint64(begin), quint64(end)};
+        if (range.end - range.begin != elements * quint64(size)) {
+            *error = QStringLiteral("tensor %1 holds %2 bytes but its shape and dtype need %3")
+                         .arg(it.key()).arg(range.end - range.begin).arg(elements * quint64(size));
+            return false;
+        }
+        byOffset.append({it.key(), range});
+        m_index.insert(it.key(), m_tensors.size());
+        m_tensors.append(info);
+        m_ranges.insert(it.key(), range);
+    }
+    // Offsets must tile the data exactly: contiguous from 0, no overlap, no gap, no trailing bytes.
+    std::sort(byOffset.begin(), byOffset.end(), [](const Entry &a, const Entry &b) {
+        return a.range.begin < b.range.begin || (a.range.begin == b.range.begin && a.range.end < b.range.end);
+    });
+    quint64 expected = 0;
+    for (const Entry &e : byOffset) {
+        if (e.range.begin != expected) {
+            *error = e.range.begin < expected ? QStringLiteral("tensor %1 overlaps the tensor before it").arg(e.name)
+                                              : QStringLiteral("gap before tensor %1's data").arg(e.name);
+            return false;
+        }
+        expected = e.range.end;
+    }
+    if (expected != dataSize) {
+        *error = expected < dataSize ? QStringLiteral("%1 bytes after the last tensor (trailing data)").arg(dataSize - expected)
+                                     : QStringLiteral("data is truncated");
+        return false;
+    }
+    return true;
+}
+
+MatrixRead SafetensorsReader::readMatrix(const QString &name)
+{
+    const auto it = m_index.constFind(name);
+    if (it == m_index.constEnd())
+        return {{}, QStringLiteral("no tensor named %1").arg(name)};
+    const TensorInfo &info = m_tensors[*it];
+    if (info.shape.size() != 2)
+        return {{}, QStringLiteral("%1 is not 2-D").arg(name)};
+    if (elementSize(info.dtype) == 0)
+        return {{}, QStringLiteral("%1: unsupported dtype %2").arg(name, info.dtype)};
+    const Range range = m_ranges.value(name);
+    if (!m_file.seek(qint64(m_dataStart + range.begin)))
+        return {{}, QStringLiteral("%1: cannot seek to its data").arg(name)};
+    const QByteArray bytes = m_file.read(qint64(range.end - range.begin));
+    if (quint64(bytes.size()) != range.end - range.begin)
+        return {{}, QStringLiteral("%1: data is truncated").arg(name)};
+    MatrixRead out;
+    out.values.resize(info.shape[0], info.shape[1]);
+    decodeElements(info.dtype, bytes.constData(), out.values.size(), false, out.values.data());
+    return out;
+}
+
+} // namespace rankscope

@@ -1,0 +1,40 @@
+// safetensors files: an 8-byte header length, a JSON header naming each tensor's dtype, shape and
+// byte range, then the data. Validated as the reference implementation does before any tensor is
+// read; data is copied out, never reinterpreted in place (it need not be aligned).
+#pragma once
+
+#include "io/CheckpointReader.h"
+
+#include <QFile>
+#include <QHash>
+
+namespace rankscope {
+
+class SafetensorsReader : public CheckpointReader {
+public:
+    static std::unique_ptr<SafetensorsReader> open(const QString &path, QString *error);
+    static bool looksLikeSafetensors(QFile &file);
+
+    QString formatName() const override { return QStringLiteral("safetensors"); }
+    QList<TensorInfo> tensors() const override { return m_tensors; }
+    MatrixRead readMatrix(const QString &name) override;
+
+private:
+    struct Range {
+        quint64 begin;
+        quint64 end;
+    };
+    SafetensorsReader() = default;
+    bool load(const QString &path, QString *error);
+
+    QFile m_file;
+    quint64 m_dataStart = 0;
+    QList<TensorInfo> m_tensors;
+    QHash<QString, qsizetype> m_index;
+    QHash<QString, Range> m_ranges;
+};
+
+// "F32" → "float32", …; an empty string for a dtype safetensors does not define.
+QString safetensorsDtypeName(const QString &code);
+
+} // namespace rankscope

@@ -1,0 +1,70 @@
+#include "io/ShardedCheckpointReader.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace rankscope {
+
+std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::open(const QString &indexPath, QString *error)
+{
+    QFile file(indexPath);
+    if (!file.open(QIODevice::ReadOnly) || file.size() > (64 << 20)) {
+        *error = QStringLiteral("%1: cannot be read").arg(QFileInfo(indexPath).fileName());
+        return nullptr;
+    }
+    QJsonParseError parseError;
+    const QJsonObject weightMap = QJsonDocument::fromJson(file.readAll(), &parseError).object().value("weight_map").toObject();
+    if (parseError.error != QJsonParseError::NoError || weightMap.isEmpty()) {
+        *error = QStringLiteral("%1: no weight_map (%2)").arg(QFileInfo(indexPath).fileName(), parseError.errorString());
+        return nullptr;
+    }
+    std::unique_ptr<ShardedCheckpointReader> reader(new ShardedCheckpointReader);
+    const QDir folder = QFileInfo(indexPath).dir();
+    QHash<QString, CheckpointReader *> shardByFile;
+    QHash<QString, QHash<QString, TensorInfo>> infoByShard;
+    for (auto it = weightMap.begin(); it != weightMap.end(); ++it) {
+        const QString shardFile = it.value().toString();
+        if (shardFile.isEmpty() || shardFile.contains(QLatin1String("..")) || QDir::isAbsolutePath(shardFile)) {
+            *error = QStringLiteral("index names an unusable shard '%1' for %2").arg(shardFile, it.key());
+            return nullptr;
+        }
+        if (!shardByFile.contains(shardFile)) {
+            const QString shardPath = folder.filePath(shardFile);
+            if (!QFileInfo::exists(shardPath)) {
+                *error = QStringLiteral("shard %1 named by the index is missing").arg(shardFile);
+                return nullptr;
+            }
+            QString shardError;
+            std::unique_ptr<CheckpointReader> shard = openCheckpoint(shardPath, &shardError);
+            if (!shard) {
+                *error = QStringLiteral("%1: %2").arg(shardFile, shardError);
+                return nullptr;
+            }
+            for (const TensorInfo &t : shard->tensors())
+                infoByShard[shardFile].insert(t.name, t);
+            reader->m_format = shard->formatName() + QStringLiteral(" (sharded)");
+            shardByFile.insert(shardFile, shard.get());
+            reader->m_shards.push_back(std::move(shard));
+        }
+        if (!infoByShard[shardFile].contains(it.key())) {
+            *error = QStringLiteral("the index puts %1 in %2, which does not hold it").arg(it.key(), shardFile);
+            return nullptr;
+        }
+        reader->m_tensors.append(infoByShard[shardFile].value(it.key()));
+        reader->m_shardOf.insert(it.key(), shardByFile.value(shardFile));
+    }
+    return reader;
+}
+
+MatrixRead ShardedCheckpointReader::readMatrix(const QString &name)
+{
+    CheckpointReader *shard = m_shardOf.value(name);
+    if (!shard)
+        return {{}, QStringLiteral("no tensor named %1").arg(name)};
+    return shard->readMatrix(name);
+}
+
+} // namespace rankscope

@@ -1,0 +1,26 @@
+// A checkpoint split over several files by an index (model.safetensors.index.json or
+// pytorch_model.bin.index.json): each tensor is read from the shard its weight_map names.
+#pragma once
+
+#include "io/CheckpointReader.h"
+
+#include <QHash>
+
+namespace rankscope {
+
+class ShardedCheckpointReader : public CheckpointReader {
+public:
+    static std::unique_ptr<ShardedCheckpointReader> open(const QString &indexPath, QString *error);
+
+    QString formatName() const override { return m_format; }
+    QList<TensorInfo> tensors() const override { return m_tensors; }
+    MatrixRead readMatrix(const QString &name) override;
+
+private:
+    QString m_format;
+    QList<TensorInfo> m_tensors;
+    QHash<QString, CheckpointReader *> m_shardOf;
+    std::vector<std::unique_ptr<CheckpointReader>> m_shards;
+};
+
+} // namespace rankscope

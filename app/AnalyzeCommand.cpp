@@ -57,8 +57,9 @@ int runAnalyzeCommand(const QStringList &arguments)
     const QCommandLineOption csv(QStringLiteral("csv"), QStringLiteral("Write the metrics table as CSV ('-' for standard output)."), QStringLiteral("FILE"));
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Write the metrics as JSON records ('-' for standard output)."), QStringLiteral("FILE"));
     const QCommandLineOption method(QStringLiteral("method"), QStringLiteral("Spectrum solver: gram (fast, default) or svd (exact)."), QStringLiteral("NAME"), QStringLiteral("gram"));
+    const QCommandLineOption rulesOption(QStringLiteral("rules"), QStringLiteral("Naming rules (JSON) applied before the built-in ones."), QStringLiteral("FILE"));
     const QCommandLineOption quiet(QStringLiteral("quiet"), QStringLiteral("No progress or summary on standard error."));
-    parser.addOptions({energy, jobs, csv, json, method, quiet});
+    parser.addOptions({energy, jobs, csv, json, method, rulesOption, quiet});
     if (!parser.parse(QStringList{QStringLiteral("rankscope analyze")} + arguments.mid(1))) {
         err << "rankscope analyze: " << parser.errorText() << '\n';
         return 1;
@@ -94,6 +95,15 @@ int runAnalyzeCommand(const QStringList &arguments)
     QElapsedTimer timer;
     timer.start();
     RunAnalyzer analyzer(settings);
+    if (parser.isSet(rulesOption)) {
+        QString error;
+        auto rules = TensorNameRules::withUserRules(parser.value(rulesOption), &error);
+        if (!rules) {
+            err << "rankscope analyze: " << error << '\n';
+            return 1;
+        }
+        analyzer.setNameRules(*rules);
+    }
     const RunAnalysis run = analyzer.analyzeFolder(parser.positionalArguments().first(),
         [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
             if (silent)

@@ -1,9 +1,11 @@
 #include "CommandLine.h"
 
 #include "AnalyzeCommand.h"
+#include "InfoCommand.h"
 #include "RankScopeVersion.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QTextStream>
 #include <cstring>
 
@@ -21,6 +23,7 @@ const QList<Subcommand> &subcommands()
 {
     static const QList<Subcommand> list = {
         {"analyze", "analyse a folder of checkpoints; write the metrics as CSV or JSON", runAnalyzeCommand},
+        {"info", "list a folder's checkpoints and how one checkpoint's tensors are typed", runInfoCommand},
     };
     return list;
 }
@@ -51,7 +54,8 @@ bool isHeadlessInvocation(int argc, char **argv)
     for (const Subcommand &command : subcommands())
         if (std::strcmp(first, command.name) == 0)
             return true;
-    return false;
+    // Neither an option nor an existing path: a mistyped command, answered without a window.
+    return first[0] != '-' && !QFileInfo::exists(QString::fromLocal8Bit(first));
 }
 
 int runHeadless(int argc, char **argv)
@@ -75,7 +79,7 @@ int runHeadless(int argc, char **argv)
         if (first == QLatin1String(command.name))
             return command.run(arguments.mid(1));
     QTextStream err(stderr);
-    err << "rankscope: unknown command '" << first << "'\n";
+    err << "rankscope: '" << first << "' is neither a command nor an existing path\n\n";
     printUsage(err);
     return 1;
 }

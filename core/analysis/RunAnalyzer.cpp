@@ -12,18 +12,6 @@
 
 namespace rankscope {
 
-namespace {
-
-int headCount(const QVariantMap &config)
-{
-    for (const char *key : {"n_head", "num_attention_heads", "n_heads"})
-        if (config.contains(QLatin1String(key)))
-            return config.value(QLatin1String(key)).toInt();
-    return 0;
-}
-
-} // namespace
-
 QString AnalysisIssue::text() const
 {
     const QString file = QFileInfo(path).fileName();
@@ -91,9 +79,9 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, i
     stepFromOrder = !step.has_value();
     if (!step)
         step = position;
-    int heads = headCount(reader->modelConfig());
-    if (heads == 0)
-        heads = headCount(file.sidecarConfig);
+    AttentionHeads heads = AttentionHeads::fromConfig(reader->modelConfig());
+    if (heads.heads == 0)
+        heads = AttentionHeads::fromConfig(file.sidecarConfig);
 
     QThreadPool pool;
     pool.setMaxThreadCount(m_settings.jobs);

@@ -54,6 +54,9 @@ public:
     // Called on the analysing thread after each checkpoint with that checkpoint's results.
     using ProgressCallback = std::function<void(const AnalysisProgress &, const QList<MatrixResult> &)>;
 
+    // Replaces the built-in naming rules (e.g. with a user's rules in front).
+    void setNameRules(TensorNameRules rules) { m_rules = std::move(rules); }
+
     RunAnalysis analyzeFolder(const QString &folder, const ProgressCallback &onProgress = {});
     // Safe from any thread; the analysis stops after the matrices in flight.
     void cancel() { m_cancelled = true; }

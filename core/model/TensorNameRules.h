@@ -1,7 +1,7 @@
 // Which tensors are attention and MLP matrices, of which layer and type, and how fused tensors
 // split into them. Built-in rules cover nanoGPT, nanochat, HF GPT-2, LLaMA-style (HF and Meta),
-// GPT-NeoX and BERT names; wrapper prefixes (torch.compile, DDP, activation checkpointing) are
-// ignored.
+// GPT-NeoX, BERT, Phi-3 and OLMo names; a user's JSON rules (docs/naming-rules.md) come first.
+// Wrapper prefixes (torch.compile, DDP, activation checkpointing, FSDP) are ignored.
 #pragma once
 
 #include "model/MatrixType.h"
@@ -9,6 +9,8 @@
 #include <QList>
 #include <QRegularExpression>
 #include <QString>
+#include <QVariantMap>
+#include <optional>
 
 namespace rankscope {
 
@@ -29,22 +31,41 @@ struct TensorAssignment {
     QString skipReason;      // why, when parts is empty
 };
 
+// Head counts from the model's config, for fused tensors whose parts differ in size.
+struct AttentionHeads {
+    int heads = 0;   // query heads (n_head, num_attention_heads)
+    int kvHeads = 0; // key/value heads under grouped-query attention (num_key_value_heads); 0 = heads
+
+    // From nanoGPT's model_args, a Hugging Face config.json or nanochat's model_config.
+    static AttentionHeads fromConfig(const QVariantMap &config);
+};
+
 class TensorNameRules {
 public:
-    static TensorNameRules builtIn();
+    enum class Fusion {
+        None,
+        QkvThirds,   // [3C, C] rows Q|K|V, or [C, 3C] columns (HF GPT-2 Conv1D): the shape tells
+        QkvPerHead,  // rows [head][q|k|v][head_dim] (GPT-NeoX); needs the head count
+        QkvGqaRows,  // rows Q|K|V with K and V of kvHeads·head_dim (Phi-3); needs the head counts
+        GateUpRows,  // rows [gate; up] (Phi-3 gate_up_proj)
+        UpGateRows,  // rows [up; gate] (OLMo ff_proj)
+    };
 
-    // shape as stored; heads is the attention head count when known (for per-head fused tensors).
-    TensorAssignment assign(const QString &tensorName, const QList<qint64> &shape, int heads = 0) const;
+    static TensorNameRules builtIn();
+    // Built-ins with the user's rules from a JSON file in front; nullopt and error when it is invalid.
+    static std::optional<TensorNameRules> withUserRules(const QString &jsonPath, QString *error);
+
+    TensorAssignment assign(const QString &tensorName, const QList<qint64> &shape, AttentionHeads heads = {}) const;
 
     // "_orig_mod.model.module.x" → "model.x": the wrappers' prefixes, per path component.
     static QString withoutWrapperPrefixes(const QString &name);
 
 private:
-    enum class Fusion { None, QkvEqualThirds, QkvPerHead };
     struct Rule {
         QRegularExpression pattern; // captures the layer as group 1
         MatrixType type;
         Fusion fusion;
+        bool ignore = false;        // a user rule that marks tensors as not a matrix type
     };
     QList<Rule> m_rules;
 };

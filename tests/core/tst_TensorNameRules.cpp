@@ -1,6 +1,8 @@
 #include "analysis/MatrixPartExtractor.h"
 #include "model/TensorNameRules.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace rankscope;
@@ -102,11 +104,73 @@ private slots:
         RowMajorMatrix fused(12, 3);
         fused << q.topRows(2), k.topRows(2), v.topRows(2), q.bottomRows(2), k.bottomRows(2), v.bottomRows(2);
         QVERIFY(rules.assign("gpt_neox.layers.0.attention.query_key_value.weight", {12, 3}).parts.isEmpty()); // no head count
-        const TensorAssignment a = rules.assign("gpt_neox.layers.0.attention.query_key_value.weight", {12, 3}, 2);
+        const TensorAssignment a = rules.assign("gpt_neox.layers.0.attention.query_key_value.weight", {12, 3}, {2, 0});
         QCOMPARE(a.parts.size(), 3);
         QCOMPARE(extractMatrixPart(fused, a.parts[0]), q);
         QCOMPARE(extractMatrixPart(fused, a.parts[1]), k);
         QCOMPARE(extractMatrixPart(fused, a.parts[2]), v);
+    }
+
+    // Phi-3: qkv_proj rows Q|K|V with 4 query heads and 2 key/value heads of dim 2 (hidden 8).
+    void phi3GqaAndGateUpSplitBack()
+    {
+        const RowMajorMatrix q = numbered(8, 8, 0), k = numbered(4, 8, 100), v = numbered(4, 8, 200);
+        RowMajorMatrix fused(16, 8);
+        fused << q, k, v;
+        const TensorAssignment a = rules.assign("model.layers.3.self_attn.qkv_proj.weight", {16, 8}, {4, 2});
+        QCOMPARE(a.parts.size(), 3);
+        QCOMPARE(extractMatrixPart(fused, a.parts[0]), q);
+        QCOMPARE(extractMatrixPart(fused, a.parts[1]), k);
+        QCOMPARE(extractMatrixPart(fused, a.parts[2]), v);
+        QVERIFY(rules.assign("model.layers.3.self_attn.qkv_proj.weight", {16, 8}).parts.isEmpty());
+
+        const RowMajorMatrix gate = numbered(6, 4, 0), up = numbered(6, 4, 50);
+        RowMajorMatrix gateUp(12, 4);
+        gateUp << gate, up;
+        const TensorAssignment g = rules.assign("model.layers.3.mlp.gate_up_proj.weight", {12, 4});
+        QCOMPARE(g.parts.size(), 2);
+        QCOMPARE(g.parts[0].type, MatrixType::MlpGate);
+        QCOMPARE(extractMatrixPart(gateUp, g.parts[0]), gate);
+        QCOMPARE(extractMatrixPart(gateUp, g.parts[1]), up);
+        // OLMo's ff_proj is the other way round: [up; gate].
+        const TensorAssignment o = rules.assign("model.transformer.blocks.1.ff_proj.weight", {12, 4});
+        QCOMPARE(o.parts[0].type, MatrixType::MlpUp);
+        QCOMPARE(extractMatrixPart(gateUp, o.parts[1]), up);
+        QCOMPARE(o.parts[1].type, MatrixType::MlpGate);
+    }
+
+    void userRulesComeFirst()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("rules.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"rules\": [\n"
+            "            {\"pattern\": \"^blocks\\\\.(\\\\d+)\\\\.attn\\\\.qkv\\\\.weight$\", \"split\": \"qkv\"},\n"
+            "            {\"pattern\": \"^blocks\\\\.(\\\\d+)\\\\.mlp\\\\.fc1\\\\.weight$\", \"type\": \"MLP_UP\"},\n"
+            "            {\"pattern\": \"^transformer\\\\.h\\\\.0\\\\.mlp\\\\.c_fc\\\\.weight$\", \"ignore\": true}\n"
+            "        ]}");
+        f.close();
+        QString error;
+        const auto user = TensorNameRules::withUserRules(path, &error);
+        QVERIFY2(user, qPrintable(error));
+        QCOMPARE(user->assign("blocks.5.attn.qkv.weight", {12, 4}).parts.size(), 3);
+        QCOMPARE(user->assign("blocks.5.mlp.fc1.weight", {16, 4}).parts[0].type, MatrixType::MlpUp);
+        QCOMPARE(user->assign("blocks.5.mlp.fc1.weight", {16, 4}).parts[0].layer, 5);
+        QVERIFY(user->assign("transformer.h.0.mlp.c_fc.weight", {16, 4}).skipReason.contains("user rule"));
+        QCOMPARE(user->assign("transformer.h.1.mlp.c_fc.weight", {16, 4}).parts.size(), 1); // built-ins still apply
+
+        for (const QByteArray &bad : {QByteArray("{"), QByteArray("{\"rules\": []}"),
+                                      QByteArray("{\"rules\": [{\"pattern\": \"(\", \"type\": \"Q\"}]}"),
+                                      QByteArray("{\"rules\": [{\"pattern\": \"^x$\", \"type\": \"Q\"}]}"),
+                                      QByteArray("{\"rules\": [{\"pattern\": \"^x(\\\\d+)$\", \"type\": \"QQ\"}]}"),
+                                      QByteArray("{\"rules\": [{\"pattern\": \"^x(\\\\d+)$\", \"split\": \"thirds\"}]}")}) {
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(bad);
+            f.close();
+            QVERIFY2(!TensorNameRules::withUserRules(path, &error), bad.constData());
+            QVERIFY(error.startsWith(path));
+        }
     }
 
     void fusedShapeThatDoesNotSplitIsReported()

@@ -1,0 +1,111 @@
+// End-to-end: the rankscope executable run as a user would, headless, with no display.
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct Run {
+    int exitCode;
+    QString out;
+    QString err;
+};
+
+Run rankscope(const QStringList &arguments)
+{
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("DISPLAY");
+    env.remove("WAYLAND_DISPLAY");
+    env.remove("QT_QPA_PLATFORM");
+    process.setProcessEnvironment(env);
+    process.start(QStringLiteral(RANKSCOPE_BINARY), arguments);
+    process.waitForFinished(120000);
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+}
+
+} // namespace
+
+class TestCommandLine : public QObject {
+    Q_OBJECT
+private slots:
+    void helpAndVersionNeedNoDisplay()
+    {
+        Run r = rankscope({"--version"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.startsWith("rankscope "));
+        r = rankscope({"--help"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("analyze"));
+        QVERIFY(r.out.contains("info"));
+        r = rankscope({"analyze", "--help"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("--energy"));
+    }
+
+    void analyzeWritesTheContractCsv()
+    {
+        const Run r = rankscope({"analyze", RANKSCOPE_DEMO_RUN, "--csv", "-", "--quiet"});
+        QCOMPARE(r.exitCode, 0);
+        const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 145);
+        QVERIFY(lines[0].startsWith("step,layer,type,tensor,rows,cols,stable_rank,compression_pct,alpha,weighted_alpha,"
+                                    "effective_rank,spectral_norm,frobenius_norm"));
+        QVERIFY(lines[1].startsWith("0,0,Q,transformer.h.0.attn.c_attn.weight[Q],64,64,16.514229"));
+        QVERIFY(lines[144].startsWith("1500,3,MLP_DOWN,transformer.h.3.mlp.c_proj.weight,64,256,"));
+        QVERIFY(r.err.isEmpty());
+    }
+
+    void analyzeJsonAndEnergy()
+    {
+        QTemporaryDir dir;
+        const QString json = dir.filePath("m.json");
+        const Run r = rankscope({"analyze", RANKSCOPE_DEMO_RUN, "--json", json, "--energy", "0.5", "--jobs", "1", "--quiet"});
+        QCOMPARE(r.exitCode, 0);
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray text = f.readAll();
+        QVERIFY(text.contains("\"compression_pct\""));
+        QCOMPARE(text.count("\"tensor\""), 144);
+    }
+
+    void exitStatusSaysWhatWasSkipped()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_000000.pt"), dir.filePath("ckpt_000000.pt")));
+        QFile bad(dir.filePath("ckpt_000100.pt"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("not a checkpoint at all");
+        bad.close();
+        Run r = rankscope({"analyze", dir.path(), "--csv", dir.filePath("out.csv")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("ckpt_000100.pt: not a recognised checkpoint format"), qPrintable(r.err));
+        QVERIFY(r.err.contains("1 of 2 checkpoints analysed, 24 matrices"));
+
+        QTemporaryDir empty;
+        r = rankscope({"analyze", empty.path()});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("no checkpoints found"));
+        QCOMPARE(rankscope({"analyze"}).exitCode, 1);
+        QCOMPARE(rankscope({"analyze", RANKSCOPE_DEMO_RUN, "--energy", "2"}).exitCode, 1);
+        QCOMPARE(rankscope({"frobnicate"}).exitCode, 1);
+    }
+
+    void infoListsCheckpointsAndTensors()
+    {
+        const Run r = rankscope({"info", RANKSCOPE_DEMO_RUN, "--step", "600"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("Checkpoints in"));
+        QVERIFY(r.out.contains("1500      pytorch"));
+        QVERIFY(r.out.contains("Tensors of step 600 (ckpt_000600.pt)"));
+        QVERIFY(r.out.contains(QRegularExpression("transformer\\.h\\.2\\.attn\\.c_attn\\.weight\\s+\\[192, 64\\]\\s+float32\\s+2\\s+Q, K, V")));
+        QVERIFY(r.out.contains(QRegularExpression("lm_head\\.weight.*skipped: not an attention or MLP matrix")));
+        QVERIFY(r.out.contains("24 typed matrices"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCommandLine)
+#include "tst_CommandLine.moc"

@@ -1,6 +1,7 @@
 #include "AnalyzeCommand.h"
 
 #include "analysis/MetricsCsvWriter.h"
+#include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
 
 #include <QCommandLineParser>
@@ -58,8 +59,10 @@ int runAnalyzeCommand(const QStringList &arguments)
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Write the metrics as JSON records ('-' for standard output)."), QStringLiteral("FILE"));
     const QCommandLineOption method(QStringLiteral("method"), QStringLiteral("Spectrum solver: gram (fast, default) or svd (exact)."), QStringLiteral("NAME"), QStringLiteral("gram"));
     const QCommandLineOption rulesOption(QStringLiteral("rules"), QStringLiteral("Naming rules (JSON) applied before the built-in ones."), QStringLiteral("FILE"));
+    const QCommandLineOption results(QStringLiteral("results"), QStringLiteral("The results file (HDF5) to reuse and update (default: in the user's cache)."), QStringLiteral("FILE.h5"));
+    const QCommandLineOption noCache(QStringLiteral("no-cache"), QStringLiteral("Analyse every checkpoint again; write the cache only if --results names a file."));
     const QCommandLineOption quiet(QStringLiteral("quiet"), QStringLiteral("No progress or summary on standard error."));
-    parser.addOptions({energy, jobs, csv, json, method, rulesOption, quiet});
+    parser.addOptions({energy, jobs, csv, json, method, rulesOption, results, noCache, quiet});
     if (!parser.parse(QStringList{QStringLiteral("rankscope analyze")} + arguments.mid(1))) {
         err << "rankscope analyze: " << parser.errorText() << '\n';
         return 1;
@@ -92,6 +95,19 @@ int runAnalyzeCommand(const QStringList &arguments)
     const bool silent = parser.isSet(quiet);
     const bool terminal = isatty(fileno(stderr));
 
+    const QString folder = parser.positionalArguments().first();
+    if (parser.isSet(results))
+        settings.resultsPath = parser.value(results);
+    else if (!parser.isSet(noCache))
+        settings.resultsPath = ResultsFile::cachePathFor(folder);
+    std::optional<RunAnalysis> previous;
+    if (!parser.isSet(noCache) && QFileInfo::exists(settings.resultsPath)) {
+        QString error;
+        previous = ResultsFile::load(settings.resultsPath, &error);
+        if (!previous)
+            err << settings.resultsPath << ": " << error << "; it will be rebuilt\n";
+    }
+
     QElapsedTimer timer;
     timer.start();
     RunAnalyzer analyzer(settings);
@@ -104,26 +120,33 @@ int runAnalyzeCommand(const QStringList &arguments)
         }
         analyzer.setNameRules(*rules);
     }
-    const RunAnalysis run = analyzer.analyzeFolder(parser.positionalArguments().first(),
+    const RunAnalysis run = analyzer.analyzeFolder(folder,
         [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
             if (silent)
                 return;
-            const QString line = QStringLiteral("[%1/%2] %3: %4 matrices")
-                                     .arg(p.checkpointsDone).arg(p.checkpointsTotal)
-                                     .arg(QFileInfo(p.currentFile).fileName()).arg(results.size());
+            if (results.isEmpty() && !terminal)
+                return; // plain lines: one per checkpoint
+            QString line = QStringLiteral("%1/%2 checkpoints, %3/%4 matrices, %5")
+                               .arg(p.checkpointsDone).arg(p.checkpointsTotal).arg(p.matricesDone).arg(p.matricesTotal)
+                               .arg(QFileInfo(p.currentFile).fileName());
+            if (p.etaSeconds >= 0 && p.checkpointsDone < p.checkpointsTotal)
+                line += QStringLiteral(", ETA %1 s").arg(p.etaSeconds, 0, 'f', 0);
             if (terminal) {
                 const int width = 30, filled = p.checkpointsTotal ? width * p.checkpointsDone / p.checkpointsTotal : width;
                 err << '\r' << '[' << QString(filled, QLatin1Char('#')) << QString(width - filled, QLatin1Char('.')) << "] " << line << "\x1b[K";
-                if (p.checkpointsDone == p.checkpointsTotal)
+                if (p.checkpointsDone == p.checkpointsTotal && !results.isEmpty())
                     err << '\n';
             } else {
                 err << line << '\n';
             }
             err.flush();
-        });
+        },
+        previous ? &*previous : nullptr);
 
     for (const AnalysisIssue &issue : run.issues)
         err << issue.text() << '\n';
+    for (const QString &note : run.notes)
+        err << "note: " << note << '\n';
     if (parser.isSet(csv)) {
         QFile file;
         if (!openOutput(parser.value(csv), file, err))
@@ -137,12 +160,14 @@ int runAnalyzeCommand(const QStringList &arguments)
         file.write(toJson(run.results).toJson(QJsonDocument::Indented));
     }
     if (!silent)
-        err << QStringLiteral("%1 of %2 checkpoints analysed, %3 matrices, %4 s\n")
-                   .arg(run.checkpointsAnalysed).arg(run.checkpointsFound).arg(run.results.size())
-                   .arg(timer.elapsed() / 1000.0, 0, 'f', 2);
+        err << QStringLiteral("%1 of %2 checkpoints analysed (%3 from the results file), %4 matrices, %5 s%6\n")
+                   .arg(run.checkpointsAnalysed).arg(run.checkpointsFound)
+                   .arg(std::count_if(run.checkpoints.begin(), run.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }))
+                   .arg(run.results.size()).arg(timer.elapsed() / 1000.0, 0, 'f', 2)
+                   .arg(settings.resultsPath.isEmpty() ? QString() : QStringLiteral("; results in ") + settings.resultsPath);
     if (run.checkpointsAnalysed == 0) {
-        if (run.checkpointsFound == 0)
-            err << run.folder << ": no checkpoints found\n";
+        if (run.checkpointsFound == 0 && QFileInfo(folder).isDir())
+            err << folder << ": no checkpoints found\n";
         return 1;
     }
     return run.issues.isEmpty() ? 0 : 2;

@@ -1,5 +1,7 @@
 #include "analysis/CheckpointDiscovery.h"
 
+#include "analysis/ResultsFile.h"
+
 #include <QCollator>
 #include <QDir>
 #include <QFile>
@@ -23,9 +25,16 @@ QJsonObject readSmallJson(const QString &path)
     return QJsonDocument::fromJson(file.readAll()).object();
 }
 
+bool isResultsFile(const QFileInfo &file)
+{
+    const QString suffix = file.suffix().toLower();
+    return (suffix == QLatin1String("h5") || suffix == QLatin1String("hdf5")) && ResultsFile::isResultsFile(file.filePath());
+}
+
 bool isWeightFile(const QFileInfo &file)
 {
-    return kWeightSuffixes.contains(file.suffix().toLower()) && !CheckpointDiscovery::isSidecar(file.fileName());
+    return kWeightSuffixes.contains(file.suffix().toLower()) && !CheckpointDiscovery::isSidecar(file.fileName()) &&
+           !isResultsFile(file);
 }
 
 // config.json (Hugging Face) in the folder, or the run folder above it.
@@ -92,6 +101,10 @@ CheckpointListing CheckpointDiscovery::scan(const QString &folder)
                 continue;
             if (isSidecar(file.fileName())) {
                 listing.skipped.append({file.filePath(), QStringLiteral("training sidecar, not model weights")});
+                continue;
+            }
+            if (isResultsFile(file)) {
+                listing.skipped.append({file.filePath(), QStringLiteral("a RankScope results file")});
                 continue;
             }
             CheckpointFile c{file.filePath(), false, {}, stepFromName(file.fileName()), runConfig};

@@ -1,9 +1,11 @@
 #include "analysis/RunAnalyzer.h"
 
 #include "analysis/MatrixPartExtractor.h"
+#include "analysis/ResultsFile.h"
 #include "io/CheckpointReader.h"
 
 #include <QFileInfo>
+#include <QHash>
 #include <QMutex>
 #include <QThread>
 #include <QThreadPool>
@@ -12,24 +14,35 @@
 
 namespace rankscope {
 
-QString AnalysisIssue::text() const
-{
-    const QString file = QFileInfo(path).fileName();
-    return tensor.isEmpty() ? QStringLiteral("%1: %2").arg(file, message)
-                            : QStringLiteral("%1: %2: %3").arg(file, tensor, message);
-}
-
 RunAnalyzer::RunAnalyzer(AnalysisSettings settings) : m_settings(settings)
 {
     if (m_settings.jobs <= 0)
         m_settings.jobs = std::max(1, QThread::idealThreadCount());
 }
 
-RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCallback &onProgress)
+QString RunAnalyzer::settingsKey() const
+{
+    // τ is not part of it: metrics are recomputed from the stored spectra at any τ.
+    return QStringLiteral("solver=%1;rules=%2;schema=1").arg(QLatin1String(svdMethodName(m_settings.method)), m_rules.identity());
+}
+
+void RunAnalyzer::updateEta(AnalysisProgress &progress) const
+{
+    progress.elapsedSeconds = m_clock.elapsed() / 1000.0;
+    const int remaining = progress.matricesTotal - progress.matricesDone;
+    progress.etaSeconds = m_matricesComputedHere > 0 && remaining >= 0
+                              ? progress.elapsedSeconds / m_matricesComputedHere * remaining
+                              : -1;
+}
+
+RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCallback &onProgress, const RunAnalysis *previous)
 {
     SingularValueSolver::setBlasThreads(1); // one matrix per worker beats threads inside one call
+    m_clock.start();
+    m_matricesComputedHere = 0;
     RunAnalysis run;
-    run.folder = folder;
+    run.folder = QFileInfo(folder).absoluteFilePath();
+    run.settingsKey = settingsKey();
     if (!QFileInfo(folder).isDir()) {
         run.issues.append({folder, {}, QStringLiteral("not a folder"), true});
         return run;
@@ -37,48 +50,120 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     const CheckpointListing listing = CheckpointDiscovery::scan(folder);
     run.sidecars = listing.skipped;
     run.checkpointsFound = int(listing.checkpoints.size());
-    AnalysisProgress progress{0, run.checkpointsFound, {}};
-    int stepsFromOrder = 0;
-    for (const CheckpointFile &file : listing.checkpoints) {
-        if (m_cancelled) {
-            run.cancelled = true;
-            break;
+
+    // What an earlier analysis with the same settings already knows, by checkpoint path.
+    QHash<QString, const CheckpointRecord *> known;
+    QHash<QString, QList<MatrixResult>> knownResults;
+    QHash<QString, QList<AnalysisIssue>> knownIssues;
+    if (previous && previous->settingsKey == run.settingsKey) {
+        for (const CheckpointRecord &record : previous->checkpoints)
+            known.insert(QFileInfo(record.path).absoluteFilePath(), &record);
+        for (const MatrixResult &r : previous->results)
+            knownResults[QFileInfo(r.checkpointPath).absoluteFilePath()].append(r);
+        for (const AnalysisIssue &issue : previous->issues)
+            knownIssues[QFileInfo(issue.path).absoluteFilePath()].append(issue);
+    }
+
+    // What is done so far, plus what the earlier results know of checkpoints not reached yet: saved
+    // while the run goes on (or when it is cancelled), it loses no checkpoint analysed before.
+    auto withUnvisited = [&](const RunAnalysis &soFar) {
+        RunAnalysis snapshot = soFar;
+        if (!previous || previous->settingsKey != soFar.settingsKey)
+            return snapshot;
+        for (const CheckpointRecord &record : previous->checkpoints) {
+            const QString path = QFileInfo(record.path).absoluteFilePath();
+            if (std::none_of(soFar.checkpoints.begin(), soFar.checkpoints.end(), [&](const CheckpointRecord &r) { return r.path == path; }) &&
+                QFileInfo::exists(path)) {
+                snapshot.checkpoints.append(record);
+                snapshot.results.append(knownResults.value(path));
+                snapshot.issues.append(knownIssues.value(path));
+            }
         }
+        sortResults(snapshot.results);
+        return snapshot;
+    };
+
+    AnalysisProgress progress;
+    progress.checkpointsTotal = run.checkpointsFound;
+    int stepsFromOrder = 0;
+    QElapsedTimer sinceSave;
+    sinceSave.start();
+    for (const CheckpointFile &file : listing.checkpoints) {
+        if (m_cancelled)
+            break;
+        CheckpointRecord record;
+        record.path = QFileInfo(file.path).absoluteFilePath();
+        RunAnalysis::identify(record);
         progress.currentFile = file.path;
-        bool fileOk = false, stepFromOrder = false;
-        QList<MatrixResult> results = analyzeCheckpoint(file, progress.checkpointsDone, run.issues, fileOk, stepFromOrder);
-        stepsFromOrder += stepFromOrder;
-        if (fileOk)
+        QList<MatrixResult> results;
+        const CheckpointRecord *cached = known.value(record.path);
+        if (cached && cached->size == record.size && cached->mtimeMs == record.mtimeMs) {
+            record = *cached;
+            record.fromCache = true;
+            results = knownResults.value(record.path);
+            recomputeMetrics(results, m_settings.energy);
+            run.issues.append(knownIssues.value(record.path));
+            progress.matricesDone += int(results.size());
+        } else {
+            results = analyzeCheckpoint(file, record, run.issues, progress, onProgress);
+            if (m_cancelled)
+                break; // a checkpoint cut short is not recorded as analysed
+        }
+        if (record.stepFromOrder) {
+            record.step = progress.checkpointsDone;
+            for (MatrixResult &r : results)
+                r.step = record.step;
+            ++stepsFromOrder;
+        }
+        if (!results.isEmpty())
             ++run.checkpointsAnalysed;
         ++progress.checkpointsDone;
+        // Until every checkpoint is open, assume the rest hold as many matrices as those seen.
+        progress.matricesTotal = progress.matricesDone +
+                                 (progress.checkpointsTotal - progress.checkpointsDone) * (progress.matricesDone / std::max(1, progress.checkpointsDone));
+        updateEta(progress);
         sortResults(results);
+        run.checkpoints.append(record);
         if (onProgress)
             onProgress(progress, results);
         run.results.append(results);
+        if (!m_settings.resultsPath.isEmpty() && sinceSave.elapsed() > m_settings.autosaveSeconds * 1000) {
+            saveResults(withUnvisited(run), run);
+            sinceSave.restart();
+        }
     }
-    if (m_cancelled)
-        run.cancelled = true;
+    run.cancelled = m_cancelled;
     if (stepsFromOrder > 0)
         run.notes << QStringLiteral("%1 checkpoint(s) record no step (no trainer_state.json, meta file, iter_num, "
                                     "step attribute or step in the name): they are ordered by name and numbered by position")
                          .arg(stepsFromOrder);
     sortResults(run.results);
+    if (!m_settings.resultsPath.isEmpty())
+        saveResults(run.cancelled ? withUnvisited(run) : run, run);
     return run;
 }
 
-QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, int position, QList<AnalysisIssue> &issues,
-                                                   bool &fileOk, bool &stepFromOrder)
+void RunAnalyzer::saveResults(const RunAnalysis &run, RunAnalysis &report)
+{
+    QString error;
+    if (!ResultsFile::save(run, m_settings.resultsPath, &error))
+        report.notes << QStringLiteral("results not saved: %1").arg(error);
+}
+
+QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, QList<AnalysisIssue> &issues,
+                                                   AnalysisProgress &progress, const ProgressCallback &onProgress)
 {
     QString error;
     std::unique_ptr<CheckpointReader> reader = openCheckpoint(file.path, &error);
     if (!reader) {
-        issues.append({file.path, {}, error, true});
+        record.error = error;
+        issues.append({record.path, {}, error, true});
         return {};
     }
-    std::optional<qint64> step = file.stepFromSidecar ? file.stepFromSidecar : reader->step() ? reader->step() : file.stepFromName;
-    stepFromOrder = !step.has_value();
-    if (!step)
-        step = position;
+    record.format = reader->formatName();
+    const std::optional<qint64> step = file.stepFromSidecar ? file.stepFromSidecar : reader->step() ? reader->step() : file.stepFromName;
+    record.stepFromOrder = !step.has_value();
+    record.step = step.value_or(0);
     AttentionHeads heads = AttentionHeads::fromConfig(reader->modelConfig());
     if (heads.heads == 0)
         heads = AttentionHeads::fromConfig(file.sidecarConfig);
@@ -90,6 +175,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, i
     std::deque<QFuture<void>> inFlight;
     const SingularValueSolver solver(m_settings.method);
     const double energy = m_settings.energy;
+    const qsizetype issuesBefore = issues.size();
 
     for (const TensorInfo &tensor : reader->tensors()) {
         if (m_cancelled)
@@ -102,7 +188,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, i
         MatrixRead read = reader->readMatrix(tensor.name);
         if (!read.ok()) {
             QMutexLocker lock(&mutex);
-            issues.append({file.path, tensor.name, read.error, false});
+            issues.append({record.path, tensor.name, read.error, false});
             continue;
         }
         // Bound the matrices held in memory: wait for the oldest when the workers are all busy.
@@ -113,11 +199,11 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, i
         for (const MatrixPart &part : assignment.parts) {
             auto matrix = std::make_shared<RowMajorMatrix>(extractMatrixPart(read.values, part));
             MatrixResult base;
-            base.step = *step;
+            base.step = record.step;
             base.layer = part.layer;
             base.type = part.type;
             base.tensor = part.label;
-            base.checkpointPath = file.path;
+            base.checkpointPath = record.path;
             base.dtype = tensor.dtype;
             base.rows = matrix->rows();
             base.cols = matrix->cols();
@@ -128,23 +214,29 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, i
                 matrix.reset();
                 QMutexLocker lock(&mutex);
                 if (!spectrum.ok()) {
-                    issues.append({file.path, base.tensor, spectrum.error, false});
+                    issues.append({record.path, base.tensor, spectrum.error, false});
                     return;
                 }
                 base.singularValues = spectrum.singularValues;
                 base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
                 results.append(std::move(base));
             }));
+            ++progress.matricesDone;
+            ++m_matricesComputedHere;
         }
+        progress.matricesTotal = std::max(progress.matricesTotal, progress.matricesDone);
+        updateEta(progress);
+        if (onProgress)
+            onProgress(progress, {});
     }
     for (auto &future : inFlight)
         future.waitForFinished();
-    if (results.isEmpty() && !m_cancelled) {
-        const bool tensorErrors = std::any_of(issues.begin(), issues.end(), [&](const AnalysisIssue &i) { return i.path == file.path; });
-        if (!tensorErrors)
-            issues.append({file.path, {}, QStringLiteral("no attention or MLP matrices recognised among %1 tensors").arg(reader->tensors().size()), true});
+    if (results.isEmpty() && !m_cancelled && issues.size() == issuesBefore) {
+        record.error = QStringLiteral("no attention or MLP matrices recognised among %1 tensors (see rankscope info)")
+                           .arg(reader->tensors().size());
+        issues.append({record.path, {}, record.error, true});
     }
-    fileOk = !results.isEmpty();
+    record.matrices = int(results.size());
     return results;
 }
 

@@ -1,15 +1,15 @@
 // Turns a folder of checkpoints into every metric of every typed matrix at every step. Tensors
 // are read one at a time on the calling thread while a pool of workers (one per core) computes
 // spectra, each matrix single-threaded. A bad file or matrix is reported and the rest goes on.
+// Given an earlier analysis of the same folder, checkpoints whose identity (path, size, mtime)
+// and settings are unchanged are taken from it and not read again.
 #pragma once
 
-#include "analysis/CheckpointDiscovery.h"
-#include "analysis/MatrixResult.h"
+#include "analysis/RunAnalysis.h"
 #include "model/TensorNameRules.h"
 #include "spectral/SingularValueSolver.h"
 
-#include <QList>
-#include <QString>
+#include <QElapsedTimer>
 #include <atomic>
 #include <functional>
 
@@ -19,55 +19,50 @@ struct AnalysisSettings {
     double energy = kDefaultEnergy;
     int jobs = 0; // 0: one worker per core
     SvdMethod method = SvdMethod::FastGram;
-};
-
-// "file: what is wrong", for a whole checkpoint (tensor empty) or one tensor in it.
-struct AnalysisIssue {
-    QString path;
-    QString tensor;
-    QString message;
-    bool wholeFile = true;
-    QString text() const;
-};
-
-struct RunAnalysis {
-    QString folder;
-    QList<MatrixResult> results; // sorted by step, layer, type
-    QList<AnalysisIssue> issues;
-    QList<SkippedFile> sidecars;
-    QStringList notes; // what the user should know about how the run was read (e.g. steps by order)
-    int checkpointsFound = 0;
-    int checkpointsAnalysed = 0;
-    bool cancelled = false;
+    // Where the results are kept (empty: nowhere). Saved when the analysis ends and, while it runs,
+    // after a checkpoint once autosaveSeconds have passed since the last save.
+    QString resultsPath;
+    double autosaveSeconds = 10;
 };
 
 struct AnalysisProgress {
     int checkpointsDone = 0;
     int checkpointsTotal = 0;
+    int matricesDone = 0;
+    int matricesTotal = 0; // an estimate until the last checkpoint is open
     QString currentFile;
+    double elapsedSeconds = 0;
+    double etaSeconds = -1; // unknown until some work is done
 };
 
 class RunAnalyzer {
 public:
     explicit RunAnalyzer(AnalysisSettings settings = {});
 
-    // Called on the analysing thread after each checkpoint with that checkpoint's results.
-    using ProgressCallback = std::function<void(const AnalysisProgress &, const QList<MatrixResult> &)>;
-
     // Replaces the built-in naming rules (e.g. with a user's rules in front).
     void setNameRules(TensorNameRules rules) { m_rules = std::move(rules); }
+    QString settingsKey() const;
 
-    RunAnalysis analyzeFolder(const QString &folder, const ProgressCallback &onProgress = {});
+    // Called on the analysing thread: after each checkpoint with its results, and after each
+    // tensor with none (for progress).
+    using ProgressCallback = std::function<void(const AnalysisProgress &, const QList<MatrixResult> &)>;
+
+    RunAnalysis analyzeFolder(const QString &folder, const ProgressCallback &onProgress = {},
+                              const RunAnalysis *previous = nullptr);
     // Safe from any thread; the analysis stops after the matrices in flight.
     void cancel() { m_cancelled = true; }
 
 private:
-    QList<MatrixResult> analyzeCheckpoint(const CheckpointFile &file, int position, QList<AnalysisIssue> &issues,
-                                          bool &fileOk, bool &stepFromOrder);
+    QList<MatrixResult> analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, QList<AnalysisIssue> &issues,
+                                          AnalysisProgress &progress, const ProgressCallback &onProgress);
+    void updateEta(AnalysisProgress &progress) const;
+    void saveResults(const RunAnalysis &run, RunAnalysis &report);
 
     AnalysisSettings m_settings;
     TensorNameRules m_rules = TensorNameRules::builtIn();
     std::atomic<bool> m_cancelled{false};
+    QElapsedTimer m_clock;
+    int m_matricesComputedHere = 0;
 };
 
 } // namespace rankscope

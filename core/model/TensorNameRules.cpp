@@ -1,5 +1,6 @@
 #include "model/TensorNameRules.h"
 
+#include <QCryptographicHash>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -98,7 +99,8 @@ std::optional<TensorNameRules> TensorNameRules::withUserRules(const QString &jso
         return std::nullopt;
     }
     QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.read(4 << 20), &parseError);
+    const QByteArray text = file.read(4 << 20);
+    const QJsonDocument doc = QJsonDocument::fromJson(text, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
         *error = QStringLiteral("%1: invalid JSON: %2").arg(jsonPath, parseError.errorString());
         return std::nullopt;
@@ -139,6 +141,7 @@ std::optional<TensorNameRules> TensorNameRules::withUserRules(const QString &jso
         user.m_rules.append({pattern, type.value_or(MatrixType::Q), fusion, ignore});
     }
     user.m_rules.append(builtIn().m_rules);
+    user.m_identity = QStringLiteral("user-") + QString::fromLatin1(QCryptographicHash::hash(text, QCryptographicHash::Sha1).toHex());
     return user;
 }
 

@@ -57,6 +57,9 @@ public:
 
     TensorAssignment assign(const QString &tensorName, const QList<qint64> &shape, AttentionHeads heads = {}) const;
 
+    // "builtin", or "user-<sha1 of the rules file>": what a cached analysis was typed with.
+    QString identity() const { return m_identity; }
+
     // "_orig_mod.model.module.x" → "model.x": the wrappers' prefixes, per path component.
     static QString withoutWrapperPrefixes(const QString &name);
 
@@ -68,6 +71,7 @@ private:
         bool ignore = false;        // a user rule that marks tensors as not a matrix type
     };
     QList<Rule> m_rules;
+    QString m_identity = QStringLiteral("builtin");
 };
 
 } // namespace rankscope

@@ -13,10 +13,18 @@ struct Run {
     QString err;
 };
 
+// Every run caches into this folder, not the user's cache.
+QTemporaryDir &cacheHome()
+{
+    static QTemporaryDir dir;
+    return dir;
+}
+
 Run rankscope(const QStringList &arguments)
 {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("XDG_CACHE_HOME", cacheHome().path());
     env.remove("DISPLAY");
     env.remove("WAYLAND_DISPLAY");
     env.remove("QT_QPA_PLATFORM");
@@ -83,7 +91,7 @@ private slots:
         Run r = rankscope({"analyze", dir.path(), "--csv", dir.filePath("out.csv")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("ckpt_000100.pt: not a recognised checkpoint format"), qPrintable(r.err));
-        QVERIFY(r.err.contains("1 of 2 checkpoints analysed, 24 matrices"));
+        QVERIFY2(r.err.contains("1 of 2 checkpoints analysed (0 from the results file), 24 matrices"), qPrintable(r.err));
 
         QTemporaryDir empty;
         r = rankscope({"analyze", empty.path()});
@@ -92,6 +100,42 @@ private slots:
         QCOMPARE(rankscope({"analyze"}).exitCode, 1);
         QCOMPARE(rankscope({"analyze", RANKSCOPE_DEMO_RUN, "--energy", "2"}).exitCode, 1);
         QCOMPARE(rankscope({"frobnicate"}).exitCode, 1);
+    }
+
+    void secondRunComesFromTheCacheAndDamageIsRebuilt()
+    {
+        QTemporaryDir dir;
+        for (const char *name : {"ckpt_000000.pt", "ckpt_001500.pt"})
+            QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath(name), dir.filePath(name)));
+        Run first = rankscope({"analyze", dir.path(), "--csv", dir.filePath("a.csv")});
+        QCOMPARE(first.exitCode, 0);
+        QVERIFY2(first.err.contains("(0 from the results file)"), qPrintable(first.err));
+        const QString cachePath = first.err.section("results in ", 1).trimmed();
+        QVERIFY2(cachePath.startsWith(cacheHome().path()), qPrintable(cachePath));
+        QVERIFY(QFile::exists(cachePath));
+
+        const Run second = rankscope({"analyze", dir.path(), "--csv", dir.filePath("b.csv")});
+        QVERIFY2(second.err.contains("(2 from the results file)"), qPrintable(second.err));
+        QFile a(dir.filePath("a.csv")), b(dir.filePath("b.csv"));
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        QCOMPARE(b.readAll(), a.readAll());
+
+        QFile cache(cachePath);
+        QVERIFY(cache.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        cache.write("not hdf5");
+        cache.close();
+        const Run third = rankscope({"analyze", dir.path(), "--quiet"});
+        QCOMPARE(third.exitCode, 0);
+        QVERIFY2(third.err.contains("damaged results file") && third.err.contains("rebuilt"), qPrintable(third.err));
+        QVERIFY(rankscope({"analyze", dir.path()}).err.contains("(2 from the results file)"));
+
+        QVERIFY(rankscope({"analyze", dir.path(), "--no-cache"}).err.contains("(0 from the results file)"));
+        const QString explicitResults = dir.filePath("mine.h5");
+        QCOMPARE(rankscope({"analyze", dir.path(), "--results", explicitResults, "--quiet"}).exitCode, 0);
+        QVERIFY(QFile::exists(explicitResults));
+        // The results file lies in the run folder now: it is not mistaken for a checkpoint.
+        const Run fourth = rankscope({"analyze", dir.path(), "--results", explicitResults});
+        QVERIFY2(fourth.err.contains("2 of 2 checkpoints analysed (2 from the results file)"), qPrintable(fourth.err));
     }
 
     void infoListsCheckpointsAndTensors()

@@ -1,0 +1,446 @@
+#include "analysis/ResultsFile.h"
+
+#include "RankScopeVersion.h"
+#include "io/Hdf5Library.h"
+
+#include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <cstdio>
+#include <hdf5.h>
+#include <unistd.h>
+#include <vector>
+
+namespace rankscope {
+
+namespace {
+
+constexpr const char *kFormat = "rankscope-results";
+
+// Small RAII holder so every early return closes what it opened.
+struct Handle {
+    hid_t id = -1;
+    herr_t (*close)(hid_t) = nullptr;
+    Handle(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
+    ~Handle()
+    {
+        if (id >= 0 && close)
+            close(id);
+    }
+    Handle(const Handle &) = delete;
+    Handle &operator=(const Handle &) = delete;
+    operator hid_t() const { return id; }
+    bool ok() const { return id >= 0; }
+};
+
+hid_t utf8StringType()
+{
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    return type;
+}
+
+bool writeStrings(hid_t group, const char *name, const QStringList &values)
+{
+    std::vector<QByteArray> utf8;
+    std::vector<const char *> pointers;
+    utf8.reserve(size_t(values.size()));
+    for (const QString &v : values)
+        utf8.push_back(v.toUtf8());
+    for (const QByteArray &b : utf8)
+        pointers.push_back(b.constData());
+    const hsize_t n = hsize_t(values.size());
+    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    Handle type(utf8StringType(), H5Tclose);
+    Handle data(H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+    return data.ok() && (n == 0 || H5Dwrite(data, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) >= 0);
+}
+
+template <typename T>
+bool writeNumbers(hid_t group, const char *name, const std::vector<T> &values, hid_t fileType, hid_t memType)
+{
+    const hsize_t n = hsize_t(values.size());
+    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    Handle data(H5Dcreate2(group, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+    return data.ok() && (n == 0 || H5Dwrite(data, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+}
+
+bool writeStringAttribute(hid_t object, const char *name, const QString &value)
+{
+    const QByteArray utf8 = value.toUtf8();
+    const char *pointer = utf8.constData();
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle type(utf8StringType(), H5Tclose);
+    Handle attribute(H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    return attribute.ok() && H5Awrite(attribute, type, &pointer) >= 0;
+}
+
+template <typename T>
+bool writeNumberAttribute(hid_t object, const char *name, T value, hid_t fileType, hid_t memType)
+{
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    Handle attribute(H5Acreate2(object, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    return attribute.ok() && H5Awrite(attribute, memType, &value) >= 0;
+}
+
+std::optional<QString> readStringAttribute(hid_t object, const char *name)
+{
+    if (H5Aexists(object, name) <= 0)
+        return std::nullopt;
+    Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+    Handle stored(H5Aget_type(attribute), H5Tclose);
+    if (H5Tget_class(stored) != H5T_STRING || H5Tis_variable_str(stored) <= 0)
+        return std::nullopt;
+    Handle type(utf8StringType(), H5Tclose);
+    char *text = nullptr;
+    if (H5Aread(attribute, type, &text) < 0 || !text)
+        return std::nullopt;
+    const QString value = QString::fromUtf8(text);
+    H5free_memory(text);
+    return value;
+}
+
+template <typename T>
+std::optional<T> readNumberAttribute(hid_t object, const char *name, hid_t memType)
+{
+    if (H5Aexists(object, name) <= 0)
+        return std::nullopt;
+    Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+    T value{};
+    if (H5Aread(attribute, memType, &value) < 0)
+        return std::nullopt;
+    return value;
+}
+
+// The length of a 1-D dataset, or -1 when it is missing or not 1-D.
+qint64 datasetLength(hid_t data)
+{
+    Handle space(H5Dget_space(data), H5Sclose);
+    if (!space.ok() || H5Sget_simple_extent_ndims(space) != 1)
+        return -1;
+    hsize_t n = 0;
+    H5Sget_simple_extent_dims(space, &n, nullptr);
+    return qint64(n);
+}
+
+std::optional<QStringList> readStrings(hid_t group, const char *name, qint64 expected)
+{
+    Handle data(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+    if (!data.ok() || datasetLength(data) != expected)
+        return std::nullopt;
+    QStringList out;
+    if (expected == 0)
+        return out;
+    std::vector<char *> pointers(size_t(expected), nullptr);
+    Handle type(utf8StringType(), H5Tclose);
+    if (H5Dread(data, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) < 0)
+        return std::nullopt;
+    for (char *p : pointers)
+        out << QString::fromUtf8(p ? p : "");
+    Handle space(H5Dget_space(data), H5Sclose);
+    H5Dvlen_reclaim(type, space, H5P_DEFAULT, pointers.data());
+    return out;
+}
+
+template <typename T>
+std::optional<std::vector<T>> readNumbers(hid_t group, const char *name, qint64 expected, hid_t memType)
+{
+    Handle data(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+    if (!data.ok() || (expected >= 0 && datasetLength(data) != expected))
+        return std::nullopt;
+    const qint64 n = datasetLength(data);
+    if (n < 0 || n > (qint64(1) << 34))
+        return std::nullopt;
+    std::vector<T> out(static_cast<size_t>(n));
+    if (n > 0 && H5Dread(data, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+        return std::nullopt;
+    return out;
+}
+
+bool writeRun(hid_t file, const RunAnalysis &run)
+{
+    bool ok = writeStringAttribute(file, "format", QString::fromLatin1(kFormat)) &&
+              writeNumberAttribute<int>(file, "schema_version", ResultsFile::kSchemaVersion, H5T_STD_I32LE, H5T_NATIVE_INT) &&
+              writeStringAttribute(file, "rankscope_version", QStringLiteral(RANKSCOPE_VERSION)) &&
+              writeStringAttribute(file, "folder", run.folder) &&
+              writeStringAttribute(file, "settings_key", run.settingsKey) &&
+              writeNumberAttribute<double>(file, "energy", kDefaultEnergy, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) &&
+              writeStringAttribute(file, "created", QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+
+    Handle checkpoints(H5Gcreate2(file, "checkpoints", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    QStringList paths, formats, errors;
+    std::vector<long long> steps, sizes, mtimes;
+    std::vector<int> matrices, fromOrder;
+    for (const CheckpointRecord &c : run.checkpoints) {
+        paths << c.path;
+        formats << c.format;
+        errors << c.error;
+        steps.push_back(c.step);
+        sizes.push_back(c.size);
+        mtimes.push_back(c.mtimeMs);
+        matrices.push_back(c.matrices);
+        fromOrder.push_back(c.stepFromOrder);
+    }
+    ok = ok && checkpoints.ok() && writeStrings(checkpoints, "path", paths) && writeStrings(checkpoints, "format", formats) &&
+         writeStrings(checkpoints, "error", errors) &&
+         writeNumbers(checkpoints, "step", steps, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
+         writeNumbers(checkpoints, "size", sizes, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
+         writeNumbers(checkpoints, "mtime_ms", mtimes, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
+         writeNumbers(checkpoints, "matrices", matrices, H5T_STD_I32LE, H5T_NATIVE_INT) &&
+         writeNumbers(checkpoints, "step_from_order", fromOrder, H5T_STD_I32LE, H5T_NATIVE_INT);
+
+    Handle group(H5Gcreate2(file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    QStringList types, tensors, dtypes, sources;
+    std::vector<long long> mSteps, rows, cols, svOffset, svCount;
+    std::vector<int> layers;
+    std::vector<double> spectra;
+    const QStringList columns = spectralMetricColumns();
+    std::vector<std::vector<double>> metricColumns(size_t(columns.size()));
+    for (const MatrixResult &r : run.results) {
+        types << csvName(r.type);
+        tensors << r.tensor;
+        dtypes << r.dtype;
+        sources << r.checkpointPath;
+        mSteps.push_back(r.step);
+        layers.push_back(r.layer);
+        rows.push_back(r.rows);
+        cols.push_back(r.cols);
+        svOffset.push_back(qint64(spectra.size()));
+        svCount.push_back(r.singularValues.size());
+        spectra.insert(spectra.end(), r.singularValues.data(), r.singularValues.data() + r.singularValues.size());
+        // Stored metrics are at the default τ, whatever τ the run was shown at.
+        const QList<double> values = spectralMetricValues(computeSpectralMetrics(r.singularValues, r.rows, r.cols, kDefaultEnergy));
+        for (qsizetype i = 0; i < columns.size(); ++i)
+            metricColumns[size_t(i)].push_back(values[i]);
+    }
+    ok = ok && group.ok() && writeStrings(group, "type", types) && writeStrings(group, "tensor", tensors) &&
+         writeStrings(group, "dtype", dtypes) && writeStrings(group, "checkpoint_path", sources) &&
+         writeNumbers(group, "step", mSteps, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
+         writeNumbers(group, "layer", layers, H5T_STD_I32LE, H5T_NATIVE_INT) &&
+         writeNumbers(group, "rows", rows, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
+         writeNumbers(group, "cols", cols, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
+         writeNumbers(group, "sv_offset", svOffset, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
+         writeNumbers(group, "sv_count", svCount, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
+         writeNumbers(file, "singular_values", spectra, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
+    for (qsizetype i = 0; ok && i < columns.size(); ++i)
+        ok = writeNumbers(group, columns[i].toUtf8().constData(), metricColumns[size_t(i)], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
+
+    Handle issues(H5Gcreate2(file, "issues", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    QStringList issuePaths, issueTensors, issueMessages;
+    for (const AnalysisIssue &i : run.issues) {
+        issuePaths << i.path;
+        issueTensors << i.tensor;
+        issueMessages << i.message;
+    }
+    ok = ok && issues.ok() && writeStrings(issues, "path", issuePaths) && writeStrings(issues, "tensor", issueTensors) &&
+         writeStrings(issues, "message", issueMessages);
+    QStringList sidecarPaths, sidecarReasons;
+    for (const SkippedFile &s : run.sidecars) {
+        sidecarPaths << s.path;
+        sidecarReasons << s.reason;
+    }
+    Handle skipped(H5Gcreate2(file, "skipped_files", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    ok = ok && skipped.ok() && writeStrings(skipped, "path", sidecarPaths) && writeStrings(skipped, "reason", sidecarReasons) &&
+         writeStrings(file, "notes", run.notes);
+    // Written last: a file without it was never finished.
+    return ok && writeNumberAttribute<int>(file, "complete", 1, H5T_STD_I32LE, H5T_NATIVE_INT);
+}
+
+std::optional<RunAnalysis> readRun(hid_t file, QString *error)
+{
+    auto damaged = [&](const QString &what) {
+        *error = QStringLiteral("damaged results file: %1").arg(what);
+        return std::nullopt;
+    };
+    if (readStringAttribute(file, "format") != QString::fromLatin1(kFormat)) {
+        *error = QStringLiteral("not a RankScope results file");
+        return std::nullopt;
+    }
+    const auto schema = readNumberAttribute<int>(file, "schema_version", H5T_NATIVE_INT);
+    if (schema != ResultsFile::kSchemaVersion) {
+        *error = QStringLiteral("results file schema %1 is not the %2 this RankScope reads").arg(schema.value_or(0)).arg(ResultsFile::kSchemaVersion);
+        return std::nullopt;
+    }
+    if (readNumberAttribute<int>(file, "complete", H5T_NATIVE_INT) != 1)
+        return damaged(QStringLiteral("it was never finished"));
+
+    RunAnalysis run;
+    run.folder = readStringAttribute(file, "folder").value_or(QString());
+    run.settingsKey = readStringAttribute(file, "settings_key").value_or(QString());
+
+    Handle checkpoints(H5Gopen2(file, "checkpoints", H5P_DEFAULT), H5Gclose);
+    if (!checkpoints.ok())
+        return damaged(QStringLiteral("no checkpoints group"));
+    Handle pathData(H5Dopen2(checkpoints, "path", H5P_DEFAULT), H5Dclose);
+    const qint64 c = pathData.ok() ? datasetLength(pathData) : -1;
+    if (c < 0)
+        return damaged(QStringLiteral("no checkpoint paths"));
+    const auto paths = readStrings(checkpoints, "path", c);
+    const auto formats = readStrings(checkpoints, "format", c);
+    const auto errors = readStrings(checkpoints, "error", c);
+    const auto steps = readNumbers<long long>(checkpoints, "step", c, H5T_NATIVE_LLONG);
+    const auto sizes = readNumbers<long long>(checkpoints, "size", c, H5T_NATIVE_LLONG);
+    const auto mtimes = readNumbers<long long>(checkpoints, "mtime_ms", c, H5T_NATIVE_LLONG);
+    const auto counts = readNumbers<int>(checkpoints, "matrices", c, H5T_NATIVE_INT);
+    const auto fromOrder = readNumbers<int>(checkpoints, "step_from_order", c, H5T_NATIVE_INT);
+    if (!paths || !formats || !errors || !steps || !sizes || !mtimes || !counts || !fromOrder)
+        return damaged(QStringLiteral("checkpoint table is incomplete"));
+    for (qint64 i = 0; i < c; ++i) {
+        CheckpointRecord r;
+        r.path = (*paths)[i];
+        r.format = (*formats)[i];
+        r.error = (*errors)[i];
+        r.step = (*steps)[size_t(i)];
+        r.size = (*sizes)[size_t(i)];
+        r.mtimeMs = (*mtimes)[size_t(i)];
+        r.matrices = (*counts)[size_t(i)];
+        r.stepFromOrder = (*fromOrder)[size_t(i)] != 0;
+        run.checkpoints.append(r);
+        if (r.matrices > 0)
+            ++run.checkpointsAnalysed;
+    }
+    run.checkpointsFound = int(c);
+
+    Handle group(H5Gopen2(file, "matrices", H5P_DEFAULT), H5Gclose);
+    if (!group.ok())
+        return damaged(QStringLiteral("no matrices group"));
+    Handle typeData(H5Dopen2(group, "type", H5P_DEFAULT), H5Dclose);
+    const qint64 m = typeData.ok() ? datasetLength(typeData) : -1;
+    const auto types = readStrings(group, "type", m);
+    const auto tensors = readStrings(group, "tensor", m);
+    const auto dtypes = readStrings(group, "dtype", m);
+    const auto sources = readStrings(group, "checkpoint_path", m);
+    const auto mSteps = readNumbers<long long>(group, "step", m, H5T_NATIVE_LLONG);
+    const auto layers = readNumbers<int>(group, "layer", m, H5T_NATIVE_INT);
+    const auto rows = readNumbers<long long>(group, "rows", m, H5T_NATIVE_LLONG);
+    const auto cols = readNumbers<long long>(group, "cols", m, H5T_NATIVE_LLONG);
+    const auto offsets = readNumbers<long long>(group, "sv_offset", m, H5T_NATIVE_LLONG);
+    const auto lengths = readNumbers<long long>(group, "sv_count", m, H5T_NATIVE_LLONG);
+    const auto spectra = readNumbers<double>(file, "singular_values", -1, H5T_NATIVE_DOUBLE);
+    if (m < 0 || !types || !tensors || !dtypes || !sources || !mSteps || !layers || !rows || !cols || !offsets || !lengths || !spectra)
+        return damaged(QStringLiteral("matrix table is incomplete"));
+    for (qint64 i = 0; i < m; ++i) {
+        const auto type = matrixTypeFromCsvName((*types)[i]);
+        const long long offset = (*offsets)[size_t(i)], length = (*lengths)[size_t(i)];
+        if (!type || offset < 0 || length < 0 || quint64(offset + length) > spectra->size())
+            return damaged(QStringLiteral("matrix %1 is inconsistent").arg(i));
+        MatrixResult r;
+        r.type = *type;
+        r.tensor = (*tensors)[i];
+        r.dtype = (*dtypes)[i];
+        r.checkpointPath = (*sources)[i];
+        r.step = (*mSteps)[size_t(i)];
+        r.layer = (*layers)[size_t(i)];
+        r.rows = (*rows)[size_t(i)];
+        r.cols = (*cols)[size_t(i)];
+        r.singularValues = Eigen::Map<const Eigen::VectorXd>(spectra->data() + offset, Eigen::Index(length));
+        r.metrics = computeSpectralMetrics(r.singularValues, r.rows, r.cols, kDefaultEnergy);
+        run.results.append(std::move(r));
+    }
+
+    Handle issues(H5Gopen2(file, "issues", H5P_DEFAULT), H5Gclose);
+    Handle issuePathData(issues.ok() ? H5Dopen2(issues, "path", H5P_DEFAULT) : -1, H5Dclose);
+    const qint64 n = issuePathData.ok() ? datasetLength(issuePathData) : -1;
+    const auto issuePaths = readStrings(issues, "path", n);
+    const auto issueTensors = readStrings(issues, "tensor", n);
+    const auto issueMessages = readStrings(issues, "message", n);
+    if (!issuePaths || !issueTensors || !issueMessages)
+        return damaged(QStringLiteral("issue table is incomplete"));
+    for (qint64 i = 0; i < n; ++i)
+        run.issues.append({(*issuePaths)[i], (*issueTensors)[i], (*issueMessages)[i], (*issueTensors)[i].isEmpty()});
+
+    Handle skipped(H5Gopen2(file, "skipped_files", H5P_DEFAULT), H5Gclose);
+    Handle skippedPathData(skipped.ok() ? H5Dopen2(skipped, "path", H5P_DEFAULT) : -1, H5Dclose);
+    const qint64 s = skippedPathData.ok() ? datasetLength(skippedPathData) : -1;
+    const auto skippedPaths = readStrings(skipped, "path", s);
+    const auto skippedReasons = readStrings(skipped, "reason", s);
+    if (skippedPaths && skippedReasons)
+        for (qint64 i = 0; i < s; ++i)
+            run.sidecars.append({(*skippedPaths)[i], (*skippedReasons)[i]});
+    Handle notesData(H5Dopen2(file, "notes", H5P_DEFAULT), H5Dclose);
+    if (notesData.ok())
+        run.notes = readStrings(file, "notes", datasetLength(notesData)).value_or(QStringList());
+    sortResults(run.results);
+    return run;
+}
+
+} // namespace
+
+bool ResultsFile::save(const RunAnalysis &run, const QString &path, QString *error)
+{
+    const QFileInfo target(path);
+    if (!QDir().mkpath(target.absolutePath())) {
+        *error = QStringLiteral("%1: cannot create its folder").arg(path);
+        return false;
+    }
+    const QString temporary = QStringLiteral("%1.tmp-%2").arg(target.absoluteFilePath()).arg(QCoreApplication::applicationPid());
+    {
+        Hdf5Lock lock;
+        Handle file(H5Fcreate(temporary.toLocal8Bit().constData(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+        if (!file.ok()) {
+            *error = QStringLiteral("%1: cannot be created").arg(temporary);
+            return false;
+        }
+        if (!writeRun(file, run)) {
+            *error = QStringLiteral("%1: writing failed (disk full?)").arg(path);
+            H5Fclose(file.id);
+            file.id = -1;
+            QFile::remove(temporary);
+            return false;
+        }
+    }
+    // The data must be on disk before the rename makes it the results file.
+    QFile written(temporary);
+    if (written.open(QIODevice::ReadOnly)) {
+        ::fsync(written.handle());
+        written.close();
+    }
+    if (std::rename(temporary.toLocal8Bit().constData(), target.absoluteFilePath().toLocal8Bit().constData()) != 0) {
+        QFile::remove(temporary);
+        *error = QStringLiteral("%1: cannot be replaced").arg(path);
+        return false;
+    }
+    return true;
+}
+
+std::optional<RunAnalysis> ResultsFile::load(const QString &path, QString *error)
+{
+    Hdf5Lock lock;
+    if (!QFileInfo::exists(path)) {
+        *error = QStringLiteral("no such file");
+        return std::nullopt;
+    }
+    if (H5Fis_hdf5(path.toLocal8Bit().constData()) <= 0) {
+        *error = QStringLiteral("damaged results file: not an HDF5 file (truncated?)");
+        return std::nullopt;
+    }
+    Handle file(H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!file.ok()) {
+        *error = QStringLiteral("damaged results file: HDF5 cannot open it");
+        return std::nullopt;
+    }
+    return readRun(file, error);
+}
+
+bool ResultsFile::isResultsFile(const QString &path)
+{
+    Hdf5Lock lock;
+    if (!QFileInfo(path).isFile() || H5Fis_hdf5(path.toLocal8Bit().constData()) <= 0)
+        return false;
+    Handle file(H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    return file.ok() && readStringAttribute(file, "format") == QString::fromLatin1(kFormat);
+}
+
+QString ResultsFile::cachePathFor(const QString &folder)
+{
+    const QByteArray key = QDir::cleanPath(QFileInfo(folder).absoluteFilePath()).toUtf8();
+    const QString hash = QString::fromLatin1(QCryptographicHash::hash(key, QCryptographicHash::Sha1).toHex().left(20));
+    return QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/runs/") + hash + QStringLiteral(".h5");
+}
+
+} // namespace rankscope

@@ -1,0 +1,186 @@
+// The HDF5 results file: a faithful round trip, atomic replacement, damage detected and never
+// trusted, and the incremental analysis it enables.
+#include "analysis/ResultsFile.h"
+#include "analysis/RunAnalyzer.h"
+
+#include <QDir>
+#include <QFile>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <random>
+
+using namespace rankscope;
+
+namespace {
+
+void copyDemo(const QString &to)
+{
+    const QDir demo(RANKSCOPE_DEMO_RUN);
+    for (const QString &name : demo.entryList(QDir::Files))
+        QVERIFY(QFile::copy(demo.filePath(name), QDir(to).filePath(name)));
+}
+
+int fromCache(const RunAnalysis &run)
+{
+    return int(std::count_if(run.checkpoints.begin(), run.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }));
+}
+
+} // namespace
+
+class TestResultsFile : public QObject {
+    Q_OBJECT
+private slots:
+    void roundTripKeepsSpectraMetricsAndIssues()
+    {
+        QTemporaryDir dir;
+        copyDemo(dir.path());
+        QFile bad(dir.filePath("ckpt_000200.pt"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("garbage");
+        bad.close();
+        const RunAnalysis run = RunAnalyzer().analyzeFolder(dir.path());
+        const QString path = dir.filePath("results.h5");
+        QString error;
+        QVERIFY2(ResultsFile::save(run, path, &error), qPrintable(error));
+        QVERIFY(ResultsFile::isResultsFile(path));
+        QVERIFY(!ResultsFile::isResultsFile(dir.filePath("ckpt_000000.pt")));
+        QCOMPARE(QDir(dir.path()).entryList({"*.tmp-*"}, QDir::Files).size(), 0); // no temporary left behind
+
+        const auto loaded = ResultsFile::load(path, &error);
+        QVERIFY2(loaded, qPrintable(error));
+        QCOMPARE(loaded->settingsKey, run.settingsKey);
+        QCOMPARE(loaded->folder, run.folder);
+        QCOMPARE(loaded->checkpoints.size(), 7);
+        QCOMPARE(loaded->checkpointsAnalysed, 6);
+        QCOMPARE(loaded->results.size(), run.results.size());
+        for (qsizetype i = 0; i < run.results.size(); ++i) {
+            const MatrixResult &a = run.results[i], &b = loaded->results[i];
+            QCOMPARE(b.step, a.step);
+            QCOMPARE(b.layer, a.layer);
+            QCOMPARE(b.type, a.type);
+            QCOMPARE(b.tensor, a.tensor);
+            QCOMPARE(b.checkpointPath, a.checkpointPath);
+            QCOMPARE(b.dtype, a.dtype);
+            QCOMPARE(b.rows, a.rows);
+            QCOMPARE(b.cols, a.cols);
+            QVERIFY(b.singularValues == a.singularValues); // bit for bit
+            QCOMPARE(b.metrics.stableRank, a.metrics.stableRank);
+            QCOMPARE(b.metrics.alpha, a.metrics.alpha);
+        }
+        QCOMPARE(loaded->issues.size(), 1);
+        QVERIFY(loaded->issues[0].text().startsWith("ckpt_000200.pt: not a recognised"));
+        const auto record = std::find_if(loaded->checkpoints.begin(), loaded->checkpoints.end(),
+                                         [](const CheckpointRecord &c) { return c.path.endsWith("ckpt_001500.pt"); });
+        QCOMPARE(record->step, 1500);
+        QCOMPARE(record->format, QStringLiteral("pytorch"));
+        QCOMPARE(record->size, QFileInfo(dir.filePath("ckpt_001500.pt")).size());
+        QCOMPARE(record->matrices, 24);
+    }
+
+    void damagedFilesAreReportedNotTrusted()
+    {
+        QTemporaryDir dir;
+        const RunAnalysis run = RunAnalyzer().analyzeFolder(RANKSCOPE_DEMO_RUN);
+        const QString path = dir.filePath("r.h5");
+        QString error;
+        QVERIFY(ResultsFile::save(run, path, &error));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray whole = f.readAll();
+        f.close();
+        for (const qsizetype keep : {qsizetype(0), qsizetype(100), whole.size() / 2, whole.size() - 100}) {
+            QFile cut(path);
+            QVERIFY(cut.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            cut.write(whole.left(keep));
+            cut.close();
+            QVERIFY(!ResultsFile::load(path, &error));
+            QVERIFY2(error.contains("damaged"), qPrintable(error));
+        }
+        std::mt19937 rng(1);
+        QByteArray noise = whole;
+        for (int i = 0; i < 2000; ++i)
+            noise[int(rng() % noise.size())] = char(rng());
+        QFile flipped(path);
+        QVERIFY(flipped.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        flipped.write(noise);
+        flipped.close();
+        const auto result = ResultsFile::load(path, &error); // must not crash; if it loads, it is consistent
+        if (result)
+            for (const MatrixResult &r : result->results)
+                QVERIFY(r.singularValues.size() <= std::min(r.rows, r.cols) || r.rows < 0 || r.cols < 0);
+    }
+
+    void incrementalAnalysisReadsOnlyWhatChanged()
+    {
+        QTemporaryDir dir;
+        copyDemo(dir.path());
+        AnalysisSettings settings;
+        settings.resultsPath = dir.filePath("cache/run.h5");
+        const RunAnalysis first = RunAnalyzer(settings).analyzeFolder(dir.path());
+        QCOMPARE(fromCache(first), 0);
+        QString error;
+        auto previous = ResultsFile::load(settings.resultsPath, &error);
+        QVERIFY2(previous, qPrintable(error));
+
+        // Unchanged: nothing is read, and a different τ is computed from the stored spectra.
+        settings.energy = 0.5;
+        const RunAnalysis second = RunAnalyzer(settings).analyzeFolder(dir.path(), {}, &*previous);
+        QCOMPARE(fromCache(second), 6);
+        QCOMPARE(second.results.size(), 144);
+        QVERIFY(second.results.last().metrics.compressionPct > first.results.last().metrics.compressionPct);
+        settings.energy = 0.9;
+
+        // One checkpoint replaced (new mtime and size) and one new: only those two are read.
+        QFile::remove(dir.filePath("ckpt_000300.pt"));
+        QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_001500.pt"), dir.filePath("ckpt_000300.pt")));
+        QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_001000.pt"), dir.filePath("ckpt_002000.pt")));
+        previous = ResultsFile::load(settings.resultsPath, &error);
+        const RunAnalysis third = RunAnalyzer(settings).analyzeFolder(dir.path(), {}, &*previous);
+        QCOMPARE(third.checkpointsFound, 7);
+        QCOMPARE(fromCache(third), 5);
+        // The replaced file now holds step 1500's weights (its name still says 300, its iter_num 1500).
+        QCOMPARE(third.results.size(), 168);
+
+        // Other settings (the exact solver) make every cached checkpoint stale.
+        previous = ResultsFile::load(settings.resultsPath, &error);
+        settings.method = SvdMethod::ExactSvd;
+        const RunAnalysis fourth = RunAnalyzer(settings).analyzeFolder(dir.path(), {}, &*previous);
+        QCOMPARE(fromCache(fourth), 0);
+    }
+
+    // Cancelling keeps what was analysed before, in this run and in earlier ones.
+    void cancelledRunLosesNothing()
+    {
+        QTemporaryDir dir;
+        copyDemo(dir.path());
+        AnalysisSettings settings;
+        settings.resultsPath = dir.filePath("run.h5");
+        RunAnalyzer analyzer(settings);
+        const RunAnalysis cut = analyzer.analyzeFolder(dir.path(), [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
+            if (!results.isEmpty() && p.checkpointsDone == 2)
+                analyzer.cancel();
+        });
+        QVERIFY(cut.cancelled);
+        QString error;
+        const auto saved = ResultsFile::load(settings.resultsPath, &error);
+        QVERIFY2(saved, qPrintable(error));
+        QCOMPARE(saved->checkpoints.size(), 2);
+        QCOMPARE(saved->results.size(), 48);
+        const RunAnalysis resumed = RunAnalyzer(settings).analyzeFolder(dir.path(), {}, &*saved);
+        QCOMPARE(fromCache(resumed), 2);
+        QCOMPARE(resumed.results.size(), 144);
+    }
+
+    void cachePathIsPerFolder()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        const QString a = ResultsFile::cachePathFor("/data/run-a"), b = ResultsFile::cachePathFor("/data/run-b");
+        QVERIFY(a != b);
+        QVERIFY(a.endsWith(".h5"));
+        QCOMPARE(ResultsFile::cachePathFor("/data/run-a/"), a);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestResultsFile)
+#include "tst_ResultsFile.moc"

@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTextStream>
+#include <QThread>
 #include <cmath>
 #include <cstdio>
 #include <unistd.h>
@@ -159,6 +160,10 @@ int runAnalyzeCommand(const QStringList &arguments)
             return 1;
         file.write(toJson(run.results).toJson(QJsonDocument::Indented));
     }
+    if (!silent && run.timings.readSeconds > 0)
+        err << QStringLiteral("time: reading %1 s; spectra %2 s and metrics %3 s of CPU on %4 workers\n")
+                   .arg(run.timings.readSeconds, 0, 'f', 2).arg(run.timings.spectraSeconds, 0, 'f', 2)
+                   .arg(run.timings.metricsSeconds, 0, 'f', 2).arg(settings.jobs > 0 ? settings.jobs : QThread::idealThreadCount());
     if (!silent)
         err << QStringLiteral("%1 of %2 checkpoints analysed (%3 from the results file), %4 matrices, %5 s%6\n")
                    .arg(run.checkpointsAnalysed).arg(run.checkpointsFound)

@@ -44,6 +44,13 @@ struct RunAnalysis {
     int checkpointsFound = 0;
     int checkpointsAnalysed = 0;      // checkpoints with at least one analysed matrix
     bool cancelled = false;
+    // Where the time went, for the checkpoints read in this run: reading and widening tensors
+    // (wall, on the reading thread), and spectra and metrics (CPU seconds summed over workers).
+    struct Timings {
+        double readSeconds = 0;
+        double spectraSeconds = 0;
+        double metricsSeconds = 0;
+    } timings;
 
     // The checkpoint's identity on disk now: size and modification time.
     static void identify(CheckpointRecord &record);

@@ -105,7 +105,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
             run.issues.append(knownIssues.value(record.path));
             progress.matricesDone += int(results.size());
         } else {
-            results = analyzeCheckpoint(file, record, run.issues, progress, onProgress);
+            results = analyzeCheckpoint(file, record, run, progress, onProgress);
             if (m_cancelled)
                 break; // a checkpoint cut short is not recorded as analysed
         }
@@ -150,9 +150,12 @@ void RunAnalyzer::saveResults(const RunAnalysis &run, RunAnalysis &report)
         report.notes << QStringLiteral("results not saved: %1").arg(error);
 }
 
-QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, QList<AnalysisIssue> &issues,
+QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, RunAnalysis &run,
                                                    AnalysisProgress &progress, const ProgressCallback &onProgress)
 {
+    QList<AnalysisIssue> &issues = run.issues;
+    QElapsedTimer readClock;
+    readClock.start();
     QString error;
     std::unique_ptr<CheckpointReader> reader = openCheckpoint(file.path, &error);
     if (!reader) {
@@ -185,7 +188,9 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
         const TensorAssignment assignment = m_rules.assign(tensor.name, tensor.shape, heads);
         if (assignment.parts.isEmpty())
             continue;
+        readClock.restart();
         MatrixRead read = reader->readMatrix(tensor.name);
+        run.timings.readSeconds += readClock.nsecsElapsed() * 1e-9;
         if (!read.ok()) {
             QMutexLocker lock(&mutex);
             issues.append({record.path, tensor.name, read.error, false});
@@ -209,16 +214,25 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
             base.cols = matrix->cols();
             inFlight.push_back(QtConcurrent::run(&pool, [&, matrix, base]() mutable {
                 // A row-major W read as column-major is Wᵀ: same spectrum, no copy.
+                QElapsedTimer clock;
+                clock.start();
                 const Eigen::Map<const Eigen::MatrixXd> transposed(matrix->data(), matrix->cols(), matrix->rows());
                 const Spectrum spectrum = solver.compute(transposed);
                 matrix.reset();
+                const double spectrumSeconds = clock.nsecsElapsed() * 1e-9;
+                clock.restart();
+                if (spectrum.ok()) {
+                    base.singularValues = spectrum.singularValues;
+                    base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
+                }
+                const double metricsSeconds = clock.nsecsElapsed() * 1e-9;
                 QMutexLocker lock(&mutex);
+                run.timings.spectraSeconds += spectrumSeconds;
+                run.timings.metricsSeconds += metricsSeconds;
                 if (!spectrum.ok()) {
                     issues.append({record.path, base.tensor, spectrum.error, false});
                     return;
                 }
-                base.singularValues = spectrum.singularValues;
-                base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
                 results.append(std::move(base));
             }));
             ++progress.matricesDone;

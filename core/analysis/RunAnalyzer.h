@@ -53,7 +53,7 @@ public:
     void cancel() { m_cancelled = true; }
 
 private:
-    QList<MatrixResult> analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, QList<AnalysisIssue> &issues,
+    QList<MatrixResult> analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, RunAnalysis &run,
                                           AnalysisProgress &progress, const ProgressCallback &onProgress);
     void updateEta(AnalysisProgress &progress) const;
     void saveResults(const RunAnalysis &run, RunAnalysis &report);

@@ -1,35 +1,436 @@
 #include "MainWindow.h"
 
-#include <QDir>
+#include "LayerBarChart.h"
+#include "MetricLineChart.h"
+#include "SpectrumView.h"
+#include "TypeFilterChips.h"
+#include "TypeLayerHeatmap.h"
+#include "ViewState.h"
+#include "analysis/ResultsFile.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
-#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QShortcut>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTimer>
+#include <QToolBar>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace rankscope {
 
-MainWindow::MainWindow(QWidget *parent)
-    : QMainWindow(parent), m_runLabel(new QLabel(this)), m_checkpointList(new QListWidget(this))
-{
-    auto *central = new QWidget(this);
-    auto *layout = new QVBoxLayout(central);
-    layout->addWidget(m_runLabel);
-    layout->addWidget(m_checkpointList, 1);
-    setCentralWidget(central);
-    resize(1200, 800);
-}
+namespace {
+constexpr int kMaxRecent = 10;
 
-void MainWindow::openRun(const QString &path)
+QString runNameOf(const QString &path)
 {
     const QFileInfo info(path);
-    setWindowTitle(QStringLiteral("%1 — RankScope").arg(info.fileName()));
-    m_runLabel->setText(QStringLiteral("Run: %1").arg(QDir::toNativeSeparators(info.absoluteFilePath())));
-    m_checkpointList->clear();
-    const QFileInfoList files = QDir(path).entryInfoList(QDir::Files, QDir::Name);
-    for (const QFileInfo &file : files)
-        m_checkpointList->addItem(file.fileName());
-    statusBar()->showMessage(QStringLiteral("%1 files").arg(files.size()));
+    return info.isDir() ? info.fileName() : info.completeBaseName();
+}
+} // namespace
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent), m_state(new ViewState(this)), m_controller(new AnalysisController(this)), m_tabs(new QTabWidget(this))
+{
+    setWindowTitle(tr("RankScope"));
+    setAcceptDrops(true);
+    m_lines = new MetricLineChart(m_state, this);
+    m_bars = new LayerBarChart(m_state, this);
+    auto *heatmaps = new QSplitter(Qt::Horizontal, this);
+    m_heatmapLeft = new TypeLayerHeatmap(m_state, Metric::CompressionPct, heatmaps);
+    m_heatmapRight = new TypeLayerHeatmap(m_state, Metric::WeightedAlpha, heatmaps);
+    heatmaps->addWidget(m_heatmapLeft);
+    heatmaps->addWidget(m_heatmapRight);
+    m_spectrum = new SpectrumView(m_state, this);
+    m_tabs->addTab(m_lines, tr("Metric vs step"));
+    m_tabs->addTab(m_bars, tr("Per layer"));
+    m_tabs->addTab(heatmaps, tr("Heatmaps"));
+    m_tabs->addTab(m_spectrum, tr("Spectrum"));
+    setCentralWidget(m_tabs);
+
+    buildMenus();
+    buildControls();
+    buildStepBar();
+    buildStatusBar();
+
+    connect(m_state, &ViewState::spectrumRequested, this, [this] { m_tabs->setCurrentWidget(m_spectrum); });
+    connect(m_state, &ViewState::resultsChanged, this, [this] { syncStepControls(); syncLayerControls(); });
+    connect(m_state, &ViewState::currentStepChanged, this, &MainWindow::syncStepControls);
+    connect(m_controller, &AnalysisController::started, this, [this](const QString &source) {
+        m_source = source;
+        m_allLayers = true;
+        m_state->setRun(RunAnalysis{}, runNameOf(source));
+        setWindowTitle(tr("%1 — RankScope").arg(runNameOf(source)));
+        m_status->setText(tr("Opening %1…").arg(QDir::toNativeSeparators(source)));
+        m_progress->setRange(0, 0);
+        m_progress->setVisible(true);
+        m_cancel->setVisible(true);
+        m_issuesButton->setVisible(false);
+    });
+    connect(m_controller, &AnalysisController::checkpointArrived, m_state, &ViewState::addResults);
+    connect(m_controller, &AnalysisController::progressed, this, &MainWindow::onProgress);
+    connect(m_controller, &AnalysisController::finished, this, &MainWindow::onFinished);
+    connect(m_controller, &AnalysisController::problem, this, [this](const QString &message) {
+        if (!m_controller->isRunning()) {
+            m_progress->setVisible(false);
+            m_cancel->setVisible(false);
+        }
+        m_status->setText(message);
+        statusBar()->showMessage(message, 10000);
+    });
+    restoreSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *openFolder = file->addAction(tr("&Open folder…"), this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Open a folder of checkpoints"),
+                                                                 m_recent.isEmpty() ? QDir::homePath() : QFileInfo(m_recent.first()).absolutePath());
+        if (!folder.isEmpty())
+            openPath(folder);
+    });
+    openFolder->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open &results file…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a RankScope results file"), QString(), tr("RankScope results (*.h5 *.hdf5)"));
+        if (!path.isEmpty())
+            openPath(path);
+    });
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Skipped files and tensors…"), this, &MainWindow::showIssues);
+    view->addAction(tr("&Previous step"), QKeySequence(Qt::Key_Left), this, [this] { m_state->stepBy(-1); });
+    view->addAction(tr("&Next step"), QKeySequence(Qt::Key_Right), this, [this] { m_state->stepBy(1); });
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About RankScope"), this, [this] {
+        QMessageBox::about(this, tr("About RankScope"),
+                           tr("<b>RankScope %1</b><p>Spectral analysis of transformer weight matrices across training "
+                              "checkpoints.</p><p>GPL-3.0-or-later. Built with Qt, QCustomPlot, Eigen and HDF5.</p>")
+                               .arg(QApplication::applicationVersion()));
+    });
+}
+
+void MainWindow::buildControls()
+{
+    QToolBar *bar = addToolBar(tr("Filters"));
+    bar->setObjectName(QStringLiteral("filters"));
+    bar->setMovable(false);
+    bar->addWidget(new QLabel(tr(" Types "), this));
+    bar->addWidget(new TypeFilterChips(m_state, this));
+    bar->addSeparator();
+    bar->addWidget(new QLabel(tr(" Layers "), this));
+    m_firstLayer = new QSpinBox(this);
+    m_lastLayer = new QSpinBox(this);
+    bar->addWidget(m_firstLayer);
+    bar->addWidget(new QLabel(QStringLiteral("–"), this));
+    bar->addWidget(m_lastLayer);
+    auto applyLayers = [this] {
+        m_allLayers = m_firstLayer->value() == m_firstLayer->minimum() && m_lastLayer->value() == m_lastLayer->maximum();
+        m_state->setLayerRange({std::min(m_firstLayer->value(), m_lastLayer->value()), std::max(m_firstLayer->value(), m_lastLayer->value())});
+    };
+    connect(m_firstLayer, &QSpinBox::valueChanged, this, applyLayers);
+    connect(m_lastLayer, &QSpinBox::valueChanged, this, applyLayers);
+    bar->addSeparator();
+    bar->addWidget(new QLabel(tr(" Energy τ "), this));
+    m_energy = new QDoubleSpinBox(this);
+    m_energy->setRange(0.50, 0.999);
+    m_energy->setDecimals(3);
+    m_energy->setSingleStep(0.01);
+    m_energy->setValue(kDefaultEnergy);
+    m_energy->setToolTip(tr("The share of the energy Σσ² kept for compression %, energy rank and parameter saving"));
+    connect(m_energy, &QDoubleSpinBox::valueChanged, m_state, &ViewState::setEnergy);
+    bar->addWidget(m_energy);
+    bar->addSeparator();
+    m_aggregate = new QComboBox(this);
+    m_aggregate->addItem(tr("Mean over layers"), int(Aggregate::Mean));
+    m_aggregate->addItem(tr("Median over layers"), int(Aggregate::Median));
+    connect(m_aggregate, &QComboBox::activated, this, [this] { m_state->setAggregate(Aggregate(m_aggregate->currentData().toInt())); });
+    bar->addWidget(m_aggregate);
+    m_band = new QCheckBox(tr("Min–max band"), this);
+    m_band->setChecked(true);
+    connect(m_band, &QCheckBox::toggled, m_state, &ViewState::setShowBand);
+    bar->addWidget(m_band);
+    m_logY = new QCheckBox(tr("Log y"), this);
+    connect(m_logY, &QCheckBox::toggled, m_state, &ViewState::setLogY);
+    bar->addWidget(m_logY);
+}
+
+void MainWindow::buildStepBar()
+{
+    QToolBar *bar = new QToolBar(tr("Step"), this);
+    bar->setObjectName(QStringLiteral("step"));
+    bar->setMovable(false);
+    addToolBar(Qt::BottomToolBarArea, bar);
+    m_play = new QToolButton(this);
+    m_play->setCheckable(true);
+    m_play->setText(tr("▶ Play"));
+    m_play->setToolTip(tr("Step through the checkpoints"));
+    m_playTimer = new QTimer(this);
+    m_playTimer->setInterval(700);
+    connect(m_play, &QToolButton::toggled, this, [this](bool on) {
+        m_play->setText(on ? tr("⏸ Pause") : tr("▶ Play"));
+        if (on && !m_state->steps().isEmpty() && m_state->currentStep() == m_state->steps().last())
+            m_state->setCurrentStep(m_state->steps().first());
+        on ? m_playTimer->start() : m_playTimer->stop();
+    });
+    connect(m_playTimer, &QTimer::timeout, this, [this] {
+        if (m_state->steps().isEmpty() || m_state->currentStep() == m_state->steps().last())
+            m_play->setChecked(false);
+        else
+            m_state->stepBy(1);
+    });
+    bar->addWidget(m_play);
+    bar->addWidget(new QLabel(tr("  Step "), this));
+    m_stepSlider = new QSlider(Qt::Horizontal, this);
+    m_stepSlider->setTickPosition(QSlider::TicksBelow);
+    m_stepSlider->setMinimumWidth(360);
+    m_stepSlider->setFocusPolicy(Qt::NoFocus); // Left/Right belong to the window's step shortcuts
+    connect(m_stepSlider, &QSlider::valueChanged, this, [this](int index) {
+        const QList<qint64> steps = m_state->steps();
+        if (index >= 0 && index < steps.size())
+            m_state->setCurrentStep(steps[index]);
+    });
+    bar->addWidget(m_stepSlider);
+    m_stepLabel = new QLabel(this);
+    m_stepLabel->setMinimumWidth(200);
+    bar->addWidget(m_stepLabel);
+}
+
+void MainWindow::buildStatusBar()
+{
+    m_status = new QLabel(this);
+    statusBar()->addWidget(m_status, 1);
+    m_issuesButton = new QToolButton(this);
+    m_issuesButton->setAutoRaise(true);
+    m_issuesButton->setVisible(false);
+    connect(m_issuesButton, &QToolButton::clicked, this, &MainWindow::showIssues);
+    statusBar()->addPermanentWidget(m_issuesButton);
+    m_progress = new QProgressBar(this);
+    m_progress->setMaximumWidth(260);
+    m_progress->setVisible(false);
+    statusBar()->addPermanentWidget(m_progress);
+    m_cancel = new QToolButton(this);
+    m_cancel->setText(tr("Cancel"));
+    m_cancel->setVisible(false);
+    connect(m_cancel, &QToolButton::clicked, m_controller, &AnalysisController::cancel);
+    statusBar()->addPermanentWidget(m_cancel);
+}
+
+void MainWindow::syncStepControls()
+{
+    const QList<qint64> steps = m_state->steps();
+    const QSignalBlocker block(m_stepSlider);
+    m_stepSlider->setRange(0, std::max<qsizetype>(0, steps.size() - 1));
+    const qsizetype index = steps.indexOf(m_state->currentStep());
+    m_stepSlider->setValue(int(std::max<qsizetype>(0, index)));
+    m_stepSlider->setEnabled(steps.size() > 1);
+    m_stepLabel->setText(steps.isEmpty() ? tr("no checkpoints yet")
+                                         : tr("%1   (%2 of %3, last %4)").arg(m_state->currentStep()).arg(index + 1).arg(steps.size()).arg(steps.last()));
+}
+
+void MainWindow::syncLayerControls()
+{
+    const QList<int> layers = m_state->layers();
+    if (layers.isEmpty())
+        return;
+    for (QSpinBox *box : {m_firstLayer, m_lastLayer}) {
+        const QSignalBlocker block(box);
+        box->setRange(layers.first(), layers.last());
+    }
+    if (m_allLayers || m_lastLayer->value() < m_firstLayer->value()) {
+        const QSignalBlocker a(m_firstLayer), b(m_lastLayer);
+        m_firstLayer->setValue(layers.first());
+        m_lastLayer->setValue(layers.last());
+    }
+    m_state->setLayerRange({m_firstLayer->value(), m_lastLayer->value()});
+}
+
+void MainWindow::onProgress(const AnalysisProgress &p)
+{
+    m_progress->setRange(0, std::max(1, p.matricesTotal));
+    m_progress->setValue(p.matricesDone);
+    m_progress->setFormat(tr("%1/%2 checkpoints").arg(p.checkpointsDone).arg(p.checkpointsTotal));
+    QString text = tr("Analysing %1").arg(QFileInfo(p.currentFile).fileName());
+    if (p.etaSeconds >= 0)
+        text += tr(" — about %1 s left").arg(std::ceil(p.etaSeconds));
+    m_status->setText(text);
+}
+
+void MainWindow::onFinished(const RunAnalysis &run)
+{
+    m_state->setRun(run, runNameOf(m_source));
+    m_progress->setVisible(false);
+    m_cancel->setVisible(false);
+    const int cached = int(std::count_if(run.checkpoints.begin(), run.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }));
+    QString text = tr("%1: %2 checkpoints, %3 matrices").arg(runNameOf(m_source)).arg(run.checkpointsAnalysed).arg(run.results.size());
+    if (cached > 0)
+        text += tr(" (%1 from the cache)").arg(cached);
+    if (run.cancelled)
+        text += tr(" — cancelled");
+    m_status->setText(text);
+    const qsizetype problems = run.issues.size() + run.sidecars.size() + run.notes.size();
+    m_issuesButton->setText(run.issues.isEmpty() ? tr("%1 skipped or noted").arg(problems) : tr("⚠ %1 not analysed").arg(run.issues.size()));
+    m_issuesButton->setVisible(problems > 0);
+    if (run.results.isEmpty() && !run.issues.isEmpty())
+        m_status->setText(tr("Nothing could be analysed in %1 — see what was skipped").arg(runNameOf(m_source)));
+}
+
+void MainWindow::showIssues()
+{
+    const RunAnalysis &run = m_state->run();
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Skipped files and tensors — %1").arg(m_state->runName()));
+    auto *layout = new QVBoxLayout(&dialog);
+    auto *table = new QTableWidget(&dialog);
+    table->setColumnCount(3);
+    table->setHorizontalHeaderLabels({tr("File"), tr("Tensor"), tr("What is wrong")});
+    auto add = [&](const QString &file, const QString &tensor, const QString &what) {
+        const int row = table->rowCount();
+        table->insertRow(row);
+        table->setItem(row, 0, new QTableWidgetItem(file));
+        table->setItem(row, 1, new QTableWidgetItem(tensor));
+        table->setItem(row, 2, new QTableWidgetItem(what));
+    };
+    for (const AnalysisIssue &issue : run.issues)
+        add(QFileInfo(issue.path).fileName(), issue.tensor, issue.message);
+    for (const SkippedFile &file : run.sidecars)
+        add(QFileInfo(file.path).fileName(), QString(), file.reason);
+    for (const QString &note : run.notes)
+        add(QString(), QString(), note);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->resizeColumnsToContents();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    layout->addWidget(new QLabel(table->rowCount() ? tr("Everything RankScope did not analyse, and why:") : tr("Nothing was skipped."), &dialog));
+    layout->addWidget(table);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    dialog.resize(900, 400);
+    dialog.exec();
+}
+
+void MainWindow::openPath(const QString &path)
+{
+    const QFileInfo info(path);
+    if (!info.exists()) {
+        m_status->setText(tr("%1 does not exist").arg(QDir::toNativeSeparators(path)));
+        return;
+    }
+    addRecent(info.absoluteFilePath());
+    if (info.isDir())
+        m_controller->openFolder(info.absoluteFilePath());
+    else
+        m_controller->openResultsFile(info.absoluteFilePath());
+}
+
+void MainWindow::addRecent(const QString &path)
+{
+    m_recent.removeAll(path);
+    m_recent.prepend(path);
+    while (m_recent.size() > kMaxRecent)
+        m_recent.removeLast();
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    for (const QString &path : m_recent)
+        m_recentMenu->addAction(QDir::toNativeSeparators(path), this, [this, path] { openPath(path); });
+    m_recentMenu->setEnabled(!m_recent.isEmpty());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile()) {
+        QString path = urls.first().toLocalFile();
+        // A dropped checkpoint means its folder; a dropped results file opens as itself.
+        if (QFileInfo(path).isFile() && !ResultsFile::isResultsFile(path))
+            path = QFileInfo(path).absolutePath();
+        openPath(path);
+        event->acceptProposedAction();
+    }
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+        resize(1500, 920);
+    m_recent = settings.value(QStringLiteral("recent")).toStringList();
+    rebuildRecentMenu();
+    if (const auto metric = metricFromColumn(settings.value(QStringLiteral("lines/metric")).toString()))
+        m_lines->setMetric(*metric);
+    if (const auto metric = metricFromColumn(settings.value(QStringLiteral("bars/metric")).toString()))
+        m_bars->setMetric(*metric);
+    m_energy->setValue(settings.value(QStringLiteral("energy"), kDefaultEnergy).toDouble());
+    const int aggregate = settings.value(QStringLiteral("aggregate"), int(Aggregate::Mean)).toInt();
+    m_aggregate->setCurrentIndex(std::max(0, m_aggregate->findData(aggregate)));
+    m_state->setAggregate(Aggregate(aggregate));
+    m_band->setChecked(settings.value(QStringLiteral("band"), true).toBool());
+    m_logY->setChecked(settings.value(QStringLiteral("logY"), false).toBool());
+    for (const QString &name : settings.value(QStringLiteral("hiddenTypes")).toStringList())
+        if (const auto type = matrixTypeFromCsvName(name))
+            m_state->setTypeVisible(*type, false);
+}
+
+void MainWindow::saveSettings() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("recent"), m_recent);
+    settings.setValue(QStringLiteral("lines/metric"), QString::fromLatin1(metricInfo(m_lines->metric()).column));
+    settings.setValue(QStringLiteral("bars/metric"), QString::fromLatin1(metricInfo(m_bars->metric()).column));
+    settings.setValue(QStringLiteral("energy"), m_state->energy());
+    settings.setValue(QStringLiteral("aggregate"), int(m_state->aggregate()));
+    settings.setValue(QStringLiteral("band"), m_state->showBand());
+    settings.setValue(QStringLiteral("logY"), m_state->logY());
+    QStringList hidden;
+    for (MatrixType type : kAllMatrixTypes)
+        if (!m_state->isTypeVisible(type))
+            hidden << csvName(type);
+    settings.setValue(QStringLiteral("hiddenTypes"), hidden);
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    saveSettings();
+    m_controller->cancel();
+    QMainWindow::closeEvent(event);
 }
 
 } // namespace rankscope

@@ -1,22 +1,94 @@
-// The RankScope main window: one run open at a time, its checkpoints and what was found in them.
+// The RankScope window: the run's four views in tabs, the filters and step controls every view
+// follows, the analysis progress with cancel, and opening runs by menu, recent list or drop.
 #pragma once
+
+#include "AnalysisController.h"
 
 #include <QMainWindow>
 
+class QDoubleSpinBox;
 class QLabel;
-class QListWidget;
+class QProgressBar;
+class QSlider;
+class QSpinBox;
+class QTabWidget;
+class QTimer;
+class QToolButton;
+class QCheckBox;
+class QComboBox;
 
 namespace rankscope {
+
+class LayerBarChart;
+class MetricLineChart;
+class SpectrumView;
+class TypeLayerHeatmap;
+class ViewState;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget *parent = nullptr);
-    void openRun(const QString &path);
+    ~MainWindow() override;
+
+    // A checkpoint folder or a results file.
+    void openPath(const QString &path);
+
+    ViewState *state() const { return m_state; }
+    AnalysisController *controller() const { return m_controller; }
+    MetricLineChart *lineChart() const { return m_lines; }
+    LayerBarChart *barChart() const { return m_bars; }
+    TypeLayerHeatmap *heatmap(int i) const { return i == 0 ? m_heatmapLeft : m_heatmapRight; }
+    SpectrumView *spectrumView() const { return m_spectrum; }
+    QTabWidget *tabs() const { return m_tabs; }
+    QSlider *stepSlider() const { return m_stepSlider; }
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
 
 private:
-    QLabel *m_runLabel;
-    QListWidget *m_checkpointList;
+    void buildMenus();
+    void buildControls();
+    void buildStepBar();
+    void buildStatusBar();
+    void restoreSettings();
+    void saveSettings() const;
+    void addRecent(const QString &path);
+    void rebuildRecentMenu();
+    void syncStepControls();
+    void syncLayerControls();
+    void showIssues();
+    void onFinished(const RunAnalysis &run);
+    void onProgress(const AnalysisProgress &progress);
+
+    ViewState *m_state;
+    AnalysisController *m_controller;
+    QString m_source;
+    QTabWidget *m_tabs;
+    MetricLineChart *m_lines;
+    LayerBarChart *m_bars;
+    TypeLayerHeatmap *m_heatmapLeft;
+    TypeLayerHeatmap *m_heatmapRight;
+    SpectrumView *m_spectrum;
+    QMenu *m_recentMenu = nullptr;
+    QStringList m_recent;
+    QDoubleSpinBox *m_energy = nullptr;
+    QComboBox *m_aggregate = nullptr;
+    QCheckBox *m_band = nullptr;
+    QCheckBox *m_logY = nullptr;
+    QSpinBox *m_firstLayer = nullptr;
+    QSpinBox *m_lastLayer = nullptr;
+    bool m_allLayers = true; // the range follows the run's layers until the user narrows it
+    QSlider *m_stepSlider = nullptr;
+    QLabel *m_stepLabel = nullptr;
+    QToolButton *m_play = nullptr;
+    QTimer *m_playTimer = nullptr;
+    QLabel *m_status = nullptr;
+    QProgressBar *m_progress = nullptr;
+    QToolButton *m_cancel = nullptr;
+    QToolButton *m_issuesButton = nullptr;
 };
 
 } // namespace rankscope

@@ -29,7 +29,7 @@ int main(int argc, char **argv)
         paths << rankscope::demoRunFolder();
 
     rankscope::MainWindow window;
-    window.openRun(paths.first());
     window.show();
+    window.openPath(paths.first());
     return app.exec();
 }

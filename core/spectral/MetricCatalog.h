@@ -1,0 +1,40 @@
+// Every metric a view can show: its CSV column, its axis label and how to read it from a
+// matrix's metrics. The views and exports name metrics only through this list.
+#pragma once
+
+#include "spectral/SpectralMetrics.h"
+
+#include <QList>
+#include <QString>
+#include <optional>
+
+namespace rankscope {
+
+enum class Metric {
+    StableRank,
+    CompressionPct,
+    Alpha,
+    WeightedAlpha,
+    EffectiveRank,
+    SpectralNorm,
+    FrobeniusNorm,
+    EnergyRank,
+    ParamSavingPct,
+    NumericalRank,
+};
+
+struct MetricInfo {
+    Metric metric;
+    const char *column; // "stable_rank"
+    const char *label;  // "Stable rank"
+    bool dependsOnEnergy;
+};
+
+const QList<MetricInfo> &allMetrics();
+const MetricInfo &metricInfo(Metric metric);
+std::optional<Metric> metricFromColumn(const QString &column);
+double metricValue(const SpectralMetrics &metrics, Metric metric);
+// The label with τ where the metric depends on it: "Compression % (τ = 0.90)".
+QString metricAxisLabel(Metric metric, double energy);
+
+} // namespace rankscope

@@ -1,0 +1,54 @@
+// The shared frame of RankScope's chart views: a QCustomPlot in the paper style with a title,
+// hover tooltips found by the subclass, and the run's ViewState to follow.
+#pragma once
+
+#include "ViewState.h"
+
+#include <QWidget>
+#include <qcustomplot.h>
+
+namespace rankscope {
+
+class ChartView : public QWidget {
+    Q_OBJECT
+public:
+    ChartView(ViewState *state, QWidget *parent = nullptr);
+
+    QCustomPlot *plot() const { return m_plot; }
+    QString title() const;
+    // What hovering the pixel would show (empty: nothing there); the hover shows exactly this.
+    virtual QString tooltipAt(const QPoint &pixel) const = 0;
+    // The matrix under the pixel, if a click there opens a spectrum.
+    virtual std::optional<MatrixKey> matrixAt(const QPoint &pixel) const = 0;
+    QString lastTooltip() const { return m_lastTooltip; }
+
+public slots:
+    virtual void rebuild() = 0;
+
+protected:
+    // A click at the pixel: by default, the matrix there opens its spectrum.
+    virtual void activate(const QPoint &pixel);
+    // Replots now unless the widget is hidden, in which case it replots when shown.
+    void refresh();
+    void setTitle(const QString &text);
+    void showEvent(QShowEvent *event) override;
+    ViewState *state() const { return m_state; }
+    QHBoxLayout *headerLayout() const { return m_header; }
+
+private:
+    void onMouseMove(QMouseEvent *event);
+    void onMouseRelease(QMouseEvent *event);
+
+    ViewState *m_state;
+    QCustomPlot *m_plot;
+    QCPTextElement *m_title;
+    QHBoxLayout *m_header;
+    QString m_lastTooltip;
+    QPoint m_pressPos;
+    bool m_stale = false;
+};
+
+// A one-line text for a matrix: "MLP↑ · layer 2 · step 1500" and its tensor and shape.
+QString describeMatrix(const MatrixResult &r);
+
+} // namespace rankscope

@@ -1,0 +1,156 @@
+#include "LayerBarChart.h"
+
+#include "PlotStyle.h"
+#include "TypeStyle.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <cmath>
+
+namespace rankscope {
+
+LayerBarChart::LayerBarChart(ViewState *state, QWidget *parent)
+    : ChartView(state, parent), m_group(new QCPBarsGroup(plot())), m_metricBox(new QComboBox(this))
+{
+    for (const MetricInfo &info : allMetrics())
+        m_metricBox->addItem(QString::fromUtf8(info.label), int(info.metric));
+    m_metricBox->setCurrentIndex(m_metricBox->findData(int(m_metric)));
+    headerLayout()->addWidget(new QLabel(tr("Metric"), this));
+    headerLayout()->addWidget(m_metricBox);
+    headerLayout()->addStretch(1);
+    connect(m_metricBox, &QComboBox::activated, this, [this] { setMetric(Metric(m_metricBox->currentData().toInt())); });
+
+    m_group->setSpacingType(QCPBarsGroup::stAbsolute);
+    m_group->setSpacing(1);
+    plot()->xAxis->setLabel(tr("Layer"));
+    plot()->xAxis->grid()->setVisible(false);
+    PlotStyle::placeLegendRight(plot(), plot()->axisRect());
+    plot()->setInteractions(QCP::iSelectLegend);
+    plot()->legend->setSelectableParts(QCPLegend::spItems);
+    connect(plot(), &QCustomPlot::legendClick, this, [this](QCPLegend *, QCPAbstractLegendItem *item, QMouseEvent *) {
+        if (auto *plottableItem = qobject_cast<QCPPlottableLegendItem *>(item))
+            if (auto *bars = qobject_cast<QCPBars *>(plottableItem->plottable()))
+                this->state()->setTypeVisible(m_typeOf.value(bars), !this->state()->isTypeVisible(m_typeOf.value(bars)));
+        plot()->legend->setSelectedParts(QCPLegend::spNone);
+    });
+
+    connect(state, &ViewState::resultsChanged, this, &LayerBarChart::rebuild);
+    connect(state, &ViewState::displayChanged, this, &LayerBarChart::rebuild);
+    connect(state, &ViewState::currentStepChanged, this, &LayerBarChart::rebuild);
+    connect(state, &ViewState::highlightChanged, this, &LayerBarChart::rebuild);
+    rebuild();
+}
+
+void LayerBarChart::setMetric(Metric metric)
+{
+    m_metric = metric;
+    m_metricBox->setCurrentIndex(m_metricBox->findData(int(metric)));
+    rebuild();
+}
+
+QList<QCPBars *> LayerBarChart::bars() const { return m_group->bars(); }
+
+QCPBars *LayerBarChart::barsOf(MatrixType type) const
+{
+    for (auto it = m_typeOf.begin(); it != m_typeOf.end(); ++it)
+        if (it.value() == type)
+            return it.key();
+    return nullptr;
+}
+
+void LayerBarChart::rebuild()
+{
+    QCustomPlot *p = plot();
+    m_group->clear();
+    p->clearPlottables();
+    m_typeOf.clear();
+    const ViewState *s = state();
+    const QList<int> layers = s->visibleLayers();
+    const qint64 step = s->currentStep();
+    const bool logY = s->logY();
+    const QList<MatrixType> visible = s->visibleTypes();
+    // Each layer's group spans 80 % of the unit between layers, split among the visible types.
+    const double width = visible.isEmpty() ? 0.8 : 0.8 / visible.size();
+    double lowest = 0, highest = 0;
+    bool any = false;
+    for (MatrixType type : s->presentTypes()) {
+        auto *bars = new QCPBars(p->xAxis, p->yAxis);
+        bars->setName(displayLabel(type));
+        const QColor colour = typeColour(type);
+        bars->setPen(QPen(colour.darker(150), 0.8));
+        bars->setBrush(colour);
+        bars->setWidth(width);
+        m_typeOf.insert(bars, type);
+        const bool isVisible = s->isTypeVisible(type);
+        if (isVisible)
+            m_group->append(bars); // hidden types leave the group so the others re-pack
+        bars->setVisible(isVisible);
+        if (auto *item = p->legend->itemWithPlottable(bars))
+            item->setTextColor(isVisible ? QColor(0x22, 0x22, 0x22) : QColor(0xAA, 0xAA, 0xAA));
+        for (int layer : layers) {
+            const MatrixResult *r = s->find({step, layer, type});
+            const double v = r ? metricValue(r->metrics, m_metric) : std::nan("");
+            bars->addData(layer, logY && !(v > 0) ? std::nan("") : v);
+            if (isVisible && std::isfinite(v) && (!logY || v > 0)) {
+                lowest = any ? std::min(lowest, v) : v;
+                highest = any ? std::max(highest, v) : v;
+                any = true;
+            }
+        }
+        if (const auto h = s->highlighted(); h && h->type == type && isVisible)
+            bars->setPen(QPen(QColor(0x11, 0x11, 0x11), 2.0));
+    }
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    for (int layer : layers)
+        ticker->addTick(layer, QString::number(layer));
+    p->xAxis->setTicker(ticker);
+    if (!layers.isEmpty())
+        p->xAxis->setRange(layers.first() - 0.6, layers.last() + 0.6);
+    PlotStyle::setLogScale(p->yAxis, logY);
+    if (any) {
+        if (logY)
+            p->yAxis->setRange(lowest / 1.5, highest * 1.5);
+        else
+            p->yAxis->setRange(std::min(0.0, lowest * 1.08), std::max(0.0, highest * 1.08));
+        if (!logY && (m_metric == Metric::CompressionPct) && lowest >= 0)
+            p->yAxis->setRange(0, 100);
+    }
+    // Bars start at zero on a linear axis, at the bottom of a logarithmic one.
+    for (QCPBars *b : m_typeOf.keys())
+        b->setBaseValue(logY ? p->yAxis->range().lower : 0);
+    p->yAxis->setLabel(metricAxisLabel(m_metric, s->energy()));
+    setTitle(tr("%1 by layer at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(step).arg(s->runName()));
+    refresh();
+}
+
+QString LayerBarChart::tooltipAt(const QPoint &pixel) const
+{
+    const auto key = matrixAt(pixel);
+    if (!key)
+        return {};
+    const MatrixResult *r = state()->find(*key);
+    if (!r)
+        return {};
+    const double v = metricValue(r->metrics, m_metric);
+    return QStringLiteral("<b>%1 = %2</b><br>%3")
+        .arg(QString::fromUtf8(metricInfo(m_metric).label), std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN"),
+             describeMatrix(*r));
+}
+
+std::optional<MatrixKey> LayerBarChart::matrixAt(const QPoint &pixel) const
+{
+    for (QCPBars *bars : m_group->bars()) {
+        QVariant details;
+        const double distance = bars->selectTest(pixel, false, &details);
+        if (distance < 0) // inside a bar: QCustomPlot answers just under the selection tolerance
+            continue;
+        const QCPDataSelection selection = details.value<QCPDataSelection>();
+        if (selection.isEmpty())
+            continue;
+        const auto it = bars->data()->at(selection.dataRange().begin());
+        return MatrixKey{state()->currentStep(), int(std::lround(it->key)), m_typeOf.value(bars)};
+    }
+    return std::nullopt;
+}
+
+} // namespace rankscope

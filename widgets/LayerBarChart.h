@@ -1,0 +1,36 @@
+// Figure 2: a metric per layer at one step, grouped bars with one bar per matrix type in each
+// layer. Hidden types leave the group, so the remaining bars close up.
+#pragma once
+
+#include "ChartView.h"
+#include "spectral/MetricCatalog.h"
+
+class QComboBox;
+
+namespace rankscope {
+
+class LayerBarChart : public ChartView {
+    Q_OBJECT
+public:
+    explicit LayerBarChart(ViewState *state, QWidget *parent = nullptr);
+
+    Metric metric() const { return m_metric; }
+    void setMetric(Metric metric);
+
+    QCPBarsGroup *group() const { return m_group; }
+    QList<QCPBars *> bars() const;
+    QCPBars *barsOf(MatrixType type) const;
+    QString tooltipAt(const QPoint &pixel) const override;
+    std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
+
+public slots:
+    void rebuild() override;
+
+private:
+    Metric m_metric = Metric::CompressionPct;
+    QCPBarsGroup *m_group;
+    QHash<QCPBars *, MatrixType> m_typeOf;
+    QComboBox *m_metricBox;
+};
+
+} // namespace rankscope

@@ -1,0 +1,275 @@
+#include "MetricLineChart.h"
+
+#include "PlotStyle.h"
+#include "TypeStyle.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <cmath>
+
+namespace rankscope {
+
+namespace {
+QString number(double v) { return std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN"); }
+}
+
+MetricLineChart::MetricLineChart(ViewState *state, QWidget *parent)
+    : ChartView(state, parent), m_metricBox(new QComboBox(this)), m_modeBox(new QComboBox(this))
+{
+    for (const MetricInfo &info : allMetrics())
+        m_metricBox->addItem(QString::fromUtf8(info.label), int(info.metric));
+    headerLayout()->addWidget(new QLabel(tr("Metric"), this));
+    headerLayout()->addWidget(m_metricBox);
+    headerLayout()->addSpacing(12);
+    headerLayout()->addWidget(new QLabel(tr("Lines"), this));
+    headerLayout()->addWidget(m_modeBox);
+    headerLayout()->addStretch(1);
+    connect(m_metricBox, &QComboBox::activated, this, [this] { setMetric(Metric(m_metricBox->currentData().toInt())); });
+    connect(m_modeBox, &QComboBox::activated, this, [this] {
+        const int v = m_modeBox->currentData().toInt();
+        setPerLayerType(v < 0 ? std::nullopt : std::optional<MatrixType>(MatrixType(v)));
+    });
+
+    plot()->xAxis->setLabel(tr("Training step"));
+    plot()->yAxis->setRangeLower(0);
+    PlotStyle::placeLegendRight(plot(), plot()->axisRect());
+    plot()->setInteractions(QCP::iSelectLegend);
+    plot()->legend->setSelectableParts(QCPLegend::spItems);
+    connect(plot(), &QCustomPlot::legendClick, this, [this](QCPLegend *, QCPAbstractLegendItem *item, QMouseEvent *) {
+        auto *plottableItem = qobject_cast<QCPPlottableLegendItem *>(item);
+        if (!plottableItem)
+            return;
+        for (const Line &line : m_lines)
+            if (line.graph == plottableItem->plottable() && line.layer < 0) // toggling a type in the legend
+                this->state()->setTypeVisible(line.type, !this->state()->isTypeVisible(line.type));
+        plot()->legend->setSelectedParts(QCPLegend::spNone);
+    });
+
+    m_stepMarker = new QCPItemStraightLine(plot());
+    m_stepMarker->setPen(QPen(QColor(0x88, 0x88, 0x88), 1, Qt::DashLine));
+    m_stepMarker->setSelectable(false);
+
+    connect(state, &ViewState::resultsChanged, this, [this] { fillModeBox(); rebuild(); });
+    connect(state, &ViewState::displayChanged, this, &MetricLineChart::rebuild);
+    connect(state, &ViewState::currentStepChanged, this, [this] { updateStepMarker(); refresh(); });
+    fillModeBox();
+    rebuild();
+}
+
+void MetricLineChart::fillModeBox()
+{
+    const QVariant current = m_modeBox->currentData();
+    m_modeBox->clear();
+    m_modeBox->addItem(tr("One per type"), -1);
+    for (MatrixType type : state()->presentTypes())
+        m_modeBox->addItem(tr("%1 by layer").arg(displayLabel(type)), int(type));
+    const int index = m_modeBox->findData(current);
+    m_modeBox->setCurrentIndex(index < 0 ? 0 : index);
+}
+
+void MetricLineChart::setMetric(Metric metric)
+{
+    m_metric = metric;
+    m_metricBox->setCurrentIndex(m_metricBox->findData(int(metric)));
+    rebuild();
+}
+
+void MetricLineChart::setPerLayerType(std::optional<MatrixType> type)
+{
+    m_perLayerType = type;
+    m_modeBox->setCurrentIndex(std::max(0, m_modeBox->findData(type ? int(*type) : -1)));
+    rebuild();
+}
+
+void MetricLineChart::rebuild()
+{
+    QCustomPlot *p = plot();
+    p->clearGraphs();
+    p->legend->clearItems();
+    m_lines.clear();
+    const ViewState *s = state();
+    const QList<MatrixResult> &results = s->results();
+    const QString metricLabel = metricAxisLabel(m_metric, s->energy());
+    const bool logY = s->logY();
+    // A logarithmic axis cannot show zero or negative values: those points become gaps.
+    auto plotted = [logY](double v) { return logY && !(v > 0) ? std::nan("") : v; };
+
+    if (!m_perLayerType) {
+        const QString aggregateName = s->aggregate() == Aggregate::Mean ? tr("mean") : tr("median");
+        for (MatrixType type : s->presentTypes()) {
+            const QList<AggregatePoint> points = aggregateOverLayers(results, type, m_metric, s->aggregate(), s->layerRange());
+            if (points.isEmpty())
+                continue;
+            const bool visible = s->isTypeVisible(type);
+            const QColor colour = typeColour(type);
+            if (s->showBand()) {
+                QCPGraph *lower = p->addGraph();
+                QCPGraph *upper = p->addGraph();
+                for (QCPGraph *g : {lower, upper}) {
+                    g->setPen(Qt::NoPen);
+                    g->removeFromLegend();
+                    g->setSelectable(QCP::stNone);
+                    g->setVisible(visible);
+                }
+                QColor fill = colour;
+                fill.setAlpha(45);
+                upper->setBrush(fill);
+                upper->setChannelFillGraph(lower);
+                for (const AggregatePoint &pt : points) {
+                    lower->addData(double(pt.step), plotted(pt.min));
+                    upper->addData(double(pt.step), plotted(pt.max));
+                }
+            }
+            QCPGraph *graph = p->addGraph();
+            graph->setName(displayLabel(type));
+            graph->setPen(typePen(type, 2.0));
+            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour.darker(135), colour, 6));
+            for (const AggregatePoint &pt : points)
+                graph->addData(double(pt.step), plotted(pt.value));
+            graph->setVisible(visible);
+            if (auto *item = p->legend->itemWithPlottable(graph))
+                item->setTextColor(visible ? QColor(0x22, 0x22, 0x22) : QColor(0xAA, 0xAA, 0xAA));
+            m_lines.append({graph, type, -1, points});
+        }
+        const QList<int> layers = s->visibleLayers();
+        const QString layerText = layers.isEmpty() ? QString()
+                                  : layers.size() == 1 ? tr("layer %1").arg(layers.first())
+                                                       : tr("%1 of layers %2–%3").arg(aggregateName).arg(layers.first()).arg(layers.last());
+        setTitle(tr("%1 vs training step, %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label), layerText, s->runName()));
+    } else {
+        const MatrixType type = *m_perLayerType;
+        const QList<int> layers = s->visibleLayers();
+        for (qsizetype i = 0; i < layers.size(); ++i) {
+            const int layer = layers[i];
+            const QList<AggregatePoint> points = aggregateOverLayers(results, type, m_metric, Aggregate::Mean, {layer, layer});
+            if (points.isEmpty())
+                continue;
+            const QColor colour = PlotStyle::layerRamp(type, int(i), int(layers.size()));
+            QCPGraph *graph = p->addGraph();
+            graph->setName(tr("layer %1").arg(layer));
+            graph->setPen(QPen(colour, 1.8));
+            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour.darker(130), colour, 5));
+            for (const AggregatePoint &pt : points)
+                graph->addData(double(pt.step), plotted(pt.value));
+            const bool highlighted = s->highlighted() && s->highlighted()->layer == layer && s->highlighted()->type == type;
+            if (highlighted)
+                graph->setPen(QPen(colour, 3.2));
+            m_lines.append({graph, type, layer, points});
+        }
+        setTitle(tr("%1 of %2 by layer vs training step — %3").arg(QString::fromUtf8(metricInfo(m_metric).label), displayLabel(type), s->runName()));
+    }
+
+    p->yAxis->setLabel(metricLabel);
+    PlotStyle::setLogScale(p->yAxis, logY);
+    const QList<qint64> steps = s->steps();
+    if (!steps.isEmpty()) {
+        const double span = std::max<double>(1.0, double(steps.last() - steps.first()));
+        p->xAxis->setRange(steps.first() - 0.03 * span, steps.last() + 0.03 * span);
+    }
+    bool found = false;
+    QCPRange yRange;
+    for (int gi = 0; gi < p->graphCount(); ++gi) {
+        QCPGraph *g = p->graph(gi);
+        if (!g->visible())
+            continue;
+        bool ok = false;
+        const QCPRange r = g->getValueRange(ok, QCP::sdBoth);
+        if (ok) {
+            yRange = found ? QCPRange(std::min(yRange.lower, r.lower), std::max(yRange.upper, r.upper)) : r;
+            found = true;
+        }
+    }
+    if (found) {
+        if (logY) {
+            p->yAxis->setRange(yRange.lower / 1.3, yRange.upper * 1.3);
+        } else {
+            const double pad = std::max(1e-12, 0.06 * (yRange.upper - yRange.lower));
+            double lower = yRange.lower - pad;
+            if (yRange.lower >= 0 && lower < 0)
+                lower = 0; // never pad a non-negative metric below zero
+            p->yAxis->setRange(lower, yRange.upper + pad);
+        }
+    }
+    updateStepMarker();
+    refresh();
+}
+
+void MetricLineChart::updateStepMarker()
+{
+    const double x = double(state()->currentStep());
+    m_stepMarker->point1->setCoords(x, 0);
+    m_stepMarker->point2->setCoords(x, 1);
+    m_stepMarker->setVisible(state()->steps().size() > 1);
+}
+
+QList<QCPGraph *> MetricLineChart::visibleLines() const
+{
+    QList<QCPGraph *> out;
+    for (const Line &line : m_lines)
+        if (line.graph->visible())
+            out.append(line.graph);
+    return out;
+}
+
+MetricLineChart::Hit MetricLineChart::hitAt(const QPoint &pixel) const
+{
+    Hit best;
+    double bestDistance = 10.0; // pixels
+    for (const Line &line : m_lines) {
+        if (!line.graph->visible())
+            continue;
+        for (qsizetype i = 0; i < line.points.size(); ++i) {
+            const double v = line.points[i].value;
+            if (!std::isfinite(v))
+                continue;
+            const QPointF point = line.graph->coordsToPixels(double(line.points[i].step), v);
+            const double distance = std::hypot(point.x() - pixel.x(), point.y() - pixel.y());
+            if (distance < bestDistance) {
+                bestDistance = distance;
+                best = {&line, int(i)};
+            }
+        }
+    }
+    return best;
+}
+
+QString MetricLineChart::tooltipAt(const QPoint &pixel) const
+{
+    const Hit hit = hitAt(pixel);
+    if (!hit.line)
+        return {};
+    const AggregatePoint &pt = hit.line->points[hit.index];
+    const QString metricName = QString::fromUtf8(metricInfo(m_metric).label);
+    if (hit.line->layer >= 0) {
+        const MatrixResult *r = state()->find({pt.step, hit.line->layer, hit.line->type});
+        return r ? QStringLiteral("<b>%1 = %2</b><br>%3").arg(metricName, number(pt.value), describeMatrix(*r)) : QString();
+    }
+    const QString aggregateName = state()->aggregate() == Aggregate::Mean ? tr("mean") : tr("median");
+    QString text = QStringLiteral("<b>%1</b> · step %2<br>%3 %4 = <b>%5</b><br>min %6 · max %7 · %8 layers")
+                       .arg(displayLabel(hit.line->type).toHtmlEscaped()).arg(pt.step)
+                       .arg(metricName, aggregateName, number(pt.value), number(pt.min), number(pt.max)).arg(pt.count);
+    if (pt.missing > 0)
+        text += tr(" (%1 NaN left out)").arg(pt.missing);
+    return text;
+}
+
+std::optional<MatrixKey> MetricLineChart::matrixAt(const QPoint &pixel) const
+{
+    const Hit hit = hitAt(pixel);
+    if (!hit.line || hit.line->layer < 0)
+        return std::nullopt;
+    return MatrixKey{hit.line->points[hit.index].step, hit.line->layer, hit.line->type};
+}
+
+void MetricLineChart::activate(const QPoint &pixel)
+{
+    const Hit hit = hitAt(pixel);
+    if (hit.line && hit.line->layer < 0) {
+        // An aggregate point has no single matrix: it moves the per-layer views to its step.
+        state()->setCurrentStep(hit.line->points[hit.index].step);
+        return;
+    }
+    ChartView::activate(pixel);
+}
+
+} // namespace rankscope

@@ -1,0 +1,215 @@
+#include "SpectrumView.h"
+
+#include "PlotStyle.h"
+#include "TypeStyle.h"
+#include "spectral/PowerLawFit.h"
+
+#include <QCheckBox>
+#include <cmath>
+
+namespace rankscope {
+
+namespace {
+
+QCPGraph *addGraphTo(QCPAxisRect *rect)
+{
+    return rect->parentPlot()->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+}
+
+// Eigenvalue density on logarithmic bins: (count in bin) / (N · bin width).
+QList<QPair<double, double>> logDensity(const Eigen::VectorXd &lambda, int bins)
+{
+    QList<double> positive;
+    for (double v : lambda)
+        if (v > kPowerLawThreshold)
+            positive.append(v);
+    QList<QPair<double, double>> out;
+    if (positive.size() < 2)
+        return out;
+    const auto [lo, hi] = std::minmax_element(positive.begin(), positive.end());
+    const double a = std::log10(*lo), b = std::log10(*hi) + 1e-9;
+    if (!(b > a))
+        return out;
+    QList<int> counts(bins, 0);
+    for (double v : positive)
+        ++counts[std::min(bins - 1, int((std::log10(v) - a) / (b - a) * bins))];
+    for (int i = 0; i < bins; ++i) {
+        const double left = std::pow(10.0, a + (b - a) * i / bins), right = std::pow(10.0, a + (b - a) * (i + 1) / bins);
+        if (counts[i] > 0)
+            out.append({std::sqrt(left * right), counts[i] / (double(lambda.size()) * (right - left))});
+    }
+    return out;
+}
+
+} // namespace
+
+SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
+    : ChartView(state, parent), m_rankRect(plot()->axisRect()), m_densityRect(new QCPAxisRect(plot())),
+      m_densityLegend(new QCPLegend), m_overlayBox(new QCheckBox(tr("Overlay the first step"), this))
+{
+    headerLayout()->addWidget(m_overlayBox);
+    headerLayout()->addStretch(1);
+    connect(m_overlayBox, &QCheckBox::toggled, this, &SpectrumView::setOverlayFirstStep);
+
+    plot()->plotLayout()->addElement(1, 1, m_densityRect);
+    for (QCPAxis *axis : m_densityRect->axes())
+        axis->setLayer(QStringLiteral("axes"));
+    PlotStyle::applyPaperStyle(plot());
+    m_rankRect->axis(QCPAxis::atBottom)->setLabel(tr("Rank i"));
+    m_rankRect->axis(QCPAxis::atLeft)->setLabel(tr("Singular value \u03c3\u1d62"));
+    m_densityRect->axis(QCPAxis::atBottom)->setLabel(tr("Eigenvalue \u03bb = \u03c3\u00b2"));
+    m_densityRect->axis(QCPAxis::atLeft)->setLabel(tr("Density p(\u03bb)"));
+    for (QCPAxisRect *rect : {m_rankRect, m_densityRect})
+        for (QCPAxis *axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)})
+            PlotStyle::setLogScale(axis, true);
+    // Legends inside each panel's upper right, where log–log spectra leave room.
+    m_rankRect->insetLayout()->addElement(plot()->legend, Qt::AlignTop | Qt::AlignRight);
+    plot()->legend->setVisible(true);
+    m_densityRect->insetLayout()->addElement(m_densityLegend, Qt::AlignTop | Qt::AlignRight);
+    m_densityLegend->setLayer(QStringLiteral("legend"));
+    m_densityLegend->setFont(PlotStyle::tickFont());
+    m_densityLegend->setBorderPen(Qt::NoPen);
+    m_densityLegend->setBrush(QColor(255, 255, 255, 220));
+    m_densityLegend->setVisible(true);
+    plot()->legend->setBrush(QColor(255, 255, 255, 220));
+    plot()->plotLayout()->element(0, 0); // the title row spans both panels
+    if (auto *title = qobject_cast<QCPTextElement *>(plot()->plotLayout()->element(0, 0))) {
+        plot()->plotLayout()->take(title);
+        plot()->plotLayout()->simplify();
+        plot()->plotLayout()->insertRow(0);
+        plot()->plotLayout()->addElement(0, 0, title);
+    }
+    connect(state, &ViewState::resultsChanged, this, &SpectrumView::rebuild);
+    connect(state, &ViewState::spectrumRequested, this, &SpectrumView::showMatrix);
+    rebuild();
+}
+
+void SpectrumView::showMatrix(const MatrixKey &key)
+{
+    m_key = key;
+    rebuild();
+}
+
+void SpectrumView::setOverlayFirstStep(bool overlay)
+{
+    m_overlay = overlay;
+    m_overlayBox->setChecked(overlay);
+    rebuild();
+}
+
+void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool main)
+{
+    const QString name = tr("step %1").arg(r.step);
+    QCPGraph *sigma = addGraphTo(m_rankRect);
+    sigma->setName(name);
+    sigma->setPen(QPen(colour, main ? 1.8 : 1.4, main ? Qt::SolidLine : Qt::DashLine));
+    if (main)
+        sigma->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, r.singularValues.size() > 200 ? 2 : 4));
+    for (Eigen::Index i = 0; i < r.singularValues.size(); ++i)
+        if (r.singularValues[i] > 0)
+            sigma->addData(double(i + 1), r.singularValues[i]);
+
+    const Eigen::VectorXd lambda = r.singularValues.array().square();
+    QCPGraph *density = addGraphTo(m_densityRect);
+    density->setPen(QPen(colour, main ? 1.6 : 1.2, main ? Qt::SolidLine : Qt::DashLine));
+    density->setLineStyle(QCPGraph::lsStepCenter);
+    for (const auto &[x, y] : logDensity(lambda, std::clamp(int(std::sqrt(double(lambda.size())) * 1.5), 8, 60)))
+        density->addData(x, y);
+    density->setName(main ? tr("ESD, step %1").arg(r.step) : tr("ESD, step %1").arg(r.step));
+    m_densityLegend->addItem(new QCPPlottableLegendItem(m_densityLegend, density));
+    density->removeFromLegend(plot()->legend);
+
+    if (!main)
+        return;
+    const PowerLawFit fit = fitPowerLaw(lambda);
+    if (!fit.ok) {
+        m_fitText = tr("no power-law fit (fewer than 2 eigenvalues above 1e-5)");
+        return;
+    }
+    // p(λ) = (tail share) · (α − 1)/xmin · (λ/xmin)^(−α) for λ ≥ xmin: the fitted tail on the same density scale.
+    QCPGraph *law = addGraphTo(m_densityRect);
+    law->setPen(QPen(QColor(0xC0, 0x1B, 0x1B), 2.0, Qt::DashLine));
+    const double share = double(fit.tailSize) / double(lambda.size());
+    const double top = lambda.maxCoeff();
+    for (int i = 0; i <= 40; ++i) {
+        const double x = fit.xmin * std::pow(top / fit.xmin, i / 40.0);
+        law->addData(x, share * (fit.alpha - 1) / fit.xmin * std::pow(x / fit.xmin, -fit.alpha));
+    }
+    m_fitText = tr("power law: \u03b1 = %1, D = %2, x\u2098\u1d62\u2099 = %3 (%4 of %5)")
+                    .arg(fit.alpha, 0, 'f', 2).arg(fit.ksDistance, 0, 'f', 3).arg(fit.xmin, 0, 'g', 3).arg(fit.tailSize).arg(fit.fitted);
+    law->setName(m_fitText);
+    m_densityLegend->addItem(new QCPPlottableLegendItem(m_densityLegend, law));
+    law->removeFromLegend(plot()->legend);
+    auto *xminLine = new QCPItemStraightLine(plot());
+    xminLine->setClipAxisRect(m_densityRect);
+    xminLine->point1->setAxes(m_densityRect->axis(QCPAxis::atBottom), m_densityRect->axis(QCPAxis::atLeft));
+    xminLine->point2->setAxes(m_densityRect->axis(QCPAxis::atBottom), m_densityRect->axis(QCPAxis::atLeft));
+    xminLine->point1->setCoords(fit.xmin, 1);
+    xminLine->point2->setCoords(fit.xmin, 10);
+    xminLine->setPen(QPen(QColor(0xC0, 0x1B, 0x1B, 120), 1, Qt::DotLine));
+}
+
+void SpectrumView::rebuild()
+{
+    plot()->clearGraphs();
+    plot()->clearItems();
+    m_densityLegend->clearItems();
+    m_fitText.clear();
+    const MatrixResult *r = m_key ? state()->find(*m_key) : nullptr;
+    if (!r) {
+        setTitle(tr("Click a bar, a heatmap cell or a per-layer point to see that matrix's spectrum"));
+        refresh();
+        return;
+    }
+    if (m_overlay && !state()->steps().isEmpty() && state()->steps().first() != r->step)
+        if (const MatrixResult *first = state()->find({state()->steps().first(), r->layer, r->type}))
+            addSpectrum(*first, QColor(0x99, 0x99, 0x99), false);
+    addSpectrum(*r, typeColour(r->type).value() > 200 && r->type == MatrixType::MlpDown ? typeColour(r->type).darker(130) : typeColour(r->type), true);
+    setTitle(tr("Spectrum of %1, layer %2, step %3: %4 [%5\u00d7%6] — %7")
+                 .arg(displayLabel(r->type)).arg(r->layer).arg(r->step).arg(r->tensor).arg(r->rows).arg(r->cols).arg(state()->runName()));
+    for (QCPAxisRect *rect : {m_rankRect, m_densityRect}) {
+        bool first = true;
+        QCPRange keys, values;
+        for (int gi = 0; gi < plot()->graphCount(); ++gi) {
+            QCPGraph *g = plot()->graph(gi);
+            if (g->keyAxis()->axisRect() != rect)
+                continue;
+            bool ok = false;
+            const QCPRange k = g->getKeyRange(ok, QCP::sdPositive);
+            bool ok2 = false;
+            const QCPRange v = g->getValueRange(ok2, QCP::sdPositive);
+            if (!ok || !ok2)
+                continue;
+            keys = first ? k : QCPRange(std::min(keys.lower, k.lower), std::max(keys.upper, k.upper));
+            values = first ? v : QCPRange(std::min(values.lower, v.lower), std::max(values.upper, v.upper));
+            first = false;
+        }
+        if (!first) {
+            rect->axis(QCPAxis::atBottom)->setRange(keys.lower / 1.3, keys.upper * 1.3);
+            rect->axis(QCPAxis::atLeft)->setRange(values.lower / 2, values.upper * 3);
+        }
+    }
+    // The xmin marker spans the density panel's height.
+    for (int i = 0; i < plot()->itemCount(); ++i)
+        if (auto *line = qobject_cast<QCPItemStraightLine *>(plot()->item(i))) {
+            const QCPRange y = m_densityRect->axis(QCPAxis::atLeft)->range();
+            line->point1->setCoords(line->point1->coords().x(), y.lower);
+            line->point2->setCoords(line->point2->coords().x(), y.upper);
+        }
+    refresh();
+}
+
+QString SpectrumView::tooltipAt(const QPoint &pixel) const
+{
+    if (!m_key || !m_rankRect->rect().contains(pixel))
+        return {};
+    const MatrixResult *r = state()->find(*m_key);
+    if (!r)
+        return {};
+    const long i = std::lround(m_rankRect->axis(QCPAxis::atBottom)->pixelToCoord(pixel.x())) - 1;
+    if (i < 0 || i >= r->singularValues.size())
+        return {};
+    return tr("\u03c3<sub>%1</sub> = %2 (\u03bb = %3)").arg(i + 1).arg(r->singularValues[i], 0, 'g', 5).arg(r->singularValues[i] * r->singularValues[i], 0, 'g', 5);
+}
+
+} // namespace rankscope

@@ -1,0 +1,42 @@
+// Figure 4: one matrix's spectrum. Left, its singular values against rank on log–log axes;
+// right, the density of its eigenvalues λ = σ² on log–log axes with the fitted power-law tail
+// drawn from xmin, alpha and D in the legend. The same matrix at the first step can be overlaid.
+#pragma once
+
+#include "ChartView.h"
+
+class QCheckBox;
+
+namespace rankscope {
+
+class SpectrumView : public ChartView {
+    Q_OBJECT
+public:
+    explicit SpectrumView(ViewState *state, QWidget *parent = nullptr);
+
+    std::optional<MatrixKey> matrix() const { return m_key; }
+    void showMatrix(const MatrixKey &key);
+    void setOverlayFirstStep(bool overlay);
+
+    QCPAxisRect *rankRect() const { return m_rankRect; }
+    QCPAxisRect *densityRect() const { return m_densityRect; }
+    QString fitLegendText() const { return m_fitText; }
+    QString tooltipAt(const QPoint &pixel) const override;
+    std::optional<MatrixKey> matrixAt(const QPoint &) const override { return std::nullopt; }
+
+public slots:
+    void rebuild() override;
+
+private:
+    void addSpectrum(const MatrixResult &r, const QColor &colour, bool main);
+
+    std::optional<MatrixKey> m_key;
+    bool m_overlay = false;
+    QCPAxisRect *m_rankRect;
+    QCPAxisRect *m_densityRect;
+    QCPLegend *m_densityLegend;
+    QCheckBox *m_overlayBox;
+    QString m_fitText;
+};
+
+} // namespace rankscope

@@ -1,0 +1,182 @@
+#include "TypeLayerHeatmap.h"
+
+#include "PlotStyle.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <cmath>
+
+namespace rankscope {
+
+namespace {
+QString cellText(double v)
+{
+    if (!std::isfinite(v))
+        return QStringLiteral("–");
+    const double a = std::abs(v);
+    return QString::number(v, 'f', a >= 100 ? 0 : a >= 10 ? 1 : 2);
+}
+} // namespace
+
+TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *parent)
+    : ChartView(state, parent), m_metric(metric), m_map(new QCPColorMap(plot()->xAxis, plot()->yAxis)),
+      m_scale(new QCPColorScale(plot())), m_metricBox(new QComboBox(this))
+{
+    for (const MetricInfo &info : allMetrics())
+        m_metricBox->addItem(QString::fromUtf8(info.label), int(info.metric));
+    m_metricBox->setCurrentIndex(m_metricBox->findData(int(m_metric)));
+    headerLayout()->addWidget(new QLabel(tr("Metric"), this));
+    headerLayout()->addWidget(m_metricBox);
+    headerLayout()->addStretch(1);
+    connect(m_metricBox, &QComboBox::activated, this, [this] { setMetric(Metric(m_metricBox->currentData().toInt())); });
+
+    m_map->setInterpolate(false); // crisp cells
+    m_map->setTightBoundary(false);
+    plot()->plotLayout()->addElement(1, 1, m_scale);
+    m_scale->setType(QCPAxis::atRight);
+    m_scale->setBarWidth(12);
+    m_scale->axis()->setLabelFont(PlotStyle::labelFont());
+    m_scale->axis()->setTickLabelFont(PlotStyle::tickFont());
+    m_map->setColorScale(m_scale);
+    auto *margins = new QCPMarginGroup(plot());
+    plot()->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    plot()->xAxis->setLabel(tr("Layer"));
+    plot()->yAxis->setLabel(tr("Matrix type"));
+    plot()->yAxis->setRangeReversed(true); // Q at the top, as in a table
+    for (QCPAxis *axis : {plot()->xAxis, plot()->yAxis}) {
+        axis->grid()->setVisible(false);
+        axis->setTickLength(0, 3);
+        axis->setSubTicks(false);
+    }
+
+    connect(plot(), &QCustomPlot::afterLayout, this, &TypeLayerHeatmap::placeCellTexts);
+    connect(state, &ViewState::resultsChanged, this, &TypeLayerHeatmap::rebuild);
+    connect(state, &ViewState::displayChanged, this, &TypeLayerHeatmap::rebuild);
+    connect(state, &ViewState::currentStepChanged, this, &TypeLayerHeatmap::rebuild);
+    rebuild();
+}
+
+void TypeLayerHeatmap::setMetric(Metric metric)
+{
+    m_metric = metric;
+    m_metricBox->setCurrentIndex(m_metricBox->findData(int(metric)));
+    rebuild();
+}
+
+void TypeLayerHeatmap::rebuild()
+{
+    const ViewState *s = state();
+    m_rows = s->visibleTypes();
+    m_columns = s->visibleLayers();
+    const qint64 step = s->currentStep();
+    const int nx = int(m_columns.size()), ny = int(m_rows.size());
+    QCPColorMapData *data = m_map->data();
+    data->setSize(std::max(1, nx), std::max(1, ny));
+    // Cells sit at integer positions; a single row or column spans ±0.5 around it.
+    data->setRange(nx > 1 ? QCPRange(0, nx - 1) : QCPRange(-0.5, 0.5), ny > 1 ? QCPRange(0, ny - 1) : QCPRange(-0.5, 0.5));
+    double lowest = 0, highest = 0;
+    bool any = false;
+    for (int x = 0; x < std::max(1, nx); ++x)
+        for (int y = 0; y < std::max(1, ny); ++y) {
+            const MatrixResult *r = x < nx && y < ny ? s->find({step, m_columns[x], m_rows[y]}) : nullptr;
+            const double v = r ? metricValue(r->metrics, m_metric) : std::nan("");
+            data->setCell(x, y, v);
+            if (std::isfinite(v)) {
+                lowest = any ? std::min(lowest, v) : v;
+                highest = any ? std::max(highest, v) : v;
+                any = true;
+            }
+        }
+    const bool percent = m_metric == Metric::CompressionPct;
+    m_map->setGradient(percent ? PlotStyle::yellowOrangeRed() : PlotStyle::viridis());
+    if (any)
+        m_map->setDataRange(highest > lowest ? QCPRange(lowest, highest) : QCPRange(lowest - 0.5, highest + 0.5));
+    m_scale->axis()->setLabel(metricAxisLabel(m_metric, s->energy()));
+
+    QSharedPointer<QCPAxisTickerText> xTicks(new QCPAxisTickerText), yTicks(new QCPAxisTickerText);
+    for (int x = 0; x < nx; ++x)
+        xTicks->addTick(x, QString::number(m_columns[x]));
+    for (int y = 0; y < ny; ++y)
+        yTicks->addTick(y, displayLabel(m_rows[y]));
+    plot()->xAxis->setTicker(xTicks);
+    plot()->yAxis->setTicker(yTicks);
+    plot()->xAxis->setRange(-0.5, std::max(0, nx - 1) + 0.5);
+    plot()->yAxis->setRange(-0.5, std::max(0, ny - 1) + 0.5);
+    setTitle(tr("%1 at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(step).arg(s->runName()));
+    m_textsStale = true;
+    refresh();
+}
+
+void TypeLayerHeatmap::placeCellTexts()
+{
+    const double cellWidth = std::abs(plot()->xAxis->coordToPixel(1) - plot()->xAxis->coordToPixel(0));
+    const double cellHeight = std::abs(plot()->yAxis->coordToPixel(1) - plot()->yAxis->coordToPixel(0));
+    if (!m_textsStale && QSizeF(cellWidth, cellHeight) == m_textCellSize)
+        return;
+    m_textsStale = false;
+    m_textCellSize = QSizeF(cellWidth, cellHeight);
+    for (QCPItemText *t : m_cellTexts)
+        plot()->removeItem(t);
+    m_cellTexts.clear();
+    const int nx = int(m_columns.size()), ny = int(m_rows.size());
+    if (nx == 0 || ny == 0)
+        return;
+    if (cellWidth < 34 || cellHeight < 15)
+        return; // too small to read: the tooltip has the value
+    QFont font = PlotStyle::tickFont();
+    font.setPointSizeF(cellHeight < 20 ? 7.5 : 8.5);
+    QCPColorGradient gradient = m_map->gradient(); // colorize() is not const
+    const QCPRange range = m_map->dataRange();
+    for (int x = 0; x < nx; ++x)
+        for (int y = 0; y < ny; ++y) {
+            const double v = m_map->data()->cell(x, y);
+            auto *text = new QCPItemText(plot());
+            text->position->setCoords(x, y);
+            text->setText(cellText(v));
+            text->setFont(font);
+            text->setSelectable(false);
+            text->setClipToAxisRect(true);
+            // Dark text on light cells, light text on dark ones.
+            QRgb colour = qRgb(217, 217, 217);
+            if (std::isfinite(v))
+                gradient.colorize(&v, range, &colour, 1);
+            text->setColor(qGray(colour) > 140 ? QColor(0x22, 0x22, 0x22) : Qt::white);
+            m_cellTexts.append(text);
+        }
+}
+
+QPoint TypeLayerHeatmap::cellCentre(MatrixType type, int layer) const
+{
+    const qsizetype x = m_columns.indexOf(layer), y = m_rows.indexOf(type);
+    if (x < 0 || y < 0)
+        return {-1, -1};
+    return QPointF(plot()->xAxis->coordToPixel(double(x)), plot()->yAxis->coordToPixel(double(y))).toPoint();
+}
+
+std::optional<MatrixKey> TypeLayerHeatmap::matrixAt(const QPoint &pixel) const
+{
+    if (!plot()->axisRect()->rect().contains(pixel) || m_columns.isEmpty() || m_rows.isEmpty())
+        return std::nullopt;
+    const long x = std::lround(plot()->xAxis->pixelToCoord(pixel.x()));
+    const long y = std::lround(plot()->yAxis->pixelToCoord(pixel.y()));
+    if (x < 0 || y < 0 || x >= m_columns.size() || y >= m_rows.size())
+        return std::nullopt;
+    return MatrixKey{state()->currentStep(), m_columns[x], m_rows[y]};
+}
+
+QString TypeLayerHeatmap::tooltipAt(const QPoint &pixel) const
+{
+    const auto key = matrixAt(pixel);
+    if (!key)
+        return {};
+    const MatrixResult *r = state()->find(*key);
+    if (!r)
+        return tr("%1 · layer %2 · step %3: no matrix").arg(displayLabel(key->type)).arg(key->layer).arg(key->step);
+    const double v = metricValue(r->metrics, m_metric);
+    return QStringLiteral("<b>%1 = %2</b><br>%3")
+        .arg(QString::fromUtf8(metricInfo(m_metric).label), std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN"),
+             describeMatrix(*r));
+}
+
+} // namespace rankscope

@@ -1,0 +1,51 @@
+// One heatmap of figure 3: matrix type (rows, Q at the top) × layer (columns) at one step, for
+// one metric, with its own colour scale. Cells are crisp, NaN cells grey, and each cell shows its
+// value when it is large enough to hold it.
+#pragma once
+
+#include "ChartView.h"
+#include "spectral/MetricCatalog.h"
+
+class QComboBox;
+
+namespace rankscope {
+
+class TypeLayerHeatmap : public ChartView {
+    Q_OBJECT
+public:
+    TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *parent = nullptr);
+
+    Metric metric() const { return m_metric; }
+    void setMetric(Metric metric);
+
+    QCPColorMap *colorMap() const { return m_map; }
+    QCPColorScale *colorScale() const { return m_scale; }
+    // The rows (types) and columns (layers) shown, in order.
+    QList<MatrixType> rowTypes() const { return m_rows; }
+    QList<int> columnLayers() const { return m_columns; }
+    // The pixel at the centre of a cell, for tests.
+    QPoint cellCentre(MatrixType type, int layer) const;
+    int cellTextCount() const { return int(m_cellTexts.size()); }
+
+    QString tooltipAt(const QPoint &pixel) const override;
+    std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
+
+public slots:
+    void rebuild() override;
+
+private:
+    // Called after every layout: (re)writes the cell labels when the data or the cell size changed.
+    void placeCellTexts();
+
+    Metric m_metric;
+    QCPColorMap *m_map;
+    QCPColorScale *m_scale;
+    QList<MatrixType> m_rows;
+    QList<int> m_columns;
+    QList<QCPItemText *> m_cellTexts;
+    QComboBox *m_metricBox;
+    bool m_textsStale = true;
+    QSizeF m_textCellSize;
+};
+
+} // namespace rankscope

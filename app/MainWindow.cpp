@@ -375,15 +375,20 @@ void MainWindow::dragEnterEvent(QDragEnterEvent *event)
 
 void MainWindow::dropEvent(QDropEvent *event)
 {
-    const QList<QUrl> urls = event->mimeData()->urls();
-    if (!urls.isEmpty() && urls.first().isLocalFile()) {
-        QString path = urls.first().toLocalFile();
-        // A dropped checkpoint means its folder; a dropped results file opens as itself.
-        if (QFileInfo(path).isFile() && !ResultsFile::isResultsFile(path))
-            path = QFileInfo(path).absolutePath();
-        openPath(path);
+    if (openDropped(event->mimeData()->urls()))
         event->acceptProposedAction();
-    }
+}
+
+bool MainWindow::openDropped(const QList<QUrl> &urls)
+{
+    if (urls.isEmpty() || !urls.first().isLocalFile())
+        return false;
+    QString path = urls.first().toLocalFile();
+    // A dropped checkpoint means its folder; a dropped results file opens as itself.
+    if (QFileInfo(path).isFile() && !ResultsFile::isResultsFile(path))
+        path = QFileInfo(path).absolutePath();
+    openPath(path);
+    return true;
 }
 
 void MainWindow::restoreSettings()

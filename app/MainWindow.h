@@ -33,6 +33,8 @@ public:
 
     // A checkpoint folder or a results file.
     void openPath(const QString &path);
+    // What dropping these on the window does: a folder or results file opens, a checkpoint opens its folder.
+    bool openDropped(const QList<QUrl> &urls);
 
     ViewState *state() const { return m_state; }
     AnalysisController *controller() const { return m_controller; }

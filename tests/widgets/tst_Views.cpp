@@ -1,0 +1,221 @@
+// The four views on the demo run, offscreen: what they draw, the values at known points against
+// the expected CSV, filtering, hover tooltips, the step slider and click-to-spectrum.
+#include "DemoFixture.h"
+#include "LayerBarChart.h"
+#include "MetricLineChart.h"
+#include "SpectrumView.h"
+#include "TypeFilterChips.h"
+#include "TypeLayerHeatmap.h"
+#include "ViewState.h"
+
+#include <QSignalSpy>
+#include <QTest>
+#include <QToolButton>
+#include <cmath>
+
+using namespace rankscope;
+
+namespace {
+
+bool near(double a, double b, double rel = 1e-6) { return std::abs(a - b) <= rel * std::max(1.0, std::abs(b)); }
+
+double expectedMean(const QString &metric, qint64 step, const QString &type, const QList<int> &layers = {0, 1, 2, 3})
+{
+    static const auto expected = test::expectedMetrics();
+    double sum = 0;
+    for (int layer : layers)
+        sum += expected[QStringLiteral("%1/%2/%3").arg(step).arg(layer).arg(type)][metric];
+    return sum / layers.size();
+}
+
+double expectedValue(const QString &metric, qint64 step, int layer, const QString &type)
+{
+    static const auto expected = test::expectedMetrics();
+    return expected[QStringLiteral("%1/%2/%3").arg(step).arg(layer).arg(type)][metric];
+}
+
+double valueAt(QCPGraph *graph, double key)
+{
+    const auto it = graph->data()->findBegin(key, false);
+    return it != graph->data()->constEnd() && it->key == key ? it->value : std::nan("");
+}
+
+} // namespace
+
+class TestViews : public QObject {
+    Q_OBJECT
+    ViewState *m_state = nullptr;
+
+private slots:
+    void init()
+    {
+        m_state = new ViewState(this);
+        m_state->setRun(test::demoRun(), QStringLiteral("nanogpt-d4"));
+    }
+    void cleanup() { delete m_state; }
+
+    void lineChartDrawsOneLinePerTypeWithTheExpectedMeans()
+    {
+        MetricLineChart chart(m_state);
+        chart.resize(1000, 650);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QCOMPARE(chart.visibleLines().size(), 6);
+        QCOMPARE(chart.metric(), Metric::StableRank);
+        QVERIFY(chart.title().contains("Stable rank vs training step"));
+        QVERIFY(chart.title().contains("nanogpt-d4"));
+        QCOMPARE(chart.plot()->xAxis->label(), QStringLiteral("Training step"));
+        QCOMPARE(chart.plot()->yAxis->label(), QStringLiteral("Stable rank"));
+        QCPGraph *q = chart.visibleLines().first();
+        QCOMPARE(q->name(), QStringLiteral("Q"));
+        QCOMPARE(q->dataCount(), 6); // a marker at every checkpoint
+        QVERIFY(near(valueAt(q, 1500), expectedMean("stable_rank", 1500, "Q")));
+        QVERIFY(near(valueAt(q, 0), expectedMean("stable_rank", 0, "Q")));
+        QCPGraph *down = chart.visibleLines().last();
+        QCOMPARE(down->name(), QString::fromUtf8("MLP\u2193"));
+        QCOMPARE(down->pen().color(), QColor("#F0E442"));
+        QVERIFY(near(valueAt(down, 600), expectedMean("stable_rank", 600, "MLP_DOWN")));
+
+        m_state->setAggregate(Aggregate::Median);
+        static const auto expected = test::expectedMetrics();
+        QList<double> v;
+        for (int l = 0; l < 4; ++l)
+            v << expected[QStringLiteral("1500/%1/Q").arg(l)]["stable_rank"];
+        std::sort(v.begin(), v.end());
+        QVERIFY(near(valueAt(chart.visibleLines().first(), 1500), 0.5 * (v[1] + v[2])));
+    }
+
+    void typeFilterRemovesALineAndRepacksBars()
+    {
+        MetricLineChart lines(m_state);
+        LayerBarChart bars(m_state);
+        QCOMPARE(bars.group()->size(), 6);
+        const double fullWidth = bars.barsOf(MatrixType::Q)->width();
+        m_state->setTypeVisible(MatrixType::K, false);
+        QCOMPARE(lines.visibleLines().size(), 5);
+        QCOMPARE(bars.group()->size(), 5);
+        QVERIFY(!bars.group()->contains(bars.barsOf(MatrixType::K)));
+        QVERIFY(bars.barsOf(MatrixType::Q)->width() > fullWidth); // the five remaining bars close up
+        QVERIFY(near(bars.barsOf(MatrixType::Q)->width() * 5, 0.8));
+
+        // The chips show and change the same filter.
+        TypeFilterChips chips(m_state);
+        QVERIFY(!chips.chip(MatrixType::K)->isChecked());
+        chips.chip(MatrixType::K)->click();
+        QVERIFY(m_state->isTypeVisible(MatrixType::K));
+        QCOMPARE(bars.group()->size(), 6);
+        chips.chip(MatrixType::V)->click();
+        QCOMPARE(lines.visibleLines().size(), 5);
+    }
+
+    void hoveringAPointShowsItsValue()
+    {
+        MetricLineChart chart(m_state);
+        chart.resize(1000, 650);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.plot()->replot();
+        QCPGraph *q = chart.visibleLines().first();
+        const double value = expectedMean("stable_rank", 600, "Q");
+        const QPoint pixel = q->coordsToPixels(600, valueAt(q, 600)).toPoint();
+        QTest::mouseMove(chart.plot(), pixel);
+        QVERIFY2(chart.lastTooltip().contains("<b>Q</b> · step 600"), qPrintable(chart.lastTooltip()));
+        QVERIFY2(chart.lastTooltip().contains(QString::number(value, 'g', 5)), qPrintable(chart.lastTooltip()));
+        QVERIFY(chart.lastTooltip().contains("4 layers"));
+        QTest::mouseMove(chart.plot(), QPoint(5, 5));
+        QVERIFY(chart.lastTooltip().isEmpty());
+
+        // Per-layer mode: one line per layer, and the tooltip names the matrix.
+        chart.setPerLayerType(MatrixType::MlpUp);
+        QCOMPARE(chart.visibleLines().size(), 4);
+        chart.plot()->replot();
+        QCPGraph *layer2 = chart.visibleLines()[2];
+        QCOMPARE(layer2->name(), QStringLiteral("layer 2"));
+        QTest::mouseMove(chart.plot(), layer2->coordsToPixels(1000, valueAt(layer2, 1000)).toPoint());
+        QVERIFY2(chart.lastTooltip().contains("transformer.h.2.mlp.c_fc.weight [256×64]"), qPrintable(chart.lastTooltip()));
+        QVERIFY(chart.lastTooltip().contains(QString::number(expectedValue("stable_rank", 1000, 2, "MLP_UP"), 'g', 5)));
+    }
+
+    void stepSliderChangesBarHeights()
+    {
+        LayerBarChart bars(m_state);
+        bars.resize(900, 600);
+        QCOMPARE(bars.metric(), Metric::CompressionPct);
+        QCOMPARE(m_state->currentStep(), 1500);
+        auto heightOf = [&](MatrixType type, int layer) { return bars.barsOf(type)->data()->at(layer)->value; };
+        QCOMPARE(heightOf(MatrixType::Q, 0), expectedValue("compression_pct", 1500, 0, "Q"));
+        m_state->setCurrentStep(300);
+        QCOMPARE(heightOf(MatrixType::Q, 0), expectedValue("compression_pct", 300, 0, "Q"));
+        QCOMPARE(heightOf(MatrixType::MlpDown, 3), expectedValue("compression_pct", 300, 3, "MLP_DOWN"));
+        QVERIFY(bars.title().contains("at step 300"));
+        m_state->stepBy(1);
+        QCOMPARE(m_state->currentStep(), 600);
+        QCOMPARE(heightOf(MatrixType::V, 2), expectedValue("compression_pct", 600, 2, "V"));
+
+        // τ recomputes from the stored spectra: at 0.5 fewer directions are needed.
+        const double before = heightOf(MatrixType::MlpUp, 1);
+        m_state->setEnergy(0.5);
+        QVERIFY(heightOf(MatrixType::MlpUp, 1) > before);
+        QVERIFY(bars.plot()->yAxis->label().contains("0.50"));
+    }
+
+    void heatmapCellsHoldTheValuesAndAClickOpensTheSpectrum()
+    {
+        TypeLayerHeatmap heatmap(m_state, Metric::CompressionPct);
+        SpectrumView spectrum(m_state);
+        heatmap.resize(800, 600);
+        heatmap.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&heatmap));
+        heatmap.plot()->replot();
+        QCOMPARE(heatmap.colorMap()->data()->keySize(), 4);
+        QCOMPARE(heatmap.colorMap()->data()->valueSize(), 6);
+        QVERIFY(!heatmap.colorMap()->interpolate());
+        QCOMPARE(heatmap.rowTypes().first(), MatrixType::Q);
+        QCOMPARE(heatmap.colorMap()->data()->cell(2, 4), expectedValue("compression_pct", 1500, 2, "MLP_UP"));
+        QCOMPARE(heatmap.cellTextCount(), 24);
+
+        QSignalSpy requested(m_state, &ViewState::spectrumRequested);
+        const QPoint cell = heatmap.cellCentre(MatrixType::V, 1);
+        QTest::mouseMove(heatmap.plot(), cell);
+        QVERIFY2(heatmap.lastTooltip().contains("V · layer 1 · step 1500"), qPrintable(heatmap.lastTooltip()));
+        QTest::mouseClick(heatmap.plot(), Qt::LeftButton, Qt::NoModifier, cell);
+        QCOMPARE(requested.count(), 1);
+        const MatrixKey key = requested.first().first().value<MatrixKey>();
+        QCOMPARE(key.layer, 1);
+        QCOMPARE(key.type, MatrixType::V);
+        QCOMPARE(spectrum.matrix()->layer, 1);
+        QVERIFY(spectrum.title().contains("transformer.h.1.attn.c_attn.weight[V] [64×64]"));
+        const double alpha = expectedValue("alpha", 1500, 1, "V");
+        QVERIFY2(spectrum.fitLegendText().contains(QStringLiteral("α = %1").arg(alpha, 0, 'f', 2)), qPrintable(spectrum.fitLegendText()));
+        QCOMPARE(spectrum.plot()->graphCount(), 3); // σ by rank, the eigenvalue density, the fitted law
+        spectrum.setOverlayFirstStep(true);
+        QCOMPARE(spectrum.plot()->graphCount(), 5);
+    }
+
+    void heatmapWorksForOneLayerAndShowsNaNDistinctly()
+    {
+        m_state->setLayerRange({2, 2});
+        TypeLayerHeatmap heatmap(m_state, Metric::Alpha);
+        QCOMPARE(heatmap.colorMap()->data()->keySize(), 1);
+        QCOMPARE(heatmap.columnLayers(), QList<int>{2});
+        QVERIFY(heatmap.colorMap()->gradient().nanHandling() == QCPColorGradient::nhNanColor);
+        // A run with a zero matrix: its alpha is NaN and the cell keeps the NaN colour.
+        RunAnalysis run = test::demoRun();
+        for (MatrixResult &r : run.results)
+            if (r.step == 1500 && r.layer == 2 && r.type == MatrixType::O)
+                r.singularValues.setZero();
+        m_state->setRun(run, "zeroed");
+        QVERIFY(std::isnan(heatmap.colorMap()->data()->cell(0, 3)));
+    }
+
+    void selectingInOneViewHighlightsInAnother()
+    {
+        LayerBarChart bars(m_state);
+        const QPen normal = bars.barsOf(MatrixType::O)->pen();
+        m_state->setHighlighted(MatrixKey{1500, 1, MatrixType::O});
+        QVERIFY(bars.barsOf(MatrixType::O)->pen().widthF() > normal.widthF());
+    }
+};
+
+QTEST_MAIN(TestViews)
+#include "tst_Views.moc"

@@ -17,7 +17,7 @@ void ViewState::setRun(const RunAnalysis &run, const QString &name)
 {
     m_run = run;
     m_name = name;
-    recomputeMetrics(m_run.results, m_energy);
+    applyEnergy(m_run.results, m_energy);
     m_followLastStep = true;
     m_highlighted.reset();
     reindex();
@@ -30,7 +30,7 @@ void ViewState::addResults(const QList<MatrixResult> &results)
     if (results.isEmpty())
         return;
     QList<MatrixResult> added = results;
-    recomputeMetrics(added, m_energy);
+    applyEnergy(added, m_energy);
     m_run.results.append(added);
     sortResults(m_run.results);
     const qint64 before = m_currentStep;
@@ -76,7 +76,7 @@ void ViewState::setEnergy(double energy)
     if (qFuzzyCompare(energy, m_energy))
         return;
     m_energy = energy;
-    recomputeMetrics(m_run.results, m_energy);
+    applyEnergy(m_run.results, m_energy);
     emit resultsChanged();
 }
 

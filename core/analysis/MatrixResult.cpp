@@ -12,10 +12,10 @@ void sortResults(QList<MatrixResult> &results)
     });
 }
 
-void recomputeMetrics(QList<MatrixResult> &results, double energy)
+void applyEnergy(QList<MatrixResult> &results, double energy)
 {
     for (MatrixResult &r : results)
-        r.metrics = computeSpectralMetrics(r.singularValues, r.rows, r.cols, energy);
+        applyEnergy(r.metrics, r.singularValues, r.rows, r.cols, energy);
 }
 
 } // namespace rankscope

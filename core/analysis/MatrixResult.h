@@ -26,7 +26,8 @@ struct MatrixResult {
 
 // Sorted by step, then layer, then type in the contract's order.
 void sortResults(QList<MatrixResult> &results);
-// Recomputes every result's metrics from its stored spectrum at energy τ (no checkpoint is read).
-void recomputeMetrics(QList<MatrixResult> &results, double energy);
+// Recomputes the τ-dependent metrics of every result from its stored spectrum (no checkpoint is
+// read, no power law is fitted again).
+void applyEnergy(QList<MatrixResult> &results, double energy);
 
 } // namespace rankscope

@@ -214,7 +214,9 @@ bool writeRun(hid_t file, const RunAnalysis &run)
         svCount.push_back(r.singularValues.size());
         spectra.insert(spectra.end(), r.singularValues.data(), r.singularValues.data() + r.singularValues.size());
         // Stored metrics are at the default τ, whatever τ the run was shown at.
-        const QList<double> values = spectralMetricValues(computeSpectralMetrics(r.singularValues, r.rows, r.cols, kDefaultEnergy));
+        SpectralMetrics atDefault = r.metrics;
+        applyEnergy(atDefault, r.singularValues, r.rows, r.cols, kDefaultEnergy);
+        const QList<double> values = spectralMetricValues(atDefault);
         for (qsizetype i = 0; i < columns.size(); ++i)
             metricColumns[size_t(i)].push_back(values[i]);
     }
@@ -324,6 +326,17 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     const auto spectra = readNumbers<double>(file, "singular_values", -1, H5T_NATIVE_DOUBLE);
     if (m < 0 || !types || !tensors || !dtypes || !sources || !mSteps || !layers || !rows || !cols || !offsets || !lengths || !spectra)
         return damaged(QStringLiteral("matrix table is incomplete"));
+    // The stored metrics spare the power-law fits; a file without them has them recomputed.
+    const QStringList columns = spectralMetricColumns();
+    std::vector<std::vector<double>> stored;
+    for (const QString &column : columns) {
+        auto values = readNumbers<double>(group, column.toUtf8().constData(), m, H5T_NATIVE_DOUBLE);
+        if (!values) {
+            stored.clear();
+            break;
+        }
+        stored.push_back(std::move(*values));
+    }
     for (qint64 i = 0; i < m; ++i) {
         const auto type = matrixTypeFromCsvName((*types)[i]);
         const long long offset = (*offsets)[size_t(i)], length = (*lengths)[size_t(i)];
@@ -339,7 +352,14 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         r.rows = (*rows)[size_t(i)];
         r.cols = (*cols)[size_t(i)];
         r.singularValues = Eigen::Map<const Eigen::VectorXd>(spectra->data() + offset, Eigen::Index(length));
-        r.metrics = computeSpectralMetrics(r.singularValues, r.rows, r.cols, kDefaultEnergy);
+        if (stored.empty() || r.singularValues.size() == 0) {
+            r.metrics = computeSpectralMetrics(r.singularValues, r.rows, r.cols, kDefaultEnergy);
+        } else {
+            QList<double> values;
+            for (const auto &column : stored)
+                values.append(column[size_t(i)]);
+            r.metrics = spectralMetricsFromValues(values);
+        }
         run.results.append(std::move(r));
     }
 

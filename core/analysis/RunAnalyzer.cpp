@@ -101,7 +101,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
             record = *cached;
             record.fromCache = true;
             results = knownResults.value(record.path);
-            recomputeMetrics(results, m_settings.energy);
+            applyEnergy(results, m_settings.energy);
             run.issues.append(knownIssues.value(record.path));
             progress.matricesDone += int(results.size());
         } else {

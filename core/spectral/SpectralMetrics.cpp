@@ -42,13 +42,24 @@ int energyRank(const Eigen::Ref<const Eigen::VectorXd> &singularValues, double e
     return static_cast<int>(lambda.size());
 }
 
+void applyEnergy(SpectralMetrics &m, const Eigen::Ref<const Eigen::VectorXd> &singularValues, Eigen::Index rows,
+                 Eigen::Index cols, double energy)
+{
+    const bool zero = !(singularValues.size() > 0 && singularValues[0] > 0);
+    const int k = energyRank(singularValues, energy);
+    const double r = static_cast<double>(std::min(rows, cols));
+    m.energyRank = zero ? kNaN : k;
+    m.compressionPct = zero ? kNaN : 100.0 * (1.0 - k / r);
+    m.paramSavingPct =
+        zero ? kNaN : 100.0 * (1.0 - k * static_cast<double>(rows + cols) / (double(rows) * double(cols)));
+}
+
 SpectralMetrics computeSpectralMetrics(const Eigen::Ref<const Eigen::VectorXd> &singularValues,
                                        Eigen::Index rows, Eigen::Index cols, double energy)
 {
     const Eigen::VectorXd lambda = singularValues.array().square();
     const double sumLambda = lambda.sum();
     const double lambdaMax = lambda.size() > 0 ? lambda[0] : 0.0;
-    const double r = static_cast<double>(std::min(rows, cols));
     const bool zero = !(lambdaMax > 0);
 
     SpectralMetrics m{};
@@ -56,11 +67,7 @@ SpectralMetrics computeSpectralMetrics(const Eigen::Ref<const Eigen::VectorXd> &
     m.frobeniusNorm = std::sqrt(sumLambda);
     m.stableRank = zero ? kNaN : sumLambda / lambdaMax;
 
-    const int k = energyRank(singularValues, energy);
-    m.energyRank = zero ? kNaN : k;
-    m.compressionPct = zero ? kNaN : 100.0 * (1.0 - k / r);
-    m.paramSavingPct =
-        zero ? kNaN : 100.0 * (1.0 - k * static_cast<double>(rows + cols) / (double(rows) * double(cols)));
+    applyEnergy(m, singularValues, rows, cols, energy);
 
     const PowerLawFit fit = fitPowerLaw(lambda);
     m.alpha = fit.ok ? fit.alpha : kNaN;
@@ -95,6 +102,27 @@ QList<double> spectralMetricValues(const SpectralMetrics &m)
     return {m.stableRank,    m.compressionPct, m.alpha,         m.weightedAlpha,  m.effectiveRank,
             m.spectralNorm,  m.frobeniusNorm,  m.energyRank,    m.paramSavingPct, m.numericalRank,
             m.alphaXmin,     m.alphaKsDistance, m.alphaTailSize};
+}
+
+SpectralMetrics spectralMetricsFromValues(const QList<double> &v)
+{
+    SpectralMetrics m{};
+    if (v.size() < 13)
+        return m;
+    m.stableRank = v[0];
+    m.compressionPct = v[1];
+    m.alpha = v[2];
+    m.weightedAlpha = v[3];
+    m.effectiveRank = v[4];
+    m.spectralNorm = v[5];
+    m.frobeniusNorm = v[6];
+    m.energyRank = v[7];
+    m.paramSavingPct = v[8];
+    m.numericalRank = v[9];
+    m.alphaXmin = v[10];
+    m.alphaKsDistance = v[11];
+    m.alphaTailSize = v[12];
+    return m;
 }
 
 } // namespace rankscope

@@ -34,11 +34,18 @@ SpectralMetrics computeSpectralMetrics(const Eigen::Ref<const Eigen::VectorXd> &
                                        Eigen::Index rows, Eigen::Index cols,
                                        double energy = kDefaultEnergy);
 
+// Recomputes only what depends on τ (compression, energy rank, parameter saving): changing τ
+// costs no power-law fit.
+void applyEnergy(SpectralMetrics &metrics, const Eigen::Ref<const Eigen::VectorXd> &singularValues, Eigen::Index rows,
+                 Eigen::Index cols, double energy);
+
 // k_τ = min{k : Σ_{i≤k} λᵢ ≥ τ·Σλ·(1 − 1e-12)}; 0 for a zero spectrum.
 int energyRank(const Eigen::Ref<const Eigen::VectorXd> &singularValues, double energy);
 
 // Column names and values in the order of the CSV: the seven contract columns, then the extras.
 QStringList spectralMetricColumns();
 QList<double> spectralMetricValues(const SpectralMetrics &metrics);
+// The inverse of spectralMetricValues.
+SpectralMetrics spectralMetricsFromValues(const QList<double> &values);
 
 } // namespace rankscope

@@ -103,9 +103,9 @@ private slots:
     {
         RunAnalysis run = RunAnalyzer().analyzeFolder(RANKSCOPE_DEMO_RUN);
         const double before = run.results.last().metrics.compressionPct;
-        recomputeMetrics(run.results, 0.5);
+        applyEnergy(run.results, 0.5);
         QVERIFY(run.results.last().metrics.compressionPct > before);
-        recomputeMetrics(run.results, 0.9);
+        applyEnergy(run.results, 0.9);
         QCOMPARE(run.results.last().metrics.compressionPct, before);
     }
 };

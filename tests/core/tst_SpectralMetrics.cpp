@@ -112,6 +112,20 @@ private slots:
         QCOMPARE(m.numericalRank, 2.0);
     }
 
+    void applyEnergyMatchesAFullRecompute()
+    {
+        Eigen::VectorXd s(6);
+        s << 5, 3, 2, 1.5, 0.5, 0.1;
+        for (double energy : {0.5, 0.8, 0.95, 0.999}) {
+            SpectralMetrics m = computeSpectralMetrics(s, 6, 10, 0.9);
+            applyEnergy(m, s, 6, 10, energy);
+            const SpectralMetrics full = computeSpectralMetrics(s, 6, 10, energy);
+            QCOMPARE(spectralMetricValues(m), spectralMetricValues(full));
+        }
+        const SpectralMetrics m = computeSpectralMetrics(s, 6, 10);
+        QCOMPARE(spectralMetricValues(spectralMetricsFromValues(spectralMetricValues(m))), spectralMetricValues(m));
+    }
+
     void columnsAndValuesLineUp()
     {
         Eigen::VectorXd s(3);

@@ -202,8 +202,10 @@ private slots:
         // A run with a zero matrix: its alpha is NaN and the cell keeps the NaN colour.
         RunAnalysis run = test::demoRun();
         for (MatrixResult &r : run.results)
-            if (r.step == 1500 && r.layer == 2 && r.type == MatrixType::O)
+            if (r.step == 1500 && r.layer == 2 && r.type == MatrixType::O) {
                 r.singularValues.setZero();
+                r.metrics = computeSpectralMetrics(r.singularValues, r.rows, r.cols);
+            }
         m_state->setRun(run, "zeroed");
         QVERIFY(std::isnan(heatmap.colorMap()->data()->cell(0, 3)));
     }

@@ -1,13 +1,16 @@
 #include "CommandLine.h"
 
 #include "AnalyzeCommand.h"
+#include "ExportCommand.h"
 #include "InfoCommand.h"
 #include "RankScopeVersion.h"
 
+#include <QApplication>
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QTextStream>
 #include <cstring>
+#include <memory>
 
 namespace rankscope {
 
@@ -17,6 +20,7 @@ struct Subcommand {
     const char *name;
     const char *summary;
     int (*run)(const QStringList &arguments);
+    bool drawsFigures = false; // needs the widgets, rendered offscreen
 };
 
 const QList<Subcommand> &subcommands()
@@ -24,6 +28,7 @@ const QList<Subcommand> &subcommands()
     static const QList<Subcommand> list = {
         {"analyze", "analyse a folder of checkpoints; write the metrics as CSV or JSON", runAnalyzeCommand},
         {"info", "list a folder's checkpoints and how one checkpoint's tensors are typed", runInfoCommand},
+        {"export", "render a figure (lines, bars, heatmaps, spectrum) to PNG, SVG or PDF", runExportCommand, true},
     };
     return list;
 }
@@ -60,7 +65,15 @@ bool isHeadlessInvocation(int argc, char **argv)
 
 int runHeadless(int argc, char **argv)
 {
-    QCoreApplication app(argc, argv);
+    const Subcommand *command = nullptr;
+    for (const Subcommand &c : subcommands())
+        if (std::strcmp(argv[1], c.name) == 0)
+            command = &c;
+    // Figures are drawn by the GUI's own views on Qt's offscreen platform: no display needed.
+    if (command && command->drawsFigures)
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    std::unique_ptr<QCoreApplication> app(command && command->drawsFigures ? new QApplication(argc, argv)
+                                                                            : new QCoreApplication(argc, argv));
     QCoreApplication::setApplicationName(QStringLiteral("RankScope"));
     QCoreApplication::setOrganizationName(QStringLiteral("RankScope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(RANKSCOPE_VERSION));
@@ -75,9 +88,8 @@ int runHeadless(int argc, char **argv)
         printUsage(out);
         return 0;
     }
-    for (const Subcommand &command : subcommands())
-        if (first == QLatin1String(command.name))
-            return command.run(arguments.mid(1));
+    if (command)
+        return command->run(arguments.mid(1));
     QTextStream err(stderr);
     err << "rankscope: '" << first << "' is neither a command nor an existing path\n\n";
     printUsage(err);

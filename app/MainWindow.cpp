@@ -1,11 +1,13 @@
 #include "MainWindow.h"
 
+#include "ExportDialog.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
 #include "SpectrumView.h"
 #include "TypeFilterChips.h"
 #include "TypeLayerHeatmap.h"
 #include "ViewState.h"
+#include "analysis/MetricsCsvWriter.h"
 #include "analysis/ResultsFile.h"
 
 #include <QAction>
@@ -20,6 +22,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -120,6 +123,61 @@ void MainWindow::buildMenus()
             openPath(path);
     });
     m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addSeparator();
+    file->addAction(tr("&Export figure…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
+        const int tab = m_tabs->currentIndex();
+        static const char *names[] = {"lines", "bars", "heatmaps", "spectrum"};
+        const QString suggested = QDir(QFileInfo(m_recent.value(0)).absolutePath())
+                                      .filePath(QStringLiteral("%1-%2.png").arg(m_state->runName(), QLatin1String(names[tab])));
+        ExportDialog dialog(suggested, m_tabs->currentWidget()->size(), this);
+        if (dialog.exec() != QDialog::Accepted)
+            return;
+        QString error;
+        if (exportFigure(tab, dialog.path(), dialog.size(), &error))
+            statusBar()->showMessage(tr("Wrote %1").arg(QDir::toNativeSeparators(dialog.path())), 8000);
+        else
+            QMessageBox::warning(this, tr("Export figure"), error);
+    });
+    file->addAction(tr("Export &all figures…"), this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Export every figure into a folder"));
+        if (folder.isEmpty())
+            return;
+        QStringList formats = {tr("PNG"), tr("SVG"), tr("PDF")};
+        bool ok = false;
+        const QString format = QInputDialog::getItem(this, tr("Export all figures"), tr("Format"), formats, 0, false, &ok).toLower();
+        if (!ok)
+            return;
+        QString error;
+        const QStringList written = exportAllFigures(folder, format, ExportSize{1200, 750, 2}, &error);
+        if (!error.isEmpty())
+            QMessageBox::warning(this, tr("Export all figures"), error);
+        statusBar()->showMessage(tr("Wrote %1 figures into %2").arg(written.size()).arg(QDir::toNativeSeparators(folder)), 8000);
+    });
+    file->addAction(tr("Export view &data (CSV)…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the data behind this view"), QString(), tr("CSV (*.csv)"));
+        if (path.isEmpty())
+            return;
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+            QMessageBox::warning(this, tr("Export view data"), f.errorString());
+            return;
+        }
+        QString csv;
+        for (ChartView *view : viewsOfTab(m_tabs->currentIndex()))
+            csv += view->dataCsv();
+        f.write(csv.toUtf8());
+    });
+    file->addAction(tr("Export &metrics table (CSV)…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export every metric of every matrix"), QString(), tr("CSV (*.csv)"));
+        if (path.isEmpty())
+            return;
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+            QMessageBox::warning(this, tr("Export metrics table"), f.errorString());
+            return;
+        }
+        MetricsCsvWriter::write(m_state->results(), f);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -334,6 +392,48 @@ void MainWindow::showIssues()
     layout->addWidget(buttons);
     dialog.resize(900, 400);
     dialog.exec();
+}
+
+QList<ChartView *> MainWindow::viewsOfTab(int tab) const
+{
+    switch (tab) {
+    case 0: return {m_lines};
+    case 1: return {m_bars};
+    case 2: return {m_heatmapLeft, m_heatmapRight};
+    case 3: return {m_spectrum};
+    default: return {};
+    }
+}
+
+bool MainWindow::exportFigure(int tab, const QString &path, ExportSize size, QString *error)
+{
+    const QList<ChartView *> views = viewsOfTab(tab);
+    QList<QCustomPlot *> panels;
+    for (ChartView *view : views) {
+        view->setExporting(true);
+        panels.append(view->plot());
+    }
+    const bool ok = FigureExporter::write(panels, path, size, error);
+    for (ChartView *view : views)
+        view->setExporting(false);
+    return ok;
+}
+
+QStringList MainWindow::exportAllFigures(const QString &folder, const QString &format, ExportSize size, QString *error)
+{
+    static const char *names[] = {"lines", "bars", "heatmaps", "spectrum"};
+    QStringList written;
+    for (int tab = 0; tab < 4; ++tab) {
+        if (tab == 3 && !m_spectrum->matrix())
+            continue; // no matrix chosen: no spectrum to draw
+        const QString path = QDir(folder).filePath(QStringLiteral("%1-%2.%3").arg(m_state->runName(), QLatin1String(names[tab]), format));
+        QString problem;
+        if (exportFigure(tab, path, size, &problem))
+            written << path;
+        else
+            *error += problem + QLatin1Char('\n');
+    }
+    return written;
 }
 
 void MainWindow::openPath(const QString &path)

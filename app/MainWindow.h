@@ -3,6 +3,7 @@
 #pragma once
 
 #include "AnalysisController.h"
+#include "FigureExporter.h"
 
 #include <QMainWindow>
 
@@ -19,6 +20,7 @@ class QComboBox;
 
 namespace rankscope {
 
+class ChartView;
 class LayerBarChart;
 class MetricLineChart;
 class SpectrumView;
@@ -44,6 +46,12 @@ public:
     SpectrumView *spectrumView() const { return m_spectrum; }
     QTabWidget *tabs() const { return m_tabs; }
     QSlider *stepSlider() const { return m_stepSlider; }
+
+    // The views of a tab (the heatmap tab has two panels) and their export, as the menus do it.
+    QList<ChartView *> viewsOfTab(int tab) const;
+    bool exportFigure(int tab, const QString &path, ExportSize size, QString *error);
+    // Every figure into a folder as lines/bars/heatmaps/spectrum.<format>; returns the files written.
+    QStringList exportAllFigures(const QString &folder, const QString &format, ExportSize size, QString *error);
 
 protected:
     void closeEvent(QCloseEvent *event) override;

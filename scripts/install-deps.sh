@@ -10,4 +10,4 @@ $SUDO apt-get install -y --no-install-recommends \
     cmake g++ make pkg-config \
     qt6-base-dev qt6-svg-dev libqcustomplot-dev \
     libeigen3-dev libhdf5-dev liblapacke-dev libopenblas-dev zlib1g-dev \
-    libgl-dev
+    libgl-dev fonts-dejavu-core

@@ -19,6 +19,17 @@ QString describeMatrix(const MatrixResult &r)
         .arg(r.dtype);
 }
 
+QString stepTableCsv(const ViewState &state, Metric metric)
+{
+    QString csv = QStringLiteral("step,layer,type,tensor,rows,cols,%1\n").arg(QLatin1String(metricInfo(metric).column));
+    for (int layer : state.visibleLayers())
+        for (MatrixType type : state.visibleTypes())
+            if (const MatrixResult *r = state.find({state.currentStep(), layer, type}))
+                csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7\n").arg(r->step).arg(layer).arg(csvName(type), r->tensor)
+                           .arg(r->rows).arg(r->cols).arg(metricValue(r->metrics, metric), 0, 'g', 10);
+    return csv;
+}
+
 ChartView::ChartView(ViewState *state, QWidget *parent)
     : QWidget(parent), m_state(state), m_plot(new QCustomPlot(this)), m_header(new QHBoxLayout)
 {
@@ -38,7 +49,13 @@ ChartView::ChartView(ViewState *state, QWidget *parent)
 
 QString ChartView::title() const { return m_title->text(); }
 
-void ChartView::setTitle(const QString &text) { m_title->setText(text); }
+void ChartView::setTitle(const QString &text) { m_title->setText(m_titleOverride.isEmpty() ? text : m_titleOverride); }
+
+void ChartView::setTitleOverride(const QString &title)
+{
+    m_titleOverride = title;
+    rebuild();
+}
 
 void ChartView::refresh()
 {

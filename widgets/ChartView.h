@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ViewState.h"
+#include "spectral/MetricCatalog.h"
 
 #include <QWidget>
 #include <qcustomplot.h>
@@ -21,6 +22,12 @@ public:
     // The matrix under the pixel, if a click there opens a spectrum.
     virtual std::optional<MatrixKey> matrixAt(const QPoint &pixel) const = 0;
     QString lastTooltip() const { return m_lastTooltip; }
+    // The numbers behind what the view shows, as CSV with a header line.
+    virtual QString dataCsv() const = 0;
+    // Hides what marks the interactive state (the current-step line) while a figure is exported.
+    virtual void setExporting(bool) {}
+    // A title of the user's instead of the generated one (empty: generated).
+    void setTitleOverride(const QString &title);
 
 public slots:
     virtual void rebuild() = 0;
@@ -44,9 +51,13 @@ private:
     QCPTextElement *m_title;
     QHBoxLayout *m_header;
     QString m_lastTooltip;
+    QString m_titleOverride;
     QPoint m_pressPos;
     bool m_stale = false;
 };
+
+// step,layer,type,tensor,rows,cols,<metric> for the visible layers and types at the current step.
+QString stepTableCsv(const ViewState &state, Metric metric);
 
 // A one-line text for a matrix: "MLP↑ · layer 2 · step 1500" and its tensor and shape.
 QString describeMatrix(const MatrixResult &r);

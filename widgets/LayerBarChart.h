@@ -21,6 +21,7 @@ public:
     QList<QCPBars *> bars() const;
     QCPBars *barsOf(MatrixType type) const;
     QString tooltipAt(const QPoint &pixel) const override;
+    QString dataCsv() const override { return stepTableCsv(*state(), m_metric); }
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
 
 public slots:

@@ -199,7 +199,13 @@ void MetricLineChart::updateStepMarker()
     const double x = double(state()->currentStep());
     m_stepMarker->point1->setCoords(x, 0);
     m_stepMarker->point2->setCoords(x, 1);
-    m_stepMarker->setVisible(state()->steps().size() > 1);
+    m_stepMarker->setVisible(state()->steps().size() > 1 && !m_exporting);
+}
+
+void MetricLineChart::setExporting(bool exporting)
+{
+    m_exporting = exporting;
+    updateStepMarker();
 }
 
 QList<QCPGraph *> MetricLineChart::visibleLines() const
@@ -270,6 +276,29 @@ void MetricLineChart::activate(const QPoint &pixel)
         return;
     }
     ChartView::activate(pixel);
+}
+
+QString MetricLineChart::dataCsv() const
+{
+    const QString column = QString::fromLatin1(metricInfo(m_metric).column);
+    QString csv;
+    if (m_perLayerType) {
+        csv = QStringLiteral("step,layer,type,%1\n").arg(column);
+        for (const Line &line : m_lines)
+            for (const AggregatePoint &p : line.points)
+                csv += QStringLiteral("%1,%2,%3,%4\n").arg(p.step).arg(line.layer).arg(csvName(line.type)).arg(p.value, 0, 'g', 10);
+        return csv;
+    }
+    const QString aggregate = state()->aggregate() == Aggregate::Mean ? QStringLiteral("mean") : QStringLiteral("median");
+    csv = QStringLiteral("step,type,%1_%2,%1_min,%1_max,layers,nan_layers\n").arg(column, aggregate);
+    for (const Line &line : m_lines) {
+        if (!line.graph->visible())
+            continue;
+        for (const AggregatePoint &p : line.points)
+            csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7\n").arg(p.step).arg(csvName(line.type)).arg(p.value, 0, 'g', 10)
+                       .arg(p.min, 0, 'g', 10).arg(p.max, 0, 'g', 10).arg(p.count).arg(p.missing);
+    }
+    return csv;
 }
 
 } // namespace rankscope

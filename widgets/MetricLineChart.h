@@ -24,6 +24,8 @@ public:
     // The visible data lines (not bands), for tests and exports.
     QList<QCPGraph *> visibleLines() const;
     QString tooltipAt(const QPoint &pixel) const override;
+    QString dataCsv() const override;
+    void setExporting(bool exporting) override;
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
 
 public slots:
@@ -48,6 +50,7 @@ private:
     void fillModeBox();
 
     Metric m_metric = Metric::StableRank;
+    bool m_exporting = false;
     std::optional<MatrixType> m_perLayerType;
     QList<Line> m_lines;
     QCPItemStraightLine *m_stepMarker = nullptr;

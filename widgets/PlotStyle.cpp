@@ -81,8 +81,8 @@ void setLogScale(QCPAxis *axis, bool log)
         QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
         ticker->setSubTickCount(8);
         axis->setTicker(ticker);
-        axis->setNumberFormat(QStringLiteral("gb"));
-        axis->setNumberPrecision(0);
+        axis->setNumberFormat(QStringLiteral("g")); // 0.01, 0.1, 1, 10: plain decades read best
+        axis->setNumberPrecision(6);
     } else {
         axis->setScaleType(QCPAxis::stLinear);
         axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));

@@ -51,9 +51,14 @@ SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
     headerLayout()->addStretch(1);
     connect(m_overlayBox, &QCheckBox::toggled, this, &SpectrumView::setOverlayFirstStep);
 
-    plot()->plotLayout()->addElement(1, 1, m_densityRect);
-    for (QCPAxis *axis : m_densityRect->axes())
-        axis->setLayer(QStringLiteral("axes"));
+    // Both panels share one row under the title, so a long title cannot widen one of them.
+    auto *panels = new QCPLayoutGrid;
+    plot()->plotLayout()->take(m_rankRect);
+    plot()->plotLayout()->simplify();
+    plot()->plotLayout()->addElement(1, 0, panels);
+    panels->addElement(0, 0, m_rankRect);
+    panels->addElement(0, 1, m_densityRect);
+    panels->setColumnSpacing(24);
     PlotStyle::applyPaperStyle(plot());
     m_rankRect->axis(QCPAxis::atBottom)->setLabel(tr("Rank i"));
     m_rankRect->axis(QCPAxis::atLeft)->setLabel(tr("Singular value \u03c3\u1d62"));
@@ -72,13 +77,6 @@ SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
     m_densityLegend->setBrush(QColor(255, 255, 255, 220));
     m_densityLegend->setVisible(true);
     plot()->legend->setBrush(QColor(255, 255, 255, 220));
-    plot()->plotLayout()->element(0, 0); // the title row spans both panels
-    if (auto *title = qobject_cast<QCPTextElement *>(plot()->plotLayout()->element(0, 0))) {
-        plot()->plotLayout()->take(title);
-        plot()->plotLayout()->simplify();
-        plot()->plotLayout()->insertRow(0);
-        plot()->plotLayout()->addElement(0, 0, title);
-    }
     connect(state, &ViewState::resultsChanged, this, &SpectrumView::rebuild);
     connect(state, &ViewState::spectrumRequested, this, &SpectrumView::showMatrix);
     rebuild();
@@ -210,6 +208,15 @@ QString SpectrumView::tooltipAt(const QPoint &pixel) const
     if (i < 0 || i >= r->singularValues.size())
         return {};
     return tr("\u03c3<sub>%1</sub> = %2 (\u03bb = %3)").arg(i + 1).arg(r->singularValues[i], 0, 'g', 5).arg(r->singularValues[i] * r->singularValues[i], 0, 'g', 5);
+}
+
+QString SpectrumView::dataCsv() const
+{
+    QString csv = QStringLiteral("rank,singular_value,eigenvalue\n");
+    if (const MatrixResult *r = m_key ? state()->find(*m_key) : nullptr)
+        for (Eigen::Index i = 0; i < r->singularValues.size(); ++i)
+            csv += QStringLiteral("%1,%2,%3\n").arg(i + 1).arg(r->singularValues[i], 0, 'g', 17).arg(r->singularValues[i] * r->singularValues[i], 0, 'g', 17);
+    return csv;
 }
 
 } // namespace rankscope

@@ -22,6 +22,7 @@ public:
     QCPAxisRect *densityRect() const { return m_densityRect; }
     QString fitLegendText() const { return m_fitText; }
     QString tooltipAt(const QPoint &pixel) const override;
+    QString dataCsv() const override;
     std::optional<MatrixKey> matrixAt(const QPoint &) const override { return std::nullopt; }
 
 public slots:

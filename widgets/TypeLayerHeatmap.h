@@ -28,6 +28,7 @@ public:
     int cellTextCount() const { return int(m_cellTexts.size()); }
 
     QString tooltipAt(const QPoint &pixel) const override;
+    QString dataCsv() const override { return stepTableCsv(*state(), m_metric); }
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
 
 public slots:

@@ -1,6 +1,8 @@
 // End-to-end: the rankscope executable run as a user would, headless, with no display.
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -136,6 +138,41 @@ private slots:
         // The results file lies in the run folder now: it is not mistaken for a checkpoint.
         const Run fourth = rankscope({"analyze", dir.path(), "--results", explicitResults});
         QVERIFY2(fourth.err.contains("2 of 2 checkpoints analysed (2 from the results file)"), qPrintable(fourth.err));
+    }
+
+    // Headless: DISPLAY and QT_QPA_PLATFORM are unset by rankscope() for every run.
+    void exportRendersEveryFigureWithoutADisplay()
+    {
+        QTemporaryDir dir;
+        Run r = rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--out", dir.filePath("lines.png"),
+                           "--width", "900", "--height", "500", "--scale", "2"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(QImage(dir.filePath("lines.png")).size(), QSize(1800, 1000));
+        r = rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--step", "300", "--types", "Q,K,MLP_UP",
+                       "--metric", "stable_rank", "--title", "My bars", "--out", dir.filePath("bars.svg")});
+        QCOMPARE(r.exitCode, 0);
+        QFile svg(dir.filePath("bars.svg"));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(svg.readAll());
+        QVERIFY(text.contains(">My bars<"));
+        QVERIFY(text.contains(">Layer<"));
+        r = rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "heatmaps", "--layers", "1-2", "--out", dir.filePath("h.pdf")});
+        QCOMPARE(r.exitCode, 0);
+        QFile pdf(dir.filePath("h.pdf"));
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QCOMPARE(pdf.read(4), QByteArray("%PDF"));
+        r = rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrum", "--layer", "1", "--type", "MLP_DOWN", "--out", dir.filePath("s.png")});
+        QCOMPARE(r.exitCode, 0);
+
+        // From a results file made by analyze, without the checkpoints.
+        QCOMPARE(rankscope({"analyze", RANKSCOPE_DEMO_RUN, "--results", dir.filePath("run.h5"), "--quiet"}).exitCode, 0);
+        QCOMPARE(rankscope({"export", dir.filePath("run.h5"), "--figure", "lines", "--out", dir.filePath("fromfile.svg")}).exitCode, 0);
+        QVERIFY(QFileInfo(dir.filePath("fromfile.svg")).size() > 1000);
+
+        QCOMPARE(rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "pie", "--out", dir.filePath("x.png")}).exitCode, 1);
+        QCOMPARE(rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--out", dir.filePath("x.gif")}).exitCode, 1);
+        QCOMPARE(rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--step", "777", "--out", dir.filePath("x.png")}).exitCode, 1);
+        QCOMPARE(rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrum", "--out", dir.filePath("x.png")}).exitCode, 1);
     }
 
     void infoListsCheckpointsAndTensors()

@@ -1,0 +1,42 @@
+#include "RunLoader.h"
+
+#include "analysis/ResultsFile.h"
+
+#include <QFileInfo>
+
+namespace rankscope {
+
+std::optional<RunAnalysis> loadRun(const QString &source, RunLoadOptions options, QTextStream &err,
+                                   const RunAnalyzer::ProgressCallback &onProgress)
+{
+    const QFileInfo info(source);
+    if (info.isFile()) {
+        QString error;
+        std::optional<RunAnalysis> run = ResultsFile::load(source, &error);
+        if (!run)
+            err << source << ": " << error << '\n';
+        else
+            applyEnergy(run->results, options.settings.energy);
+        return run;
+    }
+    if (!info.isDir()) {
+        err << source << ": no such folder or results file\n";
+        return std::nullopt;
+    }
+    AnalysisSettings settings = options.settings;
+    if (settings.resultsPath.isEmpty() && options.useCache)
+        settings.resultsPath = ResultsFile::cachePathFor(source);
+    std::optional<RunAnalysis> previous;
+    if (options.useCache && QFileInfo::exists(settings.resultsPath)) {
+        QString error;
+        previous = ResultsFile::load(settings.resultsPath, &error);
+        if (!previous)
+            err << settings.resultsPath << ": " << error << "; it will be rebuilt\n";
+    }
+    RunAnalyzer analyzer(settings);
+    if (options.rules)
+        analyzer.setNameRules(*options.rules);
+    return analyzer.analyzeFolder(source, onProgress, previous ? &*previous : nullptr);
+}
+
+} // namespace rankscope

@@ -1,0 +1,23 @@
+// Gets a run's results for the headless commands: a results file is loaded; a folder is analysed
+// through its cache (only what changed is read), exactly as `rankscope analyze` does.
+#pragma once
+
+#include "analysis/RunAnalyzer.h"
+
+#include <QTextStream>
+#include <optional>
+
+namespace rankscope {
+
+struct RunLoadOptions {
+    AnalysisSettings settings;
+    bool useCache = true;
+    bool quiet = false;
+    std::optional<TensorNameRules> rules;
+};
+
+// nullopt when the source cannot be opened at all (the reason is written to err).
+std::optional<RunAnalysis> loadRun(const QString &source, RunLoadOptions options, QTextStream &err,
+                                   const RunAnalyzer::ProgressCallback &onProgress = {});
+
+} // namespace rankscope

@@ -1,0 +1,149 @@
+// Exported figures are complete: SVG is real XML with text kept as text, legend labels, axis
+// titles and a path per visible series; PNG has the requested pixels; PDF is a PDF.
+#include "DemoFixture.h"
+#include "FigureExporter.h"
+#include "LayerBarChart.h"
+#include "MainWindow.h"
+#include "MetricLineChart.h"
+#include "TypeLayerHeatmap.h"
+#include "TypeStyle.h"
+#include "ViewState.h"
+
+#include <QImage>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+using namespace rankscope;
+
+namespace {
+
+struct SvgContent {
+    bool wellFormed = false;
+    QStringList texts;
+    QStringList pathStrokes; // stroke colour of every <path>
+    // Qt writes a run of text per script (a Greek letter starts a new <text>): read them in order.
+    QString allText() const { return texts.join(QString()); }
+};
+
+SvgContent readSvg(const QString &path)
+{
+    SvgContent svg;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return svg;
+    QXmlStreamReader xml(&file);
+    QString strokeOfGroup;
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (!xml.isStartElement())
+            continue;
+        // QSvgGenerator puts the pen on the enclosing <g>; a path may also carry its own.
+        if (xml.name() == QLatin1String("g"))
+            strokeOfGroup = xml.attributes().value("stroke").toString().toLower();
+        else if (xml.name() == QLatin1String("path") || xml.name() == QLatin1String("polyline"))
+            svg.pathStrokes << (xml.attributes().hasAttribute("stroke") ? xml.attributes().value("stroke").toString().toLower() : strokeOfGroup);
+        else if (xml.name() == QLatin1String("text"))
+            svg.texts << xml.readElementText(QXmlStreamReader::IncludeChildElements);
+    }
+    svg.wellFormed = !xml.hasError();
+    return svg;
+}
+
+} // namespace
+
+class TestFigureExport : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    ViewState *m_state = nullptr;
+
+private slots:
+    void init()
+    {
+        m_state = new ViewState(this);
+        m_state->setRun(test::demoRun(), QStringLiteral("nanogpt-d4"));
+    }
+    void cleanup() { delete m_state; }
+
+    void svgHasLegendAxisTitlesAndAPathPerSeries()
+    {
+        MetricLineChart chart(m_state);
+        chart.resize(1000, 600);
+        m_state->setTypeVisible(MatrixType::K, false);
+        const QString path = m_dir.filePath("lines.svg");
+        QString error;
+        QVERIFY2(FigureExporter::write({chart.plot()}, path, {1000, 600, 1}, &error), qPrintable(error));
+        const SvgContent svg = readSvg(path);
+        QVERIFY(svg.wellFormed);
+        for (const char *label : {"Q", "V", "O", "MLP\u2191", "MLP\u2193"})
+            QVERIFY2(svg.texts.contains(QString::fromUtf8(label)), label);
+        QVERIFY(svg.texts.contains("K")); // the hidden type stays in the legend, greyed
+        QVERIFY(svg.texts.contains("Training step"));
+        QVERIFY(svg.texts.contains("Stable rank"));
+        QVERIFY(svg.texts.contains("Stable rank vs training step, mean of layers 0–3 — nanogpt-d4"));
+        for (MatrixType type : {MatrixType::Q, MatrixType::V, MatrixType::O, MatrixType::MlpUp, MatrixType::MlpDown})
+            QVERIFY2(svg.pathStrokes.contains(colourHex(type).toLower()), qPrintable(colourHex(type)));
+        // Hidden K draws no line: its colour strokes only the legend's grey-free icon.
+        QVERIFY(svg.pathStrokes.count(colourHex(MatrixType::K).toLower()) <= 1);
+    }
+
+    void pngHasTheRequestedPixelsAndPdfIsAPdf()
+    {
+        LayerBarChart bars(m_state);
+        const QString png = m_dir.filePath("bars.png");
+        QString error;
+        QVERIFY2(FigureExporter::write({bars.plot()}, png, {800, 500, 2}, &error), qPrintable(error));
+        const QImage image(png);
+        QCOMPARE(image.size(), QSize(1600, 1000));
+        // Not blank: the bars put the types' colours in the image.
+        bool sawQ = false;
+        for (int y = 0; y < image.height() && !sawQ; y += 4)
+            for (int x = 0; x < image.width() && !sawQ; x += 4)
+                sawQ = image.pixelColor(x, y) == QColor(colourHex(MatrixType::Q));
+        QVERIFY(sawQ);
+
+        const QString pdf = m_dir.filePath("bars.pdf");
+        QVERIFY(FigureExporter::write({bars.plot()}, pdf, {800, 500, 1}, &error));
+        QFile f(pdf);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.read(5) == "%PDF-");
+        QVERIFY(!FigureExporter::write({bars.plot()}, m_dir.filePath("bars.bmp"), {800, 500, 1}, &error));
+        QVERIFY(error.contains("png, svg or pdf"));
+    }
+
+    void heatmapPairIsOneFigureWithBothScales()
+    {
+        TypeLayerHeatmap left(m_state, Metric::CompressionPct), right(m_state, Metric::WeightedAlpha);
+        const QString path = m_dir.filePath("heatmaps.svg");
+        QString error;
+        QVERIFY(FigureExporter::write({left.plot(), right.plot()}, path, {1400, 600, 1}, &error));
+        const SvgContent svg = readSvg(path);
+        QVERIFY(svg.wellFormed);
+        QVERIFY(svg.texts.contains("Compression % at step 1500 — nanogpt-d4"));
+        QVERIFY(svg.allText().contains("Weighted α at step 1500 — nanogpt-d4"));
+        QVERIFY(svg.allText().contains("Compression % (τ = 0.90)"));
+        QVERIFY(svg.texts.contains("85.9")); // a cell's value, as text
+    }
+
+    void windowExportsEveryFigure()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        MainWindow window;
+        QSignalSpy finished(window.controller(), &AnalysisController::finished);
+        window.openPath(RANKSCOPE_DEMO_RUN);
+        QVERIFY(finished.wait(30000));
+        window.state()->requestSpectrum({1500, 0, MatrixType::Q});
+        QString error;
+        const QStringList written = window.exportAllFigures(m_dir.path(), "pdf", {1000, 600, 1}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(written.size(), 4);
+        for (const QString &file : written)
+            QVERIFY(QFileInfo(file).size() > 1000);
+        QVERIFY(written[2].endsWith("nanogpt-d4-heatmaps.pdf"));
+    }
+};
+
+QTEST_MAIN(TestFigureExport)
+#include "tst_FigureExport.moc"

@@ -1,6 +1,7 @@
 #include "AnalyzeCommand.h"
 
 #include "analysis/MetricsCsvWriter.h"
+#include "RunLoader.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
 
@@ -97,31 +98,25 @@ int runAnalyzeCommand(const QStringList &arguments)
     const bool terminal = isatty(fileno(stderr));
 
     const QString folder = parser.positionalArguments().first();
+    RunLoadOptions options;
+    options.useCache = !parser.isSet(noCache);
     if (parser.isSet(results))
         settings.resultsPath = parser.value(results);
-    else if (!parser.isSet(noCache))
+    else if (options.useCache)
         settings.resultsPath = ResultsFile::cachePathFor(folder);
-    std::optional<RunAnalysis> previous;
-    if (!parser.isSet(noCache) && QFileInfo::exists(settings.resultsPath)) {
+    options.settings = settings;
+    if (parser.isSet(rulesOption)) {
         QString error;
-        previous = ResultsFile::load(settings.resultsPath, &error);
-        if (!previous)
-            err << settings.resultsPath << ": " << error << "; it will be rebuilt\n";
+        options.rules = TensorNameRules::withUserRules(parser.value(rulesOption), &error);
+        if (!options.rules) {
+            err << "rankscope analyze: " << error << '\n';
+            return 1;
+        }
     }
 
     QElapsedTimer timer;
     timer.start();
-    RunAnalyzer analyzer(settings);
-    if (parser.isSet(rulesOption)) {
-        QString error;
-        auto rules = TensorNameRules::withUserRules(parser.value(rulesOption), &error);
-        if (!rules) {
-            err << "rankscope analyze: " << error << '\n';
-            return 1;
-        }
-        analyzer.setNameRules(*rules);
-    }
-    const RunAnalysis run = analyzer.analyzeFolder(folder,
+    const std::optional<RunAnalysis> loaded = loadRun(folder, options, err,
         [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
             if (silent)
                 return;
@@ -141,8 +136,10 @@ int runAnalyzeCommand(const QStringList &arguments)
                 err << line << '\n';
             }
             err.flush();
-        },
-        previous ? &*previous : nullptr);
+        });
+    if (!loaded)
+        return 1;
+    const RunAnalysis &run = *loaded;
 
     for (const AnalysisIssue &issue : run.issues)
         err << issue.text() << '\n';
@@ -170,8 +167,8 @@ int runAnalyzeCommand(const QStringList &arguments)
                    .arg(std::count_if(run.checkpoints.begin(), run.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }))
                    .arg(run.results.size()).arg(timer.elapsed() / 1000.0, 0, 'f', 2)
                    .arg(settings.resultsPath.isEmpty() ? QString() : QStringLiteral("; results in ") + settings.resultsPath);
-    if (run.checkpointsAnalysed == 0) {
-        if (run.checkpointsFound == 0 && QFileInfo(folder).isDir())
+    if (run.results.isEmpty()) {
+        if (run.checkpointsFound == 0)
             err << folder << ": no checkpoints found\n";
         return 1;
     }

@@ -1,6 +1,9 @@
 #include "ChartView.h"
 
+#include "MetricSelector.h"
 #include "PlotStyle.h"
+
+#include <QLabel>
 
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -48,6 +51,14 @@ ChartView::ChartView(ViewState *state, QWidget *parent)
 }
 
 QString ChartView::title() const { return m_title->text(); }
+
+MetricSelector *ChartView::addMetricSelector(Metric initial)
+{
+    auto *selector = new MetricSelector(initial, this);
+    m_header->addWidget(new QLabel(tr("Metric"), this));
+    m_header->addWidget(selector);
+    return selector;
+}
 
 void ChartView::setTitle(const QString &text) { m_title->setText(m_titleOverride.isEmpty() ? text : m_titleOverride); }
 

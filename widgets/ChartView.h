@@ -10,6 +10,8 @@
 
 namespace rankscope {
 
+class MetricSelector;
+
 class ChartView : public QWidget {
     Q_OBJECT
 public:
@@ -41,6 +43,8 @@ protected:
     void showEvent(QShowEvent *event) override;
     ViewState *state() const { return m_state; }
     QHBoxLayout *headerLayout() const { return m_header; }
+    // A labelled metric choice in the header.
+    MetricSelector *addMetricSelector(Metric initial);
 
 private:
     void onMouseMove(QMouseEvent *event);

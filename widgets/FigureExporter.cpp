@@ -28,6 +28,19 @@ void renderPanels(const QList<QCustomPlot *> &panels, QCPPainter &painter, int w
     }
 }
 
+// Real vectors: no cached pixmaps, and pens that scale with the figure.
+bool paintVectorized(QPaintDevice *device, const QList<QCustomPlot *> &panels, int width, int height)
+{
+    QCPPainter painter;
+    if (!painter.begin(device))
+        return false;
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNoCaching);
+    painter.setMode(QCPPainter::pmNonCosmetic);
+    renderPanels(panels, painter, width, height);
+    return painter.end();
+}
+
 } // namespace
 
 bool FigureExporter::write(const QList<QCustomPlot *> &panels, const QString &path, ExportSize size, QString *error)
@@ -61,31 +74,14 @@ bool FigureExporter::write(const QList<QCustomPlot *> &panels, const QString &pa
         generator.setSize(QSize(size.width, size.height));
         generator.setViewBox(QRect(0, 0, size.width, size.height));
         generator.setTitle(QStringLiteral("RankScope figure"));
-        QCPPainter painter;
-        ok = painter.begin(&generator);
-        if (ok) {
-            // Real vectors: no cached pixmaps, pens scale with the figure.
-            painter.setMode(QCPPainter::pmVectorized);
-            painter.setMode(QCPPainter::pmNoCaching);
-            painter.setMode(QCPPainter::pmNonCosmetic);
-            renderPanels(panels, painter, size.width, size.height);
-            ok = painter.end();
-        }
+        ok = paintVectorized(&generator, panels, size.width, size.height);
     } else if (suffix == QLatin1String("pdf")) {
         QPdfWriter writer(path);
         writer.setCreator(QStringLiteral("RankScope"));
         writer.setPageMargins(QMarginsF(0, 0, 0, 0));
         writer.setPageSize(QPageSize(QSizeF(size.width, size.height), QPageSize::Point, QString(), QPageSize::ExactMatch));
         writer.setResolution(72); // one logical pixel is one point
-        QCPPainter painter;
-        ok = painter.begin(&writer);
-        if (ok) {
-            painter.setMode(QCPPainter::pmVectorized);
-            painter.setMode(QCPPainter::pmNoCaching);
-            painter.setMode(QCPPainter::pmNonCosmetic);
-            renderPanels(panels, painter, size.width, size.height);
-            ok = painter.end();
-        }
+        ok = paintVectorized(&writer, panels, size.width, size.height);
     } else {
         *error = QStringLiteral("%1: unknown figure format '%2' (png, svg or pdf)").arg(path, suffix);
         return false;

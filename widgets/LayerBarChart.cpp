@@ -1,5 +1,6 @@
 #include "LayerBarChart.h"
 
+#include "MetricSelector.h"
 #include "PlotStyle.h"
 #include "TypeStyle.h"
 
@@ -10,15 +11,11 @@
 namespace rankscope {
 
 LayerBarChart::LayerBarChart(ViewState *state, QWidget *parent)
-    : ChartView(state, parent), m_group(new QCPBarsGroup(plot())), m_metricBox(new QComboBox(this))
+    : ChartView(state, parent), m_group(new QCPBarsGroup(plot()))
 {
-    for (const MetricInfo &info : allMetrics())
-        m_metricBox->addItem(QString::fromUtf8(info.label), int(info.metric));
-    m_metricBox->setCurrentIndex(m_metricBox->findData(int(m_metric)));
-    headerLayout()->addWidget(new QLabel(tr("Metric"), this));
-    headerLayout()->addWidget(m_metricBox);
+    m_metricBox = addMetricSelector(m_metric);
     headerLayout()->addStretch(1);
-    connect(m_metricBox, &QComboBox::activated, this, [this] { setMetric(Metric(m_metricBox->currentData().toInt())); });
+    connect(m_metricBox, &MetricSelector::metricChosen, this, &LayerBarChart::setMetric);
 
     m_group->setSpacingType(QCPBarsGroup::stAbsolute);
     m_group->setSpacing(1);
@@ -44,7 +41,7 @@ LayerBarChart::LayerBarChart(ViewState *state, QWidget *parent)
 void LayerBarChart::setMetric(Metric metric)
 {
     m_metric = metric;
-    m_metricBox->setCurrentIndex(m_metricBox->findData(int(metric)));
+    m_metricBox->setMetric(metric);
     rebuild();
 }
 

@@ -31,7 +31,7 @@ private:
     Metric m_metric = Metric::CompressionPct;
     QCPBarsGroup *m_group;
     QHash<QCPBars *, MatrixType> m_typeOf;
-    QComboBox *m_metricBox;
+    MetricSelector *m_metricBox = nullptr;
 };
 
 } // namespace rankscope

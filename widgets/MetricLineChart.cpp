@@ -1,5 +1,6 @@
 #include "MetricLineChart.h"
 
+#include "MetricSelector.h"
 #include "PlotStyle.h"
 #include "TypeStyle.h"
 
@@ -14,17 +15,14 @@ QString number(double v) { return std::isfinite(v) ? QString::number(v, 'g', 5) 
 }
 
 MetricLineChart::MetricLineChart(ViewState *state, QWidget *parent)
-    : ChartView(state, parent), m_metricBox(new QComboBox(this)), m_modeBox(new QComboBox(this))
+    : ChartView(state, parent), m_modeBox(new QComboBox(this))
 {
-    for (const MetricInfo &info : allMetrics())
-        m_metricBox->addItem(QString::fromUtf8(info.label), int(info.metric));
-    headerLayout()->addWidget(new QLabel(tr("Metric"), this));
-    headerLayout()->addWidget(m_metricBox);
+    m_metricBox = addMetricSelector(m_metric);
     headerLayout()->addSpacing(12);
     headerLayout()->addWidget(new QLabel(tr("Lines"), this));
     headerLayout()->addWidget(m_modeBox);
     headerLayout()->addStretch(1);
-    connect(m_metricBox, &QComboBox::activated, this, [this] { setMetric(Metric(m_metricBox->currentData().toInt())); });
+    connect(m_metricBox, &MetricSelector::metricChosen, this, &MetricLineChart::setMetric);
     connect(m_modeBox, &QComboBox::activated, this, [this] {
         const int v = m_modeBox->currentData().toInt();
         setPerLayerType(v < 0 ? std::nullopt : std::optional<MatrixType>(MatrixType(v)));
@@ -70,7 +68,7 @@ void MetricLineChart::fillModeBox()
 void MetricLineChart::setMetric(Metric metric)
 {
     m_metric = metric;
-    m_metricBox->setCurrentIndex(m_metricBox->findData(int(metric)));
+    m_metricBox->setMetric(metric);
     rebuild();
 }
 

@@ -54,7 +54,7 @@ private:
     std::optional<MatrixType> m_perLayerType;
     QList<Line> m_lines;
     QCPItemStraightLine *m_stepMarker = nullptr;
-    QComboBox *m_metricBox;
+    MetricSelector *m_metricBox = nullptr;
     QComboBox *m_modeBox;
 };
 

@@ -1,5 +1,6 @@
 #include "TypeLayerHeatmap.h"
 
+#include "MetricSelector.h"
 #include "PlotStyle.h"
 
 #include <QComboBox>
@@ -20,15 +21,11 @@ QString cellText(double v)
 
 TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *parent)
     : ChartView(state, parent), m_metric(metric), m_map(new QCPColorMap(plot()->xAxis, plot()->yAxis)),
-      m_scale(new QCPColorScale(plot())), m_metricBox(new QComboBox(this))
+      m_scale(new QCPColorScale(plot()))
 {
-    for (const MetricInfo &info : allMetrics())
-        m_metricBox->addItem(QString::fromUtf8(info.label), int(info.metric));
-    m_metricBox->setCurrentIndex(m_metricBox->findData(int(m_metric)));
-    headerLayout()->addWidget(new QLabel(tr("Metric"), this));
-    headerLayout()->addWidget(m_metricBox);
+    m_metricBox = addMetricSelector(m_metric);
     headerLayout()->addStretch(1);
-    connect(m_metricBox, &QComboBox::activated, this, [this] { setMetric(Metric(m_metricBox->currentData().toInt())); });
+    connect(m_metricBox, &MetricSelector::metricChosen, this, &TypeLayerHeatmap::setMetric);
 
     m_map->setInterpolate(false); // crisp cells
     m_map->setTightBoundary(false);
@@ -60,7 +57,7 @@ TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *par
 void TypeLayerHeatmap::setMetric(Metric metric)
 {
     m_metric = metric;
-    m_metricBox->setCurrentIndex(m_metricBox->findData(int(metric)));
+    m_metricBox->setMetric(metric);
     rebuild();
 }
 

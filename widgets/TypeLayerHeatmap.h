@@ -44,7 +44,7 @@ private:
     QList<MatrixType> m_rows;
     QList<int> m_columns;
     QList<QCPItemText *> m_cellTexts;
-    QComboBox *m_metricBox;
+    MetricSelector *m_metricBox = nullptr;
     bool m_textsStale = true;
     QSizeF m_textCellSize;
 };

@@ -7,6 +7,9 @@
 #include <QPair>
 #include <QString>
 #include <QtEndian>
+#include <algorithm>
+#include <cstring>
+#include <zlib.h>
 
 namespace rankscope::test {
 
@@ -70,22 +73,41 @@ inline QByteArray torchPickle(const QList<FakeTensor> &tensors, qint64 step)
     return p.bytes;
 }
 
-// A zip archive of stored (uncompressed) entries, sizes in the central directory only.
-inline QByteArray zipArchive(const QList<QPair<QString, QByteArray>> &entries)
+inline QByteArray rawDeflate(const QByteArray &in)
+{
+    z_stream s{};
+    deflateInit2(&s, 6, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+    QByteArray out(int(deflateBound(&s, uLong(in.size()))), '\0');
+    s.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.constData()));
+    s.avail_in = uInt(in.size());
+    s.next_out = reinterpret_cast<Bytef *>(out.data());
+    s.avail_out = uInt(out.size());
+    deflate(&s, Z_FINISH);
+    out.resize(qsizetype(s.total_out));
+    deflateEnd(&s);
+    return out;
+}
+
+// A zip archive whose entries are stored (as torch.save and np.savez write them) or deflated
+// (np.savez_compressed). Like torch.save, the local headers carry no sizes: only the directory does.
+inline QByteArray zipArchive(const QList<QPair<QString, QByteArray>> &entries, bool deflate = false)
 {
     QByteArray out, directory;
     auto u16 = [](QByteArray &b, quint16 v) { char c[2]; qToLittleEndian(v, c); b.append(c, 2); };
     auto u32 = [](QByteArray &b, quint32 v) { char c[4]; qToLittleEndian(v, c); b.append(c, 4); };
     for (const auto &[name, data] : entries) {
+        const QByteArray stored = deflate ? rawDeflate(data) : data;
+        const quint16 method = deflate ? 8 : 0;
+        const quint32 crc = quint32(crc32(0, reinterpret_cast<const Bytef *>(data.constData()), uInt(data.size())));
         const quint32 offset = quint32(out.size());
         const QByteArray n = name.toUtf8();
-        u32(out, 0x04034b50); u16(out, 20); u16(out, 8); u16(out, 0); u16(out, 0); u16(out, 0);
-        u32(out, 0); u32(out, 0); u32(out, 0); // like torch.save: sizes only in the directory
+        u32(out, 0x04034b50); u16(out, 20); u16(out, 8); u16(out, method); u16(out, 0); u16(out, 0);
+        u32(out, 0); u32(out, 0); u32(out, 0);
         u16(out, quint16(n.size())); u16(out, 0);
-        out.append(n).append(data);
-        u32(directory, 0x02014b50); u16(directory, 20); u16(directory, 20); u16(directory, 8); u16(directory, 0);
-        u16(directory, 0); u16(directory, 0); u32(directory, 0);
-        u32(directory, quint32(data.size())); u32(directory, quint32(data.size()));
+        out.append(n).append(stored);
+        u32(directory, 0x02014b50); u16(directory, 20); u16(directory, 20); u16(directory, 8); u16(directory, method);
+        u16(directory, 0); u16(directory, 0); u32(directory, crc);
+        u32(directory, quint32(stored.size())); u32(directory, quint32(data.size()));
         u16(directory, quint16(n.size())); u16(directory, 0); u16(directory, 0); u16(directory, 0); u16(directory, 0);
         u32(directory, 0); u32(directory, offset);
         directory.append(n);

@@ -1,0 +1,21 @@
+// The "Metric" choice in a view's header: every metric of the catalogue, by its label.
+#pragma once
+
+#include "spectral/MetricCatalog.h"
+
+#include <QComboBox>
+
+namespace rankscope {
+
+class MetricSelector : public QComboBox {
+    Q_OBJECT
+public:
+    MetricSelector(Metric initial, QWidget *parent = nullptr);
+    Metric metric() const { return Metric(currentData().toInt()); }
+    void setMetric(Metric metric) { setCurrentIndex(findData(int(metric))); }
+
+signals:
+    void metricChosen(rankscope::Metric metric); // by the user, not by setMetric
+};
+
+} // namespace rankscope

@@ -54,8 +54,9 @@ int runExportCommand(const QStringList &arguments)
     const QCommandLineOption titleOption(QStringLiteral("title"), QStringLiteral("A title instead of the generated one."), QStringLiteral("T"));
     const QCommandLineOption layerOption(QStringLiteral("layer"), QStringLiteral("spectrum: the layer."), QStringLiteral("L"));
     const QCommandLineOption typeOption(QStringLiteral("type"), QStringLiteral("spectrum: the matrix type."), QStringLiteral("T"));
+    const QCommandLineOption byLayerOption(QStringLiteral("by-layer"), QStringLiteral("lines: one line per layer of this type instead of one per type."), QStringLiteral("T"));
     parser.addOptions({figure, output, metricOption, stepOption, typesOption, layersOption, energyOption, widthOption,
-                       heightOption, scaleOption, titleOption, layerOption, typeOption});
+                       heightOption, scaleOption, titleOption, layerOption, typeOption, byLayerOption});
     auto usage = [&](const QString &message) {
         err << "rankscope export: " << message << '\n';
         return 1;
@@ -133,6 +134,12 @@ int runExportCommand(const QStringList &arguments)
     if (name == QLatin1String("lines")) {
         auto view = std::make_unique<MetricLineChart>(&state);
         view->setMetric(metric.value_or(Metric::StableRank));
+        if (parser.isSet(byLayerOption)) {
+            const auto type = matrixTypeFromCsvName(parser.value(byLayerOption));
+            if (!type)
+                return usage(QStringLiteral("unknown type '%1' in --by-layer").arg(parser.value(byLayerOption)));
+            view->setPerLayerType(*type);
+        }
         views.push_back(std::move(view));
     } else if (name == QLatin1String("bars")) {
         auto view = std::make_unique<LayerBarChart>(&state);

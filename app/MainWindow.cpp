@@ -408,6 +408,9 @@ QList<ChartView *> MainWindow::viewsOfTab(int tab) const
 bool MainWindow::exportFigure(int tab, const QString &path, ExportSize size, QString *error)
 {
     const QList<ChartView *> views = viewsOfTab(tab);
+    // A selection is a way of looking, not part of the figure.
+    const std::optional<MatrixKey> selected = m_state->highlighted();
+    m_state->setHighlighted(std::nullopt);
     QList<QCustomPlot *> panels;
     for (ChartView *view : views) {
         view->setExporting(true);
@@ -416,6 +419,7 @@ bool MainWindow::exportFigure(int tab, const QString &path, ExportSize size, QSt
     const bool ok = FigureExporter::write(panels, path, size, error);
     for (ChartView *view : views)
         view->setExporting(false);
+    m_state->setHighlighted(selected);
     return ok;
 }
 

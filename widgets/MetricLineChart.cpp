@@ -49,6 +49,7 @@ MetricLineChart::MetricLineChart(ViewState *state, QWidget *parent)
 
     connect(state, &ViewState::resultsChanged, this, [this] { fillModeBox(); rebuild(); });
     connect(state, &ViewState::displayChanged, this, &MetricLineChart::rebuild);
+    connect(state, &ViewState::highlightChanged, this, &MetricLineChart::rebuild);
     connect(state, &ViewState::currentStepChanged, this, [this] { updateStepMarker(); refresh(); });
     fillModeBox();
     rebuild();
@@ -120,7 +121,8 @@ void MetricLineChart::rebuild()
             }
             QCPGraph *graph = p->addGraph();
             graph->setName(displayLabel(type));
-            graph->setPen(typePen(type, 2.0));
+            const bool highlighted = s->highlighted() && s->highlighted()->type == type;
+            graph->setPen(typePen(type, highlighted ? 3.4 : 2.0));
             graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour.darker(135), colour, 6));
             for (const AggregatePoint &pt : points)
                 graph->addData(double(pt.step), plotted(pt.value));

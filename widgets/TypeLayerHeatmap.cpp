@@ -47,7 +47,13 @@ TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *par
         axis->setSubTicks(false);
     }
 
+    m_highlight = new QCPItemRect(plot());
+    m_highlight->setPen(QPen(QColor(0x11, 0x11, 0x11), 2.5));
+    m_highlight->setBrush(Qt::NoBrush);
+    m_highlight->setSelectable(false);
+    m_highlight->setVisible(false);
     connect(plot(), &QCustomPlot::afterLayout, this, &TypeLayerHeatmap::placeCellTexts);
+    connect(state, &ViewState::highlightChanged, this, &TypeLayerHeatmap::rebuild);
     connect(state, &ViewState::resultsChanged, this, &TypeLayerHeatmap::rebuild);
     connect(state, &ViewState::displayChanged, this, &TypeLayerHeatmap::rebuild);
     connect(state, &ViewState::currentStepChanged, this, &TypeLayerHeatmap::rebuild);
@@ -101,6 +107,11 @@ void TypeLayerHeatmap::rebuild()
     plot()->xAxis->setRange(-0.5, std::max(0, nx - 1) + 0.5);
     plot()->yAxis->setRange(-0.5, std::max(0, ny - 1) + 0.5);
     setTitle(tr("%1 at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(step).arg(s->runName()));
+    const auto h = s->highlighted();
+    const qsizetype hx = h ? m_columns.indexOf(h->layer) : -1, hy = h ? m_rows.indexOf(h->type) : -1;
+    m_highlight->setVisible(hx >= 0 && hy >= 0);
+    m_highlight->topLeft->setCoords(hx - 0.5, hy - 0.5);
+    m_highlight->bottomRight->setCoords(hx + 0.5, hy + 0.5);
     m_textsStale = true;
     refresh();
 }

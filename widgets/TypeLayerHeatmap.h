@@ -26,6 +26,7 @@ public:
     // The pixel at the centre of a cell, for tests.
     QPoint cellCentre(MatrixType type, int layer) const;
     int cellTextCount() const { return int(m_cellTexts.size()); }
+    bool isHighlightShown() const { return m_highlight->visible(); }
 
     QString tooltipAt(const QPoint &pixel) const override;
     QString dataCsv() const override { return stepTableCsv(*state(), m_metric); }
@@ -44,6 +45,7 @@ private:
     QList<MatrixType> m_rows;
     QList<int> m_columns;
     QList<QCPItemText *> m_cellTexts;
+    QCPItemRect *m_highlight = nullptr; // the matrix selected in any view
     MetricSelector *m_metricBox = nullptr;
     bool m_textsStale = true;
     QSizeF m_textCellSize;

@@ -213,9 +213,21 @@ private slots:
     void selectingInOneViewHighlightsInAnother()
     {
         LayerBarChart bars(m_state);
+        MetricLineChart lines(m_state);
+        TypeLayerHeatmap heatmap(m_state, Metric::CompressionPct);
         const QPen normal = bars.barsOf(MatrixType::O)->pen();
-        m_state->setHighlighted(MatrixKey{1500, 1, MatrixType::O});
+        const double lineWidth = lines.visibleLines()[3]->pen().widthF();
+        QVERIFY(!heatmap.isHighlightShown());
+        // A click on an O cell of the heatmap selects that matrix everywhere.
+        heatmap.resize(800, 600);
+        heatmap.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&heatmap));
+        heatmap.plot()->replot();
+        QTest::mouseClick(heatmap.plot(), Qt::LeftButton, Qt::NoModifier, heatmap.cellCentre(MatrixType::O, 1));
+        QCOMPARE(m_state->highlighted()->layer, 1);
+        QVERIFY(heatmap.isHighlightShown());
         QVERIFY(bars.barsOf(MatrixType::O)->pen().widthF() > normal.widthF());
+        QVERIFY(lines.visibleLines()[3]->pen().widthF() > lineWidth);
     }
 };
 

@@ -160,6 +160,28 @@ private slots:
         QVERIFY(openError(folder.path()).contains("shard model-00002-of-00002.safetensors named by the index is missing"));
     }
 
+    // transformers' sharded pytorch_model-0000N-of-0000M.bin with pytorch_model.bin.index.json.
+    void shardedPytorchBins()
+    {
+        QTemporaryDir folder;
+        for (int i : {1, 2}) {
+            const QString name = QStringLiteral("w%1").arg(i);
+            saveBytes(folder.filePath(QStringLiteral("pytorch_model-0000%1-of-00002.bin").arg(i)),
+                      zipArchive({{"archive/data.pkl", torchPickle({{name, "FloatStorage", "0", 6, 0, {2, 3}, {3, 1}}}, 0)},
+                                  {"archive/data/0", rawBytes(kSix)}}));
+        }
+        saveBytes(folder.filePath("pytorch_model.bin.index.json"),
+                  R"({"weight_map":{"w1":"pytorch_model-00001-of-00002.bin","w2":"pytorch_model-00002-of-00002.bin"}})");
+        QString error;
+        auto reader = openCheckpoint(folder.path(), &error);
+        QVERIFY2(reader, qPrintable(error));
+        QCOMPARE(reader->formatName(), QStringLiteral("pytorch (sharded)"));
+        expectSix(*reader, "w1");
+        expectSix(*reader, "w2");
+        // The shards are one checkpoint, not two.
+        QCOMPARE(CheckpointDiscovery::scan(folder.path()).checkpoints.size(), 1);
+    }
+
     void npyFolderAllLayouts()
     {
         QTemporaryDir folder;

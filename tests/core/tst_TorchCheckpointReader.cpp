@@ -45,6 +45,39 @@ std::unique_ptr<CheckpointReader> openBytes(const QTemporaryDir &dir, const QByt
     return openCheckpoint(path, error);
 }
 
+// The same archive as zipArchive, but with every size and offset in ZIP64 records, as writers
+// do for archives past 4 GiB.
+QByteArray zip64Archive(const QList<QPair<QString, QByteArray>> &entries)
+{
+    QByteArray out, directory;
+    auto u16 = [](QByteArray &b, quint16 v) { char c[2]; qToLittleEndian(v, c); b.append(c, 2); };
+    auto u32 = [](QByteArray &b, quint32 v) { char c[4]; qToLittleEndian(v, c); b.append(c, 4); };
+    auto u64 = [](QByteArray &b, quint64 v) { char c[8]; qToLittleEndian(v, c); b.append(c, 8); };
+    for (const auto &[name, data] : entries) {
+        const quint64 offset = quint64(out.size());
+        const QByteArray n = name.toUtf8();
+        u32(out, 0x04034b50); u16(out, 45); u16(out, 8); u16(out, 0); u16(out, 0); u16(out, 0);
+        u32(out, 0); u32(out, 0xFFFFFFFF); u32(out, 0xFFFFFFFF); u16(out, quint16(n.size())); u16(out, 0);
+        out.append(n).append(data);
+        u32(directory, 0x02014b50); u16(directory, 45); u16(directory, 45); u16(directory, 8); u16(directory, 0);
+        u16(directory, 0); u16(directory, 0); u32(directory, 0);
+        u32(directory, 0xFFFFFFFF); u32(directory, 0xFFFFFFFF);
+        u16(directory, quint16(n.size())); u16(directory, 28); u16(directory, 0); u16(directory, 0); u16(directory, 0);
+        u32(directory, 0); u32(directory, 0xFFFFFFFF);
+        directory.append(n);
+        u16(directory, 0x0001); u16(directory, 24); u64(directory, quint64(data.size())); u64(directory, quint64(data.size())); u64(directory, offset);
+    }
+    const quint64 directoryOffset = quint64(out.size());
+    out.append(directory);
+    const quint64 zip64End = quint64(out.size());
+    u32(out, 0x06064b50); u64(out, 44); u16(out, 45); u16(out, 45); u32(out, 0); u32(out, 0);
+    u64(out, quint64(entries.size())); u64(out, quint64(entries.size())); u64(out, quint64(directory.size())); u64(out, directoryOffset);
+    u32(out, 0x07064b50); u32(out, 0); u64(out, zip64End); u32(out, 1);
+    u32(out, 0x06054b50); u16(out, 0); u16(out, 0); u16(out, 0xFFFF); u16(out, 0xFFFF);
+    u32(out, 0xFFFFFFFF); u32(out, 0xFFFFFFFF); u16(out, 0);
+    return out;
+}
+
 } // namespace
 
 class TestTorchCheckpointReader : public QObject {
@@ -129,6 +162,59 @@ private slots:
         const MatrixRead m = reader->readMatrix("w");
         QCOMPARE(m.values(0, 0), 3.5);
         QCOMPARE(m.values(0, 1), -1.0);
+    }
+
+    void zip64Archives()
+    {
+        QString error;
+        auto reader = openBytes(m_dir, zip64Archive({{"big/data.pkl", torchPickle({{"w", "FloatStorage", "0", 2, 0, {1, 2}, {2, 1}}}, 9)},
+                                                     {"big/data/0", rawBytes<float>({2.5f, -4.0f})}}),
+                                &error);
+        QVERIFY2(reader, qPrintable(error));
+        QCOMPARE(reader->step(), std::optional<qint64>(9));
+        QCOMPARE(reader->readMatrix("w").values(0, 1), -4.0);
+    }
+
+    // torch 2.x writes _rebuild_tensor_v3 (dtype given), wraps parameters in _rebuild_parameter and
+    // tensor subclasses in _rebuild_from_type_v2; Lightning keeps weights under "state_dict".
+    void rebuildVariantsAndStateDictKey()
+    {
+        auto storage = [](PickleBuilder &p, const char *cls, const char *key, qint64 numel) {
+            p.op('(').str("storage").global("torch", cls).str(key).str("cpu").integer(numel).op('t').op('Q');
+        };
+        PickleBuilder p;
+        p.op('\x80').op('\x02').op('}').op('(').str("epoch").integer(3).str("global_step").integer(1234);
+        p.str("state_dict").global("collections", "OrderedDict").op(')').op('R').op('(');
+        // v3: (storage, offset, size, stride, requires_grad, hooks, dtype, metadata)
+        p.str("v3").global("torch._utils", "_rebuild_tensor_v3").op('(');
+        storage(p, "UntypedStorage", "0", 8);
+        p.integer(0).intTuple({1, 2}).intTuple({2, 1}).op('\x89').global("collections", "OrderedDict").op(')').op('R');
+        p.global("torch", "float32").op(')').op('t').op('R');
+        // _rebuild_parameter(_rebuild_tensor_v2(...), requires_grad, hooks)
+        p.str("param").global("torch._utils", "_rebuild_parameter").op('(');
+        p.global("torch._utils", "_rebuild_tensor_v2").op('(');
+        storage(p, "FloatStorage", "1", 2);
+        p.integer(0).intTuple({1, 2}).intTuple({2, 1}).op('\x89').global("collections", "OrderedDict").op(')').op('R').op('t').op('R');
+        p.op('\x88').global("collections", "OrderedDict").op(')').op('R').op('t').op('R');
+        // _rebuild_from_type_v2(func, type, args, state)
+        p.str("sub").global("torch._tensor", "_rebuild_from_type_v2").op('(');
+        p.global("torch._utils", "_rebuild_tensor_v2").global("torch.nn.parameter", "Parameter");
+        p.op('(');
+        storage(p, "HalfStorage", "2", 2);
+        p.integer(0).intTuple({1, 2}).intTuple({2, 1}).op('\x89').global("collections", "OrderedDict").op(')').op('R').op('t');
+        p.op('}').op('t').op('R');
+        p.op('u').op('u').op('.');
+        QString error;
+        auto reader = openBytes(m_dir, zipArchive({{"x/data.pkl", p.bytes}, {"x/data/0", rawBytes<float>({1.5f, 2.5f})},
+                                                   {"x/data/1", rawBytes<float>({3, 4})}, {"x/data/2", rawBytes<quint16>({0x3C00, 0xC000})}}),
+                                &error);
+        QVERIFY2(reader, qPrintable(error));
+        QCOMPARE(reader->step(), std::optional<qint64>(1234));
+        QCOMPARE(reader->tensors().size(), 3);
+        QCOMPARE(reader->tensors()[0].dtype, QStringLiteral("float32"));
+        QCOMPARE(reader->readMatrix("v3").values(0, 1), 2.5);
+        QCOMPARE(reader->readMatrix("param").values(0, 0), 3.0);
+        QCOMPARE(reader->readMatrix("sub").values(0, 1), -2.0);
     }
 
     void unsupportedDtypeFailsThatTensorOnly()

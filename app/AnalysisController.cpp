@@ -38,23 +38,41 @@ void AnalysisController::waitForPrevious()
 void AnalysisController::openFolder(const QString &folder)
 {
     waitForPrevious();
+    m_watcher.reset();
+    m_lastRun.reset();
+    m_folder = folder;
     emit started(folder);
+    startAnalysis(folder, std::nullopt, true);
+}
+
+void AnalysisController::reanalyze()
+{
+    if (isRunning()) {
+        m_rerunWanted = true; // once the pass under way ends
+        return;
+    }
+    m_rerunWanted = false;
+    startAnalysis(m_folder, m_lastRun, false);
+}
+
+void AnalysisController::startAnalysis(const QString &folder, std::optional<RunAnalysis> previous, bool initial)
+{
     AnalysisSettings settings;
     settings.resultsPath = ResultsFile::cachePathFor(folder);
+    settings.settleSeconds = m_settleSeconds;
     m_analyzer = std::make_shared<RunAnalyzer>(settings);
     m_analyzer->setNameRules(m_rules);
     const int generation = m_generation;
     auto analyzer = m_analyzer;
     // Everything below runs on a pool thread; results come back as queued calls on this object.
-    m_future = QtConcurrent::run([this, analyzer, folder, settings, generation] {
+    m_future = QtConcurrent::run([this, analyzer, folder, settings, generation, initial, previous]() mutable {
         auto post = [this, generation](auto function) {
             QMetaObject::invokeMethod(this, [this, generation, function] {
                 if (generation == m_generation)
                     function();
             }, Qt::QueuedConnection);
         };
-        std::optional<RunAnalysis> previous;
-        if (QFileInfo::exists(settings.resultsPath)) {
+        if (!previous && QFileInfo::exists(settings.resultsPath)) {
             QString error;
             previous = ResultsFile::load(settings.resultsPath, &error);
             if (!previous)
@@ -63,7 +81,8 @@ void AnalysisController::openFolder(const QString &folder)
         QElapsedTimer sinceProgress;
         sinceProgress.start();
         const RunAnalysis run = analyzer->analyzeFolder(folder, [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
-            if (!results.isEmpty())
+            // A first pass fills the views as checkpoints complete; a watch pass replaces the run at its end.
+            if (initial && !results.isEmpty())
                 post([this, results] { emit checkpointArrived(results); });
             // Progress at most 20 times a second: the UI thread is never flooded.
             if (!results.isEmpty() || sinceProgress.elapsed() > 50) {
@@ -71,13 +90,35 @@ void AnalysisController::openFolder(const QString &folder)
                 post([this, p] { emit progressed(p); });
             }
         }, previous ? &*previous : nullptr);
-        post([this, run] { emit finished(run); });
+        post([this, run, initial, folder] {
+            QStringList arrived;
+            for (const CheckpointRecord &c : run.checkpoints)
+                if (!c.fromCache) // new, or replaced since the last pass
+                    arrived << c.path;
+            m_lastRun = run;
+            if (initial)
+                emit finished(run);
+            else
+                emit updated(run, arrived);
+            if (run.cancelled)
+                return;
+            if (!m_watcher) {
+                m_watcher = std::make_unique<FolderWatcher>(folder);
+                connect(m_watcher.get(), &FolderWatcher::changed, this, &AnalysisController::reanalyze);
+            }
+            if (!run.pending.isEmpty())
+                m_watcher->recheckAfter(m_settleSeconds);
+            if (m_rerunWanted)
+                reanalyze();
+        });
     });
 }
 
 void AnalysisController::openResultsFile(const QString &path)
 {
     waitForPrevious();
+    m_watcher.reset(); // a results file does not change under us
+    m_lastRun.reset();
     emit started(path);
     m_analyzer.reset();
     const int generation = m_generation;

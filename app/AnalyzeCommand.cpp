@@ -5,7 +5,13 @@
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
 
+#include "analysis/FolderWatcher.h"
+
 #include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QTimer>
+#include <atomic>
+#include <csignal>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
@@ -21,6 +27,18 @@
 namespace rankscope {
 
 namespace {
+
+// Set by SIGINT/SIGTERM: the running pass is cancelled (its analysed checkpoints are saved) and
+// the watch loop ends.
+std::atomic<bool> g_interrupted{false};
+std::atomic<RunAnalyzer *> g_activeAnalyzer{nullptr};
+
+void onInterrupt(int)
+{
+    g_interrupted = true;
+    if (RunAnalyzer *analyzer = g_activeAnalyzer.load())
+        analyzer->cancel(); // an atomic store: safe in a signal handler
+}
 
 bool openOutput(const QString &name, QFile &file, QTextStream &err)
 {
@@ -64,7 +82,9 @@ int runAnalyzeCommand(const QStringList &arguments)
     const QCommandLineOption results(QStringLiteral("results"), QStringLiteral("The results file (HDF5) to reuse and update (default: in the user's cache)."), QStringLiteral("FILE.h5"));
     const QCommandLineOption noCache(QStringLiteral("no-cache"), QStringLiteral("Analyse every checkpoint again; write the cache only if --results names a file."));
     const QCommandLineOption quiet(QStringLiteral("quiet"), QStringLiteral("No progress or summary on standard error."));
-    parser.addOptions({energy, jobs, csv, json, method, rulesOption, results, noCache, quiet});
+    const QCommandLineOption watchOption(QStringLiteral("watch"), QStringLiteral("Keep watching FOLDER and analyse each new or replaced checkpoint until Ctrl+C."));
+    const QCommandLineOption settleOption(QStringLiteral("settle"), QStringLiteral("--watch: seconds a checkpoint must stay unchanged before it is read (default 3)."), QStringLiteral("S"), QStringLiteral("3"));
+    parser.addOptions({energy, jobs, csv, json, method, rulesOption, results, noCache, quiet, watchOption, settleOption});
     if (!parser.parse(QStringList{QStringLiteral("rankscope analyze")} + arguments.mid(1))) {
         err << "rankscope analyze: " << parser.errorText() << '\n';
         return 1;
@@ -114,65 +134,123 @@ int runAnalyzeCommand(const QStringList &arguments)
         }
     }
 
-    QElapsedTimer timer;
-    timer.start();
-    const std::optional<RunAnalysis> loaded = loadRun(folder, options, err,
-        [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
-            if (silent)
-                return;
-            if (results.isEmpty() && !terminal)
-                return; // plain lines: one per checkpoint
-            QString line = QStringLiteral("%1/%2 checkpoints, %3/%4 matrices, %5")
-                               .arg(p.checkpointsDone).arg(p.checkpointsTotal).arg(p.matricesDone).arg(p.matricesTotal)
-                               .arg(QFileInfo(p.currentFile).fileName());
-            if (p.etaSeconds >= 0 && p.checkpointsDone < p.checkpointsTotal)
-                line += QStringLiteral(", ETA %1 s").arg(p.etaSeconds, 0, 'f', 0);
-            if (terminal) {
-                const int width = 30, filled = p.checkpointsTotal ? width * p.checkpointsDone / p.checkpointsTotal : width;
-                err << '\r' << '[' << QString(filled, QLatin1Char('#')) << QString(width - filled, QLatin1Char('.')) << "] " << line << "\x1b[K";
-                if (p.checkpointsDone == p.checkpointsTotal && !results.isEmpty())
-                    err << '\n';
-            } else {
-                err << line << '\n';
-            }
-            err.flush();
-        });
-    if (!loaded)
-        return 1;
-    const RunAnalysis &run = *loaded;
+    const bool watch = parser.isSet(watchOption);
+    if (watch) {
+        options.settings.settleSeconds = parser.value(settleOption).toDouble(&ok);
+        if (!ok || options.settings.settleSeconds < 0) {
+            err << "rankscope analyze: --settle takes seconds\n";
+            return 1;
+        }
+    }
 
-    for (const AnalysisIssue &issue : run.issues)
-        err << issue.text() << '\n';
-    for (const QString &note : run.notes)
-        err << "note: " << note << '\n';
-    if (parser.isSet(csv)) {
-        QFile file;
-        if (!openOutput(parser.value(csv), file, err))
+    // One pass: an incremental analysis, its report, and the CSV/JSON rewritten whole.
+    std::optional<RunAnalysis> last;
+    auto pass = [&]() -> int {
+        QElapsedTimer timer;
+        timer.start();
+        RunLoadOptions passOptions = options;
+        passOptions.previous = last ? &*last : nullptr;
+        passOptions.analyzerCreated = [](RunAnalyzer *analyzer) { g_activeAnalyzer = analyzer; };
+        std::optional<RunAnalysis> loaded = loadRun(folder, passOptions, err,
+            [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
+                if (silent)
+                    return;
+                if (results.isEmpty() && !terminal)
+                    return; // plain lines: one per checkpoint
+                QString line = QStringLiteral("%1/%2 checkpoints, %3/%4 matrices, %5")
+                                   .arg(p.checkpointsDone).arg(p.checkpointsTotal).arg(p.matricesDone).arg(p.matricesTotal)
+                                   .arg(QFileInfo(p.currentFile).fileName());
+                if (p.etaSeconds >= 0 && p.checkpointsDone < p.checkpointsTotal)
+                    line += QStringLiteral(", ETA %1 s").arg(p.etaSeconds, 0, 'f', 0);
+                if (terminal) {
+                    const int width = 30, filled = p.checkpointsTotal ? width * p.checkpointsDone / p.checkpointsTotal : width;
+                    err << '\r' << '[' << QString(filled, QLatin1Char('#')) << QString(width - filled, QLatin1Char('.')) << "] " << line << "\x1b[K";
+                    if (p.checkpointsDone == p.checkpointsTotal && !results.isEmpty())
+                        err << '\n';
+                } else {
+                    err << line << '\n';
+                }
+                err.flush();
+            });
+        g_activeAnalyzer = nullptr;
+        if (!loaded)
             return 1;
-        MetricsCsvWriter::write(run.results, file);
-    }
-    if (parser.isSet(json)) {
-        QFile file;
-        if (!openOutput(parser.value(json), file, err))
-            return 1;
-        file.write(toJson(run.results).toJson(QJsonDocument::Indented));
-    }
-    if (!silent && run.timings.readSeconds > 0)
-        err << QStringLiteral("time: reading %1 s; spectra %2 s and metrics %3 s of CPU on %4 workers\n")
-                   .arg(run.timings.readSeconds, 0, 'f', 2).arg(run.timings.spectraSeconds, 0, 'f', 2)
-                   .arg(run.timings.metricsSeconds, 0, 'f', 2).arg(settings.jobs > 0 ? settings.jobs : QThread::idealThreadCount());
-    if (!silent)
-        err << QStringLiteral("%1 of %2 checkpoints analysed (%3 from the results file), %4 matrices, %5 s%6\n")
-                   .arg(run.checkpointsAnalysed).arg(run.checkpointsFound)
-                   .arg(std::count_if(run.checkpoints.begin(), run.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }))
-                   .arg(run.results.size()).arg(timer.elapsed() / 1000.0, 0, 'f', 2)
-                   .arg(settings.resultsPath.isEmpty() ? QString() : QStringLiteral("; results in ") + settings.resultsPath);
-    if (run.results.isEmpty()) {
-        if (run.checkpointsFound == 0)
+        const RunAnalysis &run = *loaded;
+        for (const AnalysisIssue &issue : run.issues)
+            err << issue.text() << '\n';
+        for (const QString &note : run.notes)
+            err << "note: " << note << '\n';
+        for (const QString &path : silent ? QStringList() : run.pending)
+            err << QFileInfo(path).fileName() << ": still being written; analysed once it has not changed for "
+                << options.settings.settleSeconds << " s\n";
+        if (parser.isSet(csv)) {
+            QFile file;
+            if (!openOutput(parser.value(csv), file, err))
+                return 1;
+            MetricsCsvWriter::write(run.results, file);
+        }
+        if (parser.isSet(json)) {
+            QFile file;
+            if (!openOutput(parser.value(json), file, err))
+                return 1;
+            file.write(toJson(run.results).toJson(QJsonDocument::Indented));
+        }
+        if (!silent && run.timings.readSeconds > 0)
+            err << QStringLiteral("time: reading %1 s; spectra %2 s and metrics %3 s of CPU on %4 workers\n")
+                       .arg(run.timings.readSeconds, 0, 'f', 2).arg(run.timings.spectraSeconds, 0, 'f', 2)
+                       .arg(run.timings.metricsSeconds, 0, 'f', 2).arg(settings.jobs > 0 ? settings.jobs : QThread::idealThreadCount());
+        if (!silent)
+            err << QStringLiteral("%1 of %2 checkpoints analysed (%3 from the results file), %4 matrices, %5 s%6\n")
+                       .arg(run.checkpointsAnalysed).arg(run.checkpointsFound)
+                       .arg(std::count_if(run.checkpoints.begin(), run.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }))
+                       .arg(run.results.size()).arg(timer.elapsed() / 1000.0, 0, 'f', 2)
+                       .arg(settings.resultsPath.isEmpty() ? QString() : QStringLiteral("; results in ") + settings.resultsPath);
+        err.flush();
+        const int status = run.results.isEmpty() ? 1 : run.issues.isEmpty() ? 0 : 2;
+        if (run.results.isEmpty() && run.checkpointsFound == 0 && run.pending.isEmpty() && !watch)
             err << folder << ": no checkpoints found\n";
+        last = std::move(loaded);
+        return status;
+    };
+
+    if (!watch)
+        return pass();
+
+    // Watch: a pass now, then one whenever the folder changes, until Ctrl+C (or SIGTERM). The
+    // results file is replaced whole after every pass, so an interrupt leaves a complete one.
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+    if (!QFileInfo(folder).isDir()) {
+        err << folder << ": not a folder\n";
         return 1;
     }
-    return run.issues.isEmpty() ? 0 : 2;
+    int status = pass();
+    FolderWatcher watcher(folder);
+    watcher.setDebounce(0.3);
+    if (last && !last->pending.isEmpty())
+        watcher.recheckAfter(options.settings.settleSeconds);
+    QObject::connect(&watcher, &FolderWatcher::changed, [&] {
+        if (g_interrupted)
+            return;
+        const int before = last ? int(last->checkpoints.size()) : 0;
+        status = pass();
+        if (!silent && last && int(last->checkpoints.size()) != before)
+            err << "watching " << folder << ": " << last->checkpoints.size() << " checkpoints\n";
+        if (last && !last->pending.isEmpty())
+            watcher.recheckAfter(options.settings.settleSeconds);
+    });
+    QTimer interruptPoll;
+    QObject::connect(&interruptPoll, &QTimer::timeout, [&] {
+        if (g_interrupted)
+            QCoreApplication::quit();
+    });
+    interruptPoll.start(100);
+    if (!silent)
+        err << "watching " << folder << " (Ctrl+C to stop)\n";
+    QCoreApplication::exec();
+    if (!silent)
+        err << "stopped; results are complete" << (settings.resultsPath.isEmpty() ? QString() : QStringLiteral(" in ") + settings.resultsPath) << '\n';
+    return status == 1 && last && !last->results.isEmpty() ? 0 : status;
 }
 
 } // namespace rankscope

@@ -94,6 +94,14 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_controller, &AnalysisController::checkpointArrived, m_state, &ViewState::addResults);
     connect(m_controller, &AnalysisController::progressed, this, &MainWindow::onProgress);
     connect(m_controller, &AnalysisController::finished, this, &MainWindow::onFinished);
+    connect(m_controller, &AnalysisController::updated, this, [this](const RunAnalysis &run, const QStringList &arrived) {
+        onFinished(run);
+        QStringList names;
+        for (const QString &path : arrived)
+            names << QFileInfo(path).fileName();
+        if (!names.isEmpty())
+            m_status->setText(tr("%1 arrived — %2").arg(names.join(QLatin1String(", ")), m_status->text()));
+    });
     connect(m_controller, &AnalysisController::problem, this, [this](const QString &message) {
         if (!m_controller->isRunning()) {
             m_progress->setVisible(false);
@@ -352,6 +360,10 @@ void MainWindow::onFinished(const RunAnalysis &run)
         text += tr(" (%1 from the cache)").arg(cached);
     if (run.cancelled)
         text += tr(" — cancelled");
+    if (!run.pending.isEmpty())
+        text += tr("; waiting for %n checkpoint(s) still being written", nullptr, int(run.pending.size()));
+    else if (QFileInfo(m_source).isDir() && !run.cancelled)
+        text += tr("; watching for new checkpoints");
     m_status->setText(text);
     const qsizetype problems = run.issues.size() + run.sidecars.size() + run.notes.size();
     m_issuesButton->setText(run.issues.isEmpty() ? tr("%1 skipped or noted").arg(problems) : tr("⚠ %1 not analysed").arg(run.issues.size()));

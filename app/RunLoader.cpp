@@ -27,7 +27,9 @@ std::optional<RunAnalysis> loadRun(const QString &source, RunLoadOptions options
     if (settings.resultsPath.isEmpty() && options.useCache)
         settings.resultsPath = ResultsFile::cachePathFor(source);
     std::optional<RunAnalysis> previous;
-    if (options.useCache && QFileInfo::exists(settings.resultsPath)) {
+    if (options.previous) {
+        previous = *options.previous;
+    } else if (options.useCache && QFileInfo::exists(settings.resultsPath)) {
         QString error;
         previous = ResultsFile::load(settings.resultsPath, &error);
         if (!previous)
@@ -36,6 +38,8 @@ std::optional<RunAnalysis> loadRun(const QString &source, RunLoadOptions options
     RunAnalyzer analyzer(settings);
     if (options.rules)
         analyzer.setNameRules(*options.rules);
+    if (options.analyzerCreated)
+        options.analyzerCreated(&analyzer);
     return analyzer.analyzeFolder(source, onProgress, previous ? &*previous : nullptr);
 }
 

@@ -5,6 +5,7 @@
 #include "analysis/RunAnalyzer.h"
 
 #include <QTextStream>
+#include <functional>
 #include <optional>
 
 namespace rankscope {
@@ -14,6 +15,8 @@ struct RunLoadOptions {
     bool useCache = true;
     bool quiet = false;
     std::optional<TensorNameRules> rules;
+    const RunAnalysis *previous = nullptr;            // instead of reading the results file
+    std::function<void(RunAnalyzer *)> analyzerCreated; // e.g. to cancel it from elsewhere
 };
 
 // nullopt when the source cannot be opened at all (the reason is written to err).

@@ -15,11 +15,15 @@ ViewState::ViewState(QObject *parent) : QObject(parent) { qRegisterMetaType<rank
 
 void ViewState::setRun(const RunAnalysis &run, const QString &name)
 {
+    // The same run again (a watched folder that grew) keeps the user's step and selection.
+    const bool sameRun = name == m_name && !m_run.results.isEmpty();
     m_run = run;
     m_name = name;
     applyEnergy(m_run.results, m_energy);
-    m_followLastStep = true;
-    m_highlighted.reset();
+    if (!sameRun) {
+        m_followLastStep = true;
+        m_highlighted.reset();
+    }
     reindex();
     emit resultsChanged();
     emit currentStepChanged(m_currentStep);

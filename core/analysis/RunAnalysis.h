@@ -41,6 +41,7 @@ struct RunAnalysis {
     QList<CheckpointRecord> checkpoints;
     QList<SkippedFile> sidecars;
     QStringList notes;                // how the run was read (e.g. steps by order, cache rebuilt)
+    QStringList pending;              // checkpoints still being written, left for a later pass
     int checkpointsFound = 0;
     int checkpointsAnalysed = 0;      // checkpoints with at least one analysed matrix
     bool cancelled = false;

@@ -4,6 +4,7 @@
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointReader.h"
 
+#include <QDateTime>
 #include <QFileInfo>
 #include <QHash>
 #include <QMutex>
@@ -94,6 +95,13 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         CheckpointRecord record;
         record.path = QFileInfo(file.path).absoluteFilePath();
         RunAnalysis::identify(record);
+        if (m_settings.settleSeconds > 0 &&
+            QDateTime::currentMSecsSinceEpoch() - record.mtimeMs < qint64(m_settings.settleSeconds * 1000)) {
+            run.pending.append(record.path);
+            --run.checkpointsFound;
+            --progress.checkpointsTotal;
+            continue;
+        }
         progress.currentFile = file.path;
         QList<MatrixResult> results;
         const CheckpointRecord *cached = known.value(record.path);
@@ -105,9 +113,22 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
             run.issues.append(knownIssues.value(record.path));
             progress.matricesDone += int(results.size());
         } else {
+            const qsizetype issuesBefore = run.issues.size();
             results = analyzeCheckpoint(file, record, run, progress, onProgress);
             if (m_cancelled)
                 break; // a checkpoint cut short is not recorded as analysed
+            // Watching: a recent file that cannot be read at all is most likely still being
+            // written (a writer that paused longer than the settle time): try again later, and
+            // cache nothing about it.
+            const qint64 age = QDateTime::currentMSecsSinceEpoch() - record.mtimeMs;
+            if (m_settings.settleSeconds > 0 && !record.error.isEmpty() &&
+                age < qint64(std::max(30.0, 10 * m_settings.settleSeconds) * 1000)) {
+                run.issues.resize(issuesBefore);
+                run.pending.append(record.path);
+                --run.checkpointsFound;
+                --progress.checkpointsTotal;
+                continue;
+            }
         }
         if (record.stepFromOrder) {
             record.step = progress.checkpointsDone;

@@ -23,6 +23,9 @@ struct AnalysisSettings {
     // after a checkpoint once autosaveSeconds have passed since the last save.
     QString resultsPath;
     double autosaveSeconds = 10;
+    // Watching a training run: a checkpoint modified less than this long ago may still be being
+    // written, so it is left for a later pass, neither analysed nor cached (0: take everything).
+    double settleSeconds = 0;
 };
 
 struct AnalysisProgress {

@@ -6,6 +6,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <csignal>
+#include <sys/types.h>
 
 namespace {
 
@@ -173,6 +175,64 @@ private slots:
         QCOMPARE(rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--out", dir.filePath("x.gif")}).exitCode, 1);
         QCOMPARE(rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--step", "777", "--out", dir.filePath("x.png")}).exitCode, 1);
         QCOMPARE(rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrum", "--out", dir.filePath("x.png")}).exitCode, 1);
+    }
+
+    // Checkpoints copied in one by one while watched each appear once; one written in two halves
+    // with a pause is analysed only when complete; Ctrl+C leaves a complete results file.
+    void watchFollowsATrainingRun()
+    {
+        QTemporaryDir dir;
+        const QString folder = dir.filePath("run");
+        QDir().mkpath(folder);
+        const QString results = dir.filePath("run.h5"), csvPath = dir.filePath("live.csv");
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("XDG_CACHE_HOME", cacheHome().path());
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(RANKSCOPE_BINARY), {"analyze", folder, "--watch", "--settle", "0.5", "--results", results,
+                                                         "--csv", csvPath, "--quiet"});
+        QVERIFY(process.waitForStarted());
+        auto stepsInCsv = [&] {
+            QFile f(csvPath);
+            QMap<QString, int> rowsPerStep;
+            if (f.open(QIODevice::ReadOnly)) {
+                f.readLine();
+                while (!f.atEnd())
+                    ++rowsPerStep[QString::fromUtf8(f.readLine()).section(',', 0, 0)];
+            }
+            return rowsPerStep;
+        };
+        const QDir demo(RANKSCOPE_DEMO_RUN);
+        QTest::qWait(500);
+        for (const char *name : {"ckpt_000000.pt", "ckpt_000100.pt"}) {
+            QVERIFY(QFile::copy(demo.filePath(name), QDir(folder).filePath(name)));
+            const QString step = QString::number(QString::fromLatin1(name).mid(5, 6).toInt());
+            QTRY_VERIFY_WITH_TIMEOUT(stepsInCsv().value(step) == 24, 20000);
+        }
+        // Half a checkpoint, a pause longer than the settle time, then the rest.
+        QFile source(demo.filePath("ckpt_000300.pt"));
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        const QByteArray bytes = source.readAll();
+        QFile target(QDir(folder).filePath("ckpt_000300.pt"));
+        QVERIFY(target.open(QIODevice::WriteOnly));
+        target.write(bytes.left(bytes.size() / 2));
+        target.flush();
+        QTest::qWait(2000);
+        QVERIFY(!stepsInCsv().contains("300")); // never analysed half-written
+        target.write(bytes.mid(bytes.size() / 2));
+        target.close();
+        QTRY_VERIFY_WITH_TIMEOUT(stepsInCsv().value("300") == 24, 20000);
+        QCOMPARE(stepsInCsv(), (QMap<QString, int>{{"0", 24}, {"100", 24}, {"300", 24}}));
+
+        ::kill(pid_t(process.processId()), SIGINT);
+        QVERIFY(process.waitForFinished(20000));
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 0);
+        const QByteArray errors = process.readAllStandardError();
+        QVERIFY2(errors.isEmpty(), errors.constData()); // the half-written file was never reported as broken
+        const Run check = rankscope({"analyze", results, "--csv", "-", "--quiet"});
+        QCOMPARE(check.exitCode, 0);
+        QCOMPARE(check.out.split('\n', Qt::SkipEmptyParts).size(), 73);
     }
 
     void infoListsCheckpointsAndTensors()

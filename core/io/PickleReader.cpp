@@ -46,6 +46,9 @@ using Kind = PickleValue::Kind;
 
 constexpr qsizetype kMaxStack = 1 << 22;
 constexpr qsizetype kMaxMarks = 1 << 16;
+// Far more than any checkpoint's metadata holds; a pickle that builds more is refused before it
+// can exhaust memory.
+constexpr size_t kMaxValues = 4'000'000;
 
 QString dtypeOfStorageClass(const QString &storageClass)
 {
@@ -67,9 +70,14 @@ public:
     PickleResult run()
     {
         PickleResult result;
+        result.arena = m_arena;
         while (true) {
             if (!m_error.isEmpty())
                 break;
+            if (m_arena->size() > kMaxValues) {
+                fail(QStringLiteral("pickle builds more than %1 objects").arg(kMaxValues));
+                break;
+            }
             if (m_pos >= m_data.size()) {
                 fail(QStringLiteral("pickle ends without STOP (truncated)"));
                 break;
@@ -147,7 +155,7 @@ private:
     {
         if (m_stack.empty() || (!m_marks.empty() && m_stack.size() <= m_marks.back())) {
             fail(QStringLiteral("pickle pops an empty stack at byte %1").arg(m_pos));
-            return PickleValue::make(Kind::None);
+            return m_arena->make(Kind::None);
         }
         PickleRef v = m_stack.back();
         m_stack.pop_back();
@@ -157,7 +165,7 @@ private:
     {
         if (m_stack.empty()) {
             fail(QStringLiteral("pickle reads an empty stack at byte %1").arg(m_pos));
-            return PickleValue::make(Kind::None);
+            return m_arena->make(Kind::None);
         }
         return m_stack.back();
     }
@@ -174,10 +182,10 @@ private:
         return items;
     }
 
-    static PickleRef makeInt(qint64 i) { auto v = PickleValue::make(Kind::Int); v->integer = i; return v; }
-    static PickleRef makeString(QString s) { auto v = PickleValue::make(Kind::String); v->text = std::move(s); return v; }
-    static PickleRef makeTuple(QList<PickleRef> items) { auto v = PickleValue::make(Kind::Tuple); v->items = std::move(items); return v; }
-    static PickleRef makeOpaque(const QString &what) { auto v = PickleValue::make(Kind::Opaque); v->text = what; return v; }
+    PickleRef makeInt(qint64 i) { auto v = m_arena->make(Kind::Int); v->integer = i; return v; }
+    PickleRef makeString(QString s) { auto v = m_arena->make(Kind::String); v->text = std::move(s); return v; }
+    PickleRef makeTuple(QList<PickleRef> items) { auto v = m_arena->make(Kind::Tuple); v->items = std::move(items); return v; }
+    PickleRef makeOpaque(const QString &what) { auto v = m_arena->make(Kind::Opaque); v->text = what; return v; }
 
     PickleRef makeGlobal(const QString &module, const QString &name)
     {
@@ -186,7 +194,7 @@ private:
             fail(QStringLiteral("unsafe pickle: it references %1.%2, which could run code; nothing was executed")
                      .arg(module, name));
         }
-        auto v = PickleValue::make(Kind::Global);
+        auto v = m_arena->make(Kind::Global);
         v->text = module + QLatin1Char('.') + name;
         return v;
     }
@@ -202,8 +210,8 @@ private:
         push(*it);
     }
 
-    static qint64 toInt(const PickleRef &v) { return v && (v->kind == Kind::Int || v->kind == Kind::Bool) ? v->integer : 0; }
-    static QList<qint64> toIntList(const PickleRef &v)
+    static qint64 toInt(PickleRef v) { return v && (v->kind == Kind::Int || v->kind == Kind::Bool) ? v->integer : 0; }
+    static QList<qint64> toIntList(PickleRef v)
     {
         QList<qint64> out;
         if (v && (v->kind == Kind::Tuple || v->kind == Kind::List))
@@ -220,12 +228,12 @@ private:
         const QString &name = callable->text;
         const QList<PickleRef> a = args && args->kind == Kind::Tuple ? args->items : QList<PickleRef>{};
         if (name == QLatin1String("collections.OrderedDict") || name == QLatin1String("builtins.dict"))
-            return PickleValue::make(Kind::Dict);
+            return m_arena->make(Kind::Dict);
         if (name == QLatin1String("torch._utils._rebuild_tensor_v2") || name == QLatin1String("torch._utils._rebuild_tensor_v3") ||
             name == QLatin1String("torch._utils._rebuild_tensor")) {
             if (a.size() < 4 || a[0]->kind != Kind::Storage)
                 return makeOpaque(name);
-            auto t = PickleValue::make(Kind::Tensor);
+            auto t = m_arena->make(Kind::Tensor);
             t->tensor = a[0]->tensor;
             t->tensor.offset = toInt(a[1]);
             t->tensor.shape = toIntList(a[2]);
@@ -246,7 +254,7 @@ private:
         }
         if (name == QLatin1String("builtins.set") || name == QLatin1String("builtins.frozenset") ||
             name == QLatin1String("builtins.list") || name == QLatin1String("builtins.tuple")) {
-            auto v = PickleValue::make(Kind::List);
+            auto v = m_arena->make(Kind::List);
             if (!a.isEmpty() && a[0])
                 v->items = a[0]->items;
             return v;
@@ -266,12 +274,12 @@ private:
                 m_marks.push_back(m_stack.size());
             break;
         case ')': push(makeTuple({})); break;
-        case ']': push(PickleValue::make(Kind::List)); break;
-        case 'l': { auto v = PickleValue::make(Kind::List); v->items = popToMark(); push(v); break; }
-        case '}': push(PickleValue::make(Kind::Dict)); break;
-        case 0x8f: push(PickleValue::make(Kind::List)); break; // EMPTY_SET, kept as a list
-        case 'N': push(PickleValue::make(Kind::None)); break;
-        case 0x88: case 0x89: { auto v = PickleValue::make(Kind::Bool); v->integer = op == 0x88; push(v); break; }
+        case ']': push(m_arena->make(Kind::List)); break;
+        case 'l': { auto v = m_arena->make(Kind::List); v->items = popToMark(); push(v); break; }
+        case '}': push(m_arena->make(Kind::Dict)); break;
+        case 0x8f: push(m_arena->make(Kind::List)); break; // EMPTY_SET, kept as a list
+        case 'N': push(m_arena->make(Kind::None)); break;
+        case 0x88: case 0x89: { auto v = m_arena->make(Kind::Bool); v->integer = op == 0x88; push(v); break; }
         case 'J': push(makeInt(readLE<qint32>())); break;
         case 'K': push(makeInt(readLE<quint8>())); break;
         case 'M': push(makeInt(readLE<quint16>())); break;
@@ -279,7 +287,7 @@ private:
             const qint64 length = op == 0x8a ? readLE<quint8>() : readLE<qint32>();
             const QByteArray digits = readBytes(length);
             qint64 value = 0;
-            if (length > 0 && length <= 8) {
+            if (length > 0 && length <= 8 && digits.size() == length) {
                 unsigned char buffer[8];
                 const bool negative = static_cast<unsigned char>(digits[length - 1]) & 0x80;
                 std::memset(buffer, negative ? 0xFF : 0, 8);
@@ -291,7 +299,7 @@ private:
         }
         case 'G': {
             if (!need(8)) break;
-            auto v = PickleValue::make(Kind::Float);
+            auto v = m_arena->make(Kind::Float);
             v->real = qFromBigEndian<double>(m_data.constData() + m_pos);
             m_pos += 8;
             push(v);
@@ -305,7 +313,7 @@ private:
         case 'B': case 'C': case 0x8e: case 0x96: {
             const qint64 length = op == 'B' ? qint64(readLE<quint32>()) : op == 'C' ? qint64(readLE<quint8>())
                                                                       : qint64(std::min<quint64>(readLE<quint64>(), quint64(1) << 62));
-            auto v = PickleValue::make(Kind::Bytes);
+            auto v = m_arena->make(Kind::Bytes);
             v->bytes = readBytes(length);
             push(v);
             break;
@@ -376,9 +384,9 @@ private:
         case 0x87: { auto c = pop(); auto b = pop(); auto a = pop(); push(makeTuple({a, b, c})); break; }
         case 'd': {
             const QList<PickleRef> items = popToMark();
-            auto dict = PickleValue::make(Kind::Dict);
+            auto dict = m_arena->make(Kind::Dict);
             for (qsizetype i = 0; i + 1 < items.size(); i += 2)
-                dict->entries.append({items[i], items[i + 1]});
+                dict->entries.append(qMakePair(items[i], items[i + 1]));
             push(dict);
             break;
         }
@@ -390,13 +398,13 @@ private:
                 list->items.append(items);
             break;
         }
-        case 0x91: { auto v = PickleValue::make(Kind::List); v->items = popToMark(); push(v); break; }
+        case 0x91: { auto v = m_arena->make(Kind::List); v->items = popToMark(); push(v); break; }
         case 's': {
             auto value = pop();
             auto key = pop();
             auto dict = top();
             if (dict->kind == Kind::Dict)
-                dict->entries.append({key, value});
+                dict->entries.append(qMakePair(key, value));
             break;
         }
         case 'u': {
@@ -406,7 +414,7 @@ private:
                 fail(QStringLiteral("pickle SETITEMS with an odd number of items"));
             else if (dict->kind == Kind::Dict)
                 for (qsizetype i = 0; i + 1 < items.size(); i += 2)
-                    dict->entries.append({items[i], items[i + 1]});
+                    dict->entries.append(qMakePair(items[i], items[i + 1]));
             break;
         }
         case '0': pop(); break;
@@ -415,7 +423,7 @@ private:
         case 'I': {
             const QByteArray line = readLine();
             if (line == "01" || line == "00") {
-                auto v = PickleValue::make(Kind::Bool);
+                auto v = m_arena->make(Kind::Bool);
                 v->integer = line == "01";
                 push(v);
             } else {
@@ -430,7 +438,7 @@ private:
             push(makeInt(line.toLongLong()));
             break;
         }
-        case 'F': { auto v = PickleValue::make(Kind::Float); v->real = readLine().toDouble(); push(v); break; }
+        case 'F': { auto v = m_arena->make(Kind::Float); v->real = readLine().toDouble(); push(v); break; }
         default:
             fail(QStringLiteral("pickle opcode 0x%1 at byte %2 is not supported")
                      .arg(op, 2, 16, QLatin1Char('0'))
@@ -444,9 +452,9 @@ private:
         if (pid->kind != Kind::Tuple || pid->items.size() < 5 || !pid->items[0]->isString() ||
             pid->items[0]->text != QLatin1String("storage")) {
             fail(QStringLiteral("pickle has a persistent id that is not a torch storage"));
-            return PickleValue::make(Kind::None);
+            return m_arena->make(Kind::None);
         }
-        auto storage = PickleValue::make(Kind::Storage);
+        auto storage = m_arena->make(Kind::Storage);
         const PickleRef &cls = pid->items[1];
         storage->tensor.dtype = dtypeOfStorageClass(cls->text);
         storage->tensor.storageKey = pid->items[2]->isString() ? pid->items[2]->text : QString::number(toInt(pid->items[2]));
@@ -455,6 +463,7 @@ private:
     }
 
     const QByteArray &m_data;
+    std::shared_ptr<PickleArena> m_arena = std::make_shared<PickleArena>();
     qsizetype m_pos = 0;
     std::vector<PickleRef> m_stack;
     std::vector<size_t> m_marks;

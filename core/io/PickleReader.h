@@ -13,7 +13,8 @@
 namespace rankscope {
 
 struct PickleResult {
-    PickleRef root;
+    std::shared_ptr<PickleArena> arena; // owns root and everything it refers to
+    PickleRef root = nullptr;
     QString error; // empty on success
     bool unsafe = false;
 };

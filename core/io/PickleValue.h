@@ -7,11 +7,14 @@
 #include <QPair>
 #include <QString>
 #include <memory>
+#include <vector>
 
 namespace rankscope {
 
 struct PickleValue;
-using PickleRef = std::shared_ptr<PickleValue>;
+// Values refer to each other by plain pointers into the arena that owns them all (a pickle can
+// hold cycles: a dict inside itself), so a reference never keeps anything alive.
+using PickleRef = PickleValue *;
 
 // What _rebuild_tensor_v2/_v3 would build: a view of elements of a storage in the archive.
 struct TensorRecord {
@@ -34,11 +37,24 @@ struct PickleValue {
     QList<QPair<PickleRef, PickleRef>> entries; // Dict, in insertion order
     TensorRecord tensor;                        // Storage (key, dtype, numel) and Tensor
 
-    static PickleRef make(Kind kind) { auto v = std::make_shared<PickleValue>(); v->kind = kind; return v; }
-
     bool isString() const { return kind == Kind::String; }
     // For a Dict: the value under a string key, or null.
     PickleRef value(const QString &key) const;
+};
+
+// Owns every value of one unpickled object graph.
+class PickleArena {
+public:
+    PickleRef make(PickleValue::Kind kind)
+    {
+        m_values.push_back(std::make_unique<PickleValue>());
+        m_values.back()->kind = kind;
+        return m_values.back().get();
+    }
+    size_t size() const { return m_values.size(); }
+
+private:
+    std::vector<std::unique_ptr<PickleValue>> m_values;
 };
 
 } // namespace rankscope

@@ -9,7 +9,7 @@ namespace rankscope {
 
 namespace {
 
-constexpr qint64 kMaxPickleBytes = qint64(1) << 30;
+constexpr qint64 kMaxPickleBytes = qint64(256) << 20;
 
 QVariant toVariant(const PickleRef &v, int depth = 0)
 {

@@ -1,0 +1,17 @@
+// The .npy header parser in memory, and the same bytes as an .npz archive read end to end.
+#include "FuzzInput.h"
+#include "io/NpyFormat.h"
+#include "io/NumpyReaders.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const QByteArray bytes = QByteArray::fromRawData(reinterpret_cast<const char *>(data), qsizetype(size));
+    QString error;
+    if (const auto header = rankscope::NpyFormat::parseHeader(bytes, &error))
+        rankscope::NpyFormat::decodeMatrix(*header, bytes.mid(header->dataOffset), QStringLiteral("x"));
+    const QString path = rankscope::fuzz::writeInput(data, size, QStringLiteral("arrays.npz"));
+    if (auto reader = rankscope::NpzReader::open(path, &error))
+        for (const rankscope::TensorInfo &t : reader->tensors())
+            reader->readMatrix(t.name);
+    return 0;
+}

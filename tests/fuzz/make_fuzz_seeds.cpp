@@ -1,0 +1,49 @@
+// Writes the seed corpora for the fuzz targets: small valid inputs of every kind they read.
+//   make_fuzz_seeds OUT_FOLDER   → OUT_FOLDER/<target>/<seed files>
+#include "../core/FormatWriters.h"
+#include "../core/TorchCheckpointWriter.h"
+
+#include <QDir>
+#include <cstdio>
+
+using namespace rankscope::test;
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: make_fuzz_seeds OUT_FOLDER\n");
+        return 1;
+    }
+    const QDir out(QString::fromLocal8Bit(argv[1]));
+    auto write = [&](const char *target, const char *name, const QByteArray &bytes) {
+        out.mkpath(QLatin1String(target));
+        saveBytes(out.filePath(QStringLiteral("%1/%2").arg(QLatin1String(target), QLatin1String(name))), bytes);
+    };
+    const QList<FakeTensor> tensors = {{"transformer.h.0.attn.c_attn.weight", "FloatStorage", "0", 12, 0, {6, 2}, {2, 1}},
+                                       {"transformer.h.0.mlp.c_fc.weight", "HalfStorage", "1", 8, 0, {2, 4}, {1, 2}},
+                                       {"lm_head.weight", "FloatStorage", "0", 12, 2, {2, 2}, {2, 1}}};
+    const QByteArray pickle = torchPickle(tensors, 100);
+    write("fuzz_pickle", "state_dict.pkl", pickle);
+    PickleBuilder evil;
+    evil.op('\x80').op('\x02').global("os", "system").op('(').str("true").op('t').op('R').op('.');
+    write("fuzz_pickle", "unsafe.pkl", evil.bytes);
+    const QByteArray storage0 = rawBytes<float>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+    const QByteArray storage1 = rawBytes<quint16>({0x3C00, 0x4000, 0x4200, 0x4400, 0x4500, 0x4600, 0x4700, 0x4800});
+    write("fuzz_torch_checkpoint", "ckpt.pt", zipArchive({{"ckpt/data.pkl", pickle}, {"ckpt/byteorder", "little"},
+                                                          {"ckpt/data/0", storage0}, {"ckpt/data/1", storage1}, {"ckpt/version", "3\n"}}));
+    write("fuzz_safetensors", "model.safetensors",
+          safetensorsFile({{"a", "F32", {2, 3}, rawBytes<float>({1, 2, 3, 4, 5, 6})}, {"b", "BF16", {2, 2}, rawBytes<quint16>({0x3F80, 0, 0, 0x3F80})},
+                           {"c", "F16", {1, 2}, rawBytes<quint16>({0x3C00, 0x4000})}, {"d", "F8_E4M3", {2, 1}, QByteArray("\x38\x40", 2)}}));
+    const QByteArray npy = npyFile("<f4", {2, 3}, rawBytes<float>({1, 2, 3, 4, 5, 6}));
+    write("fuzz_numpy", "a.npy", npy);
+    write("fuzz_numpy", "fortran.npy", npyFile(">f8", {2, 2}, rawBytes<double>({1, 2, 3, 4}, true), true));
+    write("fuzz_numpy", "stored.npz", npzArchive({{"w.npy", npy}}, false));
+    write("fuzz_numpy", "compressed.npz", npzArchive({{"w.npy", npy}, {"v.npy", npy}}, true));
+    write("fuzz_name_rules", "nanogpt", QByteArray("\x0c\x04\x02\x01", 4) + "transformer.h.3.attn.c_attn.weight");
+    write("fuzz_name_rules", "neox", QByteArray("\x0c\x03\x02\x00", 4) + "gpt_neox.layers.1.attention.query_key_value.weight");
+    write("fuzz_name_rules", "rules", QByteArray("\x04\x04\x00\x00", 4) +
+                                          R"({"rules":[{"pattern":"^blocks\\.(\\d+)\\.attn\\.qkv\\.weight$","split":"qkv"},{"pattern":"x","ignore":true}]})");
+    write("fuzz_name_rules", "index", QByteArray("\x04\x04\x00\x00", 4) + R"({"weight_map":{"a":"model-1.safetensors"}})");
+    std::printf("seeds written to %s\n", argv[1]);
+    return 0;
+}

@@ -3,20 +3,21 @@
 # one after the other, from seed corpora of valid files. Crashing inputs are left as
 # crash-*/leak-*/timeout-*/oom-* in the run folder; copy them to tests/fuzz/regressions/<target>/
 # so the regular test suite replays them.
-#   tests/fuzz/run_fuzzers.sh [SECONDS] [WORK_FOLDER]
+#   tests/fuzz/run_fuzzers.sh [SECONDS] [WORK_FOLDER] [BUILD_FOLDER]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-600}
 work=${2:-build-fuzz/runs}
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -DRANKSCOPE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-fuzz -j"$(nproc)" >/dev/null
+build=${3:-build-fuzz}
+CC=clang CXX=clang++ cmake -S . -B "$build" -DRANKSCOPE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j"$(nproc)" >/dev/null
 mkdir -p "$work"
-build-fuzz/bin/make_fuzz_seeds "$work/seeds" >/dev/null
+"$build/bin/make_fuzz_seeds" "$work/seeds" >/dev/null
 status=0
 for target in fuzz_pickle fuzz_torch_checkpoint fuzz_safetensors fuzz_numpy fuzz_name_rules; do
     mkdir -p "$work/corpus/$target" "$work/artifacts/$target"
     regressions=tests/fuzz/regressions/$target
-    if ! build-fuzz/bin/$target -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
+    if ! "$build/bin/$target" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
             -artifact_prefix="$work/artifacts/$target/" -print_final_stats=1 \
             "$work/corpus/$target" "$work/seeds/$target" $( [ -d "$regressions" ] && echo "$regressions" ) \
             > "$work/$target.log" 2>&1; then

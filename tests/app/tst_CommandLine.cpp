@@ -6,6 +6,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include "analysis/ResultsFile.h"
+#include <random>
 #include <csignal>
 #include <sys/types.h>
 
@@ -24,7 +26,7 @@ QTemporaryDir &cacheHome()
     return dir;
 }
 
-Run rankscope(const QStringList &arguments)
+Run runRankscope(const QStringList &arguments)
 {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -46,21 +48,21 @@ class TestCommandLine : public QObject {
 private slots:
     void helpAndVersionNeedNoDisplay()
     {
-        Run r = rankscope({"--version"});
+        Run r = runRankscope({"--version"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.startsWith("rankscope "));
-        r = rankscope({"--help"});
+        r = runRankscope({"--help"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("analyze"));
         QVERIFY(r.out.contains("info"));
-        r = rankscope({"analyze", "--help"});
+        r = runRankscope({"analyze", "--help"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("--energy"));
     }
 
     void analyzeWritesTheContractCsv()
     {
-        const Run r = rankscope({"analyze", RANKSCOPE_DEMO_RUN, "--csv", "-", "--quiet"});
+        const Run r = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--csv", "-", "--quiet"});
         QCOMPARE(r.exitCode, 0);
         const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 145);
@@ -75,7 +77,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString json = dir.filePath("m.json");
-        const Run r = rankscope({"analyze", RANKSCOPE_DEMO_RUN, "--json", json, "--energy", "0.5", "--jobs", "1", "--quiet"});
+        const Run r = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--json", json, "--energy", "0.5", "--jobs", "1", "--quiet"});
         QCOMPARE(r.exitCode, 0);
         QFile f(json);
         QVERIFY(f.open(QIODevice::ReadOnly));
@@ -92,18 +94,18 @@ private slots:
         QVERIFY(bad.open(QIODevice::WriteOnly));
         bad.write("not a checkpoint at all");
         bad.close();
-        Run r = rankscope({"analyze", dir.path(), "--csv", dir.filePath("out.csv")});
+        Run r = runRankscope({"analyze", dir.path(), "--csv", dir.filePath("out.csv")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("ckpt_000100.pt: not a recognised checkpoint format"), qPrintable(r.err));
         QVERIFY2(r.err.contains("1 of 2 checkpoints analysed (0 from the results file), 24 matrices"), qPrintable(r.err));
 
         QTemporaryDir empty;
-        r = rankscope({"analyze", empty.path()});
+        r = runRankscope({"analyze", empty.path()});
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.err.contains("no checkpoints found"));
-        QCOMPARE(rankscope({"analyze"}).exitCode, 1);
-        QCOMPARE(rankscope({"analyze", RANKSCOPE_DEMO_RUN, "--energy", "2"}).exitCode, 1);
-        QCOMPARE(rankscope({"frobnicate"}).exitCode, 1);
+        QCOMPARE(runRankscope({"analyze"}).exitCode, 1);
+        QCOMPARE(runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--energy", "2"}).exitCode, 1);
+        QCOMPARE(runRankscope({"frobnicate"}).exitCode, 1);
     }
 
     void secondRunComesFromTheCacheAndDamageIsRebuilt()
@@ -111,14 +113,14 @@ private slots:
         QTemporaryDir dir;
         for (const char *name : {"ckpt_000000.pt", "ckpt_001500.pt"})
             QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath(name), dir.filePath(name)));
-        Run first = rankscope({"analyze", dir.path(), "--csv", dir.filePath("a.csv")});
+        Run first = runRankscope({"analyze", dir.path(), "--csv", dir.filePath("a.csv")});
         QCOMPARE(first.exitCode, 0);
         QVERIFY2(first.err.contains("(0 from the results file)"), qPrintable(first.err));
         const QString cachePath = first.err.section("results in ", 1).trimmed();
         QVERIFY2(cachePath.startsWith(cacheHome().path()), qPrintable(cachePath));
         QVERIFY(QFile::exists(cachePath));
 
-        const Run second = rankscope({"analyze", dir.path(), "--csv", dir.filePath("b.csv")});
+        const Run second = runRankscope({"analyze", dir.path(), "--csv", dir.filePath("b.csv")});
         QVERIFY2(second.err.contains("(2 from the results file)"), qPrintable(second.err));
         QFile a(dir.filePath("a.csv")), b(dir.filePath("b.csv"));
         QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
@@ -128,29 +130,29 @@ private slots:
         QVERIFY(cache.open(QIODevice::WriteOnly | QIODevice::Truncate));
         cache.write("not hdf5");
         cache.close();
-        const Run third = rankscope({"analyze", dir.path(), "--quiet"});
+        const Run third = runRankscope({"analyze", dir.path(), "--quiet"});
         QCOMPARE(third.exitCode, 0);
         QVERIFY2(third.err.contains("damaged results file") && third.err.contains("rebuilt"), qPrintable(third.err));
-        QVERIFY(rankscope({"analyze", dir.path()}).err.contains("(2 from the results file)"));
+        QVERIFY(runRankscope({"analyze", dir.path()}).err.contains("(2 from the results file)"));
 
-        QVERIFY(rankscope({"analyze", dir.path(), "--no-cache"}).err.contains("(0 from the results file)"));
+        QVERIFY(runRankscope({"analyze", dir.path(), "--no-cache"}).err.contains("(0 from the results file)"));
         const QString explicitResults = dir.filePath("mine.h5");
-        QCOMPARE(rankscope({"analyze", dir.path(), "--results", explicitResults, "--quiet"}).exitCode, 0);
+        QCOMPARE(runRankscope({"analyze", dir.path(), "--results", explicitResults, "--quiet"}).exitCode, 0);
         QVERIFY(QFile::exists(explicitResults));
         // The results file lies in the run folder now: it is not mistaken for a checkpoint.
-        const Run fourth = rankscope({"analyze", dir.path(), "--results", explicitResults});
+        const Run fourth = runRankscope({"analyze", dir.path(), "--results", explicitResults});
         QVERIFY2(fourth.err.contains("2 of 2 checkpoints analysed (2 from the results file)"), qPrintable(fourth.err));
     }
 
-    // Headless: DISPLAY and QT_QPA_PLATFORM are unset by rankscope() for every run.
+    // Headless: DISPLAY and QT_QPA_PLATFORM are unset by runRankscope() for every run.
     void exportRendersEveryFigureWithoutADisplay()
     {
         QTemporaryDir dir;
-        Run r = rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--out", dir.filePath("lines.png"),
+        Run r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--out", dir.filePath("lines.png"),
                            "--width", "900", "--height", "500", "--scale", "2"});
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(QImage(dir.filePath("lines.png")).size(), QSize(1800, 1000));
-        r = rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--step", "300", "--types", "Q,K,MLP_UP",
+        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--step", "300", "--types", "Q,K,MLP_UP",
                        "--metric", "stable_rank", "--title", "My bars", "--out", dir.filePath("bars.svg")});
         QCOMPARE(r.exitCode, 0);
         QFile svg(dir.filePath("bars.svg"));
@@ -158,23 +160,23 @@ private slots:
         const QString text = QString::fromUtf8(svg.readAll());
         QVERIFY(text.contains(">My bars<"));
         QVERIFY(text.contains(">Layer<"));
-        r = rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "heatmaps", "--layers", "1-2", "--out", dir.filePath("h.pdf")});
+        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "heatmaps", "--layers", "1-2", "--out", dir.filePath("h.pdf")});
         QCOMPARE(r.exitCode, 0);
         QFile pdf(dir.filePath("h.pdf"));
         QVERIFY(pdf.open(QIODevice::ReadOnly));
         QCOMPARE(pdf.read(4), QByteArray("%PDF"));
-        r = rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrum", "--layer", "1", "--type", "MLP_DOWN", "--out", dir.filePath("s.png")});
+        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrum", "--layer", "1", "--type", "MLP_DOWN", "--out", dir.filePath("s.png")});
         QCOMPARE(r.exitCode, 0);
 
         // From a results file made by analyze, without the checkpoints.
-        QCOMPARE(rankscope({"analyze", RANKSCOPE_DEMO_RUN, "--results", dir.filePath("run.h5"), "--quiet"}).exitCode, 0);
-        QCOMPARE(rankscope({"export", dir.filePath("run.h5"), "--figure", "lines", "--out", dir.filePath("fromfile.svg")}).exitCode, 0);
+        QCOMPARE(runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--results", dir.filePath("run.h5"), "--quiet"}).exitCode, 0);
+        QCOMPARE(runRankscope({"export", dir.filePath("run.h5"), "--figure", "lines", "--out", dir.filePath("fromfile.svg")}).exitCode, 0);
         QVERIFY(QFileInfo(dir.filePath("fromfile.svg")).size() > 1000);
 
-        QCOMPARE(rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "pie", "--out", dir.filePath("x.png")}).exitCode, 1);
-        QCOMPARE(rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--out", dir.filePath("x.gif")}).exitCode, 1);
-        QCOMPARE(rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--step", "777", "--out", dir.filePath("x.png")}).exitCode, 1);
-        QCOMPARE(rankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrum", "--out", dir.filePath("x.png")}).exitCode, 1);
+        QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "pie", "--out", dir.filePath("x.png")}).exitCode, 1);
+        QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--out", dir.filePath("x.gif")}).exitCode, 1);
+        QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--step", "777", "--out", dir.filePath("x.png")}).exitCode, 1);
+        QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrum", "--out", dir.filePath("x.png")}).exitCode, 1);
     }
 
     // Checkpoints copied in one by one while watched each appear once; one written in two halves
@@ -224,20 +226,60 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(stepsInCsv().value("300") == 24, 20000);
         QCOMPARE(stepsInCsv(), (QMap<QString, int>{{"0", 24}, {"100", 24}, {"300", 24}}));
 
+        QVERIFY(process.state() == QProcess::Running && process.processId() > 0);
         ::kill(pid_t(process.processId()), SIGINT);
         QVERIFY(process.waitForFinished(20000));
         QCOMPARE(process.exitStatus(), QProcess::NormalExit);
         QCOMPARE(process.exitCode(), 0);
         const QByteArray errors = process.readAllStandardError();
         QVERIFY2(errors.isEmpty(), errors.constData()); // the half-written file was never reported as broken
-        const Run check = rankscope({"analyze", results, "--csv", "-", "--quiet"});
+        const Run check = runRankscope({"analyze", results, "--csv", "-", "--quiet"});
         QCOMPARE(check.exitCode, 0);
         QCOMPARE(check.out.split('\n', Qt::SkipEmptyParts).size(), 73);
     }
 
+    // SIGKILL at random moments never leaves a results file that fails to open or holds a
+    // checkpoint as analysed without its matrices.
+    void killedAnalysisLosesNothing()
+    {
+        QTemporaryDir dir;
+        const QDir demo(RANKSCOPE_DEMO_RUN);
+        for (int i = 0; i < 12; ++i)
+            QVERIFY(QFile::copy(demo.filePath(i % 2 ? "ckpt_001500.pt" : "ckpt_000600.pt"),
+                                dir.filePath(QStringLiteral("ckpt_%1.pt").arg(i * 100, 6, 10, QLatin1Char('0')))));
+        const QString results = dir.filePath("results/run.h5");
+        std::mt19937 rng(20261129);
+        int loads = 0;
+        for (int round = 0; round < 25; ++round) {
+            if (round % 5 == 0)
+                QFile::remove(results); // sometimes from scratch, sometimes over an earlier file
+            QProcess process;
+            process.start(QStringLiteral(RANKSCOPE_BINARY), {"analyze", dir.path(), "--results", results, "--quiet", "--jobs", "2"});
+            QVERIFY(process.waitForStarted());
+            QTest::qWait(int(rng() % 250));
+            // Only a running child: kill(0, …) would hit this whole process group.
+            if (process.state() == QProcess::Running && process.processId() > 0)
+                ::kill(pid_t(process.processId()), SIGKILL);
+            process.waitForFinished(10000);
+            if (!QFileInfo::exists(results))
+                continue;
+            QString error;
+            const auto run = rankscope::ResultsFile::load(results, &error);
+            QVERIFY2(run, qPrintable(QStringLiteral("round %1: %2").arg(round).arg(error)));
+            ++loads;
+            for (const rankscope::CheckpointRecord &c : run->checkpoints) {
+                const auto n = std::count_if(run->results.begin(), run->results.end(),
+                                             [&](const rankscope::MatrixResult &r) { return r.checkpointPath == c.path; });
+                QCOMPARE(int(n), c.matrices);
+                QCOMPARE(c.matrices, 24);
+            }
+        }
+        QVERIFY(loads > 0); // some kills came after a save
+    }
+
     void infoListsCheckpointsAndTensors()
     {
-        const Run r = rankscope({"info", RANKSCOPE_DEMO_RUN, "--step", "600"});
+        const Run r = runRankscope({"info", RANKSCOPE_DEMO_RUN, "--step", "600"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("Checkpoints in"));
         QVERIFY(r.out.contains("1500      pytorch"));

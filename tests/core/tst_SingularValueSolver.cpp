@@ -119,6 +119,21 @@ private slots:
         }
     }
 
+    void hugeAspectRatios()
+    {
+        std::mt19937_64 rng(5);
+        const Eigen::MatrixXd wide = test::gaussianMatrix(2, 100000, rng);
+        for (SvdMethod method : {SvdMethod::FastGram, SvdMethod::ExactSvd}) {
+            const Spectrum s = SingularValueSolver(method).compute(wide);
+            QVERIFY(s.ok());
+            QCOMPARE(s.singularValues.size(), 2);
+            // σ₁² + σ₂² = ‖W‖²_F whatever the shape.
+            QVERIFY(std::abs(s.singularValues.squaredNorm() - wide.squaredNorm()) <= 1e-9 * wide.squaredNorm());
+            const Spectrum t = SingularValueSolver(method).compute(wide.transpose());
+            QVERIFY(std::abs(t.singularValues[0] - s.singularValues[0]) <= 1e-9 * s.singularValues[0]);
+        }
+    }
+
     void rankDeficientGramHasNoNegativeOrNaNValues()
     {
         std::mt19937_64 rng(7);

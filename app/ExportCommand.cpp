@@ -40,7 +40,7 @@ int runExportCommand(const QStringList &arguments)
         "Figures: lines (metric vs step per type), bars (metric per layer at one step), heatmaps (type x layer;\n"
         "compression % and weighted alpha side by side unless --metric names one), spectrum (one matrix: --layer, --type)."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("SOURCE"), QStringLiteral("A checkpoint folder (analysed first if needed) or a results file."));
+    parser.addPositionalArgument(QStringLiteral("SOURCE"), QStringLiteral("A checkpoint folder (analysed first if needed) or a results file; several to compare runs."), QStringLiteral("SOURCE…"));
     const QCommandLineOption figure(QStringLiteral("figure"), QStringLiteral("lines, bars, heatmaps or spectrum."), QStringLiteral("NAME"));
     const QCommandLineOption output(QStringLiteral("out"), QStringLiteral("The file to write: .png, .svg or .pdf."), QStringLiteral("FILE"));
     const QCommandLineOption metricOption(QStringLiteral("metric"), QStringLiteral("The metric's column name, e.g. stable_rank, compression_pct, weighted_alpha."), QStringLiteral("M"));
@@ -54,9 +54,11 @@ int runExportCommand(const QStringList &arguments)
     const QCommandLineOption titleOption(QStringLiteral("title"), QStringLiteral("A title instead of the generated one."), QStringLiteral("T"));
     const QCommandLineOption layerOption(QStringLiteral("layer"), QStringLiteral("spectrum: the layer."), QStringLiteral("L"));
     const QCommandLineOption typeOption(QStringLiteral("type"), QStringLiteral("spectrum: the matrix type."), QStringLiteral("T"));
+    const QCommandLineOption relativeDepthOption(QStringLiteral("relative-depth"), QStringLiteral("Layers as layer / (depth − 1), to compare models of different depth."));
+    const QCommandLineOption relativeStepOption(QStringLiteral("relative-step"), QStringLiteral("Steps as a fraction of each run's last step."));
     const QCommandLineOption byLayerOption(QStringLiteral("by-layer"), QStringLiteral("lines: one line per layer of this type instead of one per type."), QStringLiteral("T"));
     parser.addOptions({figure, output, metricOption, stepOption, typesOption, layersOption, energyOption, widthOption,
-                       heightOption, scaleOption, titleOption, layerOption, typeOption, byLayerOption});
+                       heightOption, scaleOption, titleOption, layerOption, typeOption, byLayerOption, relativeDepthOption, relativeStepOption});
     auto usage = [&](const QString &message) {
         err << "rankscope export: " << message << '\n';
         return 1;
@@ -67,8 +69,8 @@ int runExportCommand(const QStringList &arguments)
         out << parser.helpText();
         return 0;
     }
-    if (parser.positionalArguments().size() != 1)
-        return usage(QStringLiteral("give exactly one SOURCE"));
+    if (parser.positionalArguments().isEmpty())
+        return usage(QStringLiteral("give a SOURCE"));
     const QString name = parser.value(figure);
     if (!QStringList{"lines", "bars", "heatmaps", "spectrum"}.contains(name))
         return usage(QStringLiteral("--figure is lines, bars, heatmaps or spectrum"));
@@ -87,25 +89,32 @@ int runExportCommand(const QStringList &arguments)
     size.height = parser.value(heightOption).toInt();
     size.scale = parser.value(scaleOption).toDouble();
 
-    const QString source = parser.positionalArguments().first();
     RunLoadOptions options;
     options.settings.energy = energy;
     options.quiet = true;
-    const std::optional<RunAnalysis> run = loadRun(source, options, err);
-    if (!run || run->results.isEmpty()) {
+    ViewState state;
+    state.setEnergy(energy);
+    bool anyIssue = false;
+    const QStringList sources = parser.positionalArguments();
+    for (qsizetype i = 0; i < sources.size(); ++i) {
+        const std::optional<RunAnalysis> run = loadRun(sources[i], options, err);
         if (run)
             for (const AnalysisIssue &issue : run->issues)
                 err << issue.text() << '\n';
-        err << source << ": nothing to draw\n";
-        return 1;
+        if (!run || run->results.isEmpty()) {
+            err << sources[i] << ": nothing to draw\n";
+            return 1;
+        }
+        anyIssue |= !run->issues.isEmpty();
+        const QFileInfo info(sources[i]);
+        const QString name = info.isDir() ? info.fileName() : info.completeBaseName();
+        if (i == 0)
+            state.setRun(*run, name);
+        else
+            state.addComparedRun(*run, name);
     }
-    for (const AnalysisIssue &issue : run->issues)
-        err << issue.text() << '\n';
-
-    ViewState state;
-    state.setEnergy(energy);
-    const QFileInfo info(source);
-    state.setRun(*run, info.isDir() ? info.fileName() : info.completeBaseName());
+    state.setRelativeDepth(parser.isSet(relativeDepthOption));
+    state.setRelativeStep(parser.isSet(relativeStepOption));
     if (parser.isSet(typesOption)) {
         QSet<MatrixType> wanted;
         for (const QString &t : parser.value(typesOption).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
@@ -142,13 +151,20 @@ int runExportCommand(const QStringList &arguments)
         }
         views.push_back(std::move(view));
     } else if (name == QLatin1String("bars")) {
-        auto view = std::make_unique<LayerBarChart>(&state);
-        view->setMetric(metric.value_or(Metric::CompressionPct));
-        views.push_back(std::move(view));
+        for (int run = 0; run < state.runCount(); ++run) { // one panel per run, on one scale
+            auto view = std::make_unique<LayerBarChart>(&state);
+            view->setMetric(metric.value_or(Metric::CompressionPct));
+            view->setRunIndex(run);
+            views.push_back(std::move(view));
+        }
     } else if (name == QLatin1String("heatmaps")) {
-        views.push_back(std::make_unique<TypeLayerHeatmap>(&state, metric.value_or(Metric::CompressionPct)));
-        if (!metric)
-            views.push_back(std::make_unique<TypeLayerHeatmap>(&state, Metric::WeightedAlpha));
+        const QList<Metric> metrics = metric ? QList<Metric>{*metric} : QList<Metric>{Metric::CompressionPct, Metric::WeightedAlpha};
+        for (Metric m : metrics)
+            for (int run = 0; run < state.runCount(); ++run) {
+                auto view = std::make_unique<TypeLayerHeatmap>(&state, m);
+                view->setRunIndex(run);
+                views.push_back(std::move(view));
+            }
     } else {
         const auto type = matrixTypeFromCsvName(parser.value(typeOption));
         const int layer = parser.value(layerOption).toInt(&ok);
@@ -175,7 +191,7 @@ int runExportCommand(const QStringList &arguments)
         return 1;
     }
     err << "wrote " << path << '\n';
-    return run->issues.isEmpty() ? 0 : 2;
+    return anyIssue ? 2 : 0;
 }
 
 } // namespace rankscope

@@ -1,6 +1,8 @@
 #include "MainWindow.h"
 
 #include "ExportDialog.h"
+#include "RunListPanel.h"
+#include "RunLoader.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
 #include "SpectrumView.h"
@@ -32,7 +34,10 @@
 #include <QShortcut>
 #include <QSlider>
 #include <QSpinBox>
-#include <QSplitter>
+#include <QDockWidget>
+#include <QFutureWatcher>
+#include <QGridLayout>
+#include <QtConcurrent>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -59,16 +64,24 @@ MainWindow::MainWindow(QWidget *parent)
     setWindowTitle(tr("RankScope"));
     setAcceptDrops(true);
     m_lines = new MetricLineChart(m_state, this);
-    m_bars = new LayerBarChart(m_state, this);
-    auto *heatmaps = new QSplitter(Qt::Horizontal, this);
-    m_heatmapLeft = new TypeLayerHeatmap(m_state, Metric::CompressionPct, heatmaps);
-    m_heatmapRight = new TypeLayerHeatmap(m_state, Metric::WeightedAlpha, heatmaps);
-    heatmaps->addWidget(m_heatmapLeft);
-    heatmaps->addWidget(m_heatmapRight);
+    // Per-layer bars and heatmaps get one panel per compared run, side by side: a row of bars, and
+    // a grid of heatmaps with a row per metric and a column per run.
+    auto *barsTab = new QWidget(this);
+    m_barsRow = new QHBoxLayout(barsTab);
+    m_barsRow->setContentsMargins(0, 0, 0, 0);
+    m_bars = new LayerBarChart(m_state, barsTab);
+    m_barsRow->addWidget(m_bars);
+    auto *heatmapsTab = new QWidget(this);
+    m_heatmapGrid = new QGridLayout(heatmapsTab);
+    m_heatmapGrid->setContentsMargins(0, 0, 0, 0);
+    m_heatmapLeft = new TypeLayerHeatmap(m_state, Metric::CompressionPct, heatmapsTab);
+    m_heatmapRight = new TypeLayerHeatmap(m_state, Metric::WeightedAlpha, heatmapsTab);
+    m_heatmapGrid->addWidget(m_heatmapLeft, 0, 0);
+    m_heatmapGrid->addWidget(m_heatmapRight, 0, 1);
     m_spectrum = new SpectrumView(m_state, this);
     m_tabs->addTab(m_lines, tr("Metric vs step"));
-    m_tabs->addTab(m_bars, tr("Per layer"));
-    m_tabs->addTab(heatmaps, tr("Heatmaps"));
+    m_tabs->addTab(barsTab, tr("Per layer"));
+    m_tabs->addTab(heatmapsTab, tr("Heatmaps"));
     m_tabs->addTab(m_spectrum, tr("Spectrum"));
     setCentralWidget(m_tabs);
 
@@ -78,11 +91,25 @@ MainWindow::MainWindow(QWidget *parent)
     buildStatusBar();
 
     connect(m_state, &ViewState::spectrumRequested, this, [this] { m_tabs->setCurrentWidget(m_spectrum); });
-    connect(m_state, &ViewState::resultsChanged, this, [this] { syncStepControls(); syncLayerControls(); });
+    connect(m_state, &ViewState::resultsChanged, this, [this] { syncStepControls(); syncLayerControls(); syncComparePanels(); });
+    connect(m_state, &ViewState::displayChanged, this, &MainWindow::syncComparePanels);
+    auto *runsDock = new QDockWidget(tr("Runs"), this);
+    runsDock->setObjectName(QStringLiteral("runs"));
+    m_runList = new RunListPanel(m_state, runsDock);
+    runsDock->setWidget(m_runList);
+    addDockWidget(Qt::LeftDockWidgetArea, runsDock);
+    runsDock->setVisible(false); // shown once a second run is added
+    connect(m_runList, &RunListPanel::addRequested, this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Add a run to compare"));
+        if (!folder.isEmpty())
+            addComparedRun(folder);
+    });
+    m_runsDock = runsDock;
     connect(m_state, &ViewState::currentStepChanged, this, &MainWindow::syncStepControls);
     connect(m_controller, &AnalysisController::started, this, [this](const QString &source) {
         m_source = source;
         m_allLayers = true;
+        m_state->clearComparedRuns(); // a new run starts a new comparison
         m_state->setRun(RunAnalysis{}, runNameOf(source));
         setWindowTitle(tr("%1 — RankScope").arg(runNameOf(source)));
         m_status->setText(tr("Opening %1…").arg(QDir::toNativeSeparators(source)));
@@ -131,6 +158,16 @@ void MainWindow::buildMenus()
             openPath(path);
     });
     m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addAction(tr("Add run to &compare…"), this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Add a run to compare"));
+        if (!folder.isEmpty())
+            addComparedRun(folder);
+    });
+    file->addAction(tr("Add results file to compare…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Add a RankScope results file to compare"), QString(), tr("RankScope results (*.h5 *.hdf5)"));
+        if (!path.isEmpty())
+            addComparedRun(path);
+    });
     file->addSeparator();
     file->addAction(tr("&Export figure…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
         const int tab = m_tabs->currentIndex();
@@ -246,6 +283,15 @@ void MainWindow::buildControls()
     m_logY = new QCheckBox(tr("Log y"), this);
     connect(m_logY, &QCheckBox::toggled, m_state, &ViewState::setLogY);
     bar->addWidget(m_logY);
+    bar->addSeparator();
+    auto *relativeDepth = new QCheckBox(tr("Relative depth"), this);
+    relativeDepth->setToolTip(tr("Layers as layer / (depth − 1), to compare models of different depth"));
+    connect(relativeDepth, &QCheckBox::toggled, m_state, &ViewState::setRelativeDepth);
+    bar->addWidget(relativeDepth);
+    auto *relativeStep = new QCheckBox(tr("Step as fraction"), this);
+    relativeStep->setToolTip(tr("Steps as a fraction of each run's last step, to compare runs of different length"));
+    connect(relativeStep, &QCheckBox::toggled, m_state, &ViewState::setRelativeStep);
+    bar->addWidget(relativeStep);
 }
 
 void MainWindow::buildStepBar()
@@ -408,13 +454,100 @@ void MainWindow::showIssues()
 
 QList<ChartView *> MainWindow::viewsOfTab(int tab) const
 {
+    QList<ChartView *> views;
     switch (tab) {
     case 0: return {m_lines};
-    case 1: return {m_bars};
-    case 2: return {m_heatmapLeft, m_heatmapRight};
+    case 1:
+        if (m_state->isRunVisible(0))
+            views << m_bars;
+        for (LayerBarChart *b : m_extraBars)
+            views << b;
+        return views;
+    case 2: // the exported figure is one row: every run's left heatmap (the right ones with one run)
+        if (m_extraHeatmaps.isEmpty())
+            return {m_heatmapLeft, m_heatmapRight};
+        if (m_state->isRunVisible(0))
+            views << m_heatmapLeft;
+        for (const auto &[left, right] : m_extraHeatmaps)
+            views << left;
+        return views;
     case 3: return {m_spectrum};
     default: return {};
     }
+}
+
+void MainWindow::syncComparePanels()
+{
+    QList<int> wanted;
+    for (int run : m_state->visibleRuns())
+        if (run > 0)
+            wanted << run;
+    m_bars->setVisible(m_state->isRunVisible(0));
+    m_heatmapLeft->setVisible(m_state->isRunVisible(0));
+    m_heatmapRight->setVisible(m_state->isRunVisible(0));
+    if (m_state->runCount() > 1)
+        m_runsDock->setVisible(true);
+    if (wanted == m_panelRuns)
+        return;
+    m_panelRuns = wanted;
+    qDeleteAll(m_extraBars);
+    m_extraBars.clear();
+    for (const auto &[left, right] : m_extraHeatmaps) {
+        delete left;
+        delete right;
+    }
+    m_extraHeatmaps.clear();
+    for (int run : wanted) {
+        auto *bars = new LayerBarChart(m_state, m_bars->parentWidget());
+        bars->setMetric(m_bars->metric());
+        bars->setRunIndex(run);
+        connect(m_bars, &LayerBarChart::metricChanged, bars, &LayerBarChart::setMetric);
+        m_barsRow->addWidget(bars);
+        m_extraBars << bars;
+        auto *left = new TypeLayerHeatmap(m_state, m_heatmapLeft->metric(), m_heatmapLeft->parentWidget());
+        auto *right = new TypeLayerHeatmap(m_state, m_heatmapRight->metric(), m_heatmapRight->parentWidget());
+        left->setRunIndex(run);
+        right->setRunIndex(run);
+        connect(m_heatmapLeft, &TypeLayerHeatmap::metricChanged, left, &TypeLayerHeatmap::setMetric);
+        connect(m_heatmapRight, &TypeLayerHeatmap::metricChanged, right, &TypeLayerHeatmap::setMetric);
+        m_extraHeatmaps.append(qMakePair(left, right));
+    }
+    // With compared runs: a row per metric, a column per run; alone: the two metrics side by side.
+    for (QWidget *w : {static_cast<QWidget *>(m_heatmapLeft), static_cast<QWidget *>(m_heatmapRight)})
+        m_heatmapGrid->removeWidget(w);
+    if (m_extraHeatmaps.isEmpty()) {
+        m_heatmapGrid->addWidget(m_heatmapLeft, 0, 0);
+        m_heatmapGrid->addWidget(m_heatmapRight, 0, 1);
+    } else {
+        m_heatmapGrid->addWidget(m_heatmapLeft, 0, 0);
+        m_heatmapGrid->addWidget(m_heatmapRight, 1, 0);
+        for (qsizetype i = 0; i < m_extraHeatmaps.size(); ++i) {
+            m_heatmapGrid->addWidget(m_extraHeatmaps[i].first, 0, int(i) + 1);
+            m_heatmapGrid->addWidget(m_extraHeatmaps[i].second, 1, int(i) + 1);
+        }
+    }
+}
+
+void MainWindow::addComparedRun(const QString &path)
+{
+    const QString name = runNameOf(path);
+    m_status->setText(tr("Analysing %1 to compare…").arg(name));
+    auto *watcher = new QFutureWatcher<std::optional<RunAnalysis>>(this);
+    connect(watcher, &QFutureWatcher<std::optional<RunAnalysis>>::finished, this, [this, watcher, name, path] {
+        const std::optional<RunAnalysis> run = watcher->result();
+        watcher->deleteLater();
+        if (!run || run->results.isEmpty()) {
+            m_status->setText(tr("%1: nothing to compare (see rankscope info)").arg(QDir::toNativeSeparators(path)));
+            return;
+        }
+        m_state->addComparedRun(*run, name);
+        m_status->setText(tr("Comparing %1 runs").arg(m_state->runCount()));
+    });
+    watcher->setFuture(QtConcurrent::run([path] {
+        QString messages;
+        QTextStream err(&messages);
+        return loadRun(path, RunLoadOptions{}, err);
+    }));
 }
 
 bool MainWindow::exportFigure(int tab, const QString &path, ExportSize size, QString *error)

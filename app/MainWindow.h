@@ -16,6 +16,9 @@ class QTabWidget;
 class QTimer;
 class QToolButton;
 class QCheckBox;
+class QDockWidget;
+class QGridLayout;
+class QHBoxLayout;
 class QComboBox;
 
 namespace rankscope {
@@ -23,6 +26,7 @@ namespace rankscope {
 class ChartView;
 class LayerBarChart;
 class MetricLineChart;
+class RunListPanel;
 class SpectrumView;
 class TypeLayerHeatmap;
 class ViewState;
@@ -50,6 +54,9 @@ public:
     // The views of a tab (the heatmap tab has two panels) and their export, as the menus do it.
     QList<ChartView *> viewsOfTab(int tab) const;
     bool exportFigure(int tab, const QString &path, ExportSize size, QString *error);
+    // Loads (analysing if needed) another folder or results file and shows it beside this run.
+    void addComparedRun(const QString &path);
+    QList<LayerBarChart *> comparedBarPanels() const { return m_extraBars; }
     // Every figure into a folder as lines/bars/heatmaps/spectrum.<format>; returns the files written.
     QStringList exportAllFigures(const QString &folder, const QString &format, ExportSize size, QString *error);
 
@@ -69,6 +76,7 @@ private:
     void rebuildRecentMenu();
     void syncStepControls();
     void syncLayerControls();
+    void syncComparePanels();
     void showIssues();
     void onFinished(const RunAnalysis &run);
     void onProgress(const AnalysisProgress &progress);
@@ -82,6 +90,13 @@ private:
     TypeLayerHeatmap *m_heatmapLeft;
     TypeLayerHeatmap *m_heatmapRight;
     SpectrumView *m_spectrum;
+    QHBoxLayout *m_barsRow = nullptr;
+    QGridLayout *m_heatmapGrid = nullptr;
+    QList<int> m_panelRuns;
+    QList<LayerBarChart *> m_extraBars;
+    QList<QPair<TypeLayerHeatmap *, TypeLayerHeatmap *>> m_extraHeatmaps;
+    RunListPanel *m_runList = nullptr;
+    QDockWidget *m_runsDock = nullptr;
     QMenu *m_recentMenu = nullptr;
     QStringList m_recent;
     QDoubleSpinBox *m_energy = nullptr;

@@ -22,12 +22,12 @@ QString describeMatrix(const MatrixResult &r)
         .arg(r.dtype);
 }
 
-QString stepTableCsv(const ViewState &state, Metric metric)
+QString stepTableCsv(const ViewState &state, Metric metric, int run)
 {
     QString csv = QStringLiteral("step,layer,type,tensor,rows,cols,%1\n").arg(QLatin1String(metricInfo(metric).column));
-    for (int layer : state.visibleLayers())
+    for (int layer : state.visibleLayersAt(run))
         for (MatrixType type : state.visibleTypes())
-            if (const MatrixResult *r = state.find({state.currentStep(), layer, type}))
+            if (const MatrixResult *r = state.findIn(run, {state.stepAt(run), layer, type}))
                 csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7\n").arg(r->step).arg(layer).arg(csvName(type), r->tensor)
                            .arg(r->rows).arg(r->cols).arg(metricValue(r->metrics, metric), 0, 'g', 10);
     return csv;

@@ -61,7 +61,7 @@ private:
 };
 
 // step,layer,type,tensor,rows,cols,<metric> for the visible layers and types at the current step.
-QString stepTableCsv(const ViewState &state, Metric metric);
+QString stepTableCsv(const ViewState &state, Metric metric, int run = 0);
 
 // A one-line text for a matrix: "MLP↑ · layer 2 · step 1500" and its tensor and shape.
 QString describeMatrix(const MatrixResult &r);

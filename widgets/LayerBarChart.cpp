@@ -43,6 +43,13 @@ void LayerBarChart::setMetric(Metric metric)
     m_metric = metric;
     m_metricBox->setMetric(metric);
     rebuild();
+    emit metricChanged(metric);
+}
+
+void LayerBarChart::setRunIndex(int run)
+{
+    m_run = run;
+    rebuild();
 }
 
 QList<QCPBars *> LayerBarChart::bars() const { return m_group->bars(); }
@@ -62,8 +69,8 @@ void LayerBarChart::rebuild()
     p->clearPlottables();
     m_typeOf.clear();
     const ViewState *s = state();
-    const QList<int> layers = s->visibleLayers();
-    const qint64 step = s->currentStep();
+    const QList<int> layers = s->visibleLayersAt(m_run);
+    const qint64 step = s->stepAt(m_run);
     const bool logY = s->logY();
     const QList<MatrixType> visible = s->visibleTypes();
     // Each layer's group spans 80 % of the unit between layers, split among the visible types.
@@ -85,22 +92,29 @@ void LayerBarChart::rebuild()
         if (auto *item = p->legend->itemWithPlottable(bars))
             item->setTextColor(isVisible ? QColor(0x22, 0x22, 0x22) : QColor(0xAA, 0xAA, 0xAA));
         for (int layer : layers) {
-            const MatrixResult *r = s->find({step, layer, type});
+            const MatrixResult *r = s->findIn(m_run, {step, layer, type});
             const double v = r ? metricValue(r->metrics, m_metric) : std::nan("");
             bars->addData(layer, logY && !(v > 0) ? std::nan("") : v);
-            if (isVisible && std::isfinite(v) && (!logY || v > 0)) {
-                lowest = any ? std::min(lowest, v) : v;
-                highest = any ? std::max(highest, v) : v;
-                any = true;
-            }
         }
-        if (const auto h = s->highlighted(); h && h->type == type && isVisible)
+        // The value axis spans every shown run, so side-by-side panels share one scale.
+        for (int run : s->visibleRuns())
+            for (int layer : s->visibleLayersAt(run))
+                if (const MatrixResult *r = s->findIn(run, {s->stepAt(run), layer, type})) {
+                    const double v = metricValue(r->metrics, m_metric);
+                    if (isVisible && std::isfinite(v) && (!logY || v > 0)) {
+                        lowest = any ? std::min(lowest, v) : v;
+                        highest = any ? std::max(highest, v) : v;
+                        any = true;
+                    }
+                }
+        if (const auto h = s->highlighted(); h && h->type == type && h->run == m_run && isVisible)
             bars->setPen(QPen(QColor(0x11, 0x11, 0x11), 2.0));
     }
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     for (int layer : layers)
-        ticker->addTick(layer, QString::number(layer));
+        ticker->addTick(layer, s->relativeDepth() ? QString::number(s->depthFraction(m_run, layer), 'f', 2) : QString::number(layer));
     p->xAxis->setTicker(ticker);
+    p->xAxis->setLabel(s->relativeDepth() ? tr("Relative depth (layer / (depth − 1))") : tr("Layer"));
     if (!layers.isEmpty())
         p->xAxis->setRange(layers.first() - 0.6, layers.last() + 0.6);
     PlotStyle::setLogScale(p->yAxis, logY);
@@ -116,7 +130,7 @@ void LayerBarChart::rebuild()
     for (QCPBars *b : m_typeOf.keys())
         b->setBaseValue(logY ? p->yAxis->range().lower : 0);
     p->yAxis->setLabel(metricAxisLabel(m_metric, s->energy()));
-    setTitle(tr("%1 by layer at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(step).arg(s->runName()));
+    setTitle(tr("%1 by layer at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(step).arg(s->runNameAt(m_run)));
     refresh();
 }
 
@@ -125,7 +139,7 @@ QString LayerBarChart::tooltipAt(const QPoint &pixel) const
     const auto key = matrixAt(pixel);
     if (!key)
         return {};
-    const MatrixResult *r = state()->find(*key);
+    const MatrixResult *r = state()->findIn(key->run, *key);
     if (!r)
         return {};
     const double v = metricValue(r->metrics, m_metric);
@@ -145,7 +159,7 @@ std::optional<MatrixKey> LayerBarChart::matrixAt(const QPoint &pixel) const
         if (selection.isEmpty())
             continue;
         const auto it = bars->data()->at(selection.dataRange().begin());
-        return MatrixKey{state()->currentStep(), int(std::lround(it->key)), m_typeOf.value(bars)};
+        return MatrixKey{state()->stepAt(m_run), int(std::lround(it->key)), m_typeOf.value(bars), m_run};
     }
     return std::nullopt;
 }

@@ -12,6 +12,26 @@ namespace rankscope {
 
 namespace {
 QString number(double v) { return std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN"); }
+
+// The k-th visible run's line style and marker: runs differ by these, types by colour.
+Qt::PenStyle runLineStyle(int k)
+{
+    static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine, Qt::DashDotDotLine};
+    return styles[k % 5];
+}
+
+QCPScatterStyle::ScatterShape runMarker(int k)
+{
+    static const QCPScatterStyle::ScatterShape shapes[] = {QCPScatterStyle::ssCircle, QCPScatterStyle::ssSquare,
+                                                           QCPScatterStyle::ssTriangle, QCPScatterStyle::ssDiamond,
+                                                           QCPScatterStyle::ssCrossCircle};
+    return shapes[k % 5];
+}
+} // namespace
+
+double MetricLineChart::xOf(int run, qint64 step) const
+{
+    return state()->relativeStep() ? state()->stepFraction(run, step) : double(step);
 }
 
 MetricLineChart::MetricLineChart(ViewState *state, QWidget *parent)
@@ -88,6 +108,7 @@ void MetricLineChart::rebuild()
     m_lines.clear();
     const ViewState *s = state();
     const QList<MatrixResult> &results = s->results();
+    p->xAxis->setLabel(s->relativeStep() ? tr("Fraction of training (step / last step)") : tr("Training step"));
     const QString metricLabel = metricAxisLabel(m_metric, s->energy());
     const bool logY = s->logY();
     // A logarithmic axis cannot show zero or negative values: those points become gaps.
@@ -95,47 +116,77 @@ void MetricLineChart::rebuild()
 
     if (!m_perLayerType) {
         const QString aggregateName = s->aggregate() == Aggregate::Mean ? tr("mean") : tr("median");
-        for (MatrixType type : s->presentTypes()) {
-            const QList<AggregatePoint> points = aggregateOverLayers(results, type, m_metric, s->aggregate(), s->layerRange());
-            if (points.isEmpty())
+        const QList<int> runs = s->visibleRuns();
+        const bool comparing = runs.size() > 1;
+        for (qsizetype k = 0; k < runs.size(); ++k) {
+            const int run = runs[k];
+            const QList<int> runLayers = s->visibleLayersAt(run);
+            if (runLayers.isEmpty())
                 continue;
-            const bool visible = s->isTypeVisible(type);
-            const QColor colour = typeColour(type);
-            if (s->showBand()) {
-                QCPGraph *lower = p->addGraph();
-                QCPGraph *upper = p->addGraph();
-                for (QCPGraph *g : {lower, upper}) {
-                    g->setPen(Qt::NoPen);
-                    g->removeFromLegend();
-                    g->setSelectable(QCP::stNone);
-                    g->setVisible(visible);
+            const LayerRange range{runLayers.first(), runLayers.last()};
+            for (MatrixType type : s->presentTypes()) {
+                const QList<AggregatePoint> points = aggregateOverLayers(s->resultsAt(run), type, m_metric, s->aggregate(), range);
+                if (points.isEmpty())
+                    continue;
+                const bool visible = s->isTypeVisible(type);
+                const QColor colour = typeColour(type);
+                if (s->showBand() && !comparing) { // several runs' bands would hide each other
+                    QCPGraph *lower = p->addGraph();
+                    QCPGraph *upper = p->addGraph();
+                    for (QCPGraph *g : {lower, upper}) {
+                        g->setPen(Qt::NoPen);
+                        g->removeFromLegend();
+                        g->setSelectable(QCP::stNone);
+                        g->setVisible(visible);
+                    }
+                    QColor fill = colour;
+                    fill.setAlpha(45);
+                    upper->setBrush(fill);
+                    upper->setChannelFillGraph(lower);
+                    for (const AggregatePoint &pt : points) {
+                        lower->addData(xOf(run, pt.step), plotted(pt.min));
+                        upper->addData(xOf(run, pt.step), plotted(pt.max));
+                    }
                 }
-                QColor fill = colour;
-                fill.setAlpha(45);
-                upper->setBrush(fill);
-                upper->setChannelFillGraph(lower);
-                for (const AggregatePoint &pt : points) {
-                    lower->addData(double(pt.step), plotted(pt.min));
-                    upper->addData(double(pt.step), plotted(pt.max));
-                }
+                QCPGraph *graph = p->addGraph();
+                graph->setName(displayLabel(type));
+                const bool highlighted = s->highlighted() && s->highlighted()->type == type;
+                // Colour is the type; line style and marker are the run.
+                QPen pen = typePen(type, highlighted ? 3.4 : 2.0);
+                pen.setStyle(runLineStyle(int(k)));
+                graph->setPen(pen);
+                graph->setScatterStyle(QCPScatterStyle(runMarker(int(k)), colour.darker(135), colour, 6));
+                for (const AggregatePoint &pt : points)
+                    graph->addData(xOf(run, pt.step), plotted(pt.value));
+                graph->setVisible(visible);
+                if (k > 0)
+                    graph->removeFromLegend(); // the legend lists each type once, then each run
+                if (auto *item = p->legend->itemWithPlottable(graph))
+                    item->setTextColor(visible ? QColor(0x22, 0x22, 0x22) : QColor(0xAA, 0xAA, 0xAA));
+                m_lines.append({graph, type, -1, points, run});
             }
-            QCPGraph *graph = p->addGraph();
-            graph->setName(displayLabel(type));
-            const bool highlighted = s->highlighted() && s->highlighted()->type == type;
-            graph->setPen(typePen(type, highlighted ? 3.4 : 2.0));
-            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour.darker(135), colour, 6));
-            for (const AggregatePoint &pt : points)
-                graph->addData(double(pt.step), plotted(pt.value));
-            graph->setVisible(visible);
-            if (auto *item = p->legend->itemWithPlottable(graph))
-                item->setTextColor(visible ? QColor(0x22, 0x22, 0x22) : QColor(0xAA, 0xAA, 0xAA));
-            m_lines.append({graph, type, -1, points});
+        }
+        if (comparing) {
+            for (qsizetype k = 0; k < runs.size(); ++k) {
+                QCPGraph *key = p->addGraph(); // no data: a legend entry for the run's line style
+                key->setName(s->runNameAt(runs[k]));
+                key->setPen(QPen(QColor(0x44, 0x44, 0x44), 1.6, runLineStyle(int(k))));
+                key->setScatterStyle(QCPScatterStyle(runMarker(int(k)), QColor(0x44, 0x44, 0x44), Qt::white, 6));
+                key->setSelectable(QCP::stNone);
+            }
         }
         const QList<int> layers = s->visibleLayers();
-        const QString layerText = layers.isEmpty() ? QString()
-                                  : layers.size() == 1 ? tr("layer %1").arg(layers.first())
-                                                       : tr("%1 of layers %2–%3").arg(aggregateName).arg(layers.first()).arg(layers.last());
-        setTitle(tr("%1 vs training step, %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label), layerText, s->runName()));
+        QString layerText = layers.isEmpty() ? QString()
+                            : layers.size() == 1 ? tr("layer %1").arg(layers.first())
+                                                 : tr("%1 of layers %2–%3").arg(aggregateName).arg(layers.first()).arg(layers.last());
+        if (comparing)
+            layerText = s->relativeDepth() ? tr("%1 over the same relative depth").arg(aggregateName)
+                                           : tr("%1 over each run's selected layers").arg(aggregateName);
+        QStringList names;
+        for (int run : runs)
+            names << s->runNameAt(run);
+        setTitle(tr("%1 vs training step, %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label), layerText,
+                                                         names.join(QLatin1String(" vs "))));
     } else {
         const MatrixType type = *m_perLayerType;
         const QList<int> layers = s->visibleLayers();
@@ -150,21 +201,29 @@ void MetricLineChart::rebuild()
             graph->setPen(QPen(colour, 1.8));
             graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour.darker(130), colour, 5));
             for (const AggregatePoint &pt : points)
-                graph->addData(double(pt.step), plotted(pt.value));
+                graph->addData(xOf(0, pt.step), plotted(pt.value));
             const bool highlighted = s->highlighted() && s->highlighted()->layer == layer && s->highlighted()->type == type;
             if (highlighted)
                 graph->setPen(QPen(colour, 3.2));
-            m_lines.append({graph, type, layer, points});
+            m_lines.append({graph, type, layer, points, 0});
         }
         setTitle(tr("%1 of %2 by layer vs training step — %3").arg(QString::fromUtf8(metricInfo(m_metric).label), displayLabel(type), s->runName()));
     }
 
     p->yAxis->setLabel(metricLabel);
     PlotStyle::setLogScale(p->yAxis, logY);
-    const QList<qint64> steps = s->steps();
-    if (!steps.isEmpty()) {
-        const double span = std::max<double>(1.0, double(steps.last() - steps.first()));
-        p->xAxis->setRange(steps.first() - 0.03 * span, steps.last() + 0.03 * span);
+    double xFirst = 0, xLast = 0;
+    bool anyStep = false;
+    for (int run : s->visibleRuns())
+        for (qint64 step : s->stepsAt(run)) {
+            const double x = xOf(run, step);
+            xFirst = anyStep ? std::min(xFirst, x) : x;
+            xLast = anyStep ? std::max(xLast, x) : x;
+            anyStep = true;
+        }
+    if (anyStep) {
+        const double span = xLast > xFirst ? xLast - xFirst : 1.0;
+        p->xAxis->setRange(xFirst - 0.03 * span, xLast + 0.03 * span);
     }
     bool found = false;
     QCPRange yRange;
@@ -196,7 +255,7 @@ void MetricLineChart::rebuild()
 
 void MetricLineChart::updateStepMarker()
 {
-    const double x = double(state()->currentStep());
+    const double x = xOf(0, state()->currentStep());
     m_stepMarker->point1->setCoords(x, 0);
     m_stepMarker->point2->setCoords(x, 1);
     m_stepMarker->setVisible(state()->steps().size() > 1 && !m_exporting);
@@ -228,7 +287,7 @@ MetricLineChart::Hit MetricLineChart::hitAt(const QPoint &pixel) const
             const double v = line.points[i].value;
             if (!std::isfinite(v))
                 continue;
-            const QPointF point = line.graph->coordsToPixels(double(line.points[i].step), v);
+            const QPointF point = line.graph->coordsToPixels(xOf(line.run, line.points[i].step), v);
             const double distance = std::hypot(point.x() - pixel.x(), point.y() - pixel.y());
             if (distance < bestDistance) {
                 bestDistance = distance;
@@ -252,7 +311,9 @@ QString MetricLineChart::tooltipAt(const QPoint &pixel) const
     }
     const QString aggregateName = state()->aggregate() == Aggregate::Mean ? tr("mean") : tr("median");
     QString text = QStringLiteral("<b>%1</b> · step %2<br>%3 %4 = <b>%5</b><br>min %6 · max %7 · %8 layers")
-                       .arg(displayLabel(hit.line->type).toHtmlEscaped()).arg(pt.step)
+                       .arg(displayLabel(hit.line->type).toHtmlEscaped() +
+                            (state()->runCount() > 1 ? QStringLiteral(" · ") + state()->runNameAt(hit.line->run).toHtmlEscaped() : QString()))
+                       .arg(pt.step)
                        .arg(metricName, aggregateName, number(pt.value), number(pt.min), number(pt.max)).arg(pt.count);
     if (pt.missing > 0)
         text += tr(" (%1 NaN left out)").arg(pt.missing);

@@ -40,7 +40,10 @@ private:
         MatrixType type = MatrixType::Q;
         int layer = -1; // -1: the aggregate line of the type
         QList<AggregatePoint> points;
+        int run = 0;
     };
+    // Where a run's step sits on the x axis: the step, or its fraction of the run.
+    double xOf(int run, qint64 step) const;
     struct Hit {
         const Line *line = nullptr;
         int index = -1;

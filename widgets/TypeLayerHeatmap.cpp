@@ -65,14 +65,21 @@ void TypeLayerHeatmap::setMetric(Metric metric)
     m_metric = metric;
     m_metricBox->setMetric(metric);
     rebuild();
+    emit metricChanged(metric);
+}
+
+void TypeLayerHeatmap::setRunIndex(int run)
+{
+    m_run = run;
+    rebuild();
 }
 
 void TypeLayerHeatmap::rebuild()
 {
     const ViewState *s = state();
     m_rows = s->visibleTypes();
-    m_columns = s->visibleLayers();
-    const qint64 step = s->currentStep();
+    m_columns = s->visibleLayersAt(m_run);
+    const qint64 step = s->stepAt(m_run);
     const int nx = int(m_columns.size()), ny = int(m_rows.size());
     QCPColorMapData *data = m_map->data();
     data->setSize(std::max(1, nx), std::max(1, ny));
@@ -82,15 +89,21 @@ void TypeLayerHeatmap::rebuild()
     bool any = false;
     for (int x = 0; x < std::max(1, nx); ++x)
         for (int y = 0; y < std::max(1, ny); ++y) {
-            const MatrixResult *r = x < nx && y < ny ? s->find({step, m_columns[x], m_rows[y]}) : nullptr;
-            const double v = r ? metricValue(r->metrics, m_metric) : std::nan("");
-            data->setCell(x, y, v);
-            if (std::isfinite(v)) {
-                lowest = any ? std::min(lowest, v) : v;
-                highest = any ? std::max(highest, v) : v;
-                any = true;
-            }
+            const MatrixResult *r = x < nx && y < ny ? s->findIn(m_run, {step, m_columns[x], m_rows[y]}) : nullptr;
+            data->setCell(x, y, r ? metricValue(r->metrics, m_metric) : std::nan(""));
         }
+    // One colour scale for every shown run: equal colours mean equal values across panels.
+    for (int run : s->visibleRuns())
+        for (int layer : s->visibleLayersAt(run))
+            for (MatrixType type : m_rows)
+                if (const MatrixResult *r = s->findIn(run, {s->stepAt(run), layer, type})) {
+                    const double v = metricValue(r->metrics, m_metric);
+                    if (std::isfinite(v)) {
+                        lowest = any ? std::min(lowest, v) : v;
+                        highest = any ? std::max(highest, v) : v;
+                        any = true;
+                    }
+                }
     const bool percent = m_metric == Metric::CompressionPct;
     m_map->setGradient(percent ? PlotStyle::yellowOrangeRed() : PlotStyle::viridis());
     if (any)
@@ -99,16 +112,17 @@ void TypeLayerHeatmap::rebuild()
 
     QSharedPointer<QCPAxisTickerText> xTicks(new QCPAxisTickerText), yTicks(new QCPAxisTickerText);
     for (int x = 0; x < nx; ++x)
-        xTicks->addTick(x, QString::number(m_columns[x]));
+        xTicks->addTick(x, s->relativeDepth() ? QString::number(s->depthFraction(m_run, m_columns[x]), 'f', 2) : QString::number(m_columns[x]));
+    plot()->xAxis->setLabel(s->relativeDepth() ? tr("Relative depth") : tr("Layer"));
     for (int y = 0; y < ny; ++y)
         yTicks->addTick(y, displayLabel(m_rows[y]));
     plot()->xAxis->setTicker(xTicks);
     plot()->yAxis->setTicker(yTicks);
     plot()->xAxis->setRange(-0.5, std::max(0, nx - 1) + 0.5);
     plot()->yAxis->setRange(-0.5, std::max(0, ny - 1) + 0.5);
-    setTitle(tr("%1 at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(step).arg(s->runName()));
+    setTitle(tr("%1 at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(step).arg(s->runNameAt(m_run)));
     const auto h = s->highlighted();
-    const qsizetype hx = h ? m_columns.indexOf(h->layer) : -1, hy = h ? m_rows.indexOf(h->type) : -1;
+    const qsizetype hx = h && h->run == m_run ? m_columns.indexOf(h->layer) : -1, hy = h ? m_rows.indexOf(h->type) : -1;
     m_highlight->setVisible(hx >= 0 && hy >= 0);
     m_highlight->topLeft->setCoords(hx - 0.5, hy - 0.5);
     m_highlight->bottomRight->setCoords(hx + 0.5, hy + 0.5);
@@ -170,7 +184,7 @@ std::optional<MatrixKey> TypeLayerHeatmap::matrixAt(const QPoint &pixel) const
     const long y = std::lround(plot()->yAxis->pixelToCoord(pixel.y()));
     if (x < 0 || y < 0 || x >= m_columns.size() || y >= m_rows.size())
         return std::nullopt;
-    return MatrixKey{state()->currentStep(), m_columns[x], m_rows[y]};
+    return MatrixKey{state()->stepAt(m_run), m_columns[x], m_rows[y], m_run};
 }
 
 QString TypeLayerHeatmap::tooltipAt(const QPoint &pixel) const
@@ -178,7 +192,7 @@ QString TypeLayerHeatmap::tooltipAt(const QPoint &pixel) const
     const auto key = matrixAt(pixel);
     if (!key)
         return {};
-    const MatrixResult *r = state()->find(*key);
+    const MatrixResult *r = state()->findIn(key->run, *key);
     if (!r)
         return tr("%1 · layer %2 · step %3: no matrix").arg(displayLabel(key->type)).arg(key->layer).arg(key->step);
     const double v = metricValue(r->metrics, m_metric);

@@ -17,6 +17,9 @@ public:
 
     Metric metric() const { return m_metric; }
     void setMetric(Metric metric);
+    // Which run this panel shows (0: the primary one); compared runs get a panel each.
+    int runIndex() const { return m_run; }
+    void setRunIndex(int run);
 
     QCPColorMap *colorMap() const { return m_map; }
     QCPColorScale *colorScale() const { return m_scale; }
@@ -29,8 +32,11 @@ public:
     bool isHighlightShown() const { return m_highlight->visible(); }
 
     QString tooltipAt(const QPoint &pixel) const override;
-    QString dataCsv() const override { return stepTableCsv(*state(), m_metric); }
+    QString dataCsv() const override { return stepTableCsv(*state(), m_metric, m_run); }
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
+
+signals:
+    void metricChanged(rankscope::Metric metric);
 
 public slots:
     void rebuild() override;
@@ -40,6 +46,7 @@ private:
     void placeCellTexts();
 
     Metric m_metric;
+    int m_run = 0;
     QCPColorMap *m_map;
     QCPColorScale *m_scale;
     QList<MatrixType> m_rows;

@@ -17,7 +17,8 @@ struct MatrixKey {
     qint64 step = 0;
     int layer = 0;
     MatrixType type = MatrixType::Q;
-    bool operator==(const MatrixKey &o) const { return step == o.step && layer == o.layer && type == o.type; }
+    int run = 0; // which of the compared runs
+    bool operator==(const MatrixKey &o) const { return step == o.step && layer == o.layer && type == o.type && run == o.run; }
 };
 
 class ViewState : public QObject {
@@ -25,7 +26,7 @@ class ViewState : public QObject {
 public:
     explicit ViewState(QObject *parent = nullptr);
 
-    // The run: replaced whole, or extended as checkpoints arrive during an analysis.
+    // The run (the primary one, index 0): replaced whole, or extended as checkpoints arrive.
     void setRun(const RunAnalysis &run, const QString &name);
     void addResults(const QList<MatrixResult> &results);
     const RunAnalysis &run() const { return m_run; }
@@ -37,6 +38,35 @@ public:
     // Types present in the run, in the contract's order.
     QList<MatrixType> presentTypes() const { return m_types; }
     const MatrixResult *find(const MatrixKey &key) const;
+
+    // Runs compared with the primary one (indices 1…): each with its own name, shown or hidden.
+    int runCount() const { return 1 + int(m_compared.size()); }
+    void addComparedRun(const RunAnalysis &run, const QString &name);
+    void removeComparedRun(int index);
+    void clearComparedRuns();
+    QString runNameAt(int index) const;
+    void renameRun(int index, const QString &name);
+    bool isRunVisible(int index) const;
+    void setRunVisible(int index, bool visible);
+    QList<int> visibleRuns() const;
+    const QList<MatrixResult> &resultsAt(int index) const;
+    QList<qint64> stepsAt(int index) const;
+    QList<int> layersAt(int index) const;
+    const MatrixResult *findIn(int index, const MatrixKey &key) const;
+    // The step a run shows for the current step: the same step, or the nearest one (by fraction
+    // of the run when steps are relative).
+    qint64 stepAt(int index) const;
+    QList<int> visibleLayersAt(int index) const;
+
+    // Axes for comparing models of different depth and length.
+    bool relativeDepth() const { return m_relativeDepth; }
+    void setRelativeDepth(bool relative);
+    bool relativeStep() const { return m_relativeStep; }
+    void setRelativeStep(bool relative);
+    // layer / (depth − 1) for a run (0 for a single layer).
+    double depthFraction(int index, int layer) const;
+    // step / last step for a run.
+    double stepFraction(int index, qint64 step) const;
 
     double energy() const { return m_energy; }
     void setEnergy(double energy);
@@ -75,8 +105,22 @@ public:
     void requestSpectrum(const MatrixKey &key) { emit spectrumRequested(key); }
 
 private:
+    struct ComparedRun {
+        QString name;
+        RunAnalysis run;
+        QHash<QString, qsizetype> index;
+        QList<qint64> steps;
+        QList<int> layers;
+        bool visible = true;
+    };
     void reindex();
+    static void indexRun(const QList<MatrixResult> &results, QHash<QString, qsizetype> &index, QList<qint64> &steps,
+                         QList<int> &layers, QSet<MatrixType> *types);
 
+    QList<ComparedRun> m_compared;
+    bool m_primaryVisible = true;
+    bool m_relativeDepth = false;
+    bool m_relativeStep = false;
     RunAnalysis m_run;
     QString m_name;
     QList<qint64> m_steps;

@@ -173,6 +173,16 @@ private slots:
         QCOMPARE(runRankscope({"export", dir.filePath("run.h5"), "--figure", "lines", "--out", dir.filePath("fromfile.svg")}).exitCode, 0);
         QVERIFY(QFileInfo(dir.filePath("fromfile.svg")).size() > 1000);
 
+        // Several sources: one comparison figure.
+        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, dir.filePath("run.h5"), "--figure", "bars", "--relative-depth",
+                          "--out", dir.filePath("compare.svg")});
+        QCOMPARE(r.exitCode, 0);
+        QFile compare(dir.filePath("compare.svg"));
+        QVERIFY(compare.open(QIODevice::ReadOnly));
+        const QString compareText = QString::fromUtf8(compare.readAll());
+        QCOMPARE(compareText.count("Compression % by layer at step 1500"), 2); // a panel per run
+        QVERIFY(compareText.contains(">0.33<"));
+
         QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "pie", "--out", dir.filePath("x.png")}).exitCode, 1);
         QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--out", dir.filePath("x.gif")}).exitCode, 1);
         QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--step", "777", "--out", dir.filePath("x.png")}).exitCode, 1);

@@ -2,6 +2,7 @@
 // and its step controls, drop target and settings work.
 #include "DemoFixture.h"
 #include "LayerBarChart.h"
+#include "ChartView.h"
 #include "MainWindow.h"
 #include "MetricLineChart.h"
 #include "SpectrumView.h"
@@ -97,6 +98,28 @@ private slots:
         QCOMPARE(window.stepSlider()->maximum(), 1);
         const QStringList arrived = updated.last().at(1).toStringList();
         QVERIFY(arrived.contains(QFileInfo(run.filePath("ckpt_001000.pt")).absoluteFilePath()));
+    }
+
+    // File ▸ Add run to compare: a second run gets its own bar panel and two heatmaps.
+    void comparingAddsPanels()
+    {
+        MainWindow window;
+        QSignalSpy finished(window.controller(), &AnalysisController::finished);
+        window.openPath(RANKSCOPE_DEMO_RUN);
+        QVERIFY(finished.wait(30000));
+        window.addComparedRun(RANKSCOPE_DEMO_RUN); // the same run twice is a valid (if dull) comparison
+        QTRY_COMPARE_WITH_TIMEOUT(window.state()->runCount(), 2, 30000);
+        QCOMPARE(window.comparedBarPanels().size(), 1);
+        QCOMPARE(window.comparedBarPanels().first()->runIndex(), 1);
+        QCOMPARE(window.viewsOfTab(1).size(), 2);
+        QCOMPARE(window.viewsOfTab(2).size(), 2);
+        QCOMPARE(window.lineChart()->visibleLines().size(), 12);
+        window.state()->setRunVisible(1, false);
+        QCOMPARE(window.comparedBarPanels().size(), 0);
+        QCOMPARE(window.lineChart()->visibleLines().size(), 6);
+        // Opening another run starts a new comparison.
+        window.openPath(RANKSCOPE_DEMO_RUN);
+        QCOMPARE(window.state()->runCount(), 1);
     }
 
     void settingsPersist()

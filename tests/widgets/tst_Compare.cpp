@@ -1,0 +1,137 @@
+// Comparing runs of different depth and length: lines per run with their own style, a panel per
+// run on one shared scale, and the relative-depth and step-fraction axes.
+#include "../core/TorchCheckpointWriter.h"
+#include "DemoFixture.h"
+#include "LayerBarChart.h"
+#include "MetricLineChart.h"
+#include "TypeLayerHeatmap.h"
+#include "ViewState.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <random>
+
+using namespace rankscope;
+using namespace rankscope::test;
+
+namespace {
+
+// A 2-layer nanoGPT run (d = 8) with checkpoints at steps 0 and 50, random weights.
+RunAnalysis shallowRun(const QString &folder)
+{
+    std::mt19937 rng(7);
+    std::normal_distribution<float> gauss(0, 0.1f);
+    for (int step : {0, 50}) {
+        QList<FakeTensor> tensors;
+        QList<QPair<QString, QByteArray>> entries;
+        int key = 0;
+        for (int layer = 0; layer < 2; ++layer)
+            for (auto [name, rows, cols] : {std::tuple{"attn.c_attn.weight", 24, 8}, {"attn.c_proj.weight", 8, 8},
+                                            {"mlp.c_fc.weight", 32, 8}, {"mlp.c_proj.weight", 8, 32}}) {
+                QList<float> values(rows * cols);
+                for (float &v : values)
+                    v = gauss(rng);
+                const QString k = QString::number(key++);
+                tensors.append({QStringLiteral("transformer.h.%1.%2").arg(layer).arg(name), "FloatStorage", k, qint64(rows * cols), 0,
+                                {rows, cols}, {cols, 1}});
+                entries.append({"shallow/data/" + k, rawBytes(values)});
+            }
+        entries.prepend({"shallow/data.pkl", torchPickle(tensors, step)});
+        QFile f(QStringLiteral("%1/ckpt_%2.pt").arg(folder).arg(step, 6, 10, QLatin1Char('0')));
+        f.open(QIODevice::WriteOnly);
+        f.write(zipArchive(entries));
+    }
+    return RunAnalyzer().analyzeFolder(folder);
+}
+
+QStringList tickLabels(QCPAxis *axis)
+{
+    QStringList labels;
+    const auto ticker = axis->ticker().dynamicCast<QCPAxisTickerText>();
+    for (const QString &label : ticker->ticks())
+        labels << label;
+    return labels;
+}
+
+} // namespace
+
+class TestCompare : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    ViewState *m_state = nullptr;
+
+private slots:
+    void init()
+    {
+        m_state = new ViewState(this);
+        m_state->setRun(demoRun(), "d4");
+        static const RunAnalysis shallow = shallowRun(m_dir.path());
+        QCOMPARE(shallow.results.size(), 24); // 2 steps × 2 layers × 6 types
+        m_state->addComparedRun(shallow, "d2");
+    }
+    void cleanup() { delete m_state; }
+
+    void linesHaveAStylePerRunAndALegendForBoth()
+    {
+        MetricLineChart chart(m_state);
+        QCOMPARE(m_state->runCount(), 2);
+        QCOMPARE(chart.visibleLines().size(), 12); // 6 types × 2 runs
+        QCOMPARE(chart.visibleLines()[0]->pen().style(), Qt::SolidLine);
+        QCOMPARE(chart.visibleLines()[6]->pen().style(), Qt::DashLine);
+        QCOMPARE(chart.visibleLines()[6]->pen().color(), chart.visibleLines()[0]->pen().color()); // colour is the type
+        QStringList legend;
+        for (int i = 0; i < chart.plot()->legend->itemCount(); ++i)
+            if (auto *item = qobject_cast<QCPPlottableLegendItem *>(chart.plot()->legend->item(i)))
+                legend << item->plottable()->name();
+        QCOMPARE(legend, (QStringList{"Q", "K", "V", "O", QString::fromUtf8("MLP\u2191"), QString::fromUtf8("MLP\u2193"), "d4", "d2"}));
+        QVERIFY(chart.title().contains("d4 vs d2"));
+
+        // Step as a fraction of each run: both end at 1.
+        m_state->setRelativeStep(true);
+        QCOMPARE(chart.visibleLines()[0]->data()->at(chart.visibleLines()[0]->dataCount() - 1)->key, 1.0);
+        QCOMPARE(chart.visibleLines()[6]->data()->at(1)->key, 1.0);
+        QVERIFY(chart.plot()->xAxis->label().startsWith("Fraction of training"));
+
+        m_state->setRunVisible(1, false);
+        QCOMPARE(chart.visibleLines().size(), 6);
+    }
+
+    void barsAndHeatmapsHaveAPanelPerRunOnOneScale()
+    {
+        LayerBarChart deep(m_state), shallow(m_state);
+        shallow.setRunIndex(1);
+        QCOMPARE(shallow.barsOf(MatrixType::Q)->dataCount(), 2);
+        QCOMPARE(deep.barsOf(MatrixType::Q)->dataCount(), 4);
+        QCOMPARE(shallow.plot()->yAxis->range(), deep.plot()->yAxis->range());
+        QVERIFY(shallow.title().contains("at step 50 — d2")); // the shallow run's own last step
+
+        TypeLayerHeatmap left(m_state, Metric::StableRank), right(m_state, Metric::StableRank);
+        right.setRunIndex(1);
+        QCOMPARE(right.colorMap()->data()->keySize(), 2);
+        QCOMPARE(left.colorMap()->dataRange(), right.colorMap()->dataRange()); // equal colours, equal values
+
+        m_state->setRelativeDepth(true);
+        QCOMPARE(tickLabels(deep.plot()->xAxis), (QStringList{"0.00", "0.33", "0.67", "1.00"}));
+        QCOMPARE(tickLabels(shallow.plot()->xAxis), (QStringList{"0.00", "1.00"}));
+        QCOMPARE(tickLabels(right.plot()->xAxis), (QStringList{"0.00", "1.00"}));
+        // The layer range selects the same share of every model: the deeper half of d4 is d2's layer 1.
+        m_state->setLayerRange({2, 3});
+        QCOMPARE(m_state->visibleLayersAt(1), QList<int>{1});
+    }
+
+    void aCompareStepFollowsTheCurrentStep()
+    {
+        m_state->setCurrentStep(0);
+        QCOMPARE(m_state->stepAt(1), 0);
+        m_state->setCurrentStep(100);
+        QCOMPARE(m_state->stepAt(1), 50); // the nearest step the shallow run has
+        m_state->setRelativeStep(true);
+        m_state->setCurrentStep(600); // 0.4 of d4's 1500 steps: nearest fraction of d2 is 0.0
+        QCOMPARE(m_state->stepAt(1), 0);
+        m_state->setCurrentStep(1000);
+        QCOMPARE(m_state->stepAt(1), 50);
+    }
+};
+
+QTEST_MAIN(TestCompare)
+#include "tst_Compare.moc"

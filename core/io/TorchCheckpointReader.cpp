@@ -188,6 +188,10 @@ MatrixRead TorchCheckpointReader::readMatrix(const QString &name)
     if (entry->size < static_cast<quint64>(last + 1) * size)
         return {{}, QStringLiteral("%1: storage data/%2 holds %3 bytes, fewer than the tensor needs")
                         .arg(name, t.storageKey).arg(entry->size)};
+    // A view can repeat elements (stride 0) and claim far more than its storage holds; a weight
+    // matrix never does, and allocating for one would let a tiny file demand gigabytes.
+    if (static_cast<quint64>(rows) * static_cast<quint64>(cols) > entry->size / static_cast<quint64>(size))
+        return {{}, QStringLiteral("%1 [%2, %3] has more elements than its storage holds (a broadcast view?)").arg(name).arg(rows).arg(cols)};
     QString error;
     const auto start = m_zip.dataOffset(m_file, *entry, &error);
     if (!start)

@@ -21,7 +21,7 @@ int main(int argc, char **argv)
     parser.setApplicationDescription(QStringLiteral("Opens checkpoint folders or results files in the RankScope window."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("paths"), QStringLiteral("Checkpoint folders to open (default: the bundled demo run)."), QStringLiteral("[paths…]"));
+    parser.addPositionalArgument(QStringLiteral("paths"), QStringLiteral("Checkpoint folders or results files to open; more than one are compared (default: the bundled demo run)."), QStringLiteral("[paths…]"));
     parser.process(app);
 
     QStringList paths = parser.positionalArguments();
@@ -31,5 +31,7 @@ int main(int argc, char **argv)
     rankscope::MainWindow window;
     window.show();
     window.openPath(paths.first());
+    for (const QString &other : paths.mid(1))
+        window.addComparedRun(other);
     return app.exec();
 }

@@ -45,6 +45,8 @@ void applyPaperStyle(QCustomPlot *plot)
     plot->legend->setBorderPen(Qt::NoPen);
     plot->legend->setBrush(Qt::NoBrush);
     plot->legend->setIconSize(22, 12);
+    plot->legend->setMargins(QMargins(6, 4, 6, 8)); // room below the last entry's descenders
+    plot->legend->setRowSpacing(1);
 }
 
 QCPTextElement *addTitle(QCustomPlot *plot)
@@ -67,8 +69,8 @@ void placeLegendRight(QCustomPlot *plot, QCPAxisRect *rect)
     subLayout->addElement(1, 0, plot->legend);
     subLayout->addElement(2, 0, new QCPLayoutElement(plot));
     subLayout->setRowStretchFactor(0, 1);
-    subLayout->setRowStretchFactor(1, 0.01);
-    subLayout->setRowStretchFactor(2, 3);
+    subLayout->setRowStretchFactor(1, 0.5);
+    subLayout->setRowStretchFactor(2, 2);
     plot->plotLayout()->setColumnStretchFactor(plot->plotLayout()->columnCount() - 1, 0.01);
     Q_UNUSED(rect);
     plot->legend->setVisible(true);

@@ -202,7 +202,13 @@ QList<int> ViewState::visibleLayersAt(int index) const
     if (index == 0)
         return visibleLayers();
     QList<int> out;
+    // The whole range of the primary run means the whole of every run, whatever its depth.
+    const bool everything = m_layers.isEmpty() || (m_layerRange.first <= m_layers.first() && m_layerRange.last >= m_layers.last());
     for (int layer : layersAt(index)) {
+        if (everything) {
+            out.append(layer);
+            continue;
+        }
         // With relative depth the layer range selects the same share of every model's depth.
         const bool inRange = m_relativeDepth ? depthFraction(index, layer) >= depthFraction(0, m_layerRange.first) - 1e-9 &&
                                                    depthFraction(index, layer) <= depthFraction(0, std::min(m_layerRange.last, m_layers.isEmpty() ? 0 : m_layers.last())) + 1e-9

@@ -75,8 +75,6 @@ void LayerBarChart::rebuild()
     const QList<MatrixType> visible = s->visibleTypes();
     // Each layer's group spans 80 % of the unit between layers, split among the visible types.
     const double width = visible.isEmpty() ? 0.8 : 0.8 / visible.size();
-    double lowest = 0, highest = 0;
-    bool any = false;
     for (MatrixType type : s->presentTypes()) {
         auto *bars = new QCPBars(p->xAxis, p->yAxis);
         bars->setName(displayLabel(type));
@@ -96,17 +94,6 @@ void LayerBarChart::rebuild()
             const double v = r ? metricValue(r->metrics, m_metric) : std::nan("");
             bars->addData(layer, logY && !(v > 0) ? std::nan("") : v);
         }
-        // The value axis spans every shown run, so side-by-side panels share one scale.
-        for (int run : s->visibleRuns())
-            for (int layer : s->visibleLayersAt(run))
-                if (const MatrixResult *r = s->findIn(run, {s->stepAt(run), layer, type})) {
-                    const double v = metricValue(r->metrics, m_metric);
-                    if (isVisible && std::isfinite(v) && (!logY || v > 0)) {
-                        lowest = any ? std::min(lowest, v) : v;
-                        highest = any ? std::max(highest, v) : v;
-                        any = true;
-                    }
-                }
         if (const auto h = s->highlighted(); h && h->type == type && h->run == m_run && isVisible)
             bars->setPen(QPen(QColor(0x11, 0x11, 0x11), 2.0));
     }
@@ -118,7 +105,10 @@ void LayerBarChart::rebuild()
     if (!layers.isEmpty())
         p->xAxis->setRange(layers.first() - 0.6, layers.last() + 0.6);
     PlotStyle::setLogScale(p->yAxis, logY);
-    if (any) {
+    // The value axis spans every shown run, so side-by-side panels share one scale.
+    const auto range = s->valueRangeAtSteps(m_metric, visible, logY);
+    if (range) {
+        const auto [lowest, highest] = *range;
         if (logY)
             p->yAxis->setRange(lowest / 1.5, highest * 1.5);
         else

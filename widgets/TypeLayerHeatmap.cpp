@@ -85,29 +85,18 @@ void TypeLayerHeatmap::rebuild()
     data->setSize(std::max(1, nx), std::max(1, ny));
     // Cells sit at integer positions; a single row or column spans ±0.5 around it.
     data->setRange(nx > 1 ? QCPRange(0, nx - 1) : QCPRange(-0.5, 0.5), ny > 1 ? QCPRange(0, ny - 1) : QCPRange(-0.5, 0.5));
-    double lowest = 0, highest = 0;
-    bool any = false;
     for (int x = 0; x < std::max(1, nx); ++x)
         for (int y = 0; y < std::max(1, ny); ++y) {
             const MatrixResult *r = x < nx && y < ny ? s->findIn(m_run, {step, m_columns[x], m_rows[y]}) : nullptr;
             data->setCell(x, y, r ? metricValue(r->metrics, m_metric) : std::nan(""));
         }
-    // One colour scale for every shown run: equal colours mean equal values across panels.
-    for (int run : s->visibleRuns())
-        for (int layer : s->visibleLayersAt(run))
-            for (MatrixType type : m_rows)
-                if (const MatrixResult *r = s->findIn(run, {s->stepAt(run), layer, type})) {
-                    const double v = metricValue(r->metrics, m_metric);
-                    if (std::isfinite(v)) {
-                        lowest = any ? std::min(lowest, v) : v;
-                        highest = any ? std::max(highest, v) : v;
-                        any = true;
-                    }
-                }
     const bool percent = m_metric == Metric::CompressionPct;
     m_map->setGradient(percent ? PlotStyle::yellowOrangeRed() : PlotStyle::viridis());
-    if (any)
+    // One colour scale for every shown run: equal colours mean equal values across panels.
+    if (const auto range = s->valueRangeAtSteps(m_metric, m_rows, false)) {
+        const auto [lowest, highest] = *range;
         m_map->setDataRange(highest > lowest ? QCPRange(lowest, highest) : QCPRange(lowest - 0.5, highest + 0.5));
+    }
     m_scale->axis()->setLabel(metricAxisLabel(m_metric, s->energy()));
 
     QSharedPointer<QCPAxisTickerText> xTicks(new QCPAxisTickerText), yTicks(new QCPAxisTickerText);

@@ -219,6 +219,22 @@ QList<int> ViewState::visibleLayersAt(int index) const
     return out;
 }
 
+std::optional<std::pair<double, double>> ViewState::valueRangeAtSteps(Metric metric, const QList<MatrixType> &types,
+                                                                     bool positiveOnly) const
+{
+    std::optional<std::pair<double, double>> range;
+    for (int run : visibleRuns())
+        for (int layer : visibleLayersAt(run))
+            for (MatrixType type : types)
+                if (const MatrixResult *r = findIn(run, {stepAt(run), layer, type})) {
+                    const double v = metricValue(r->metrics, metric);
+                    if (!std::isfinite(v) || (positiveOnly && !(v > 0)))
+                        continue;
+                    range = range ? std::pair{std::min(range->first, v), std::max(range->second, v)} : std::pair{v, v};
+                }
+    return range;
+}
+
 void ViewState::setRelativeDepth(bool relative)
 {
     if (relative == m_relativeDepth)

@@ -63,6 +63,10 @@ public:
     void setRelativeDepth(bool relative);
     bool relativeStep() const { return m_relativeStep; }
     void setRelativeStep(bool relative);
+    // The smallest and largest finite value of a metric over every shown run at its step, its
+    // shown layers and the given types (positive values only for a log axis): one scale for all panels.
+    std::optional<std::pair<double, double>> valueRangeAtSteps(Metric metric, const QList<MatrixType> &types, bool positiveOnly) const;
+
     // layer / (depth − 1) for a run (0 for a single layer).
     double depthFraction(int index, int layer) const;
     // step / last step for a run.

@@ -178,14 +178,18 @@ MatrixRead TorchCheckpointReader::readMatrix(const QString &name)
     if (rows <= 0 || cols <= 0 || rowStride < 0 || colStride < 0 || t.offset < 0)
         return {{}, QStringLiteral("%1 has an empty shape or negative strides").arg(name)};
     // The elements this view touches: offset … offset + (rows−1)·rowStride + (cols−1)·colStride.
-    const qint64 last = t.offset + (rows - 1) * rowStride + (cols - 1) * colStride;
-    if (rows > std::numeric_limits<qint32>::max() / std::max<qint64>(1, cols) || last >= t.storageNumel)
+    // In 128 bits: offsets and strides come from the file and their products must not wrap.
+    const __int128 lastWide = __int128(t.offset) + __int128(rows - 1) * rowStride + __int128(cols - 1) * colStride;
+    const __int128 bytesNeeded = (lastWide + 1) * size;
+    if (rows > std::numeric_limits<qint32>::max() / std::max<qint64>(1, cols) || lastWide >= t.storageNumel ||
+        bytesNeeded > __int128(std::numeric_limits<qint64>::max()))
         return {{}, QStringLiteral("%1 [%2, %3] lies outside its storage of %4 elements").arg(name).arg(rows).arg(cols).arg(t.storageNumel)};
 
     const ZipEntry *entry = m_zip.find(m_prefix + QStringLiteral("/data/") + t.storageKey);
     if (!entry)
         return {{}, QStringLiteral("%1: storage data/%2 is missing from the archive").arg(name, t.storageKey)};
-    if (entry->size < static_cast<quint64>(last + 1) * size)
+    const qint64 last = qint64(lastWide);
+    if (__int128(entry->size) < bytesNeeded)
         return {{}, QStringLiteral("%1: storage data/%2 holds %3 bytes, fewer than the tensor needs")
                         .arg(name, t.storageKey).arg(entry->size)};
     // A view can repeat elements (stride 0) and claim far more than its storage holds; a weight

@@ -14,6 +14,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QRegularExpression>
 #include <QXmlStreamReader>
 
 using namespace rankscope;
@@ -125,6 +126,20 @@ private slots:
         QVERIFY(svg.allText().contains("Weighted α at step 1500 — nanogpt-d4"));
         QVERIFY(svg.allText().contains("Compression % (τ = 0.90)"));
         QVERIFY(svg.texts.contains("85.9")); // a cell's value, as text
+    }
+
+    void theDataBehindEachView()
+    {
+        MetricLineChart lines(m_state);
+        QStringList rows = lines.dataCsv().split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(rows.first(), QStringLiteral("step,type,stable_rank_mean,stable_rank_min,stable_rank_max,layers,nan_layers"));
+        QCOMPARE(rows.size(), 1 + 6 * 6); // 6 types × 6 steps
+        QVERIFY(rows.contains(QRegularExpression("^1500,Q,[0-9.]+,[0-9.]+,[0-9.]+,4,0$")));
+        LayerBarChart bars(m_state);
+        rows = bars.dataCsv().split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(rows.first(), QStringLiteral("step,layer,type,tensor,rows,cols,compression_pct"));
+        QCOMPARE(rows.size(), 1 + 4 * 6);
+        QVERIFY(rows.contains("1500,2,MLP_UP,transformer.h.2.mlp.c_fc.weight,256,64,35.9375"));
     }
 
     void windowExportsEveryFigure()

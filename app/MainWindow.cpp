@@ -228,6 +228,11 @@ void MainWindow::buildMenus()
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Skipped files and tensors…"), this, &MainWindow::showIssues);
+    view->addAction(tr("Load naming &rules…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Naming rules (see docs/naming-rules.md)"), QString(), tr("JSON (*.json)"));
+        if (!path.isEmpty())
+            loadNamingRules(path);
+    });
     view->addAction(tr("&Previous step"), QKeySequence(Qt::Key_Left), this, [this] { m_state->stepBy(-1); });
     view->addAction(tr("&Next step"), QKeySequence(Qt::Key_Right), this, [this] { m_state->stepBy(1); });
 
@@ -583,6 +588,22 @@ QStringList MainWindow::exportAllFigures(const QString &folder, const QString &f
             *error += problem + QLatin1Char('\n');
     }
     return written;
+}
+
+bool MainWindow::loadNamingRules(const QString &path)
+{
+    QString error;
+    const std::optional<TensorNameRules> rules = TensorNameRules::withUserRules(path, &error);
+    if (!rules) {
+        QMessageBox::warning(this, tr("Naming rules"), error);
+        return false;
+    }
+    m_controller->setNameRules(*rules);
+    statusBar()->showMessage(tr("Naming rules from %1 apply before the built-in ones").arg(QFileInfo(path).fileName()), 8000);
+    // The settings key names the rules, so the run is analysed again under them (its cache stays valid for the old ones).
+    if (!m_source.isEmpty() && QFileInfo(m_source).isDir())
+        openPath(m_source);
+    return true;
 }
 
 void MainWindow::openPath(const QString &path)

@@ -54,6 +54,8 @@ public:
     // The views of a tab (the heatmap tab has two panels) and their export, as the menus do it.
     QList<ChartView *> viewsOfTab(int tab) const;
     bool exportFigure(int tab, const QString &path, ExportSize size, QString *error);
+    // User naming rules (JSON) in front of the built-in ones; the open folder is analysed again.
+    bool loadNamingRules(const QString &path);
     // Loads (analysing if needed) another folder or results file and shows it beside this run.
     void addComparedRun(const QString &path);
     QList<LayerBarChart *> comparedBarPanels() const { return m_extraBars; }

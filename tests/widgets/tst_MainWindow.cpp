@@ -122,6 +122,25 @@ private slots:
         QCOMPARE(window.state()->runCount(), 1);
     }
 
+    // Rules that ignore the O projections: loading them re-analyses the run without those matrices.
+    void namingRulesLoadInTheWindow()
+    {
+        QTemporaryDir dir;
+        QFile rules(dir.filePath("rules.json"));
+        QVERIFY(rules.open(QIODevice::WriteOnly));
+        rules.write("{\"rules\": [{\"pattern\": \"attn\\\\.c_proj\", \"ignore\": true}]}");
+        rules.close();
+        MainWindow window;
+        QSignalSpy finished(window.controller(), &AnalysisController::finished);
+        window.openPath(RANKSCOPE_DEMO_RUN);
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(window.state()->results().size(), 144);
+        QVERIFY(window.loadNamingRules(dir.filePath("rules.json")));
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(window.state()->results().size(), 120); // 4 layers × 6 steps of O are gone
+        QVERIFY(!window.state()->presentTypes().contains(MatrixType::O));
+    }
+
     void settingsPersist()
     {
         {

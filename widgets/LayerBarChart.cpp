@@ -1,6 +1,5 @@
 #include "LayerBarChart.h"
 
-#include "MetricSelector.h"
 #include "PlotStyle.h"
 #include "TypeStyle.h"
 
@@ -11,11 +10,9 @@
 namespace rankscope {
 
 LayerBarChart::LayerBarChart(ViewState *state, QWidget *parent)
-    : ChartView(state, parent), m_group(new QCPBarsGroup(plot()))
+    : RunStepView(state, Metric::CompressionPct, parent), m_group(new QCPBarsGroup(plot()))
 {
-    m_metricBox = addMetricSelector(m_metric);
     headerLayout()->addStretch(1);
-    connect(m_metricBox, &MetricSelector::metricChosen, this, &LayerBarChart::setMetric);
 
     m_group->setSpacingType(QCPBarsGroup::stAbsolute);
     m_group->setSpacing(1);
@@ -35,20 +32,6 @@ LayerBarChart::LayerBarChart(ViewState *state, QWidget *parent)
     connect(state, &ViewState::displayChanged, this, &LayerBarChart::rebuild);
     connect(state, &ViewState::currentStepChanged, this, &LayerBarChart::rebuild);
     connect(state, &ViewState::highlightChanged, this, &LayerBarChart::rebuild);
-    rebuild();
-}
-
-void LayerBarChart::setMetric(Metric metric)
-{
-    m_metric = metric;
-    m_metricBox->setMetric(metric);
-    rebuild();
-    emit metricChanged(metric);
-}
-
-void LayerBarChart::setRunIndex(int run)
-{
-    m_run = run;
     rebuild();
 }
 
@@ -122,20 +105,6 @@ void LayerBarChart::rebuild()
     p->yAxis->setLabel(metricAxisLabel(m_metric, s->energy()));
     setTitle(tr("%1 by layer at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(step).arg(s->runNameAt(m_run)));
     refresh();
-}
-
-QString LayerBarChart::tooltipAt(const QPoint &pixel) const
-{
-    const auto key = matrixAt(pixel);
-    if (!key)
-        return {};
-    const MatrixResult *r = state()->findIn(key->run, *key);
-    if (!r)
-        return {};
-    const double v = metricValue(r->metrics, m_metric);
-    return QStringLiteral("<b>%1 = %2</b><br>%3")
-        .arg(QString::fromUtf8(metricInfo(m_metric).label), std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN"),
-             describeMatrix(*r));
 }
 
 std::optional<MatrixKey> LayerBarChart::matrixAt(const QPoint &pixel) const

@@ -1,6 +1,5 @@
 #include "TypeLayerHeatmap.h"
 
-#include "MetricSelector.h"
 #include "PlotStyle.h"
 
 #include <QComboBox>
@@ -20,12 +19,10 @@ QString cellText(double v)
 } // namespace
 
 TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *parent)
-    : ChartView(state, parent), m_metric(metric), m_map(new QCPColorMap(plot()->xAxis, plot()->yAxis)),
+    : RunStepView(state, metric, parent), m_map(new QCPColorMap(plot()->xAxis, plot()->yAxis)),
       m_scale(new QCPColorScale(plot()))
 {
-    m_metricBox = addMetricSelector(m_metric);
     headerLayout()->addStretch(1);
-    connect(m_metricBox, &MetricSelector::metricChosen, this, &TypeLayerHeatmap::setMetric);
 
     m_map->setInterpolate(false); // crisp cells
     m_map->setTightBoundary(false);
@@ -57,20 +54,6 @@ TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *par
     connect(state, &ViewState::resultsChanged, this, &TypeLayerHeatmap::rebuild);
     connect(state, &ViewState::displayChanged, this, &TypeLayerHeatmap::rebuild);
     connect(state, &ViewState::currentStepChanged, this, &TypeLayerHeatmap::rebuild);
-    rebuild();
-}
-
-void TypeLayerHeatmap::setMetric(Metric metric)
-{
-    m_metric = metric;
-    m_metricBox->setMetric(metric);
-    rebuild();
-    emit metricChanged(metric);
-}
-
-void TypeLayerHeatmap::setRunIndex(int run)
-{
-    m_run = run;
     rebuild();
 }
 
@@ -174,20 +157,6 @@ std::optional<MatrixKey> TypeLayerHeatmap::matrixAt(const QPoint &pixel) const
     if (x < 0 || y < 0 || x >= m_columns.size() || y >= m_rows.size())
         return std::nullopt;
     return MatrixKey{state()->stepAt(m_run), m_columns[x], m_rows[y], m_run};
-}
-
-QString TypeLayerHeatmap::tooltipAt(const QPoint &pixel) const
-{
-    const auto key = matrixAt(pixel);
-    if (!key)
-        return {};
-    const MatrixResult *r = state()->findIn(key->run, *key);
-    if (!r)
-        return tr("%1 · layer %2 · step %3: no matrix").arg(displayLabel(key->type)).arg(key->layer).arg(key->step);
-    const double v = metricValue(r->metrics, m_metric);
-    return QStringLiteral("<b>%1 = %2</b><br>%3")
-        .arg(QString::fromUtf8(metricInfo(m_metric).label), std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN"),
-             describeMatrix(*r));
 }
 
 } // namespace rankscope

@@ -3,23 +3,14 @@
 // value when it is large enough to hold it.
 #pragma once
 
-#include "ChartView.h"
-#include "spectral/MetricCatalog.h"
-
-class QComboBox;
+#include "RunStepView.h"
 
 namespace rankscope {
 
-class TypeLayerHeatmap : public ChartView {
+class TypeLayerHeatmap : public RunStepView {
     Q_OBJECT
 public:
     TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *parent = nullptr);
-
-    Metric metric() const { return m_metric; }
-    void setMetric(Metric metric);
-    // Which run this panel shows (0: the primary one); compared runs get a panel each.
-    int runIndex() const { return m_run; }
-    void setRunIndex(int run);
 
     QCPColorMap *colorMap() const { return m_map; }
     QCPColorScale *colorScale() const { return m_scale; }
@@ -31,12 +22,7 @@ public:
     int cellTextCount() const { return int(m_cellTexts.size()); }
     bool isHighlightShown() const { return m_highlight->visible(); }
 
-    QString tooltipAt(const QPoint &pixel) const override;
-    QString dataCsv() const override { return stepTableCsv(*state(), m_metric, m_run); }
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
-
-signals:
-    void metricChanged(rankscope::Metric metric);
 
 public slots:
     void rebuild() override;
@@ -45,15 +31,12 @@ private:
     // Called after every layout: (re)writes the cell labels when the data or the cell size changed.
     void placeCellTexts();
 
-    Metric m_metric;
-    int m_run = 0;
     QCPColorMap *m_map;
     QCPColorScale *m_scale;
     QList<MatrixType> m_rows;
     QList<int> m_columns;
     QList<QCPItemText *> m_cellTexts;
     QCPItemRect *m_highlight = nullptr; // the matrix selected in any view
-    MetricSelector *m_metricBox = nullptr;
     bool m_textsStale = true;
     QSizeF m_textCellSize;
 };

@@ -1,0 +1,35 @@
+// The shared part of the views that show one run at one step in one metric (the per-layer bars
+// and each heatmap): the metric choice, which run the panel shows, its CSV and its tooltip.
+#pragma once
+
+#include "ChartView.h"
+
+namespace rankscope {
+
+class RunStepView : public ChartView {
+    Q_OBJECT
+public:
+    RunStepView(ViewState *state, Metric initial, QWidget *parent = nullptr);
+
+    Metric metric() const { return m_metric; }
+    void setMetric(Metric metric);
+    // Which run this panel shows (0: the primary one); compared runs get a panel each.
+    int runIndex() const { return m_run; }
+    void setRunIndex(int run);
+
+    QString dataCsv() const override { return stepTableCsv(*state(), m_metric, m_run); }
+    // The value and the matrix under the pixel (matrixAt decides which).
+    QString tooltipAt(const QPoint &pixel) const override;
+
+signals:
+    void metricChanged(rankscope::Metric metric);
+
+protected:
+    Metric m_metric;
+    int m_run = 0;
+
+private:
+    MetricSelector *m_metricBox;
+};
+
+} // namespace rankscope

@@ -12,7 +12,7 @@ namespace rankscope {
 
 QString describeMatrix(const MatrixResult &r)
 {
-    return QStringLiteral("%1 · layer %2 · step %3<br><span style='color:#555'>%4 [%5×%6] %7</span>")
+    return QStringLiteral("%1 · layer %2 · step %3<br><span style='color:#555; white-space:pre'>%4 [%5×%6] %7</span>")
         .arg(displayLabel(r.type).toHtmlEscaped())
         .arg(r.layer)
         .arg(r.step)

@@ -99,11 +99,7 @@ MainWindow::MainWindow(QWidget *parent)
     runsDock->setWidget(m_runList);
     addDockWidget(Qt::LeftDockWidgetArea, runsDock);
     runsDock->setVisible(false); // shown once a second run is added
-    connect(m_runList, &RunListPanel::addRequested, this, [this] {
-        const QString folder = QFileDialog::getExistingDirectory(this, tr("Add a run to compare"));
-        if (!folder.isEmpty())
-            addComparedRun(folder);
-    });
+    connect(m_runList, &RunListPanel::addRequested, this, &MainWindow::chooseRunToCompare);
     m_runsDock = runsDock;
     connect(m_state, &ViewState::currentStepChanged, this, &MainWindow::syncStepControls);
     connect(m_controller, &AnalysisController::started, this, [this](const QString &source) {
@@ -158,11 +154,7 @@ void MainWindow::buildMenus()
             openPath(path);
     });
     m_recentMenu = file->addMenu(tr("Open &recent"));
-    file->addAction(tr("Add run to &compare…"), this, [this] {
-        const QString folder = QFileDialog::getExistingDirectory(this, tr("Add a run to compare"));
-        if (!folder.isEmpty())
-            addComparedRun(folder);
-    });
+    file->addAction(tr("Add run to &compare…"), this, &MainWindow::chooseRunToCompare);
     file->addAction(tr("Add results file to compare…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Add a RankScope results file to compare"), QString(), tr("RankScope results (*.h5 *.hdf5)"));
         if (!path.isEmpty())
@@ -531,6 +523,13 @@ void MainWindow::syncComparePanels()
             m_heatmapGrid->addWidget(m_extraHeatmaps[i].second, 1, int(i) + 1);
         }
     }
+}
+
+void MainWindow::chooseRunToCompare()
+{
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Add a run to compare"));
+    if (!folder.isEmpty())
+        addComparedRun(folder);
 }
 
 void MainWindow::addComparedRun(const QString &path)

@@ -79,6 +79,7 @@ private:
     void syncStepControls();
     void syncLayerControls();
     void syncComparePanels();
+    void chooseRunToCompare();
     void showIssues();
     void onFinished(const RunAnalysis &run);
     void onProgress(const AnalysisProgress &progress);

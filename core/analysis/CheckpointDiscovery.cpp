@@ -1,6 +1,7 @@
 #include "analysis/CheckpointDiscovery.h"
 
 #include "analysis/ResultsFile.h"
+#include "io/CheckpointReader.h"
 
 #include <QCollator>
 #include <QDir>
@@ -15,7 +16,6 @@ namespace rankscope {
 
 namespace {
 
-const QStringList kWeightSuffixes = {"pt", "pth", "bin", "ckpt", "safetensors", "h5", "hdf5", "npz"};
 
 QJsonObject readSmallJson(const QString &path)
 {
@@ -33,7 +33,7 @@ bool isResultsFile(const QFileInfo &file)
 
 bool isWeightFile(const QFileInfo &file)
 {
-    return kWeightSuffixes.contains(file.suffix().toLower()) && !CheckpointDiscovery::isSidecar(file.fileName()) &&
+    return weightFileSuffixes().contains(file.suffix().toLower()) && !isTrainingSidecar(file.fileName()) &&
            !isResultsFile(file);
 }
 
@@ -64,13 +64,6 @@ std::optional<qint64> CheckpointDiscovery::stepFromName(const QString &fileName)
     return last.captured(1).toLongLong();
 }
 
-bool CheckpointDiscovery::isSidecar(const QString &fileName)
-{
-    static const QRegularExpression pattern(
-        QStringLiteral(R"(^(optimizer|optim_.*|scheduler|rng_state.*|training_args|trainer_state)(\.\w+)+$)"));
-    return pattern.match(fileName).hasMatch();
-}
-
 bool CheckpointDiscovery::isCheckpointFolder(const QString &folder)
 {
     const QDir dir(folder);
@@ -97,9 +90,9 @@ CheckpointListing CheckpointDiscovery::scan(const QString &folder)
         listing.checkpoints.append(c);
     } else {
         for (const QFileInfo &file : files) {
-            if (!kWeightSuffixes.contains(file.suffix().toLower()))
+            if (!weightFileSuffixes().contains(file.suffix().toLower()))
                 continue;
-            if (isSidecar(file.fileName())) {
+            if (isTrainingSidecar(file.fileName())) {
                 listing.skipped.append({file.filePath(), QStringLiteral("training sidecar, not model weights")});
                 continue;
             }

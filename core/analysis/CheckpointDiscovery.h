@@ -34,7 +34,6 @@ class CheckpointDiscovery {
 public:
     static CheckpointListing scan(const QString &folder);
     static std::optional<qint64> stepFromName(const QString &fileName);
-    static bool isSidecar(const QString &fileName);
     // Whether a folder holds one checkpoint's weights (an index, a weights file, .npy arrays).
     static bool isCheckpointFolder(const QString &folder);
 };

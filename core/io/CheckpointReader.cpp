@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 
 namespace rankscope {
 
@@ -29,12 +30,10 @@ std::unique_ptr<CheckpointReader> openFolder(const QString &folder, QString *err
     for (const char *single : {"model.safetensors", "pytorch_model.bin", "model.pt", "model.h5", "tf_model.h5"})
         if (dir.exists(QLatin1String(single)))
             return openCheckpoint(dir.filePath(QLatin1String(single)), error);
-    const QStringList weights = dir.entryList({"*.safetensors", "*.pt", "*.pth", "*.bin", "*.ckpt", "*.h5", "*.hdf5", "*.npz"}, QDir::Files, QDir::Name);
     QStringList candidates;
-    for (const QString &name : weights)
-        if (!name.startsWith(QLatin1String("optim")) && !name.startsWith(QLatin1String("scheduler")) &&
-            !name.startsWith(QLatin1String("rng_state")) && name != QLatin1String("training_args.bin"))
-            candidates << name;
+    for (const QFileInfo &file : dir.entryInfoList(QDir::Files, QDir::Name))
+        if (weightFileSuffixes().contains(file.suffix().toLower()) && !isTrainingSidecar(file.fileName()))
+            candidates << file.fileName();
     if (candidates.size() == 1)
         return openCheckpoint(dir.filePath(candidates.first()), error);
     if (!dir.entryList({QStringLiteral("*.npy")}, QDir::Files).isEmpty())
@@ -45,6 +44,19 @@ std::unique_ptr<CheckpointReader> openFolder(const QString &folder, QString *err
 }
 
 } // namespace
+
+const QStringList &weightFileSuffixes()
+{
+    static const QStringList suffixes = {"pt", "pth", "bin", "ckpt", "safetensors", "h5", "hdf5", "npz"};
+    return suffixes;
+}
+
+bool isTrainingSidecar(const QString &fileName)
+{
+    static const QRegularExpression pattern(
+        QStringLiteral(R"(^(optim.*|scheduler.*|rng_state.*|training_args|trainer_state)(\.\w+)+$)"));
+    return pattern.match(fileName).hasMatch();
+}
 
 std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *error)
 {

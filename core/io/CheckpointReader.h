@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 #include <QList>
 #include <QString>
+#include <QStringList>
 #include <QVariantMap>
 #include <memory>
 #include <optional>
@@ -37,6 +38,13 @@ public:
     // A 2-D tensor widened to float64.
     virtual MatrixRead readMatrix(const QString &name) = 0;
 };
+
+// Suffixes of files that may hold a checkpoint's weights ("pt", "safetensors", …); the format
+// itself is still detected by content.
+const QStringList &weightFileSuffixes();
+// Training state saved beside the weights (optimizer, scheduler, RNG state, trainer arguments),
+// never weights: optimizer.pt, optim_000100_rank0.pt, scheduler.pt, rng_state_0.pth, training_args.bin.
+bool isTrainingSidecar(const QString &fileName);
 
 // Opens a checkpoint, detecting its format by content. On failure returns null and sets error
 // to what is wrong (without the file name; callers prefix it).

@@ -309,8 +309,8 @@ private slots:
             QCOMPARE(CheckpointDiscovery::stepFromName(name), std::optional<qint64>(step));
         QVERIFY(!CheckpointDiscovery::stepFromName("final.pt"));
         for (const char *sidecar : {"optimizer.pt", "optim_000100.pt", "scheduler.pt", "rng_state_0.pth", "training_args.bin"})
-            QVERIFY2(CheckpointDiscovery::isSidecar(sidecar), sidecar);
-        QVERIFY(!CheckpointDiscovery::isSidecar("model_000100.pt"));
+            QVERIFY2(isTrainingSidecar(sidecar), sidecar);
+        QVERIFY(!isTrainingSidecar("model_000100.pt"));
     }
 
     void withoutStepsCheckpointsAreOrderedByNameAndSaySo()

@@ -6,11 +6,13 @@
 #include "io/ShardedCheckpointReader.h"
 #include "io/TorchCheckpointReader.h"
 #include "io/ZipDirectory.h"
+#include "io/ElementDecoder.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <limits>
 
 namespace rankscope {
 
@@ -44,6 +46,33 @@ std::unique_ptr<CheckpointReader> openFolder(const QString &folder, QString *err
 }
 
 } // namespace
+
+MatrixRead CheckpointReader::readMatrix(const QString &name, qint64 slice)
+{
+    if (m_lookup.isEmpty()) {
+        const QList<TensorInfo> list = tensors();
+        for (qsizetype i = 0; i < list.size(); ++i)
+            m_lookup.insert(list[i].name, i);
+    }
+    const auto it = m_lookup.constFind(name);
+    if (it == m_lookup.constEnd())
+        return {{}, QStringLiteral("no such tensor")};
+    const TensorInfo tensor = tensors().at(*it);
+    const qsizetype rank = tensor.shape.size();
+    if (rank != 2 && rank != 3)
+        return {{}, QStringLiteral("has %1 dimensions, not 2").arg(rank)};
+    if ((rank == 2) != (slice < 0) || (rank == 3 && slice >= tensor.shape[0]))
+        return {{}, rank == 2 ? QStringLiteral("is 2-D: it has no slice %1").arg(slice)
+                              : QStringLiteral("has no slice %1 along its first dimension of %2").arg(slice).arg(tensor.shape[0])};
+    const qint64 rows = tensor.shape[rank - 2], cols = tensor.shape[rank - 1];
+    if (rows <= 0 || cols <= 0 || (rank == 3 && tensor.shape[0] <= 0))
+        return {{}, QStringLiteral("is empty (shape %1×%2)").arg(rows).arg(cols)};
+    if (elementSize(tensor.dtype) == 0)
+        return {{}, QStringLiteral("unsupported dtype %1").arg(tensor.dtype)};
+    if (rows > std::numeric_limits<qint32>::max() / cols)
+        return {{}, QStringLiteral("a %1×%2 matrix is beyond what RankScope reads").arg(rows).arg(cols)};
+    return readElements(tensor, slice, rows, cols);
+}
 
 const QStringList &weightFileSuffixes()
 {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <QHash>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -35,8 +36,20 @@ public:
     virtual std::optional<qint64> step() const { return std::nullopt; }
     // Model hyper-parameters found inside the file (nanoGPT's model_args), for naming rules.
     virtual QVariantMap modelConfig() const { return {}; }
-    // A 2-D tensor widened to float64.
-    virtual MatrixRead readMatrix(const QString &name) = 0;
+
+    // A 2-D tensor, or one matrix of a 3-D one (index `slice` along its first dimension, e.g. one
+    // expert of experts stored together), widened to float64. The checks every format shares are
+    // made here, once; the format then reads the elements.
+    MatrixRead readMatrix(const QString &name, qint64 slice = -1);
+
+protected:
+    // rows×cols elements of a tensor whose name, rank, slice and dtype have been checked (slice is -1
+    // for a 2-D tensor). The format checks that its bytes exist before it allocates anything.
+    // Errors say what is wrong without the tensor's name: callers prefix it.
+    virtual MatrixRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) = 0;
+
+private:
+    QHash<QString, qsizetype> m_lookup; // tensor name → index in tensors(), built on first use
 };
 
 // Suffixes of files that may hold a checkpoint's weights ("pt", "safetensors", …); the format

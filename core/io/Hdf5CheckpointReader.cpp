@@ -133,41 +133,42 @@ Hdf5CheckpointReader::~Hdf5CheckpointReader()
     }
 }
 
-MatrixRead Hdf5CheckpointReader::readMatrix(const QString &name)
+MatrixRead Hdf5CheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
-    const auto it = m_datasetPaths.constFind(name);
-    if (it == m_datasetPaths.constEnd())
-        return {{}, QStringLiteral("no tensor named %1").arg(name)};
-    TensorInfo info;
-    for (const TensorInfo &t : m_tensors)
-        if (t.name == name)
-            info = t;
-    if (info.shape.size() != 2)
-        return {{}, QStringLiteral("%1 is not 2-D").arg(name)};
-    if (elementSize(info.dtype) == 0)
-        return {{}, QStringLiteral("%1: unsupported dtype %2").arg(name, info.dtype)};
-    if (info.shape[0] <= 0 || info.shape[1] <= 0 || info.shape[0] > (qint64(1) << 31) / info.shape[1])
-        return {{}, QStringLiteral("%1: shape [%2, %3] is empty or too large").arg(name).arg(info.shape[0]).arg(info.shape[1])};
     Hdf5Lock lock;
-    const hid_t dataset = H5Dopen2(m_file, it->toUtf8().constData(), H5P_DEFAULT);
+    const hid_t dataset = H5Dopen2(m_file, m_datasetPaths.value(tensor.name).toUtf8().constData(), H5P_DEFAULT);
     if (dataset < 0)
-        return {{}, QStringLiteral("%1: dataset cannot be opened").arg(name)};
+        return {{}, QStringLiteral("dataset cannot be opened")};
+    // Select the one matrix (all of a 2-D dataset, one slice of a 3-D one) in the file and in memory.
+    const int rank = int(tensor.shape.size());
+    const hid_t fileSpace = H5Dget_space(dataset);
+    hsize_t start[3] = {0, 0, 0}, count[3] = {1, hsize_t(rows), hsize_t(cols)};
+    if (rank == 3)
+        start[0] = hsize_t(slice);
+    const hsize_t *offset = rank == 3 ? start : start + 1;
+    const hsize_t *extent = rank == 3 ? count : count + 1;
+    const hsize_t memoryDims[2] = {hsize_t(rows), hsize_t(cols)};
+    const hid_t memorySpace = H5Screate_simple(2, memoryDims, nullptr);
+    herr_t status = H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, offset, nullptr, extent, nullptr);
     MatrixRead out;
-    out.values.resize(info.shape[0], info.shape[1]);
-    herr_t status;
-    if (info.dtype == QLatin1String("bfloat16")) {
-        std::vector<quint16> raw(size_t(out.values.size()));
-        status = H5Dread(dataset, H5T_NATIVE_UINT16, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data());
-        if (status >= 0)
-            decodeElements(info.dtype, reinterpret_cast<const char *>(raw.data()), out.values.size(),
-                           QSysInfo::ByteOrder == QSysInfo::BigEndian, out.values.data());
-    } else {
-        // HDF5 converts any stored float (half included) to native double itself.
-        status = H5Dread(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.values.data());
+    if (status >= 0) {
+        out.values.resize(rows, cols);
+        if (tensor.dtype == QLatin1String("bfloat16")) {
+            std::vector<quint16> raw(size_t(out.values.size()));
+            status = H5Dread(dataset, H5T_NATIVE_UINT16, memorySpace, fileSpace, H5P_DEFAULT, raw.data());
+            if (status >= 0)
+                decodeElements(tensor.dtype, reinterpret_cast<const char *>(raw.data()), out.values.size(),
+                               QSysInfo::ByteOrder == QSysInfo::BigEndian, out.values.data());
+        } else {
+            // HDF5 converts any stored float (half included) to native double itself.
+            status = H5Dread(dataset, H5T_NATIVE_DOUBLE, memorySpace, fileSpace, H5P_DEFAULT, out.values.data());
+        }
     }
+    H5Sclose(memorySpace);
+    H5Sclose(fileSpace);
     H5Dclose(dataset);
     if (status < 0)
-        return {{}, QStringLiteral("%1: data cannot be read (truncated or damaged file)").arg(name)};
+        return {{}, QStringLiteral("data cannot be read (truncated or damaged file)")};
     return out;
 }
 

@@ -18,7 +18,9 @@ public:
     QString formatName() const override { return QStringLiteral("hdf5"); }
     QList<TensorInfo> tensors() const override { return m_tensors; }
     std::optional<qint64> step() const override { return m_step; }
-    MatrixRead readMatrix(const QString &name) override;
+
+protected:
+    MatrixRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
 
 private:
     Hdf5CheckpointReader() = default;

@@ -4,6 +4,7 @@
 
 #include <QRegularExpression>
 #include <QtEndian>
+#include <limits>
 
 namespace rankscope {
 
@@ -90,26 +91,29 @@ qint64 NpyFormat::dataBytes(const NpyHeader &header)
     return elements * header.elementSize;
 }
 
-MatrixRead NpyFormat::decodeMatrix(const NpyHeader &header, const QByteArray &data, const QString &name)
+MatrixRead NpyFormat::decodeMatrix(const NpyHeader &header, const QByteArray &data, qint64 rows, qint64 cols, qint64 slice)
 {
-    if (header.shape.size() != 2)
-        return {{}, QStringLiteral("%1 is not 2-D").arg(name)};
     if (!header.supported)
-        return {{}, QStringLiteral("%1: unsupported dtype %2").arg(name, header.dtype)};
-    const qint64 needed = dataBytes(header);
-    if (needed < 0 || data.size() < needed)
-        return {{}, QStringLiteral("%1: data is truncated (%2 of %3 bytes)").arg(name).arg(data.size()).arg(needed)};
-    const qint64 rows = header.shape[0], cols = header.shape[1];
+        return {{}, QStringLiteral("unsupported dtype %1").arg(header.dtype)};
+    if (rows <= 0 || cols <= 0 || rows > std::numeric_limits<qint32>::max() / cols)
+        return {{}, QStringLiteral("a %1×%2 matrix is beyond what RankScope reads").arg(rows).arg(cols)};
+    const qint64 matrix = rows * cols;
+    const qint64 slices = slice >= 0 ? header.shape.value(0) : 1;
+    const qint64 needed = (slice >= 0 ? slices * matrix : matrix) * header.elementSize;
+    if (data.size() < needed)
+        return {{}, QStringLiteral("data is truncated (%1 of %2 bytes)").arg(data.size()).arg(needed)};
     MatrixRead out;
-    if (header.fortranOrder) {
-        // Column-major data is the transpose read row-major: decode, then transpose back.
-        RowMajorMatrix transposed(cols, rows);
-        decodeElements(header.dtype, data.constData(), rows * cols, header.bigEndian, transposed.data());
-        out.values = transposed.transpose();
-    } else {
-        out.values.resize(rows, cols);
-        decodeElements(header.dtype, data.constData(), rows * cols, header.bigEndian, out.values.data());
+    out.values.resize(rows, cols);
+    if (!header.fortranOrder) {
+        decodeElements(header.dtype, data.constData() + std::max<qint64>(slice, 0) * matrix * header.elementSize, matrix,
+                       header.bigEndian, out.values.data());
+        return out;
     }
+    // Column-major: element (s, r, c) is at s + slices·(r + rows·c).
+    for (qint64 r = 0; r < rows; ++r)
+        for (qint64 c = 0; c < cols; ++c)
+            decodeElements(header.dtype, data.constData() + (std::max<qint64>(slice, 0) + slices * (r + rows * c)) * header.elementSize,
+                           1, header.bigEndian, &out.values(r, c));
     return out;
 }
 

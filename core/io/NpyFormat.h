@@ -26,8 +26,10 @@ public:
     // and malformed headers give nullopt and an error.
     static std::optional<NpyHeader> parseHeader(const QByteArray &head, QString *error);
     static bool hasMagic(const QByteArray &head);
-    // The 2-D array whose data (after the header) is `data`, checked against its size first.
-    static MatrixRead decodeMatrix(const NpyHeader &header, const QByteArray &data, const QString &name);
+    // One rows×cols matrix of the array whose data (after the header) is `data`: the whole of a 2-D
+    // array, slice `slice` of a 3-D one, or, with slice -1 and data of one matrix, that matrix.
+    // The data is checked against its size first.
+    static MatrixRead decodeMatrix(const NpyHeader &header, const QByteArray &data, qint64 rows, qint64 cols, qint64 slice = -1);
     // Bytes the array's data needs, or -1 when the shape overflows.
     static qint64 dataBytes(const NpyHeader &header);
     static constexpr qint64 kMaxHeaderBytes = 1 << 20;

@@ -38,20 +38,22 @@ std::unique_ptr<NpyFolderReader> NpyFolderReader::open(const QString &folder, QS
     return reader;
 }
 
-MatrixRead NpyFolderReader::readMatrix(const QString &name)
+MatrixRead NpyFolderReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
-    if (!m_paths.contains(name))
-        return {{}, QStringLiteral("no tensor named %1").arg(name)};
-    const NpyHeader header = m_headers.value(name);
+    const NpyHeader header = m_headers.value(tensor.name);
     const qint64 needed = NpyFormat::dataBytes(header);
-    QFile f(m_paths.value(name));
+    QFile f(m_paths.value(tensor.name));
     if (!f.open(QIODevice::ReadOnly))
         return {{}, f.errorString()};
     if (needed < 0 || quint64(needed) > kMaxArrayBytes || f.size() - header.dataOffset < needed)
-        return {{}, QStringLiteral("%1: the file holds %2 data bytes, the header claims %3")
-                        .arg(name).arg(f.size() - header.dataOffset).arg(needed)};
+        return {{}, QStringLiteral("the file holds %1 data bytes, the header claims %2").arg(f.size() - header.dataOffset).arg(needed)};
+    const qint64 matrixBytes = rows * cols * header.elementSize;
+    if (slice >= 0 && !header.fortranOrder) {
+        f.seek(header.dataOffset + slice * matrixBytes);
+        return NpyFormat::decodeMatrix(header, f.read(matrixBytes), rows, cols);
+    }
     f.seek(header.dataOffset);
-    return NpyFormat::decodeMatrix(header, f.read(needed), name);
+    return NpyFormat::decodeMatrix(header, f.read(needed), rows, cols, slice);
 }
 
 std::unique_ptr<NpzReader> NpzReader::open(const QString &path, QString *error)
@@ -99,11 +101,11 @@ std::unique_ptr<NpzReader> NpzReader::open(const QString &path, QString *error)
     return reader;
 }
 
-MatrixRead NpzReader::readMatrix(const QString &name)
+MatrixRead NpzReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
-    const ZipEntry *entry = m_zip.find(m_entries.value(name));
+    const ZipEntry *entry = m_zip.find(m_entries.value(tensor.name));
     if (!entry)
-        return {{}, QStringLiteral("no tensor named %1").arg(name)};
+        return {{}, QStringLiteral("its archive entry is missing")};
     QString error;
     const auto bytes = m_zip.readEntry(m_file, *entry, kMaxArrayBytes, &error);
     if (!bytes)
@@ -111,7 +113,7 @@ MatrixRead NpzReader::readMatrix(const QString &name)
     const auto header = NpyFormat::parseHeader(*bytes, &error);
     if (!header)
         return {{}, error};
-    return NpyFormat::decodeMatrix(*header, bytes->mid(header->dataOffset), name);
+    return NpyFormat::decodeMatrix(*header, bytes->mid(header->dataOffset), rows, cols, slice);
 }
 
 } // namespace rankscope

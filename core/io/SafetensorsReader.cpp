@@ -161,25 +161,21 @@ bool SafetensorsReader::load(const QString &path, QString *error)
     return true;
 }
 
-MatrixRead SafetensorsReader::readMatrix(const QString &name)
+MatrixRead SafetensorsReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
-    const auto it = m_index.constFind(name);
-    if (it == m_index.constEnd())
-        return {{}, QStringLiteral("no tensor named %1").arg(name)};
-    const TensorInfo &info = m_tensors[*it];
-    if (info.shape.size() != 2)
-        return {{}, QStringLiteral("%1 is not 2-D").arg(name)};
-    if (elementSize(info.dtype) == 0)
-        return {{}, QStringLiteral("%1: unsupported dtype %2").arg(name, info.dtype)};
-    const Range range = m_ranges.value(name);
-    if (!m_file.seek(qint64(m_dataStart + range.begin)))
-        return {{}, QStringLiteral("%1: cannot seek to its data").arg(name)};
-    const QByteArray bytes = m_file.read(qint64(range.end - range.begin));
-    if (quint64(bytes.size()) != range.end - range.begin)
-        return {{}, QStringLiteral("%1: data is truncated").arg(name)};
+    // The header's checks proved the range holds exactly shape × dtype bytes, so one matrix's
+    // bytes lie inside it.
+    const Range range = m_ranges.value(tensor.name);
+    const qint64 bytesPerMatrix = rows * cols * elementSize(tensor.dtype);
+    const qint64 start = qint64(m_dataStart + range.begin) + std::max<qint64>(slice, 0) * bytesPerMatrix;
+    if (!m_file.seek(start))
+        return {{}, QStringLiteral("cannot seek to its data")};
+    const QByteArray bytes = m_file.read(bytesPerMatrix);
+    if (bytes.size() != bytesPerMatrix)
+        return {{}, QStringLiteral("data is truncated")};
     MatrixRead out;
-    out.values.resize(info.shape[0], info.shape[1]);
-    decodeElements(info.dtype, bytes.constData(), out.values.size(), false, out.values.data());
+    out.values.resize(rows, cols);
+    decodeElements(tensor.dtype, bytes.constData(), out.values.size(), false, out.values.data());
     return out;
 }
 

@@ -17,7 +17,9 @@ public:
 
     QString formatName() const override { return QStringLiteral("safetensors"); }
     QList<TensorInfo> tensors() const override { return m_tensors; }
-    MatrixRead readMatrix(const QString &name) override;
+
+protected:
+    MatrixRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
 
 private:
     struct Range {

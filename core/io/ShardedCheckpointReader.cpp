@@ -59,12 +59,9 @@ std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::open(const QSt
     return reader;
 }
 
-MatrixRead ShardedCheckpointReader::readMatrix(const QString &name)
+MatrixRead ShardedCheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64, qint64)
 {
-    CheckpointReader *shard = m_shardOf.value(name);
-    if (!shard)
-        return {{}, QStringLiteral("no tensor named %1").arg(name)};
-    return shard->readMatrix(name);
+    return m_shardOf.value(tensor.name)->readMatrix(tensor.name, slice);
 }
 
 } // namespace rankscope

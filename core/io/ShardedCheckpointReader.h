@@ -14,7 +14,9 @@ public:
 
     QString formatName() const override { return m_format; }
     QList<TensorInfo> tensors() const override { return m_tensors; }
-    MatrixRead readMatrix(const QString &name) override;
+
+protected:
+    MatrixRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
 
 private:
     QString m_format;

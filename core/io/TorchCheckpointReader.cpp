@@ -162,50 +162,47 @@ QList<TensorInfo> TorchCheckpointReader::tensors() const
     return list;
 }
 
-MatrixRead TorchCheckpointReader::readMatrix(const QString &name)
+MatrixRead TorchCheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
-    const auto it = m_tensors.constFind(name);
-    if (it == m_tensors.constEnd())
-        return {{}, QStringLiteral("no tensor named %1").arg(name)};
-    const TensorRecord &t = *it;
-    if (t.shape.size() != 2 || t.stride.size() != 2)
-        return {{}, QStringLiteral("%1 is not 2-D").arg(name)};
+    const TensorRecord &t = m_tensors[tensor.name];
+    const qsizetype rank = t.shape.size();
+    if (t.stride.size() != rank)
+        return {{}, QStringLiteral("has %1 strides for %2 dimensions").arg(t.stride.size()).arg(rank)};
     const int size = elementSize(t.dtype);
-    if (size == 0)
-        return {{}, QStringLiteral("%1: unsupported dtype %2").arg(name, t.dtype)};
-    const qint64 rows = t.shape[0], cols = t.shape[1];
-    const qint64 rowStride = t.stride[0], colStride = t.stride[1];
-    if (rows <= 0 || cols <= 0 || rowStride < 0 || colStride < 0 || t.offset < 0)
-        return {{}, QStringLiteral("%1 has an empty shape or negative strides").arg(name)};
-    // The elements this view touches: offset … offset + (rows−1)·rowStride + (cols−1)·colStride.
-    // In 128 bits: offsets and strides come from the file and their products must not wrap.
-    const __int128 lastWide = __int128(t.offset) + __int128(rows - 1) * rowStride + __int128(cols - 1) * colStride;
+    const qint64 rowStride = t.stride[rank - 2], colStride = t.stride[rank - 1];
+    const qint64 sliceStride = rank == 3 ? t.stride[0] : 0;
+    if (t.offset < 0)
+        return {{}, QStringLiteral("has a negative storage offset (%1)").arg(t.offset)};
+    if (rowStride < 0 || colStride < 0 || sliceStride < 0)
+        return {{}, QStringLiteral("has negative strides (%1, %2)").arg(rowStride).arg(colStride)};
+    // The elements this view touches: first … first + (rows−1)·rowStride + (cols−1)·colStride. In
+    // 128 bits: offsets and strides come from the file and their products must not wrap.
+    const __int128 firstWide = __int128(t.offset) + __int128(std::max<qint64>(slice, 0)) * sliceStride;
+    const __int128 lastWide = firstWide + __int128(rows - 1) * rowStride + __int128(cols - 1) * colStride;
     const __int128 bytesNeeded = (lastWide + 1) * size;
-    if (rows > std::numeric_limits<qint32>::max() / std::max<qint64>(1, cols) || lastWide >= t.storageNumel ||
-        bytesNeeded > __int128(std::numeric_limits<qint64>::max()))
-        return {{}, QStringLiteral("%1 [%2, %3] lies outside its storage of %4 elements").arg(name).arg(rows).arg(cols).arg(t.storageNumel)};
+    if (lastWide >= t.storageNumel || bytesNeeded > __int128(std::numeric_limits<qint64>::max()))
+        return {{}, QStringLiteral("[%1, %2] lies outside its storage of %3 elements").arg(rows).arg(cols).arg(t.storageNumel)};
 
     const ZipEntry *entry = m_zip.find(m_prefix + QStringLiteral("/data/") + t.storageKey);
     if (!entry)
-        return {{}, QStringLiteral("%1: storage data/%2 is missing from the archive").arg(name, t.storageKey)};
-    const qint64 last = qint64(lastWide);
+        return {{}, QStringLiteral("storage data/%1 is missing from the archive").arg(t.storageKey)};
     if (__int128(entry->size) < bytesNeeded)
-        return {{}, QStringLiteral("%1: storage data/%2 holds %3 bytes, fewer than the tensor needs")
-                        .arg(name, t.storageKey).arg(entry->size)};
+        return {{}, QStringLiteral("storage data/%1 holds %2 bytes, fewer than the tensor needs").arg(t.storageKey).arg(entry->size)};
     // A view can repeat elements (stride 0) and claim far more than its storage holds; a weight
     // matrix never does, and allocating for one would let a tiny file demand gigabytes.
     if (static_cast<quint64>(rows) * static_cast<quint64>(cols) > entry->size / static_cast<quint64>(size))
-        return {{}, QStringLiteral("%1 [%2, %3] has more elements than its storage holds (a broadcast view?)").arg(name).arg(rows).arg(cols)};
+        return {{}, QStringLiteral("[%1, %2] has more elements than its storage holds (a broadcast view?)").arg(rows).arg(cols)};
     QString error;
     const auto start = m_zip.dataOffset(m_file, *entry, &error);
     if (!start)
         return {{}, error};
-    const qint64 spanElements = last - t.offset + 1;
-    if (!m_file.seek(static_cast<qint64>(*start) + t.offset * size))
-        return {{}, QStringLiteral("%1: cannot seek to its data").arg(name)};
+    const qint64 first = qint64(firstWide), last = qint64(lastWide);
+    const qint64 spanElements = last - first + 1;
+    if (!m_file.seek(static_cast<qint64>(*start) + first * size))
+        return {{}, QStringLiteral("cannot seek to its data")};
     const QByteArray bytes = m_file.read(spanElements * size);
     if (bytes.size() != spanElements * size)
-        return {{}, QStringLiteral("%1: data is truncated").arg(name)};
+        return {{}, QStringLiteral("data is truncated")};
 
     MatrixRead out;
     out.values.resize(rows, cols);

@@ -19,7 +19,9 @@ public:
     QList<TensorInfo> tensors() const override;
     std::optional<qint64> step() const override { return m_step; }
     QVariantMap modelConfig() const override { return m_modelConfig; }
-    MatrixRead readMatrix(const QString &name) override;
+
+protected:
+    MatrixRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
 
 private:
     TorchCheckpointReader() = default;

@@ -72,7 +72,8 @@ private slots:
             QString error;
             const QByteArray bytes = contents(file);
             if (const auto header = NpyFormat::parseHeader(bytes, &error))
-                NpyFormat::decodeMatrix(*header, bytes.mid(header->dataOffset), "x");
+                if (header->shape.size() == 2)
+                    NpyFormat::decodeMatrix(*header, bytes.mid(header->dataOffset), header->shape[0], header->shape[1]);
             readEverything(asFile(file, "arrays.npz"));
         }
     }

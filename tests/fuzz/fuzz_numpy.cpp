@@ -8,7 +8,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const QByteArray bytes = QByteArray::fromRawData(reinterpret_cast<const char *>(data), qsizetype(size));
     QString error;
     if (const auto header = rankscope::NpyFormat::parseHeader(bytes, &error))
-        rankscope::NpyFormat::decodeMatrix(*header, bytes.mid(header->dataOffset), QStringLiteral("x"));
+        if (header->shape.size() == 2)
+            rankscope::NpyFormat::decodeMatrix(*header, bytes.mid(header->dataOffset), header->shape[0], header->shape[1]);
     const QString path = rankscope::fuzz::writeInput(data, size, QStringLiteral("arrays.npz"));
     if (auto reader = rankscope::NpzReader::open(path, &error))
         for (const rankscope::TensorInfo &t : reader->tensors())

@@ -1,12 +1,17 @@
 #include "InfoCommand.h"
 
 #include "analysis/CheckpointDiscovery.h"
+#include "analysis/CheckpointPlan.h"
+#include "model/RuleSuggestions.h"
+#include "io/OutputFile.h"
 #include "io/CheckpointReader.h"
 #include "model/TensorNameRules.h"
 
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QTextStream>
 
 namespace rankscope {
@@ -33,7 +38,8 @@ int runInfoCommand(const QStringList &arguments)
     parser.addPositionalArgument(QStringLiteral("FOLDER"), QStringLiteral("The folder of checkpoints."));
     const QCommandLineOption stepOption(QStringLiteral("step"), QStringLiteral("The checkpoint whose tensors are listed (default: last)."), QStringLiteral("S"), QStringLiteral("last"));
     const QCommandLineOption rulesOption(QStringLiteral("rules"), QStringLiteral("Naming rules (JSON) applied before the built-in ones."), QStringLiteral("FILE"));
-    parser.addOptions({stepOption, rulesOption});
+    const QCommandLineOption suggestOption(QStringLiteral("suggest-rules"), QStringLiteral("Write a draft rules file for the attention/MLP-looking tensors no rule types."), QStringLiteral("FILE"));
+    parser.addOptions({stepOption, rulesOption, suggestOption});
     if (!parser.parse(QStringList{QStringLiteral("rankscope info")} + arguments.mid(1)) || parser.positionalArguments().size() != 1) {
         err << "rankscope info: " << (parser.errorText().isEmpty() ? QStringLiteral("give exactly one FOLDER") : parser.errorText()) << '\n';
         return 1;
@@ -72,7 +78,7 @@ int runInfoCommand(const QStringList &arguments)
     for (const CheckpointFile &file : listing.checkpoints) {
         QString error;
         auto reader = openCheckpoint(file.path, &error);
-        std::optional<qint64> step = file.stepFromSidecar ? file.stepFromSidecar : reader && reader->step() ? reader->step() : file.stepFromName;
+        const std::optional<qint64> step = CheckpointPlan::stepOf(file, reader.get()).first;
         rows.append({step ? QString::number(*step) : QStringLiteral("?"), reader ? reader->formatName() : QStringLiteral("-"),
                      base.relativeFilePath(QFileInfo(file.path).absoluteFilePath()), error, &file});
         anyProblem |= !reader;
@@ -103,35 +109,104 @@ int runInfoCommand(const QStringList &arguments)
         err << chosen->path << ": " << error << '\n';
         return 1;
     }
-    AttentionHeads heads = AttentionHeads::fromConfig(reader->modelConfig());
-    if (heads.heads == 0)
-        heads = AttentionHeads::fromConfig(chosen->file->sidecarConfig);
+    const CheckpointPlan plan = CheckpointPlan::make(*chosen->file, *reader, rules);
     out << "\nTensors of step " << chosen->step << " (" << chosen->path << "):\n";
-    out << "  " << QStringLiteral("name").leftJustified(48) << QStringLiteral("shape").leftJustified(16)
-        << QStringLiteral("dtype").leftJustified(10) << QStringLiteral("layer").leftJustified(7) << "type\n";
+    if (!plan.config.isEmpty())
+        out << "  model: " << (plan.config.describeModel().isEmpty() ? QStringLiteral("no model_type") : plan.config.describeModel())
+            << "; config from " << plan.config.sources().join(QLatin1String(", ")) << '\n';
+    else
+        out << "  model: no config.json or hyper-parameters found\n";
+
+    // One row per tensor of two or more dimensions: name, shape, dtype, [block], layer, [expert],
+    // then the type (or why it has none), every column but the last as wide as its longest cell.
+    bool anyBlock = false, anyExpert = false;
+    for (const PlannedTensor &t : plan.layout.typed)
+        for (const MatrixPart &p : t.parts) {
+            anyBlock |= !p.id.block.isEmpty();
+            anyExpert |= !p.id.expert.isEmpty();
+        }
+    QHash<QString, const PlannedTensor *> typedByName;
+    QHash<QString, const LeftOutTensor *> leftByName;
+    for (const PlannedTensor &t : plan.layout.typed)
+        typedByName.insert(t.tensor, &t);
+    for (const LeftOutTensor &t : plan.layout.leftOut)
+        leftByName.insert(t.tensor, &t);
+    auto distinct = [](QStringList list) {
+        list.removeDuplicates();
+        return list;
+    };
+    QList<QStringList> table{{"name", "shape", "dtype"}};
+    if (anyBlock)
+        table[0] << QStringLiteral("block");
+    table[0] << QStringLiteral("layer");
+    if (anyExpert)
+        table[0] << QStringLiteral("expert");
+    table[0] << QStringLiteral("type");
     int typed = 0;
     for (const TensorInfo &tensor : reader->tensors()) {
-        if (tensor.shape.size() != 2)
-            continue;
-        const TensorAssignment a = rules.assign(tensor.name, tensor.shape, heads);
-        QString layer = QStringLiteral("-"), what;
-        if (a.parts.isEmpty()) {
-            what = QStringLiteral("skipped: ") + a.skipReason;
-        } else {
-            layer = QString::number(a.parts.first().layer);
-            QStringList types;
-            for (const MatrixPart &p : a.parts)
-                types << csvName(p.type);
-            what = types.join(QLatin1String(", "));
-            if (a.parts.size() > 1)
-                what += QStringLiteral(" (split)");
-            typed += int(a.parts.size());
+        const PlannedTensor *t = typedByName.value(tensor.name);
+        const LeftOutTensor *left = leftByName.value(tensor.name);
+        if (!t && !left)
+            continue; // biases, norms, scalars
+        QStringList blocks, layers, experts, types;
+        for (const MatrixPart &p : t ? t->parts : QList<MatrixPart>()) {
+            blocks << (p.id.block.isEmpty() ? QStringLiteral("-") : p.id.block);
+            layers << QString::number(p.id.layer);
+            experts << (p.id.expert.isEmpty() ? QStringLiteral("-") : p.id.expert);
+            types << csvName(p.id.type);
         }
-        out << "  " << tensor.name.leftJustified(48) << shapeText(tensor.shape).leftJustified(16)
-            << tensor.dtype.leftJustified(10) << layer.leftJustified(7) << what << '\n';
+        experts = distinct(experts);
+        QString what = left ? (left->reported ? QStringLiteral("NOT ANALYSED: ") : QStringLiteral("skipped: ")) + left->reason
+                            : distinct(types).join(QLatin1String(", ")) + (t->parts.size() > 1 && experts.size() <= 1 ? QStringLiteral(" (split)") : QString());
+        QStringList row{tensor.name, shapeText(tensor.shape), tensor.dtype};
+        if (anyBlock)
+            row << (t ? distinct(blocks).join(QLatin1String(", ")) : QStringLiteral("-"));
+        row << (t ? distinct(layers).join(QLatin1String(", ")) : QStringLiteral("-"));
+        if (anyExpert)
+            row << (experts.size() > 3 ? QStringLiteral("%1…%2 (%3)").arg(experts.first(), experts.last()).arg(experts.size())
+                                       : t ? experts.join(QLatin1String(", ")) : QStringLiteral("-"));
+        row << what;
+        table << row;
+        typed += t ? int(t->parts.size()) : 0;
     }
-    out << "  " << typed << " typed matrices\n";
-    return anyProblem ? 2 : 0;
+    QList<qsizetype> widths(table[0].size(), 0);
+    for (const QStringList &row : table)
+        for (qsizetype c = 0; c + 1 < row.size(); ++c)
+            widths[c] = std::max(widths[c], row[c].size());
+    for (const QStringList &row : table) {
+        out << "  ";
+        for (qsizetype c = 0; c + 1 < row.size(); ++c)
+            out << row[c].leftJustified(widths[c] + 2);
+        out << row.last() << '\n';
+    }
+    const QList<LeftOutTensor> reported = plan.layout.reported();
+    out << "  " << typed << " typed matrices";
+    if (!reported.isEmpty())
+        out << "; " << reported.size() << " attention/MLP-looking tensors not analysed (marked NOT ANALYSED)";
+    out << '\n';
+    if (!reported.isEmpty() && plan.layout.typed.isEmpty()) {
+        const QString model = plan.config.describeModel();
+        out << "\nNo rule knows this model" << (model.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(model))
+            << ". Write naming rules (docs/naming-rules.md) and pass them with --rules;\n"
+               "rankscope info FOLDER --suggest-rules FILE writes a first draft from these tensor names.\n";
+    }
+
+    if (parser.isSet(suggestOption)) {
+        const QString path = parser.value(suggestOption);
+        const QJsonDocument draft = RuleSuggestions::draft(plan.layout.reported(), plan.config);
+        if (draft.object().value(QLatin1String("rules")).toArray().isEmpty()) {
+            out << "\nEvery attention/MLP-looking tensor is typed already: no rules to suggest.\n";
+        } else {
+            QString writeError;
+            if (!writeOutputFile(path, draft.toJson(QJsonDocument::Indented), &writeError)) {
+                err << "rankscope info: " << writeError << '\n';
+                return 1;
+            }
+            out << "\nWrote a draft of " << draft.object().value(QLatin1String("rules")).toArray().size() << " rules to " << path
+                << ": check each rule's type (and split), then pass it with --rules.\n";
+        }
+    }
+    return anyProblem || !reported.isEmpty() ? 2 : 0;
 }
 
 } // namespace rankscope

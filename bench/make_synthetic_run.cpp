@@ -106,7 +106,7 @@ int main(int argc, char **argv)
             tensor(p + "mlp.c_fc.weight", 4 * d, d);
             tensor(p + "mlp.c_proj.weight", d, 4 * d);
         }
-        zip.add(stem + "/data.pkl", torchPickle(tensors, step));
+        zip.add(stem + "/data.pkl", torchPickle(tensors, step, std::max(1, d / 64))); // GPT-2: 64-wide heads
         zip.add(stem + "/byteorder", "little");
         const double progress = checkpoints > 1 ? double(c) / (checkpoints - 1) : 1.0;
         for (const FakeTensor &t : tensors)

@@ -38,12 +38,13 @@ bool isWeightFile(const QFileInfo &file)
 }
 
 // config.json (Hugging Face) in the folder, or the run folder above it.
-QVariantMap configNear(const QDir &dir)
+std::pair<QVariantMap, QString> configNear(const QDir &dir)
 {
     for (const QDir &d : {dir, QDir(dir.filePath(QStringLiteral("..")))}) {
-        const QJsonObject config = readSmallJson(d.filePath(QStringLiteral("config.json")));
+        const QString path = QDir::cleanPath(d.absoluteFilePath(QStringLiteral("config.json")));
+        const QJsonObject config = readSmallJson(path);
         if (!config.isEmpty())
-            return config.toVariantMap();
+            return {config.toVariantMap(), path};
     }
     return {};
 }
@@ -77,16 +78,18 @@ CheckpointListing CheckpointDiscovery::scan(const QString &folder)
 {
     CheckpointListing listing;
     const QDir dir(folder);
-    const QVariantMap runConfig = configNear(dir);
+    const auto [runConfig, runConfigPath] = configNear(dir);
 
     // The folder is itself one checkpoint when its weights are shards with an index or .npy arrays.
     const bool folderIsOneCheckpoint = !dir.entryList({"*.index.json", "*.npy"}, QDir::Files).isEmpty();
     const QFileInfoList files = dir.entryInfoList(QDir::Files | QDir::Readable, QDir::Name);
     if (folderIsOneCheckpoint) {
         const QJsonObject state = readSmallJson(dir.filePath(QStringLiteral("trainer_state.json")));
-        CheckpointFile c{QDir::cleanPath(dir.absolutePath()), true, {}, stepFromName(dir.dirName()), runConfig};
-        if (state.contains(QLatin1String("global_step")))
+        CheckpointFile c{QDir::cleanPath(dir.absolutePath()), true, {}, {}, stepFromName(dir.dirName()), runConfig, runConfigPath};
+        if (state.contains(QLatin1String("global_step"))) {
             c.stepFromSidecar = state.value(QLatin1String("global_step")).toInteger();
+            c.stepSidecar = dir.filePath(QStringLiteral("trainer_state.json"));
+        }
         listing.checkpoints.append(c);
     } else {
         for (const QFileInfo &file : files) {
@@ -100,15 +103,20 @@ CheckpointListing CheckpointDiscovery::scan(const QString &folder)
                 listing.skipped.append({file.filePath(), QStringLiteral("a RankScope results file")});
                 continue;
             }
-            CheckpointFile c{file.filePath(), false, {}, stepFromName(file.fileName()), runConfig};
+            CheckpointFile c{file.filePath(), false, {}, {}, stepFromName(file.fileName()), runConfig, runConfigPath};
             // nanochat writes model_000500.pt beside meta_000500.json, which holds the step and model_config.
             static const QRegularExpression digits(QStringLiteral(R"((\d+)\.\w+$)"));
             if (const auto m = digits.match(file.fileName()); m.hasMatch()) {
-                const QJsonObject meta = readSmallJson(dir.filePath(QStringLiteral("meta_%1.json").arg(m.captured(1))));
-                if (meta.contains(QLatin1String("step")))
+                const QString metaPath = dir.filePath(QStringLiteral("meta_%1.json").arg(m.captured(1)));
+                const QJsonObject meta = readSmallJson(metaPath);
+                if (meta.contains(QLatin1String("step"))) {
                     c.stepFromSidecar = meta.value(QLatin1String("step")).toInteger();
-                if (meta.value(QLatin1String("model_config")).isObject())
+                    c.stepSidecar = metaPath;
+                }
+                if (meta.value(QLatin1String("model_config")).isObject()) {
                     c.sidecarConfig = meta.value(QLatin1String("model_config")).toObject().toVariantMap();
+                    c.configPath = metaPath;
+                }
             }
             listing.checkpoints.append(c);
         }
@@ -119,10 +127,13 @@ CheckpointListing CheckpointDiscovery::scan(const QString &folder)
         if (!isCheckpointFolder(sub.filePath()))
             continue;
         const QDir subDir(sub.filePath());
-        CheckpointFile c{sub.filePath(), true, {}, stepFromName(sub.fileName()), configNear(subDir)};
+        const auto [config, configPath] = configNear(subDir);
+        CheckpointFile c{sub.filePath(), true, {}, {}, stepFromName(sub.fileName()), config, configPath};
         const QJsonObject state = readSmallJson(subDir.filePath(QStringLiteral("trainer_state.json")));
-        if (state.contains(QLatin1String("global_step")))
+        if (state.contains(QLatin1String("global_step"))) {
             c.stepFromSidecar = state.value(QLatin1String("global_step")).toInteger();
+            c.stepSidecar = subDir.filePath(QStringLiteral("trainer_state.json"));
+        }
         listing.checkpoints.append(c);
     }
 

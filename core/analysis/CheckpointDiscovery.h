@@ -16,8 +16,10 @@ struct CheckpointFile {
     QString path; // a file, or a folder holding one checkpoint
     bool isFolder = false;
     std::optional<qint64> stepFromSidecar;
+    QString stepSidecar;       // the file stepFromSidecar was read from
     std::optional<qint64> stepFromName;
     QVariantMap sidecarConfig; // config.json / meta_N.json model_config: head counts for naming rules
+    QString configPath;        // the file sidecarConfig was read from
 };
 
 struct SkippedFile {

@@ -1,10 +1,15 @@
-// Cuts one typed matrix out of a stored tensor: the whole tensor, or the rows or columns a
-// fused tensor's part occupies.
+// Cuts one typed matrix out of a stored tensor (or one slice of it): the whole matrix, or the rows
+// or columns a fused tensor's part occupies in each of its groups.
 #pragma once
 
 #include "io/CheckpointReader.h"
-#include "model/TensorNameRules.h"
+#include "model/MatrixPart.h"
 
 namespace rankscope {
+// An empty matrix when the part does not fit the tensor (the layout checked it already).
 RowMajorMatrix extractMatrixPart(const RowMajorMatrix &tensor, const MatrixPart &part);
+// FP8 weights stored with per-block scales (DeepSeek-V3's weight_scale_inv, quantization_config's
+// weight_block_size): each block of blockRows × blockCols elements times its scale. False when the
+// scales are not the grid of ceil(rows / blockRows) × ceil(cols / blockCols) blocks.
+bool applyBlockScales(RowMajorMatrix &weights, const RowMajorMatrix &scales, qint64 blockRows, qint64 blockCols);
 }

@@ -1,14 +1,17 @@
 #include "analysis/MatrixResult.h"
 
 #include <algorithm>
-#include <tuple>
 
 namespace rankscope {
 
 void sortResults(QList<MatrixResult> &results)
 {
     std::stable_sort(results.begin(), results.end(), [](const MatrixResult &a, const MatrixResult &b) {
-        return std::tuple(a.step, a.layer, int(a.type), a.tensor) < std::tuple(b.step, b.layer, int(b.type), b.tensor);
+        if (a.step != b.step)
+            return a.step < b.step;
+        if (const auto c = a.identity() <=> b.identity(); c != 0)
+            return c < 0;
+        return a.tensor < b.tensor;
     });
 }
 

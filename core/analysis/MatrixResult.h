@@ -2,7 +2,7 @@
 // spectrum (the expensive part) and its metrics at the current energy threshold.
 #pragma once
 
-#include "model/MatrixType.h"
+#include "model/MatrixIdentity.h"
 #include "spectral/SpectralMetrics.h"
 
 #include <Eigen/Core>
@@ -13,8 +13,10 @@ namespace rankscope {
 
 struct MatrixResult {
     qint64 step = 0;
+    QString block;  // the stack (empty for a single-stack model), see MatrixIdentity
     int layer = 0;
     MatrixType type = MatrixType::Q;
+    QString expert; // an MoE expert's index, "shared", or empty
     QString tensor; // source tensor name, with the part for a split: "…c_attn.weight[Q]"
     QString checkpointPath;
     QString dtype;
@@ -22,9 +24,11 @@ struct MatrixResult {
     qint64 cols = 0;
     Eigen::VectorXd singularValues;
     SpectralMetrics metrics{};
+
+    MatrixIdentity identity() const { return {block, layer, type, expert}; }
 };
 
-// Sorted by step, then layer, then type in the contract's order.
+// Sorted by step, block, layer, type (in the contract's order), expert.
 void sortResults(QList<MatrixResult> &results);
 // Recomputes the τ-dependent metrics of every result from its stored spectrum (no checkpoint is
 // read, no power law is fitted again).

@@ -1,5 +1,6 @@
 #include "analysis/RunAnalyzer.h"
 
+#include "analysis/CheckpointPlan.h"
 #include "analysis/MatrixPartExtractor.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointReader.h"
@@ -24,7 +25,7 @@ RunAnalyzer::RunAnalyzer(AnalysisSettings settings) : m_settings(settings)
 QString RunAnalyzer::settingsKey() const
 {
     // τ is not part of it: metrics are recomputed from the stored spectra at any τ.
-    return QStringLiteral("solver=%1;rules=%2;schema=1").arg(QLatin1String(svdMethodName(m_settings.method)), m_rules.identity());
+    return QStringLiteral("solver=%1;rules=%2;schema=%3").arg(QLatin1String(svdMethodName(m_settings.method)), m_rules.identity()).arg(ResultsFile::kSchemaVersion);
 }
 
 void RunAnalyzer::updateEta(AnalysisProgress &progress) const
@@ -185,12 +186,12 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
         return {};
     }
     record.format = reader->formatName();
-    const std::optional<qint64> step = file.stepFromSidecar ? file.stepFromSidecar : reader->step() ? reader->step() : file.stepFromName;
-    record.stepFromOrder = !step.has_value();
-    record.step = step.value_or(0);
-    AttentionHeads heads = AttentionHeads::fromConfig(reader->modelConfig());
-    if (heads.heads == 0)
-        heads = AttentionHeads::fromConfig(file.sidecarConfig);
+    const qsizetype issuesBefore = issues.size();
+    const CheckpointPlan plan = CheckpointPlan::make(file, *reader, m_rules);
+    record.stepFromOrder = !plan.step.has_value();
+    record.step = plan.step.value_or(0);
+    for (const LeftOutTensor &left : plan.layout.reported())
+        issues.append({record.path, left.tensor, left.reason, false});
 
     QThreadPool pool;
     pool.setMaxThreadCount(m_settings.jobs);
@@ -199,76 +200,95 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     std::deque<QFuture<void>> inFlight;
     const SingularValueSolver solver(m_settings.method);
     const double energy = m_settings.energy;
-    const qsizetype issuesBefore = issues.size();
+    const QList<qint64> blockSize = [&] {
+        QList<qint64> size;
+        for (const QVariant &v : plan.config.value(QStringLiteral("weight_block_size")).toList())
+            size << v.toLongLong();
+        return size.size() == 2 ? size : QList<qint64>{128, 128};
+    }();
 
-    for (const TensorInfo &tensor : reader->tensors()) {
-        if (m_cancelled)
-            break;
-        if (tensor.shape.size() != 2)
-            continue; // biases, norms and scalars are never matrix types
-        const TensorAssignment assignment = m_rules.assign(tensor.name, tensor.shape, heads);
-        if (assignment.parts.isEmpty())
-            continue;
-        readClock.restart();
-        MatrixRead read = reader->readMatrix(tensor.name);
-        run.timings.readSeconds += readClock.nsecsElapsed() * 1e-9;
-        if (!read.ok()) {
-            QMutexLocker lock(&mutex);
-            issues.append({record.path, tensor.name, read.error, false});
-            continue;
-        }
-        // Bound the matrices held in memory: wait for the oldest when the workers are all busy.
-        while (int(inFlight.size()) > m_settings.jobs) {
-            inFlight.front().waitForFinished();
-            inFlight.pop_front();
-        }
-        for (const MatrixPart &part : assignment.parts) {
-            auto matrix = std::make_shared<RowMajorMatrix>(extractMatrixPart(read.values, part));
-            MatrixResult base;
-            base.step = record.step;
-            base.layer = part.layer;
-            base.type = part.type;
-            base.tensor = part.label;
-            base.checkpointPath = record.path;
-            base.dtype = tensor.dtype;
-            base.rows = matrix->rows();
-            base.cols = matrix->cols();
-            inFlight.push_back(QtConcurrent::run(&pool, [&, matrix, base]() mutable {
-                // A row-major W read as column-major is Wᵀ: same spectrum, no copy.
-                QElapsedTimer clock;
-                clock.start();
-                const Eigen::Map<const Eigen::MatrixXd> transposed(matrix->data(), matrix->cols(), matrix->rows());
-                const Spectrum spectrum = solver.compute(transposed);
-                matrix.reset();
-                const double spectrumSeconds = clock.nsecsElapsed() * 1e-9;
-                clock.restart();
-                if (spectrum.ok()) {
-                    base.singularValues = spectrum.singularValues;
-                    base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
-                }
-                const double metricsSeconds = clock.nsecsElapsed() * 1e-9;
+    for (const PlannedTensor &tensor : plan.layout.typed) {
+        // A 3-D tensor of experts is read one slice (one expert) at a time.
+        QList<qint64> slices;
+        for (const MatrixPart &part : tensor.parts)
+            if (!slices.contains(part.slice))
+                slices << part.slice;
+        for (const qint64 slice : slices) {
+            if (m_cancelled)
+                break;
+            readClock.restart();
+            MatrixRead read = reader->readMatrix(tensor.tensor, slice);
+            if (read.ok() && !tensor.blockScales.isEmpty()) {
+                const MatrixRead scales = reader->readMatrix(tensor.blockScales);
+                if (!scales.ok() || !applyBlockScales(read.values, scales.values, blockSize[0], blockSize[1]))
+                    read.error = QStringLiteral("its FP8 block scales %1 do not fit it (%2)")
+                                     .arg(tensor.blockScales, scales.ok() ? QStringLiteral("weight_block_size %1×%2").arg(blockSize[0]).arg(blockSize[1])
+                                                                          : scales.error);
+            }
+            run.timings.readSeconds += readClock.nsecsElapsed() * 1e-9;
+            if (!read.ok()) {
                 QMutexLocker lock(&mutex);
-                run.timings.spectraSeconds += spectrumSeconds;
-                run.timings.metricsSeconds += metricsSeconds;
-                if (!spectrum.ok()) {
-                    issues.append({record.path, base.tensor, spectrum.error, false});
-                    return;
-                }
-                results.append(std::move(base));
-            }));
-            ++progress.matricesDone;
-            ++m_matricesComputedHere;
+                issues.append({record.path, tensor.tensor, read.error, false});
+                continue;
+            }
+            // Bound the matrices held in memory: wait for the oldest when the workers are all busy.
+            while (int(inFlight.size()) > m_settings.jobs) {
+                inFlight.front().waitForFinished();
+                inFlight.pop_front();
+            }
+            for (const MatrixPart &part : tensor.parts) {
+                if (part.slice != slice)
+                    continue;
+                auto matrix = std::make_shared<RowMajorMatrix>(extractMatrixPart(read.values, part));
+                MatrixResult base;
+                base.step = record.step;
+                base.block = part.id.block;
+                base.layer = part.id.layer;
+                base.type = part.id.type;
+                base.expert = part.id.expert;
+                base.tensor = part.label;
+                base.checkpointPath = record.path;
+                base.dtype = tensor.dtype;
+                base.rows = matrix->rows();
+                base.cols = matrix->cols();
+                inFlight.push_back(QtConcurrent::run(&pool, [&, matrix, base]() mutable {
+                    // A row-major W read as column-major is Wᵀ: same spectrum, no copy.
+                    QElapsedTimer clock;
+                    clock.start();
+                    const Eigen::Map<const Eigen::MatrixXd> transposed(matrix->data(), matrix->cols(), matrix->rows());
+                    const Spectrum spectrum = solver.compute(transposed);
+                    matrix.reset();
+                    const double spectrumSeconds = clock.nsecsElapsed() * 1e-9;
+                    clock.restart();
+                    if (spectrum.ok()) {
+                        base.singularValues = spectrum.singularValues;
+                        base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
+                    }
+                    const double metricsSeconds = clock.nsecsElapsed() * 1e-9;
+                    QMutexLocker lock(&mutex);
+                    run.timings.spectraSeconds += spectrumSeconds;
+                    run.timings.metricsSeconds += metricsSeconds;
+                    if (!spectrum.ok()) {
+                        issues.append({record.path, base.tensor, spectrum.error, false});
+                        return;
+                    }
+                    results.append(std::move(base));
+                }));
+                ++progress.matricesDone;
+                ++m_matricesComputedHere;
+            }
+            progress.matricesTotal = std::max(progress.matricesTotal, progress.matricesDone);
+            updateEta(progress);
+            if (onProgress)
+                onProgress(progress, {});
         }
-        progress.matricesTotal = std::max(progress.matricesTotal, progress.matricesDone);
-        updateEta(progress);
-        if (onProgress)
-            onProgress(progress, {});
     }
     for (auto &future : inFlight)
         future.waitForFinished();
-    if (results.isEmpty() && !m_cancelled && issues.size() == issuesBefore) {
-        record.error = QStringLiteral("no attention or MLP matrices recognised among %1 tensors (see rankscope info)")
-                           .arg(reader->tensors().size());
+    if (results.isEmpty() && !m_cancelled && issues.size() == issuesBefore + plan.layout.reported().size()) {
+        const QString model = plan.config.describeModel();
+        record.error = QStringLiteral("no attention or MLP matrices recognised among %1 tensors%2 (see rankscope info)")
+                           .arg(reader->tensors().size()).arg(model.isEmpty() ? QString() : QStringLiteral(" of a model with ") + model);
         issues.append({record.path, {}, record.error, true});
     }
     record.matrices = int(results.size());

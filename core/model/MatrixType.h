@@ -8,11 +8,11 @@
 
 namespace rankscope {
 
-enum class MatrixType { Q, K, V, O, MlpGate, MlpUp, MlpDown };
+enum class MatrixType { Q, K, V, O, MlpUp, MlpDown, MlpGate };
 
 inline constexpr std::array<MatrixType, 7> kAllMatrixTypes = {
-    MatrixType::Q,       MatrixType::K,     MatrixType::V,      MatrixType::O,
-    MatrixType::MlpGate, MatrixType::MlpUp, MatrixType::MlpDown};
+    MatrixType::Q,     MatrixType::K,       MatrixType::V,      MatrixType::O,
+    MatrixType::MlpUp, MatrixType::MlpDown, MatrixType::MlpGate};
 
 // "Q", "K", …, "MLP_GATE", "MLP_UP", "MLP_DOWN": the names used in CSV, JSON and the CLI.
 QString csvName(MatrixType type);

@@ -1,77 +1,102 @@
-// Which tensors are attention and MLP matrices, of which layer and type, and how fused tensors
-// split into them. Built-in rules cover nanoGPT, nanochat, HF GPT-2, LLaMA-style (HF and Meta),
-// GPT-NeoX, BERT, Phi-3 and OLMo names; a user's JSON rules (docs/naming-rules.md) come first.
-// Wrapper prefixes (torch.compile, DDP, activation checkpointing, FSDP) are ignored.
+// Which tensors are attention and MLP matrices: of which stack, layer, type and expert, and how
+// a fused tensor holds its parts. Built-in rules cover the families in docs/naming-rules.md, each
+// read from the model's own source; a user's JSON rules (docs/naming-rules.md) come first.
+// A rule only names a layout; CheckpointLayout cuts the tensor with the model's config.
 #pragma once
 
 #include "model/MatrixType.h"
+#include "model/ModelConfig.h"
 
 #include <QList>
 #include <QRegularExpression>
 #include <QString>
 #include <QVariantMap>
+#include <functional>
 #include <optional>
 
 namespace rankscope {
 
-// One typed matrix inside a tensor: the whole tensor, or a block of its rows or columns.
-struct MatrixPart {
-    enum class Axis { Whole, Rows, Columns, HeadInterleavedRows };
-    MatrixType type;
+// How a fused tensor holds its parts, as the family's forward() splits it.
+enum class FusedLayout {
+    None,          // one matrix
+    QkvThirds,     // [Q; K; V] in equal thirds: rows of a [3C, C] Linear, or columns of a [C, 3C] Conv1D
+    QkvContiguous, // [Q (heads·d); K (kv·d); V (kv·d)]: multi-query and grouped sizes from the config
+    QkvPerHead,    // [head][q | k | v][d]
+    QkvGrouped,    // [key/value group][q × heads/kv, k, v][d] (Falcon's new decoder architecture)
+    FalconQkv,     // Falcon's and Bloom's query_key_value: one of the above, by the config
+    GptCAttn,      // c_attn of GPT-2 (Conv1D), nanoGPT (rows) and GPT-BigCode (per head or multi-query)
+    GateUp,        // [gate; up]
+    UpGate,        // [up; gate] (also Mamba's in_proj [x; z]: x is the up, z the gate)
+    GluGateUp,     // [gate; up] when the down projection (the rule's partner) takes half its rows, else one up
+    GluUpGate,     // [up; gate] likewise (OLMo's ff_proj, mamba_ssm's GatedMLP)
+    MlaKvA,        // DeepSeek kv_a_proj_with_mqa: [latent (kv_lora_rank); rope key (qk_rope_head_dim)]
+    MlaKvB,        // DeepSeek kv_b_proj: [head][k_nope (qk_nope_head_dim) | v (v_head_dim)]
+    ExpertsGateUp, // 3-D [experts, 2I, hidden]: per expert [gate; up] (transformers v5 fused experts)
+    ExpertsWhole,  // 3-D [experts, rows, cols]: one matrix of the rule's type per expert
+};
+
+// What the first applicable rule says about one tensor name.
+struct RuleMatch {
+    QString family;            // "GPT-NeoX", or "rules file rule 3"
+    bool ignored = false;      // a known tensor that is not a matrix type (a router, a position bias)
+    QString reason;            // why, when ignored
+    MatrixType type = MatrixType::Q; // the type of a tensor that is not fused
+    FusedLayout layout = FusedLayout::None;
     int layer = 0;
-    Axis axis = Axis::Whole;
-    qint64 begin = 0; // first row/column (Rows, Columns); q/k/v index for HeadInterleavedRows
-    qint64 count = 0; // rows/columns taken; per-head size for HeadInterleavedRows
-    int heads = 0;    // HeadInterleavedRows only
-    QString label;    // the tensor name, with the part: "…c_attn.weight[Q]"
-};
-
-struct TensorAssignment {
-    QList<MatrixPart> parts; // empty when the tensor is not one of the matrix types
-    QString skipReason;      // why, when parts is empty
-};
-
-// Head counts from the model's config, for fused tensors whose parts differ in size.
-struct AttentionHeads {
-    int heads = 0;   // query heads (n_head, num_attention_heads)
-    int kvHeads = 0; // key/value heads under grouped-query attention (num_key_value_heads); 0 = heads
-
-    // From nanoGPT's model_args, a Hugging Face config.json or nanochat's model_config.
-    static AttentionHeads fromConfig(const QVariantMap &config);
+    QString expert;
+    QString stack;             // the name before the layer container ("model.decoder"), wrappers removed
+    QString unnamedStack;      // the block of a stack whose prefix names none when others are named
+    QString subBlock;          // a block of its own inside the stack (MLA's "latent" and "rope")
+    bool cross = false;        // cross-attention: kept apart from self-attention of the same layer
+    std::optional<QString> fixedBlock; // a user rule's block, taken as it is
+    QString partner;           // a sibling tensor whose shape the layout checks (the down projection)
 };
 
 class TensorNameRules {
 public:
-    enum class Fusion {
-        None,
-        QkvThirds,   // [3C, C] rows Q|K|V, or [C, 3C] columns (HF GPT-2 Conv1D): the shape tells
-        QkvPerHead,  // rows [head][q|k|v][head_dim] (GPT-NeoX); needs the head count
-        QkvGqaRows,  // rows Q|K|V with K and V of kvHeads·head_dim (Phi-3); needs the head counts
-        GateUpRows,  // rows [gate; up] (Phi-3 gate_up_proj)
-        UpGateRows,  // rows [up; gate] (OLMo ff_proj)
-    };
-
     static TensorNameRules builtIn();
     // Built-ins with the user's rules from a JSON file in front; nullopt and error when it is invalid.
     static std::optional<TensorNameRules> withUserRules(const QString &jsonPath, QString *error);
 
-    TensorAssignment assign(const QString &tensorName, const QList<qint64> &shape, AttentionHeads heads = {}) const;
+    // nullopt when no rule knows the name. Rules restricted to some model types are skipped when
+    // the config names another.
+    // `exists` answers whether the checkpoint holds a tensor (by name without wrapper prefixes):
+    // some rules only apply beside a sibling (Mamba's out_proj beside its x_proj).
+    std::optional<RuleMatch> match(const QString &tensorName, const ModelConfig &config,
+                                   const std::function<bool(const QString &)> &exists) const;
+    // The rules file's "config": head counts and the like, before any config.json.
+    const QVariantMap &userConfig() const { return m_userConfig; }
+    QString userRulesPath() const { return m_userRulesPath; }
 
-    // "builtin", or "user-<sha1 of the rules file>": what a cached analysis was typed with.
+    // "builtin-N", or "user-<sha1 of the rules file>-N": what a cached analysis was typed with.
     QString identity() const { return m_identity; }
 
     // "_orig_mod.model.module.x" → "model.x": the wrappers' prefixes, per path component.
     static QString withoutWrapperPrefixes(const QString &name);
+    // Whether a name reads like an attention or MLP weight of a layer (so leaving it out is reported).
+    static bool looksLikeAttentionOrMlp(const QString &name);
 
 private:
     struct Rule {
-        QRegularExpression pattern; // captures the layer as group 1
-        MatrixType type;
-        Fusion fusion;
-        bool ignore = false;        // a user rule that marks tensors as not a matrix type
+        QRegularExpression pattern; // named groups: layer (or group 1), stack, expert, block
+        QString family;
+        MatrixType type = MatrixType::Q;
+        FusedLayout layout = FusedLayout::None;
+        QStringList modelTypes;     // empty: any model
+        QString expert;             // a fixed expert ("shared")
+        QString unnamedStack;
+        QString subBlock;
+        bool cross = false;
+        bool ignore = false;
+        QString reason;
+        std::optional<QString> fixedBlock;
+        QString needsSibling;       // a sibling (in the same layer) the rule needs, e.g. "mixer.x_proj.weight"
+        QString partner;            // a sibling whose shape the layout checks
     };
     QList<Rule> m_rules;
-    QString m_identity = QStringLiteral("builtin");
+    QVariantMap m_userConfig;
+    QString m_userRulesPath;
+    QString m_identity;
 };
 
 } // namespace rankscope

@@ -1,5 +1,6 @@
 // Writes small torch.save-format archives for the reader tests: the pickle protocol-2 bytes
-// torch would write for {'model': OrderedDict(name → tensor), 'iter_num': step} and a stored zip.
+// torch would write for nanoGPT's {'model': OrderedDict(name → tensor), 'iter_num': step,
+// 'model_args': {'n_head': heads}} and a stored zip.
 #pragma once
 
 #include <QByteArray>
@@ -59,7 +60,7 @@ private:
     }
 };
 
-inline QByteArray torchPickle(const QList<FakeTensor> &tensors, qint64 step)
+inline QByteArray torchPickle(const QList<FakeTensor> &tensors, qint64 step, qint64 heads = 4)
 {
     PickleBuilder p;
     p.op('\x80').op('\x02').op('}').op('(').str("model").global("collections", "OrderedDict").op(')').op('R').op('(');
@@ -69,7 +70,9 @@ inline QByteArray torchPickle(const QList<FakeTensor> &tensors, qint64 step)
         p.integer(t.offset).intTuple(t.shape).intTuple(t.stride).op('\x89');
         p.global("collections", "OrderedDict").op(')').op('R').op('t').op('R');
     }
-    p.op('u').str("iter_num").integer(step).op('u').op('.');
+    p.op('u').str("iter_num").integer(step);
+    p.str("model_args").op('}').op('(').str("n_head").integer(heads).op('u');
+    p.op('u').op('.');
     return p.bytes;
 }
 

@@ -1,7 +1,13 @@
+// The naming rules themselves: wrapper prefixes, which names read as attention/MLP weights, a user's
+// JSON rules (types, splits, blocks, experts, config), cutting parts out of a tensor, and the draft
+// rules `info --suggest-rules` writes. The families are tested end to end in tst_ArchitectureFamilies.
 #include "analysis/MatrixPartExtractor.h"
-#include "model/TensorNameRules.h"
+#include "model/CheckpointLayout.h"
+#include "model/RuleSuggestions.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -16,168 +22,193 @@ RowMajorMatrix numbered(int rows, int cols, double base)
             m(r, c) = base + r * cols + c;
     return m;
 }
+
+CheckpointLayout plan(const QList<NamedShape> &tensors, const QVariantMap &config = {},
+                      const TensorNameRules &rules = TensorNameRules::builtIn())
+{
+    ModelConfig c;
+    c.addSource(config, QStringLiteral("test"));
+    return CheckpointLayout::plan(tensors, c, rules);
+}
+
+QString writeRules(QTemporaryDir &dir, const QByteArray &json)
+{
+    const QString path = dir.filePath("rules.json");
+    QFile f(path);
+    f.open(QIODevice::WriteOnly | QIODevice::Truncate);
+    f.write(json);
+    return path;
+}
 } // namespace
 
 class TestTensorNameRules : public QObject {
     Q_OBJECT
-    const TensorNameRules rules = TensorNameRules::builtIn();
-
-    void expectSingle(const QString &name, MatrixType type, int layer)
-    {
-        const TensorAssignment a = rules.assign(name, {8, 8});
-        QVERIFY2(a.parts.size() == 1, qPrintable(name + ": " + a.skipReason));
-        QCOMPARE(a.parts[0].type, type);
-        QCOMPARE(a.parts[0].layer, layer);
-        QCOMPARE(a.parts[0].label, name);
-    }
-
 private slots:
-    void families()
-    {
-        using T = MatrixType;
-        expectSingle("transformer.h.3.attn.c_proj.weight", T::O, 3);
-        expectSingle("transformer.h.3.mlp.c_fc.weight", T::MlpUp, 3);
-        expectSingle("transformer.h.3.mlp.c_proj.weight", T::MlpDown, 3);
-        expectSingle("transformer.h.11.attn.c_k.weight", T::K, 11);               // nanochat
-        expectSingle("model.layers.7.self_attn.v_proj.weight", T::V, 7);          // LLaMA (HF)
-        expectSingle("model.layers.7.mlp.gate_proj.weight", T::MlpGate, 7);
-        expectSingle("layers.2.feed_forward.w1.weight", T::MlpGate, 2);           // Meta
-        expectSingle("layers.2.feed_forward.w3.weight", T::MlpUp, 2);
-        expectSingle("layers.2.feed_forward.w2.weight", T::MlpDown, 2);
-        expectSingle("gpt_neox.layers.5.mlp.dense_4h_to_h.weight", T::MlpDown, 5); // NeoX
-        expectSingle("bert.encoder.layer.4.attention.output.dense.weight", T::O, 4); // BERT
-        expectSingle("bert.encoder.layer.4.output.dense.weight", T::MlpDown, 4);
-        expectSingle("encoder.layer.4.intermediate.dense.weight", T::MlpUp, 4);
-    }
-
     void wrapperPrefixesAreIgnored()
     {
         QCOMPARE(TensorNameRules::withoutWrapperPrefixes("_orig_mod.module.transformer.h.0._checkpoint_wrapped_module.mlp.c_fc.weight"),
                  QStringLiteral("transformer.h.0.mlp.c_fc.weight"));
-        const TensorAssignment a = rules.assign("_orig_mod.transformer.h.2.mlp.c_fc.weight", {256, 64});
-        QCOMPARE(a.parts.size(), 1);
-        QCOMPARE(a.parts[0].layer, 2);
-        QCOMPARE(a.parts[0].label, QStringLiteral("_orig_mod.transformer.h.2.mlp.c_fc.weight"));
+        const CheckpointLayout l = plan({{"_orig_mod.transformer.h.2.mlp.c_fc.weight", {256, 64}, "float32"}});
+        QCOMPARE(l.typed.size(), 1);
+        QCOMPARE(l.typed[0].parts[0].id.layer, 2);
+        QCOMPARE(l.typed[0].parts[0].label, QStringLiteral("_orig_mod.transformer.h.2.mlp.c_fc.weight"));
     }
 
-    void otherTensorsAreSkippedWithAReason()
+    void attentionAndMlpLookalikes()
     {
-        for (const char *name : {"transformer.wte.weight", "lm_head.weight", "transformer.h.0.ln_1.weight",
-                                 "model.embed_tokens.weight", "transformer.h.0.attn.c_proj.bias"}) {
-            const TensorAssignment a = rules.assign(name, {8, 8});
-            QVERIFY2(a.parts.isEmpty(), name);
-            QVERIFY(!a.skipReason.isEmpty());
-        }
+        for (const char *name : {"model.layers.3.self_attn.qkv.weight", "encoder.layers.0.mlp.fc_gate.weight", "blocks.2.attn.in_proj_weight",
+                                 "transformer.layers.7.attention.wqkv.weight", "h.1.ffn.w_in.weight"})
+            QVERIFY2(TensorNameRules::looksLikeAttentionOrMlp(name), name);
+        for (const char *name : {"model.embed_tokens.weight", "lm_head.weight", "model.layers.3.self_attn.q_norm.weight",
+                                 "model.layers.3.input_layernorm.weight", "bert.pooler.dense.weight", "model.layers.2.mixer.A_log",
+                                 "transformer.h.0.ln_1.weight"})
+            QVERIFY2(!TensorNameRules::looksLikeAttentionOrMlp(name), name);
     }
 
-    // nanoGPT's c_attn is [3C, C] with rows Q|K|V: built from known Q, K, V it splits back to them.
-    void nanoGptFusedRowsSplitBack()
+    void otherTensorsAreLeftOutQuietly()
     {
-        const RowMajorMatrix q = numbered(4, 4, 0), k = numbered(4, 4, 100), v = numbered(4, 4, 200);
-        RowMajorMatrix fused(12, 4);
-        fused << q, k, v;
-        const TensorAssignment a = rules.assign("transformer.h.1.attn.c_attn.weight", {12, 4});
-        QCOMPARE(a.parts.size(), 3);
-        QCOMPARE(a.parts[1].label, QStringLiteral("transformer.h.1.attn.c_attn.weight[K]"));
-        QCOMPARE(extractMatrixPart(fused, a.parts[0]), q);
-        QCOMPARE(extractMatrixPart(fused, a.parts[1]), k);
-        QCOMPARE(extractMatrixPart(fused, a.parts[2]), v);
+        const CheckpointLayout l = plan({{"transformer.wte.weight", {8, 8}, "float32"},
+                                         {"lm_head.weight", {8, 8}, "float32"},
+                                         {"model.layers.0.mlp.gate.weight", {4, 8}, "float32"}, // a router
+                                         {"transformer.h.0.attn.c_proj.bias", {8}, "float32"}});
+        QVERIFY(l.typed.isEmpty());
+        QCOMPARE(l.leftOut.size(), 3); // the 1-D bias is not listed at all
+        QVERIFY(l.reported().isEmpty());
+        QVERIFY(l.leftOut[2].reason.contains("router"));
     }
 
-    // HF GPT-2's Conv1D c_attn is [C, 3C]: split by columns.
-    void gpt2FusedColumnsSplitBack()
+    void partsCutGroupedRowsAndColumns()
     {
-        const RowMajorMatrix q = numbered(4, 4, 0), k = numbered(4, 4, 100), v = numbered(4, 4, 200);
-        RowMajorMatrix fused(4, 12);
-        fused << q, k, v;
-        const TensorAssignment a = rules.assign("h.0.attn.c_attn.weight", {4, 12});
-        QCOMPARE(a.parts.size(), 3);
-        QCOMPARE(extractMatrixPart(fused, a.parts[0]), q);
-        QCOMPARE(extractMatrixPart(fused, a.parts[1]), k);
-        QCOMPARE(extractMatrixPart(fused, a.parts[2]), v);
+        // [head][q|k|v][head_dim] with 2 heads of 2 rows: Q is rows 0-1 and 6-7.
+        const RowMajorMatrix fused = numbered(12, 3, 0);
+        MatrixPart q;
+        q.groups = 2;
+        q.groupSize = 6;
+        q.offset = 0;
+        q.count = 2;
+        RowMajorMatrix expected(4, 3);
+        expected << fused.middleRows(0, 2), fused.middleRows(6, 2);
+        QCOMPARE(extractMatrixPart(fused, q), expected);
+        MatrixPart v = q;
+        v.offset = 4;
+        expected << fused.middleRows(4, 2), fused.middleRows(10, 2);
+        QCOMPARE(extractMatrixPart(fused, v), expected);
+        MatrixPart columns;
+        columns.axis = MatrixPart::Axis::Columns;
+        columns.groupSize = 3;
+        columns.offset = 1;
+        columns.count = 2;
+        QCOMPARE(extractMatrixPart(fused, columns), RowMajorMatrix(fused.rightCols(2)));
+        MatrixPart tooBig = q;
+        tooBig.groups = 3;
+        QCOMPARE(extractMatrixPart(fused, tooBig).size(), 0);
     }
 
-    // NeoX: rows are [head][q|k|v][head_dim]; 2 heads of dim 2.
-    void neoxPerHeadSplitBack()
+    void blockScalesMultiplyEachBlock()
     {
-        const RowMajorMatrix q = numbered(4, 3, 0), k = numbered(4, 3, 100), v = numbered(4, 3, 200);
-        RowMajorMatrix fused(12, 3);
-        fused << q.topRows(2), k.topRows(2), v.topRows(2), q.bottomRows(2), k.bottomRows(2), v.bottomRows(2);
-        QVERIFY(rules.assign("gpt_neox.layers.0.attention.query_key_value.weight", {12, 3}).parts.isEmpty()); // no head count
-        const TensorAssignment a = rules.assign("gpt_neox.layers.0.attention.query_key_value.weight", {12, 3}, {2, 0});
-        QCOMPARE(a.parts.size(), 3);
-        QCOMPARE(extractMatrixPart(fused, a.parts[0]), q);
-        QCOMPARE(extractMatrixPart(fused, a.parts[1]), k);
-        QCOMPARE(extractMatrixPart(fused, a.parts[2]), v);
-    }
-
-    // Phi-3: qkv_proj rows Q|K|V with 4 query heads and 2 key/value heads of dim 2 (hidden 8).
-    void phi3GqaAndGateUpSplitBack()
-    {
-        const RowMajorMatrix q = numbered(8, 8, 0), k = numbered(4, 8, 100), v = numbered(4, 8, 200);
-        RowMajorMatrix fused(16, 8);
-        fused << q, k, v;
-        const TensorAssignment a = rules.assign("model.layers.3.self_attn.qkv_proj.weight", {16, 8}, {4, 2});
-        QCOMPARE(a.parts.size(), 3);
-        QCOMPARE(extractMatrixPart(fused, a.parts[0]), q);
-        QCOMPARE(extractMatrixPart(fused, a.parts[1]), k);
-        QCOMPARE(extractMatrixPart(fused, a.parts[2]), v);
-        QVERIFY(rules.assign("model.layers.3.self_attn.qkv_proj.weight", {16, 8}).parts.isEmpty());
-
-        const RowMajorMatrix gate = numbered(6, 4, 0), up = numbered(6, 4, 50);
-        RowMajorMatrix gateUp(12, 4);
-        gateUp << gate, up;
-        const TensorAssignment g = rules.assign("model.layers.3.mlp.gate_up_proj.weight", {12, 4});
-        QCOMPARE(g.parts.size(), 2);
-        QCOMPARE(g.parts[0].type, MatrixType::MlpGate);
-        QCOMPARE(extractMatrixPart(gateUp, g.parts[0]), gate);
-        QCOMPARE(extractMatrixPart(gateUp, g.parts[1]), up);
-        // OLMo's ff_proj is the other way round: [up; gate].
-        const TensorAssignment o = rules.assign("model.transformer.blocks.1.ff_proj.weight", {12, 4});
-        QCOMPARE(o.parts[0].type, MatrixType::MlpUp);
-        QCOMPARE(extractMatrixPart(gateUp, o.parts[1]), up);
-        QCOMPARE(o.parts[1].type, MatrixType::MlpGate);
+        RowMajorMatrix w = RowMajorMatrix::Ones(5, 3);
+        RowMajorMatrix scales(3, 2);
+        scales << 1, 2, 3, 4, 5, 6;
+        QVERIFY(applyBlockScales(w, scales, 2, 2));
+        QCOMPARE(w(0, 0), 1.0);
+        QCOMPARE(w(1, 2), 2.0);
+        QCOMPARE(w(3, 1), 3.0);
+        QCOMPARE(w(4, 2), 6.0);
+        RowMajorMatrix again = RowMajorMatrix::Ones(5, 3);
+        QVERIFY(!applyBlockScales(again, scales, 4, 2)); // a 4-row block gives 2 block rows, not 3
     }
 
     void userRulesComeFirst()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath("rules.json");
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("{\"rules\": [\n"
-            "            {\"pattern\": \"^blocks\\\\.(\\\\d+)\\\\.attn\\\\.qkv\\\\.weight$\", \"split\": \"qkv\"},\n"
-            "            {\"pattern\": \"^blocks\\\\.(\\\\d+)\\\\.mlp\\\\.fc1\\\\.weight$\", \"type\": \"MLP_UP\"},\n"
-            "            {\"pattern\": \"^transformer\\\\.h\\\\.0\\\\.mlp\\\\.c_fc\\\\.weight$\", \"ignore\": true}\n"
-            "        ]}");
-        f.close();
+        const QString path = writeRules(dir, R"({"rules": [
+            {"pattern": "^blocks\\.(\\d+)\\.attn\\.qkv\\.weight$", "split": "qkv"},
+            {"pattern": "^blocks\\.(?<layer>\\d+)\\.moe\\.(?<expert>\\d+)\\.fc1\\.weight$", "type": "MLP_UP"},
+            {"pattern": "^vis\\.blocks\\.(\\d+)\\.fc1\\.weight$", "type": "MLP_UP", "block": "vision"},
+            {"pattern": "^transformer\\.h\\.0\\.mlp\\.c_fc\\.weight$", "ignore": true}],
+            "config": {"num_attention_heads": 4}})");
         QString error;
         const auto user = TensorNameRules::withUserRules(path, &error);
         QVERIFY2(user, qPrintable(error));
-        QCOMPARE(user->assign("blocks.5.attn.qkv.weight", {12, 4}).parts.size(), 3);
-        QCOMPARE(user->assign("blocks.5.mlp.fc1.weight", {16, 4}).parts[0].type, MatrixType::MlpUp);
-        QCOMPARE(user->assign("blocks.5.mlp.fc1.weight", {16, 4}).parts[0].layer, 5);
-        QVERIFY(user->assign("transformer.h.0.mlp.c_fc.weight", {16, 4}).skipReason.contains("user rule"));
-        QCOMPARE(user->assign("transformer.h.1.mlp.c_fc.weight", {16, 4}).parts.size(), 1); // built-ins still apply
+        QCOMPARE(user->userConfig().value("num_attention_heads").toInt(), 4);
+        QVERIFY(user->identity().startsWith("user-"));
+        const CheckpointLayout l = plan({{"blocks.5.attn.qkv.weight", {12, 4}, "float32"},
+                                         {"blocks.5.moe.3.fc1.weight", {16, 4}, "float32"},
+                                         {"vis.blocks.1.fc1.weight", {16, 4}, "float32"},
+                                         {"transformer.h.0.mlp.c_fc.weight", {16, 4}, "float32"},
+                                         {"transformer.h.1.mlp.c_fc.weight", {16, 4}, "float32"}},
+                                        {}, *user);
+        QCOMPARE(l.typed.size(), 4);
+        QCOMPARE(l.typed[0].parts.size(), 3);
+        QCOMPARE(l.typed[1].parts[0].id, (MatrixIdentity{{}, 5, MatrixType::MlpUp, "3"}));
+        QCOMPARE(l.typed[2].parts[0].id, (MatrixIdentity{"vision", 1, MatrixType::MlpUp, {}}));
+        QVERIFY(l.leftOut[0].reason.contains("user rule"));
+        QCOMPARE(l.typed[3].tensor, QStringLiteral("transformer.h.1.mlp.c_fc.weight")); // built-ins still apply
+    }
 
+    void invalidUserRulesSayWhichRule()
+    {
+        QTemporaryDir dir;
+        QString error;
         for (const QByteArray &bad : {QByteArray("{"), QByteArray("{\"rules\": []}"),
                                       QByteArray("{\"rules\": [{\"pattern\": \"(\", \"type\": \"Q\"}]}"),
                                       QByteArray("{\"rules\": [{\"pattern\": \"^x$\", \"type\": \"Q\"}]}"),
                                       QByteArray("{\"rules\": [{\"pattern\": \"^x(\\\\d+)$\", \"type\": \"QQ\"}]}"),
-                                      QByteArray("{\"rules\": [{\"pattern\": \"^x(\\\\d+)$\", \"split\": \"thirds\"}]}")}) {
-            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-            f.write(bad);
-            f.close();
+                                      QByteArray("{\"rules\": [{\"pattern\": \"^x(\\\\d+)$\", \"split\": \"thirds\"}]}"),
+                                      QByteArray("{\"rules\": [{\"pattern\": \"^x(\\\\d+)$\", \"type\": \"Q\"}], \"config\": 3}")}) {
+            const QString path = writeRules(dir, bad);
             QVERIFY2(!TensorNameRules::withUserRules(path, &error), bad.constData());
             QVERIFY(error.startsWith(path));
         }
     }
 
-    void fusedShapeThatDoesNotSplitIsReported()
+    // No two matrices of a checkpoint share an identity: the second is reported, not overwritten.
+    void identityClashesAreReported()
     {
-        const TensorAssignment a = rules.assign("transformer.h.0.attn.c_attn.weight", {10, 4});
-        QVERIFY(a.parts.isEmpty());
-        QVERIFY(a.skipReason.contains("three equal parts"));
+        QTemporaryDir dir;
+        QString error;
+        const auto user = TensorNameRules::withUserRules(writeRules(dir, R"({"rules": [
+            {"pattern": "^a\\.(\\d+)\\.w\\.weight$", "type": "Q"}, {"pattern": "^b\\.(\\d+)\\.w\\.weight$", "type": "Q"}]})"), &error);
+        QVERIFY2(user, qPrintable(error));
+        const CheckpointLayout l = plan({{"a.0.w.weight", {4, 4}, "float32"}, {"b.0.w.weight", {4, 4}, "float32"}}, {}, *user);
+        QCOMPARE(l.typed.size(), 1);
+        QCOMPARE(l.reported().size(), 1);
+        QVERIFY(l.reported()[0].reason.contains("already"));
+    }
+
+    void suggestionsGeneraliseNamesAndGuessTypes()
+    {
+        QCOMPARE(RuleSuggestions::patternFor("_orig_mod.model.blocks.3.moe.experts.7.w_in.weight"),
+                 QStringLiteral(R"(^model\.blocks\.(?<layer>\d+)\.moe\.experts\.(?<expert>\d+)\.w_in\.weight$)"));
+        const QList<LeftOutTensor> untyped = {{"enc.layers.0.attn.wqkv.weight", {48, 16}, "x", true},
+                                              {"enc.layers.1.attn.wqkv.weight", {48, 16}, "x", true},
+                                              {"enc.layers.2.attn.to_q.weight", {16, 16}, "x", true},
+                                              {"enc.layers.0.ffn.fc1.weight", {64, 16}, "x", true},
+                                              {"enc.layers.0.ffn.mystery.weight", {64, 16}, "x", true}};
+        const QJsonArray rules = RuleSuggestions::draft(untyped, {}).object().value("rules").toArray();
+        QCOMPARE(rules.size(), 4); // layers 0 and 1 of wqkv share one rule
+        QCOMPARE(rules[0].toObject().value("split").toString(), QStringLiteral("qkv"));
+        QCOMPARE(rules[1].toObject().value("type").toString(), QStringLiteral("Q"));
+        QCOMPARE(rules[2].toObject().value("type").toString(), QStringLiteral("MLP_UP"));
+        QCOMPARE(rules[3].toObject().value("type").toString(), QStringLiteral("?"));
+        // The draft loads once its unknown type is filled in, and then types every tensor.
+        QJsonObject doc = RuleSuggestions::draft(untyped, {}).object();
+        QJsonArray edited = doc.value("rules").toArray();
+        QJsonObject last = edited[3].toObject();
+        last.insert("type", "MLP_DOWN");
+        edited[3] = last;
+        doc.insert("rules", edited);
+        doc.insert("config", QJsonObject{{"num_attention_heads", 4}});
+        QTemporaryDir dir;
+        QString error;
+        const auto user = TensorNameRules::withUserRules(writeRules(dir, QJsonDocument(doc).toJson()), &error);
+        QVERIFY2(user, qPrintable(error));
+        QList<NamedShape> shapes;
+        for (const LeftOutTensor &t : untyped)
+            shapes.append({t.tensor, t.shape, "float32"});
+        const CheckpointLayout typed = plan(shapes, {}, *user);
+        QVERIFY2(typed.reported().isEmpty(), qPrintable(typed.reported().value(0).tensor + ": " + typed.reported().value(0).reason));
+        QCOMPARE(typed.matrixCount(), 3 + 3 + 3);
     }
 };
 

@@ -39,11 +39,14 @@ int main(int argc, char **argv)
     write("fuzz_numpy", "fortran.npy", npyFile(">f8", {2, 2}, rawBytes<double>({1, 2, 3, 4}, true), true));
     write("fuzz_numpy", "stored.npz", npzArchive({{"w.npy", npy}}, false));
     write("fuzz_numpy", "compressed.npz", npzArchive({{"w.npy", npy}, {"v.npy", npy}}, true));
-    write("fuzz_name_rules", "nanogpt", QByteArray("\x0c\x04\x02\x01", 4) + "transformer.h.3.attn.c_attn.weight");
-    write("fuzz_name_rules", "neox", QByteArray("\x0c\x03\x02\x00", 4) + "gpt_neox.layers.1.attention.query_key_value.weight");
-    write("fuzz_name_rules", "rules", QByteArray("\x04\x04\x00\x00", 4) +
-                                          R"({"rules":[{"pattern":"^blocks\\.(\\d+)\\.attn\\.qkv\\.weight$","split":"qkv"},{"pattern":"x","ignore":true}]})");
-    write("fuzz_name_rules", "index", QByteArray("\x04\x04\x00\x00", 4) + R"({"weight_map":{"a":"model-1.safetensors"}})");
+    // fuzz_name_rules: 6 bytes of shape and config, then a tensor name (or a rules file, or an index).
+    write("fuzz_name_rules", "nanogpt", QByteArray("\x01\x0c\x04\x02\x01\x04", 6) + "transformer.h.3.attn.c_attn.weight");
+    write("fuzz_name_rules", "neox", QByteArray("\x01\x0c\x04\x02\x00\x04", 6) + "gpt_neox.layers.1.attention.query_key_value.weight");
+    write("fuzz_name_rules", "falcon", QByteArray("\x01\x0c\x04\x02\x01\x05", 6) + "transformer.h.0.self_attention.query_key_value.weight");
+    write("fuzz_name_rules", "experts", QByteArray("\x00\x03\x08\x04\x02\x04", 6) + "model.layers.1.mlp.experts.gate_up_proj");
+    write("fuzz_name_rules", "rules", QByteArray("\x01\x04\x04\x00\x00\x00", 6) +
+                                          R"({"rules":[{"pattern":"^blocks\\.(\\d+)\\.attn\\.qkv\\.weight$","split":"qkv"},{"pattern":"x","ignore":true}],"config":{"num_attention_heads":2}})");
+    write("fuzz_name_rules", "index", QByteArray("\x01\x04\x04\x00\x00\x00", 6) + R"({"weight_map":{"a":"model-1.safetensors"}})");
     std::printf("seeds written to %s\n", argv[1]);
     return 0;
 }

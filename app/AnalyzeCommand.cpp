@@ -1,6 +1,6 @@
 #include "AnalyzeCommand.h"
 
-#include "analysis/MetricsCsvWriter.h"
+#include "analysis/MetricsTable.h"
 #include "RunLoader.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
@@ -47,21 +47,6 @@ bool openOutput(const QString &name, QFile &file, QTextStream &err)
     if (!ok)
         err << "rankscope: cannot write " << name << ": " << file.errorString() << '\n';
     return ok;
-}
-
-QJsonDocument toJson(const QList<MatrixResult> &results)
-{
-    QJsonArray records;
-    const QStringList columns = spectralMetricColumns();
-    for (const MatrixResult &r : results) {
-        QJsonObject o{{"step", r.step}, {"layer", r.layer}, {"type", csvName(r.type)}, {"tensor", r.tensor},
-                      {"rows", r.rows}, {"cols", r.cols}};
-        const QList<double> values = spectralMetricValues(r.metrics);
-        for (qsizetype i = 0; i < columns.size(); ++i)
-            o.insert(columns[i], std::isfinite(values[i]) ? QJsonValue(values[i]) : QJsonValue(QJsonValue::Null));
-        records.append(o);
-    }
-    return QJsonDocument(records);
 }
 
 } // namespace
@@ -187,13 +172,13 @@ int runAnalyzeCommand(const QStringList &arguments)
             QFile file;
             if (!openOutput(parser.value(csv), file, err))
                 return 1;
-            MetricsCsvWriter::write(run.results, file);
+            MetricsTable::writeCsv(run.results, file);
         }
         if (parser.isSet(json)) {
             QFile file;
             if (!openOutput(parser.value(json), file, err))
                 return 1;
-            file.write(toJson(run.results).toJson(QJsonDocument::Indented));
+            file.write(MetricsTable::toJson(run.results).toJson(QJsonDocument::Indented));
         }
         if (!silent && run.timings.readSeconds > 0)
             err << QStringLiteral("time: reading %1 s; spectra %2 s and metrics %3 s of CPU on %4 workers\n")

@@ -9,7 +9,7 @@
 #include "TypeFilterChips.h"
 #include "TypeLayerHeatmap.h"
 #include "ViewState.h"
-#include "analysis/MetricsCsvWriter.h"
+#include "analysis/MetricsTable.h"
 #include "analysis/ResultsFile.h"
 
 #include <QAction>
@@ -213,7 +213,7 @@ void MainWindow::buildMenus()
             QMessageBox::warning(this, tr("Export metrics table"), f.errorString());
             return;
         }
-        MetricsCsvWriter::write(m_state->results(), f);
+        MetricsTable::writeCsv(m_state->results(), f);
     });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);

@@ -1,16 +1,39 @@
-#include "analysis/MetricsCsvWriter.h"
+#include "analysis/MetricsTable.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QTextStream>
 #include <cmath>
 
 namespace rankscope {
 
-QStringList MetricsCsvWriter::header()
+namespace {
+
+constexpr int kContractMetrics = 7; // stable_rank … frobenius_norm: the contract's own columns
+
+// The columns of one matrix, in the order of columns(), as strings or numbers.
+QList<QVariant> record(const MatrixResult &r)
 {
-    return QStringList{"step", "layer", "type", "tensor", "rows", "cols"} + spectralMetricColumns();
+    const QList<double> metrics = spectralMetricValues(r.metrics);
+    QList<QVariant> row{r.step, r.layer, csvName(r.type), r.tensor, r.rows, r.cols};
+    for (int i = 0; i < kContractMetrics; ++i)
+        row << metrics[i];
+    row << r.block << r.expert;
+    for (qsizetype i = kContractMetrics; i < metrics.size(); ++i)
+        row << metrics[i];
+    return row;
 }
 
-QString MetricsCsvWriter::formatNumber(double value)
+} // namespace
+
+QStringList MetricsTable::columns()
+{
+    const QStringList metrics = spectralMetricColumns();
+    return QStringList{"step", "layer", "type", "tensor", "rows", "cols"} + metrics.mid(0, kContractMetrics) +
+           QStringList{"block", "expert"} + metrics.mid(kContractMetrics);
+}
+
+QString MetricsTable::formatNumber(double value)
 {
     if (std::isnan(value))
         return QStringLiteral("nan");
@@ -19,19 +42,45 @@ QString MetricsCsvWriter::formatNumber(double value)
     return QString::number(value, 'g', 10);
 }
 
-void MetricsCsvWriter::write(const QList<MatrixResult> &results, QIODevice &out)
+QString MetricsTable::csvField(const QString &text)
+{
+    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n')) &&
+        !text.contains(QLatin1Char('\r')))
+        return text;
+    return QLatin1Char('"') + QString(text).replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
+}
+
+bool MetricsTable::writeCsv(const QList<MatrixResult> &results, QIODevice &out)
 {
     QTextStream stream(&out);
-    stream << header().join(QLatin1Char(',')) << '\n';
+    stream << columns().join(QLatin1Char(',')) << '\n';
     for (const MatrixResult &r : results) {
-        QString tensor = r.tensor;
-        if (tensor.contains(QLatin1Char(',')) || tensor.contains(QLatin1Char('"')))
-            tensor = QLatin1Char('"') + tensor.replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
-        stream << r.step << ',' << r.layer << ',' << csvName(r.type) << ',' << tensor << ',' << r.rows << ',' << r.cols;
-        for (double v : spectralMetricValues(r.metrics))
-            stream << ',' << formatNumber(v);
-        stream << '\n';
+        QStringList fields;
+        for (const QVariant &v : record(r))
+            fields << (v.typeId() == QMetaType::Double ? formatNumber(v.toDouble()) : csvField(v.toString()));
+        stream << fields.join(QLatin1Char(',')) << '\n';
     }
+    stream.flush();
+    return stream.status() == QTextStream::Ok;
+}
+
+QJsonDocument MetricsTable::toJson(const QList<MatrixResult> &results)
+{
+    const QStringList names = columns();
+    QJsonArray records;
+    for (const MatrixResult &r : results) {
+        const QList<QVariant> row = record(r);
+        QJsonObject o;
+        for (qsizetype i = 0; i < names.size(); ++i) {
+            const QVariant &v = row[i];
+            if (v.typeId() == QMetaType::Double)
+                o.insert(names[i], std::isfinite(v.toDouble()) ? QJsonValue(v.toDouble()) : QJsonValue(QJsonValue::Null));
+            else
+                o.insert(names[i], QJsonValue::fromVariant(v));
+        }
+        records.append(o);
+    }
+    return QJsonDocument(records);
 }
 
 } // namespace rankscope

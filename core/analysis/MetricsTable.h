@@ -1,19 +1,26 @@
-// The metrics table as CSV: step,layer,type,tensor,rows,cols, the seven contract metrics, then
-// the extras, one row per typed matrix in the contract's order.
+// The metrics table every export writes, as CSV or JSON records: the contract's columns
+// (step,layer,type,tensor,rows,cols and the seven metrics), then block and expert, then the extras;
+// one row per typed matrix in the contract's order.
 #pragma once
 
 #include "analysis/MatrixResult.h"
 
 #include <QIODevice>
+#include <QJsonDocument>
 #include <QStringList>
 
 namespace rankscope {
 
-class MetricsCsvWriter {
+class MetricsTable {
 public:
-    static QStringList header();
-    static void write(const QList<MatrixResult> &results, QIODevice &out);
+    static QStringList columns();
+    // False when the device reports a write error.
+    static bool writeCsv(const QList<MatrixResult> &results, QIODevice &out);
+    // NaN and infinity become null.
+    static QJsonDocument toJson(const QList<MatrixResult> &results);
     static QString formatNumber(double value);
+    // A CSV field, quoted when it holds a comma, quote, or line break.
+    static QString csvField(const QString &text);
 };
 
 } // namespace rankscope

@@ -195,13 +195,15 @@ bool writeRun(hid_t file, const RunAnalysis &run)
          writeNumbers(checkpoints, "step_from_order", fromOrder, H5T_STD_I32LE, H5T_NATIVE_INT);
 
     Handle group(H5Gcreate2(file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-    QStringList types, tensors, dtypes, sources;
+    QStringList blocks, types, experts, tensors, dtypes, sources;
     std::vector<long long> mSteps, rows, cols, svOffset, svCount;
     std::vector<int> layers;
     std::vector<double> spectra;
     const QStringList columns = spectralMetricColumns();
     std::vector<std::vector<double>> metricColumns(size_t(columns.size()));
     for (const MatrixResult &r : run.results) {
+        blocks << r.block;
+        experts << r.expert;
         types << csvName(r.type);
         tensors << r.tensor;
         dtypes << r.dtype;
@@ -220,7 +222,8 @@ bool writeRun(hid_t file, const RunAnalysis &run)
         for (qsizetype i = 0; i < columns.size(); ++i)
             metricColumns[size_t(i)].push_back(values[i]);
     }
-    ok = ok && group.ok() && writeStrings(group, "type", types) && writeStrings(group, "tensor", tensors) &&
+    ok = ok && group.ok() && writeStrings(group, "block", blocks) && writeStrings(group, "type", types) &&
+         writeStrings(group, "expert", experts) && writeStrings(group, "tensor", tensors) &&
          writeStrings(group, "dtype", dtypes) && writeStrings(group, "checkpoint_path", sources) &&
          writeNumbers(group, "step", mSteps, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(group, "layer", layers, H5T_STD_I32LE, H5T_NATIVE_INT) &&
@@ -264,7 +267,7 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         return std::nullopt;
     }
     const auto schema = readNumberAttribute<int>(file, "schema_version", H5T_NATIVE_INT);
-    if (schema != ResultsFile::kSchemaVersion) {
+    if (schema != 1 && schema != ResultsFile::kSchemaVersion) {
         *error = QStringLiteral("results file schema %1 is not the %2 this RankScope reads").arg(schema.value_or(0)).arg(ResultsFile::kSchemaVersion);
         return std::nullopt;
     }
@@ -314,6 +317,9 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     Handle typeData(H5Dopen2(group, "type", H5P_DEFAULT), H5Dclose);
     const qint64 m = typeData.ok() ? datasetLength(typeData) : -1;
     const auto types = readStrings(group, "type", m);
+    // Schema 1 knew no blocks or experts: every matrix had neither.
+    const auto blocks = schema == 1 ? std::optional<QStringList>(QStringList(m < 0 ? 0 : m, QString())) : readStrings(group, "block", m);
+    const auto experts = schema == 1 ? std::optional<QStringList>(QStringList(m < 0 ? 0 : m, QString())) : readStrings(group, "expert", m);
     const auto tensors = readStrings(group, "tensor", m);
     const auto dtypes = readStrings(group, "dtype", m);
     const auto sources = readStrings(group, "checkpoint_path", m);
@@ -324,7 +330,7 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     const auto offsets = readNumbers<long long>(group, "sv_offset", m, H5T_NATIVE_LLONG);
     const auto lengths = readNumbers<long long>(group, "sv_count", m, H5T_NATIVE_LLONG);
     const auto spectra = readNumbers<double>(file, "singular_values", -1, H5T_NATIVE_DOUBLE);
-    if (m < 0 || !types || !tensors || !dtypes || !sources || !mSteps || !layers || !rows || !cols || !offsets || !lengths || !spectra)
+    if (m < 0 || !types || !blocks || !experts || !tensors || !dtypes || !sources || !mSteps || !layers || !rows || !cols || !offsets || !lengths || !spectra)
         return damaged(QStringLiteral("matrix table is incomplete"));
     // The stored metrics spare the power-law fits; a file without them has them recomputed.
     const QStringList columns = spectralMetricColumns();
@@ -344,6 +350,8 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
             return damaged(QStringLiteral("matrix %1 is inconsistent").arg(i));
         MatrixResult r;
         r.type = *type;
+        r.block = (*blocks)[i];
+        r.expert = (*experts)[i];
         r.tensor = (*tensors)[i];
         r.dtype = (*dtypes)[i];
         r.checkpointPath = (*sources)[i];

@@ -11,7 +11,9 @@ namespace rankscope {
 
 class ResultsFile {
 public:
-    static constexpr int kSchemaVersion = 1;
+    // 2: matrices are identified by block, layer, type and expert (1: layer and type; read with empty
+    // blocks and experts, which is all the rules of schema 1 could give).
+    static constexpr int kSchemaVersion = 2;
 
     static bool save(const RunAnalysis &run, const QString &path, QString *error);
     static std::optional<RunAnalysis> load(const QString &path, QString *error);

@@ -68,7 +68,7 @@ private slots:
         const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 145);
         QVERIFY(lines[0].startsWith("step,layer,type,tensor,rows,cols,stable_rank,compression_pct,alpha,weighted_alpha,"
-                                    "effective_rank,spectral_norm,frobenius_norm"));
+                                    "effective_rank,spectral_norm,frobenius_norm,block,expert,"));
         QVERIFY(lines[1].startsWith("0,0,Q,transformer.h.0.attn.c_attn.weight[Q],64,64,16.514229"));
         QVERIFY(lines[144].startsWith("1500,3,MLP_DOWN,transformer.h.3.mlp.c_proj.weight,64,256,"));
         QVERIFY(r.err.isEmpty());
@@ -85,6 +85,8 @@ private slots:
         const QByteArray text = f.readAll();
         QVERIFY(text.contains("\"compression_pct\""));
         QCOMPARE(text.count("\"tensor\""), 144);
+        QCOMPARE(text.count("\"block\": \"\""), 144);
+        QCOMPARE(text.count("\"expert\": \"\""), 144);
     }
 
     void exitStatusSaysWhatWasSkipped()

@@ -8,6 +8,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
+#include <hdf5.h>
 #include <random>
 
 using namespace rankscope;
@@ -31,6 +33,58 @@ int fromCache(const RunAnalysis &run)
 class TestResultsFile : public QObject {
     Q_OBJECT
 private slots:
+    // Blocks and experts survive the file; a schema-1 file (no blocks, no experts) is read as such,
+    // and a file of an unknown schema is refused.
+    void blocksExpertsAndSchemaVersions()
+    {
+        QTemporaryDir dir;
+        RunAnalysis run;
+        run.folder = dir.path();
+        for (const auto &[block, expert] : {std::pair{"decoder-cross", ""}, {"", "7"}, {"", "shared"}}) {
+            MatrixResult r;
+            r.block = block;
+            r.expert = expert;
+            r.singularValues = Eigen::VectorXd::Ones(3);
+            r.rows = r.cols = 3;
+            r.metrics = computeSpectralMetrics(r.singularValues, 3, 3);
+            run.results << r;
+        }
+        const QString path = dir.filePath("results.h5");
+        QString error;
+        QVERIFY2(ResultsFile::save(run, path, &error), qPrintable(error));
+        auto loaded = ResultsFile::load(path, &error);
+        QVERIFY2(loaded, qPrintable(error));
+        QCOMPARE(loaded->results.size(), 3);
+        QCOMPARE(loaded->results[0].expert, QStringLiteral("7")); // sorted: the empty block first, experts by number
+        QCOMPARE(loaded->results[1].expert, QStringLiteral("shared"));
+        QCOMPARE(loaded->results[2].block, QStringLiteral("decoder-cross"));
+
+        auto setSchema = [&](int version, bool dropIdentity) {
+            const hid_t file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
+            const hid_t attribute = H5Aopen(file, "schema_version", H5P_DEFAULT);
+            H5Awrite(attribute, H5T_NATIVE_INT, &version);
+            H5Aclose(attribute);
+            if (dropIdentity) {
+                H5Ldelete(file, "matrices/block", H5P_DEFAULT);
+                H5Ldelete(file, "matrices/expert", H5P_DEFAULT);
+            }
+            H5Fclose(file);
+        };
+        setSchema(1, true);
+        loaded = ResultsFile::load(path, &error);
+        QVERIFY2(loaded, qPrintable(error));
+        for (const MatrixResult &r : loaded->results) {
+            QVERIFY(r.block.isEmpty());
+            QVERIFY(r.expert.isEmpty());
+        }
+        setSchema(2, false); // schema 2 without its identity columns is damaged
+        QVERIFY(!ResultsFile::load(path, &error));
+        QVERIFY(error.contains("damaged"));
+        setSchema(99, false);
+        QVERIFY(!ResultsFile::load(path, &error));
+        QVERIFY2(error.contains("schema 99"), qPrintable(error));
+    }
+
     void roundTripKeepsSpectraMetricsAndIssues()
     {
         QTemporaryDir dir;
@@ -64,9 +118,14 @@ private slots:
             QCOMPARE(b.dtype, a.dtype);
             QCOMPARE(b.rows, a.rows);
             QCOMPARE(b.cols, a.cols);
+            QCOMPARE(b.block, a.block);
+            QCOMPARE(b.expert, a.expert);
             QVERIFY(b.singularValues == a.singularValues); // bit for bit
-            QCOMPARE(b.metrics.stableRank, a.metrics.stableRank);
-            QCOMPARE(b.metrics.alpha, a.metrics.alpha);
+            // Every metric, NaN for NaN.
+            const QList<double> va = spectralMetricValues(a.metrics), vb = spectralMetricValues(b.metrics);
+            QCOMPARE(vb.size(), 13);
+            for (qsizetype m = 0; m < va.size(); ++m)
+                QVERIFY2(vb[m] == va[m] || (std::isnan(vb[m]) && std::isnan(va[m])), qPrintable(spectralMetricColumns()[m]));
         }
         QCOMPARE(loaded->issues.size(), 1);
         QVERIFY(loaded->issues[0].text().startsWith("ckpt_000200.pt: not a recognised"));

@@ -161,8 +161,8 @@ int runAnalyzeCommand(const QStringList &arguments)
         if (!loaded)
             return 1;
         const RunAnalysis &run = *loaded;
-        for (const AnalysisIssue &issue : run.issues)
-            err << issue.text() << '\n';
+        for (const QString &line : run.issueLines())
+            err << line << '\n';
         for (const QString &note : run.notes)
             err << "note: " << note << '\n';
         for (const QString &path : silent ? QStringList() : run.pending)

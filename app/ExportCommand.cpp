@@ -57,8 +57,11 @@ int runExportCommand(const QStringList &arguments)
     const QCommandLineOption relativeDepthOption(QStringLiteral("relative-depth"), QStringLiteral("Layers as layer / (depth − 1), to compare models of different depth."));
     const QCommandLineOption relativeStepOption(QStringLiteral("relative-step"), QStringLiteral("Steps as a fraction of each run's last step."));
     const QCommandLineOption byLayerOption(QStringLiteral("by-layer"), QStringLiteral("lines: one line per layer of this type instead of one per type."), QStringLiteral("T"));
+    const QCommandLineOption blockOption(QStringLiteral("block"), QStringLiteral("lines, bars, spectrum: the block of a model of several stacks, e.g. encoder, decoder-cross (default: the first)."), QStringLiteral("B"));
+    const QCommandLineOption expertOption(QStringLiteral("expert"), QStringLiteral("MoE models: one expert (a number or 'shared') instead of the mean over the routed experts."), QStringLiteral("E"));
     parser.addOptions({figure, output, metricOption, stepOption, typesOption, layersOption, energyOption, widthOption,
-                       heightOption, scaleOption, titleOption, layerOption, typeOption, byLayerOption, relativeDepthOption, relativeStepOption});
+                       heightOption, scaleOption, titleOption, layerOption, typeOption, byLayerOption, relativeDepthOption, relativeStepOption,
+                       blockOption, expertOption});
     auto usage = [&](const QString &message) {
         err << "rankscope export: " << message << '\n';
         return 1;
@@ -112,6 +115,16 @@ int runExportCommand(const QStringList &arguments)
             state.setRun(*run, name);
         else
             state.addComparedRun(*run, name);
+    }
+    if (parser.isSet(blockOption)) {
+        if (!state.blocks().contains(parser.value(blockOption)))
+            return usage(QStringLiteral("no block '%1' (the runs have: %2)").arg(parser.value(blockOption), state.blocks().join(QLatin1String(", "))));
+        state.setBlock(parser.value(blockOption));
+    }
+    if (parser.isSet(expertOption)) {
+        if (!state.experts().contains(parser.value(expertOption)))
+            return usage(QStringLiteral("no expert '%1'").arg(parser.value(expertOption)));
+        state.setExpert(parser.value(expertOption));
     }
     state.setRelativeDepth(parser.isSet(relativeDepthOption));
     state.setRelativeStep(parser.isSet(relativeStepOption));
@@ -171,9 +184,9 @@ int runExportCommand(const QStringList &arguments)
         if (!type || !ok)
             return usage(QStringLiteral("spectrum needs --layer L and --type T"));
         auto view = std::make_unique<SpectrumView>(&state);
-        const MatrixKey key{state.currentStep(), layer, *type};
+        const MatrixKey key{0, state.currentStep(), {state.block(), layer, *type, state.expert()}};
         if (!state.find(key))
-            return usage(QStringLiteral("no %1 matrix in layer %2 at step %3").arg(csvName(*type)).arg(layer).arg(key.step));
+            return usage(QStringLiteral("no %1 matrix at step %2").arg(key.id.text()).arg(key.step));
         view->showMatrix(key);
         views.push_back(std::move(view));
     }

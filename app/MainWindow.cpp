@@ -6,6 +6,7 @@
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
 #include "SpectrumView.h"
+#include "BlockExpertSelector.h"
 #include "TypeFilterChips.h"
 #include "TypeLayerHeatmap.h"
 #include "ViewState.h"
@@ -92,7 +93,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     connect(m_state, &ViewState::spectrumRequested, this, [this] { m_tabs->setCurrentWidget(m_spectrum); });
     connect(m_state, &ViewState::resultsChanged, this, [this] { syncStepControls(); syncLayerControls(); syncComparePanels(); });
-    connect(m_state, &ViewState::displayChanged, this, &MainWindow::syncComparePanels);
+    connect(m_state, &ViewState::displayChanged, this, [this] { syncLayerControls(); syncComparePanels(); });
     auto *runsDock = new QDockWidget(tr("Runs"), this);
     runsDock->setObjectName(QStringLiteral("runs"));
     m_runList = new RunListPanel(m_state, runsDock);
@@ -244,6 +245,7 @@ void MainWindow::buildControls()
     bar->setMovable(false);
     bar->addWidget(new QLabel(tr(" Types "), this));
     bar->addWidget(new TypeFilterChips(m_state, this));
+    bar->addWidget(new BlockExpertSelector(m_state, this));
     bar->addSeparator();
     bar->addWidget(new QLabel(tr(" Layers "), this));
     m_firstLayer = new QSpinBox(this);

@@ -2,8 +2,10 @@
 
 #include "MetricSelector.h"
 #include "PlotStyle.h"
+#include "analysis/MetricsTable.h"
 
 #include <QLabel>
+#include <cmath>
 
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -12,24 +14,45 @@ namespace rankscope {
 
 QString describeMatrix(const MatrixResult &r)
 {
-    return QStringLiteral("%1 · layer %2 · step %3<br><span style='color:#555; white-space:pre'>%4 [%5×%6] %7</span>")
-        .arg(displayLabel(r.type).toHtmlEscaped())
-        .arg(r.layer)
-        .arg(r.step)
-        .arg(r.tensor.toHtmlEscaped())
+    QStringList where;
+    if (!r.block.isEmpty())
+        where << r.block.toHtmlEscaped();
+    where << displayLabel(r.type).toHtmlEscaped() << QStringLiteral("layer %1").arg(r.layer);
+    if (!r.expert.isEmpty())
+        where << (r.expert == QLatin1String(kSharedExpert) ? QStringLiteral("shared expert") : QStringLiteral("expert %1").arg(r.expert.toHtmlEscaped()));
+    where << QStringLiteral("step %1").arg(r.step);
+    return QStringLiteral("%1<br><span style='color:#555; white-space:pre'>%2 [%3×%4] %5</span>")
+        .arg(where.join(QStringLiteral(" · ")), r.tensor.toHtmlEscaped())
         .arg(r.rows)
         .arg(r.cols)
         .arg(r.dtype);
 }
 
-QString stepTableCsv(const ViewState &state, Metric metric, int run)
+QString describeCell(const MatrixCell &cell, Metric metric)
 {
-    QString csv = QStringLiteral("step,layer,type,tensor,rows,cols,%1\n").arg(QLatin1String(metricInfo(metric).column));
-    for (int layer : state.visibleLayersAt(run))
-        for (MatrixType type : state.visibleTypes())
-            if (const MatrixResult *r = state.findIn(run, {state.stepAt(run), layer, type}))
-                csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7\n").arg(r->step).arg(layer).arg(csvName(type), r->tensor)
-                           .arg(r->rows).arg(r->cols).arg(metricValue(r->metrics, metric), 0, 'g', 10);
+    const QString name = QString::fromUtf8(metricInfo(metric).label);
+    auto number = [](double v) { return std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN"); };
+    if (const MatrixResult *r = cell.single())
+        return QStringLiteral("<b>%1 = %2</b><br>%3").arg(name, number(metricValue(r->metrics, metric)), describeMatrix(*r));
+    const AggregatePoint p = aggregateValues(cell.matrices, metric);
+    const MatrixResult &first = *cell.matrices.first();
+    QString where = first.block.isEmpty() ? QString() : first.block.toHtmlEscaped() + QStringLiteral(" · ");
+    where += QStringLiteral("%1 · layer %2 · step %3").arg(displayLabel(first.type).toHtmlEscaped()).arg(first.layer).arg(first.step);
+    return QStringLiteral("<b>%1 = %2</b> (mean of %3 experts)<br>min %4 · max %5%6<br>%7")
+        .arg(name, number(p.value)).arg(cell.matrices.size()).arg(number(p.min), number(p.max))
+        .arg(p.missing ? QStringLiteral(" · %1 NaN left out").arg(p.missing) : QString(), where);
+}
+
+QString stepTableCsv(const ViewState &state, Metric metric, int run, const QStringList &blocks)
+{
+    QString csv = QStringLiteral("step,block,layer,type,expert,tensor,rows,cols,%1\n").arg(QLatin1String(metricInfo(metric).column));
+    for (const QString &block : blocks)
+        for (int layer : state.visibleLayersAt(run, block))
+            for (MatrixType type : state.visibleTypes())
+                for (const MatrixResult *r : state.cell(run, block, layer, type).matrices)
+                    csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9\n").arg(r->step).arg(MetricsTable::csvField(block)).arg(layer)
+                               .arg(csvName(type), MetricsTable::csvField(r->expert), MetricsTable::csvField(r->tensor))
+                               .arg(r->rows).arg(r->cols).arg(MetricsTable::formatNumber(metricValue(r->metrics, metric)));
     return csv;
 }
 

@@ -60,10 +60,13 @@ private:
     bool m_stale = false;
 };
 
-// step,layer,type,tensor,rows,cols,<metric> for the visible layers and types at the current step.
-QString stepTableCsv(const ViewState &state, Metric metric, int run = 0);
+// step,block,layer,type,expert,tensor,rows,cols,<metric>: every matrix of the visible layers and
+// types of the given blocks at the run's step (each chosen expert on a row of its own).
+QString stepTableCsv(const ViewState &state, Metric metric, int run, const QStringList &blocks);
 
-// A one-line text for a matrix: "MLP↑ · layer 2 · step 1500" and its tensor and shape.
+// A one-line text for a matrix: "decoder · MLP↑ · layer 2 · expert 3 · step 1500", its tensor and shape.
 QString describeMatrix(const MatrixResult &r);
+// A cell's value for the tooltips: its one matrix, or the mean (min, max) of its experts.
+QString describeCell(const MatrixCell &cell, Metric metric);
 
 } // namespace rankscope

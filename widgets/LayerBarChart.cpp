@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <cmath>
+#include <limits>
 
 namespace rankscope {
 
@@ -52,13 +53,20 @@ void LayerBarChart::rebuild()
     p->clearPlottables();
     m_typeOf.clear();
     const ViewState *s = state();
+    const QString block = s->block();
     const QList<int> layers = s->visibleLayersAt(m_run);
     const qint64 step = s->stepAt(m_run);
     const bool logY = s->logY();
-    const QList<MatrixType> visible = s->visibleTypes();
+    const QList<MatrixType> types = s->typesIn(block);
+    QList<MatrixType> visible;
+    for (MatrixType type : types)
+        if (s->isTypeVisible(type))
+            visible << type;
+    bool anyExperts = false;
+    double whiskerLow = std::numeric_limits<double>::infinity(), whiskerHigh = -whiskerLow;
     // Each layer's group spans 80 % of the unit between layers, split among the visible types.
     const double width = visible.isEmpty() ? 0.8 : 0.8 / visible.size();
-    for (MatrixType type : s->presentTypes()) {
+    for (MatrixType type : types) {
         auto *bars = new QCPBars(p->xAxis, p->yAxis);
         bars->setName(displayLabel(type));
         const QColor colour = typeColour(type);
@@ -72,12 +80,34 @@ void LayerBarChart::rebuild()
         bars->setVisible(isVisible);
         if (auto *item = p->legend->itemWithPlottable(bars))
             item->setTextColor(isVisible ? QColor(0x22, 0x22, 0x22) : QColor(0xAA, 0xAA, 0xAA));
+        // A layer of several experts shows their mean, with a whisker from the smallest to the largest.
+        QCPErrorBars *spread = nullptr;
         for (int layer : layers) {
-            const MatrixResult *r = s->findIn(m_run, {step, layer, type});
-            const double v = r ? metricValue(r->metrics, m_metric) : std::nan("");
-            bars->addData(layer, logY && !(v > 0) ? std::nan("") : v);
+            const MatrixCell cell = s->cell(m_run, step, block, layer, type);
+            const AggregatePoint v = cell.isEmpty() ? AggregatePoint{0, std::nan(""), 0, 0, 0, 0} : aggregateValues(cell.matrices, m_metric);
+            bars->addData(layer, logY && !(v.value > 0) ? std::nan("") : v.value);
+            if (cell.matrices.size() > 1 && isVisible) {
+                if (!spread) {
+                    spread = new QCPErrorBars(p->xAxis, p->yAxis);
+                    spread->setDataPlottable(bars);
+                    spread->setPen(QPen(QColor(0x33, 0x33, 0x33), 1.0));
+                    spread->setWhiskerWidth(4);
+                    spread->removeFromLegend();
+                    spread->setSelectable(QCP::stNone);
+                    spread->setData(QVector<double>(bars->data()->size() - 1, std::nan("")), QVector<double>(bars->data()->size() - 1, std::nan("")));
+                }
+                spread->addData(std::isfinite(v.value) ? v.value - v.min : std::nan(""), std::isfinite(v.value) ? v.max - v.value : std::nan(""));
+                if (std::isfinite(v.value) && (!logY || v.min > 0)) {
+                    whiskerLow = std::min(whiskerLow, v.min);
+                    whiskerHigh = std::max(whiskerHigh, v.max);
+                }
+                anyExperts = true;
+            } else if (spread) {
+                spread->addData(std::nan(""), std::nan(""));
+            }
         }
-        if (const auto h = s->highlighted(); h && h->type == type && h->run == m_run && isVisible)
+        const auto h = s->highlighted();
+        if (h && h->id.type == type && h->id.block == block && h->run == m_run && isVisible)
             bars->setPen(QPen(QColor(0x11, 0x11, 0x11), 2.0));
     }
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
@@ -89,9 +119,11 @@ void LayerBarChart::rebuild()
         p->xAxis->setRange(layers.first() - 0.6, layers.last() + 0.6);
     PlotStyle::setLogScale(p->yAxis, logY);
     // The value axis spans every shown run, so side-by-side panels share one scale.
-    const auto range = s->valueRangeAtSteps(m_metric, visible, logY);
-    if (range) {
-        const auto [lowest, highest] = *range;
+    if (const auto range = s->valueRangeAtSteps(m_metric, {block}, visible, logY)) {
+        auto [lowest, highest] = *range;
+        // The whiskers must fit too.
+        lowest = std::min(lowest, whiskerLow);
+        highest = std::max(highest, whiskerHigh);
         if (logY)
             p->yAxis->setRange(lowest / 1.5, highest * 1.5);
         else
@@ -103,7 +135,14 @@ void LayerBarChart::rebuild()
     for (QCPBars *b : m_typeOf.keys())
         b->setBaseValue(logY ? p->yAxis->range().lower : 0);
     p->yAxis->setLabel(metricAxisLabel(m_metric, s->energy()));
-    setTitle(tr("%1 by layer at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(step).arg(s->runNameAt(m_run)));
+    QString scope = s->runNameAt(m_run);
+    if (!block.isEmpty())
+        scope = block + QStringLiteral(", ") + scope;
+    if (anyExperts)
+        scope = tr("mean of experts (whiskers: min–max), %1").arg(scope);
+    else if (!s->expert().isEmpty())
+        scope = (s->expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s->expert())) + QStringLiteral(", ") + scope;
+    setTitle(tr("%1 by layer at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(step).arg(scope));
     refresh();
 }
 
@@ -118,7 +157,12 @@ std::optional<MatrixKey> LayerBarChart::matrixAt(const QPoint &pixel) const
         if (selection.isEmpty())
             continue;
         const auto it = bars->data()->at(selection.dataRange().begin());
-        return MatrixKey{state()->stepAt(m_run), int(std::lround(it->key)), m_typeOf.value(bars), m_run};
+        // A bar of several experts opens the first of them.
+        const qint64 step = state()->stepAt(m_run);
+        const MatrixCell cell = state()->cell(m_run, step, state()->block(), int(std::lround(it->key)), m_typeOf.value(bars));
+        if (cell.isEmpty())
+            return std::nullopt;
+        return MatrixKey{m_run, step, cell.matrices.first()->identity()};
     }
     return std::nullopt;
 }

@@ -3,6 +3,7 @@
 #include "MetricSelector.h"
 #include "PlotStyle.h"
 #include "TypeStyle.h"
+#include "analysis/MetricsTable.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -68,7 +69,7 @@ MetricLineChart::MetricLineChart(ViewState *state, QWidget *parent)
     m_stepMarker->setSelectable(false);
 
     connect(state, &ViewState::resultsChanged, this, [this] { fillModeBox(); rebuild(); });
-    connect(state, &ViewState::displayChanged, this, &MetricLineChart::rebuild);
+    connect(state, &ViewState::displayChanged, this, [this] { fillModeBox(); rebuild(); });
     connect(state, &ViewState::highlightChanged, this, &MetricLineChart::rebuild);
     connect(state, &ViewState::currentStepChanged, this, [this] { updateStepMarker(); refresh(); });
     fillModeBox();
@@ -80,7 +81,7 @@ void MetricLineChart::fillModeBox()
     const QVariant current = m_modeBox->currentData();
     m_modeBox->clear();
     m_modeBox->addItem(tr("One per type"), -1);
-    for (MatrixType type : state()->presentTypes())
+    for (MatrixType type : state()->typesIn(state()->block()))
         m_modeBox->addItem(tr("%1 by layer").arg(displayLabel(type)), int(type));
     const int index = m_modeBox->findData(current);
     m_modeBox->setCurrentIndex(index < 0 ? 0 : index);
@@ -120,12 +121,10 @@ void MetricLineChart::rebuild()
         const bool comparing = runs.size() > 1;
         for (qsizetype k = 0; k < runs.size(); ++k) {
             const int run = runs[k];
-            const QList<int> runLayers = s->visibleLayersAt(run);
-            if (runLayers.isEmpty())
+            if (s->visibleLayersAt(run).isEmpty())
                 continue;
-            const LayerRange range{runLayers.first(), runLayers.last()};
-            for (MatrixType type : s->presentTypes()) {
-                const QList<AggregatePoint> points = aggregateOverLayers(s->resultsAt(run), type, m_metric, s->aggregate(), range);
+            for (MatrixType type : s->typesIn(s->block())) {
+                const QList<AggregatePoint> points = aggregateOverLayers(s->resultsAt(run), type, m_metric, s->aggregate(), s->filterAt(run));
                 if (points.isEmpty())
                     continue;
                 const bool visible = s->isTypeVisible(type);
@@ -150,7 +149,7 @@ void MetricLineChart::rebuild()
                 }
                 QCPGraph *graph = p->addGraph();
                 graph->setName(displayLabel(type));
-                const bool highlighted = s->highlighted() && s->highlighted()->type == type;
+                const bool highlighted = s->highlighted() && s->highlighted()->id.type == type && s->highlighted()->id.block == s->block();
                 // Colour is the type; line style and marker are the run.
                 QPen pen = typePen(type, highlighted ? 3.4 : 2.0);
                 pen.setStyle(runLineStyle(int(k)));
@@ -182,17 +181,23 @@ void MetricLineChart::rebuild()
         if (comparing)
             layerText = s->relativeDepth() ? tr("%1 over the same relative depth").arg(aggregateName)
                                            : tr("%1 over each run's selected layers").arg(aggregateName);
+        if (!s->experts().isEmpty())
+            layerText += s->expert().isEmpty() ? tr(" and experts")
+                         : s->expert() == QLatin1String(kSharedExpert) ? tr(", shared expert") : tr(", expert %1").arg(s->expert());
         QStringList names;
         for (int run : runs)
             names << s->runNameAt(run);
-        setTitle(tr("%1 vs training step, %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label), layerText,
+        setTitle(tr("%1 vs training step, %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label),
+                                                         s->block().isEmpty() ? layerText : s->block() + QStringLiteral(", ") + layerText,
                                                          names.join(QLatin1String(" vs "))));
     } else {
         const MatrixType type = *m_perLayerType;
         const QList<int> layers = s->visibleLayers();
         for (qsizetype i = 0; i < layers.size(); ++i) {
             const int layer = layers[i];
-            const QList<AggregatePoint> points = aggregateOverLayers(results, type, m_metric, Aggregate::Mean, {layer, layer});
+            MatrixFilter filter = s->filterAt(0);
+            filter.layers = {layer, layer};
+            const QList<AggregatePoint> points = aggregateOverLayers(results, type, m_metric, Aggregate::Mean, filter);
             if (points.isEmpty())
                 continue;
             const QColor colour = PlotStyle::layerRamp(type, int(i), int(layers.size()));
@@ -202,12 +207,15 @@ void MetricLineChart::rebuild()
             graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour.darker(130), colour, 5));
             for (const AggregatePoint &pt : points)
                 graph->addData(xOf(0, pt.step), plotted(pt.value));
-            const bool highlighted = s->highlighted() && s->highlighted()->layer == layer && s->highlighted()->type == type;
+            const auto h = s->highlighted();
+            const bool highlighted = h && h->id.layer == layer && h->id.type == type && h->id.block == s->block();
             if (highlighted)
                 graph->setPen(QPen(colour, 3.2));
             m_lines.append({graph, type, layer, points, 0});
         }
-        setTitle(tr("%1 of %2 by layer vs training step — %3").arg(QString::fromUtf8(metricInfo(m_metric).label), displayLabel(type), s->runName()));
+        setTitle(tr("%1 of %2 by layer vs training step — %3")
+                     .arg(QString::fromUtf8(metricInfo(m_metric).label),
+                          s->block().isEmpty() ? displayLabel(type) : QStringLiteral("%1 %2").arg(s->block(), displayLabel(type)), s->runName()));
     }
 
     p->yAxis->setLabel(metricLabel);
@@ -306,15 +314,17 @@ QString MetricLineChart::tooltipAt(const QPoint &pixel) const
     const AggregatePoint &pt = hit.line->points[hit.index];
     const QString metricName = QString::fromUtf8(metricInfo(m_metric).label);
     if (hit.line->layer >= 0) {
-        const MatrixResult *r = state()->find({pt.step, hit.line->layer, hit.line->type});
-        return r ? QStringLiteral("<b>%1 = %2</b><br>%3").arg(metricName, number(pt.value), describeMatrix(*r)) : QString();
+        const MatrixCell cell = state()->cell(0, pt.step, state()->block(), hit.line->layer, hit.line->type);
+        return cell.isEmpty() ? QString() : describeCell(cell, m_metric);
     }
     const QString aggregateName = state()->aggregate() == Aggregate::Mean ? tr("mean") : tr("median");
-    QString text = QStringLiteral("<b>%1</b> · step %2<br>%3 %4 = <b>%5</b><br>min %6 · max %7 · %8 layers")
-                       .arg(displayLabel(hit.line->type).toHtmlEscaped() +
+    QString text = QStringLiteral("<b>%1</b> · step %2<br>%3 %4 = <b>%5</b><br>min %6 · max %7 · %8 %9")
+                       .arg((state()->block().isEmpty() ? QString() : state()->block().toHtmlEscaped() + QStringLiteral(" · ")) +
+                            displayLabel(hit.line->type).toHtmlEscaped() +
                             (state()->runCount() > 1 ? QStringLiteral(" · ") + state()->runNameAt(hit.line->run).toHtmlEscaped() : QString()))
                        .arg(pt.step)
-                       .arg(metricName, aggregateName, number(pt.value), number(pt.min), number(pt.max)).arg(pt.count);
+                       .arg(metricName, aggregateName, number(pt.value), number(pt.min), number(pt.max)).arg(pt.count)
+                       .arg(state()->experts().isEmpty() ? tr("layers") : tr("matrices (layers × experts)"));
     if (pt.missing > 0)
         text += tr(" (%1 NaN left out)").arg(pt.missing);
     return text;
@@ -325,7 +335,11 @@ std::optional<MatrixKey> MetricLineChart::matrixAt(const QPoint &pixel) const
     const Hit hit = hitAt(pixel);
     if (!hit.line || hit.line->layer < 0)
         return std::nullopt;
-    return MatrixKey{hit.line->points[hit.index].step, hit.line->layer, hit.line->type};
+    const qint64 step = hit.line->points[hit.index].step;
+    const MatrixCell cell = state()->cell(0, step, state()->block(), hit.line->layer, hit.line->type);
+    if (cell.isEmpty())
+        return std::nullopt;
+    return MatrixKey{0, step, cell.matrices.first()->identity()}; // of several experts, the first
 }
 
 void MetricLineChart::activate(const QPoint &pixel)
@@ -344,20 +358,23 @@ QString MetricLineChart::dataCsv() const
     const QString column = QString::fromLatin1(metricInfo(m_metric).column);
     QString csv;
     if (m_perLayerType) {
-        csv = QStringLiteral("step,layer,type,%1\n").arg(column);
+        csv = QStringLiteral("step,block,layer,type,%1\n").arg(column);
         for (const Line &line : m_lines)
             for (const AggregatePoint &p : line.points)
-                csv += QStringLiteral("%1,%2,%3,%4\n").arg(p.step).arg(line.layer).arg(csvName(line.type)).arg(p.value, 0, 'g', 10);
+                csv += QStringLiteral("%1,%2,%3,%4,%5\n").arg(p.step).arg(MetricsTable::csvField(state()->block())).arg(line.layer)
+                           .arg(csvName(line.type)).arg(MetricsTable::formatNumber(p.value));
         return csv;
     }
     const QString aggregate = state()->aggregate() == Aggregate::Mean ? QStringLiteral("mean") : QStringLiteral("median");
-    csv = QStringLiteral("step,type,%1_%2,%1_min,%1_max,layers,nan_layers\n").arg(column, aggregate);
+    csv = QStringLiteral("run,step,block,type,%1_%2,%1_min,%1_max,matrices,nan_matrices\n").arg(column, aggregate);
     for (const Line &line : m_lines) {
         if (!line.graph->visible())
             continue;
         for (const AggregatePoint &p : line.points)
-            csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7\n").arg(p.step).arg(csvName(line.type)).arg(p.value, 0, 'g', 10)
-                       .arg(p.min, 0, 'g', 10).arg(p.max, 0, 'g', 10).arg(p.count).arg(p.missing);
+            csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9\n").arg(MetricsTable::csvField(state()->runNameAt(line.run))).arg(p.step)
+                       .arg(MetricsTable::csvField(state()->block()), csvName(line.type), MetricsTable::formatNumber(p.value),
+                            MetricsTable::formatNumber(p.min), MetricsTable::formatNumber(p.max))
+                       .arg(p.count).arg(p.missing);
     }
     return csv;
 }

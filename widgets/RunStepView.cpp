@@ -2,7 +2,6 @@
 
 #include "MetricSelector.h"
 
-#include <cmath>
 
 namespace rankscope {
 
@@ -31,13 +30,10 @@ QString RunStepView::tooltipAt(const QPoint &pixel) const
     const auto key = matrixAt(pixel);
     if (!key)
         return {};
-    const MatrixResult *r = state()->findIn(key->run, *key);
-    if (!r)
-        return tr("%1 · layer %2 · step %3: no matrix").arg(displayLabel(key->type)).arg(key->layer).arg(key->step);
-    const double v = metricValue(r->metrics, m_metric);
-    return QStringLiteral("<b>%1 = %2</b><br>%3")
-        .arg(QString::fromUtf8(metricInfo(m_metric).label), std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN"),
-             describeMatrix(*r));
+    const MatrixCell cell = state()->cell(key->run, key->step, key->id.block, key->id.layer, key->id.type);
+    if (cell.isEmpty())
+        return tr("%1 · layer %2 · step %3: no matrix").arg(displayLabel(key->id.type)).arg(key->id.layer).arg(key->step);
+    return describeCell(cell, m_metric);
 }
 
 } // namespace rankscope

@@ -17,7 +17,7 @@ public:
     int runIndex() const { return m_run; }
     void setRunIndex(int run);
 
-    QString dataCsv() const override { return stepTableCsv(*state(), m_metric, m_run); }
+    QString dataCsv() const override { return stepTableCsv(*state(), m_metric, m_run, shownBlocks()); }
     // The value and the matrix under the pixel (matrixAt decides which).
     QString tooltipAt(const QPoint &pixel) const override;
 
@@ -25,6 +25,8 @@ signals:
     void metricChanged(rankscope::Metric metric);
 
 protected:
+    // The blocks the view shows: the chosen one (bars), or all of them (heatmaps).
+    virtual QStringList shownBlocks() const { return {state()->block()}; }
     Metric m_metric;
     int m_run = 0;
 

@@ -153,7 +153,7 @@ void SpectrumView::rebuild()
     plot()->clearItems();
     m_densityLegend->clearItems();
     m_fitText.clear();
-    const MatrixResult *r = m_key ? state()->findIn(m_key->run, *m_key) : nullptr;
+    const MatrixResult *r = m_key ? state()->find(*m_key) : nullptr;
     if (!r) {
         setTitle(tr("Click a bar, a heatmap cell or a per-layer point to see that matrix's spectrum"));
         refresh();
@@ -161,11 +161,11 @@ void SpectrumView::rebuild()
     }
     const QList<qint64> runSteps = state()->stepsAt(m_key->run);
     if (m_overlay && !runSteps.isEmpty() && runSteps.first() != r->step)
-        if (const MatrixResult *first = state()->findIn(m_key->run, {runSteps.first(), r->layer, r->type, m_key->run}))
+        if (const MatrixResult *first = state()->find({m_key->run, runSteps.first(), r->identity()}))
             addSpectrum(*first, QColor(0x99, 0x99, 0x99), false);
     addSpectrum(*r, typeColour(r->type).value() > 200 && r->type == MatrixType::MlpDown ? typeColour(r->type).darker(130) : typeColour(r->type), true);
-    setTitle(tr("Spectrum of %1, layer %2, step %3: %4 [%5\u00d7%6] — %7")
-                 .arg(displayLabel(r->type)).arg(r->layer).arg(r->step).arg(r->tensor).arg(r->rows).arg(r->cols).arg(state()->runNameAt(m_key->run)));
+    setTitle(tr("Spectrum of %1, step %2: %3 [%4\u00d7%5] — %6")
+                 .arg(r->identity().text()).arg(r->step).arg(r->tensor).arg(r->rows).arg(r->cols).arg(state()->runNameAt(m_key->run)));
     for (QCPAxisRect *rect : {m_rankRect, m_densityRect}) {
         bool first = true;
         QCPRange keys, values;
@@ -202,7 +202,7 @@ QString SpectrumView::tooltipAt(const QPoint &pixel) const
 {
     if (!m_key || !m_rankRect->rect().contains(pixel))
         return {};
-    const MatrixResult *r = state()->findIn(m_key->run, *m_key);
+    const MatrixResult *r = state()->find(*m_key);
     if (!r)
         return {};
     const long i = std::lround(m_rankRect->axis(QCPAxis::atBottom)->pixelToCoord(pixel.x())) - 1;
@@ -214,7 +214,7 @@ QString SpectrumView::tooltipAt(const QPoint &pixel) const
 QString SpectrumView::dataCsv() const
 {
     QString csv = QStringLiteral("rank,singular_value,eigenvalue\n");
-    if (const MatrixResult *r = m_key ? state()->findIn(m_key->run, *m_key) : nullptr)
+    if (const MatrixResult *r = m_key ? state()->find(*m_key) : nullptr)
         for (Eigen::Index i = 0; i < r->singularValues.size(); ++i)
             csv += QStringLiteral("%1,%2,%3\n").arg(i + 1).arg(r->singularValues[i], 0, 'g', 17).arg(r->singularValues[i] * r->singularValues[i], 0, 'g', 17);
     return csv;

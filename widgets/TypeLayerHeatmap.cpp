@@ -57,11 +57,29 @@ TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *par
     rebuild();
 }
 
+QList<MatrixType> TypeLayerHeatmap::rowTypes() const
+{
+    QList<MatrixType> types;
+    for (const Row &row : m_rows)
+        types << row.type;
+    return types;
+}
+
 void TypeLayerHeatmap::rebuild()
 {
     const ViewState *s = state();
-    m_rows = s->visibleTypes();
-    m_columns = s->visibleLayersAt(m_run);
+    const QStringList blocks = s->blocks();
+    m_rows.clear();
+    QSet<int> layerSet;
+    for (const QString &block : blocks) {
+        for (MatrixType type : s->typesIn(block))
+            if (s->isTypeVisible(type))
+                m_rows.append({block, type});
+        for (int layer : s->visibleLayersAt(m_run, block))
+            layerSet.insert(layer);
+    }
+    m_columns = QList<int>(layerSet.begin(), layerSet.end());
+    std::sort(m_columns.begin(), m_columns.end());
     const qint64 step = s->stepAt(m_run);
     const int nx = int(m_columns.size()), ny = int(m_rows.size());
     QCPColorMapData *data = m_map->data();
@@ -70,13 +88,13 @@ void TypeLayerHeatmap::rebuild()
     data->setRange(nx > 1 ? QCPRange(0, nx - 1) : QCPRange(-0.5, 0.5), ny > 1 ? QCPRange(0, ny - 1) : QCPRange(-0.5, 0.5));
     for (int x = 0; x < std::max(1, nx); ++x)
         for (int y = 0; y < std::max(1, ny); ++y) {
-            const MatrixResult *r = x < nx && y < ny ? s->findIn(m_run, {step, m_columns[x], m_rows[y]}) : nullptr;
-            data->setCell(x, y, r ? metricValue(r->metrics, m_metric) : std::nan(""));
+            const MatrixCell cell = x < nx && y < ny ? s->cell(m_run, step, m_rows[y].block, m_columns[x], m_rows[y].type) : MatrixCell{};
+            data->setCell(x, y, cell.isEmpty() ? std::nan("") : aggregateValues(cell.matrices, m_metric).value);
         }
     const bool percent = m_metric == Metric::CompressionPct;
     m_map->setGradient(percent ? PlotStyle::yellowOrangeRed() : PlotStyle::viridis());
     // One colour scale for every shown run: equal colours mean equal values across panels.
-    if (const auto range = s->valueRangeAtSteps(m_metric, m_rows, false)) {
+    if (const auto range = s->valueRangeAtSteps(m_metric, blocks, s->visibleTypes(), false)) {
         const auto [lowest, highest] = *range;
         m_map->setDataRange(highest > lowest ? QCPRange(lowest, highest) : QCPRange(lowest - 0.5, highest + 0.5));
     }
@@ -87,14 +105,35 @@ void TypeLayerHeatmap::rebuild()
         xTicks->addTick(x, s->relativeDepth() ? QString::number(s->depthFraction(m_run, m_columns[x]), 'f', 2) : QString::number(m_columns[x]));
     plot()->xAxis->setLabel(s->relativeDepth() ? tr("Relative depth") : tr("Layer"));
     for (int y = 0; y < ny; ++y)
-        yTicks->addTick(y, displayLabel(m_rows[y]));
+        yTicks->addTick(y, m_rows[y].block.isEmpty() ? displayLabel(m_rows[y].type)
+                                                     : QStringLiteral("%1 · %2").arg(m_rows[y].block, displayLabel(m_rows[y].type)));
+    plot()->yAxis->setLabel(blocks.size() > 1 ? tr("Block · matrix type") : tr("Matrix type"));
     plot()->xAxis->setTicker(xTicks);
     plot()->yAxis->setTicker(yTicks);
     plot()->xAxis->setRange(-0.5, std::max(0, nx - 1) + 0.5);
     plot()->yAxis->setRange(-0.5, std::max(0, ny - 1) + 0.5);
-    setTitle(tr("%1 at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(step).arg(s->runNameAt(m_run)));
+    // A white rule between the blocks' groups of rows.
+    for (QCPItemStraightLine *line : m_separators)
+        plot()->removeItem(line);
+    m_separators.clear();
+    for (int y = 1; y < ny; ++y)
+        if (m_rows[y].block != m_rows[y - 1].block) {
+            auto *line = new QCPItemStraightLine(plot());
+            line->point1->setCoords(0, y - 0.5);
+            line->point2->setCoords(1, y - 0.5);
+            line->setPen(QPen(Qt::white, 3));
+            line->setSelectable(false);
+            m_separators << line;
+        }
+    QString scope = s->runNameAt(m_run);
+    if (!s->experts().isEmpty())
+        scope = (s->expert().isEmpty() ? tr("mean of experts")
+                 : s->expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s->expert())) +
+                QStringLiteral(", ") + scope;
+    setTitle(tr("%1 at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(step).arg(scope));
     const auto h = s->highlighted();
-    const qsizetype hx = h && h->run == m_run ? m_columns.indexOf(h->layer) : -1, hy = h ? m_rows.indexOf(h->type) : -1;
+    const qsizetype hx = h && h->run == m_run ? m_columns.indexOf(h->id.layer) : -1;
+    const qsizetype hy = h ? m_rows.indexOf(Row{h->id.block, h->id.type}) : -1;
     m_highlight->setVisible(hx >= 0 && hy >= 0);
     m_highlight->topLeft->setCoords(hx - 0.5, hy - 0.5);
     m_highlight->bottomRight->setCoords(hx + 0.5, hy + 0.5);
@@ -140,9 +179,9 @@ void TypeLayerHeatmap::placeCellTexts()
         }
 }
 
-QPoint TypeLayerHeatmap::cellCentre(MatrixType type, int layer) const
+QPoint TypeLayerHeatmap::cellCentre(MatrixType type, int layer, const QString &block) const
 {
-    const qsizetype x = m_columns.indexOf(layer), y = m_rows.indexOf(type);
+    const qsizetype x = m_columns.indexOf(layer), y = m_rows.indexOf(Row{block, type});
     if (x < 0 || y < 0)
         return {-1, -1};
     return QPointF(plot()->xAxis->coordToPixel(double(x)), plot()->yAxis->coordToPixel(double(y))).toPoint();
@@ -156,7 +195,12 @@ std::optional<MatrixKey> TypeLayerHeatmap::matrixAt(const QPoint &pixel) const
     const long y = std::lround(plot()->yAxis->pixelToCoord(pixel.y()));
     if (x < 0 || y < 0 || x >= m_columns.size() || y >= m_rows.size())
         return std::nullopt;
-    return MatrixKey{state()->stepAt(m_run), m_columns[x], m_rows[y], m_run};
+    // A cell of several experts opens the first of them.
+    const qint64 step = state()->stepAt(m_run);
+    const MatrixCell cell = state()->cell(m_run, step, m_rows[y].block, m_columns[x], m_rows[y].type);
+    if (cell.isEmpty())
+        return MatrixKey{m_run, step, {m_rows[y].block, m_columns[x], m_rows[y].type, {}}};
+    return MatrixKey{m_run, step, cell.matrices.first()->identity()};
 }
 
 } // namespace rankscope

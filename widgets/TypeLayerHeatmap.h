@@ -1,6 +1,7 @@
 // One heatmap of figure 3: matrix type (rows, Q at the top) × layer (columns) at one step, for
-// one metric, with its own colour scale. Cells are crisp, NaN cells grey, and each cell shows its
-// value when it is large enough to hold it.
+// one metric, with its own colour scale. A model of several stacks gets a group of rows per block
+// (encoder, decoder, decoder-cross, …). Cells are crisp, NaN cells grey, a cell of several experts
+// shows their mean, and each cell shows its value when it is large enough to hold it.
 #pragma once
 
 #include "RunStepView.h"
@@ -14,11 +15,17 @@ public:
 
     QCPColorMap *colorMap() const { return m_map; }
     QCPColorScale *colorScale() const { return m_scale; }
-    // The rows (types) and columns (layers) shown, in order.
-    QList<MatrixType> rowTypes() const { return m_rows; }
+    struct Row {
+        QString block;
+        MatrixType type;
+        bool operator==(const Row &other) const = default;
+    };
+    // The rows (block and type) and columns (layers) shown, in order.
+    QList<Row> rows() const { return m_rows; }
+    QList<MatrixType> rowTypes() const;
     QList<int> columnLayers() const { return m_columns; }
     // The pixel at the centre of a cell, for tests.
-    QPoint cellCentre(MatrixType type, int layer) const;
+    QPoint cellCentre(MatrixType type, int layer, const QString &block = {}) const;
     int cellTextCount() const { return int(m_cellTexts.size()); }
     bool isHighlightShown() const { return m_highlight->visible(); }
 
@@ -33,7 +40,10 @@ private:
 
     QCPColorMap *m_map;
     QCPColorScale *m_scale;
-    QList<MatrixType> m_rows;
+    QStringList shownBlocks() const override { return state()->blocks(); }
+
+    QList<Row> m_rows;
+    QList<QCPItemStraightLine *> m_separators; // between the blocks' row groups
     QList<int> m_columns;
     QList<QCPItemText *> m_cellTexts;
     QCPItemRect *m_highlight = nullptr; // the matrix selected in any view

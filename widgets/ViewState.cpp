@@ -6,22 +6,16 @@
 
 namespace rankscope {
 
-namespace {
-QString keyText(qint64 step, int layer, MatrixType type)
-{
-    return QStringLiteral("%1/%2/%3").arg(step).arg(layer).arg(int(type));
-}
-} // namespace
-
 ViewState::ViewState(QObject *parent) : QObject(parent) { qRegisterMetaType<rankscope::MatrixKey>(); }
 
 void ViewState::setRun(const RunAnalysis &run, const QString &name)
 {
     // The same run again (a watched folder that grew) keeps the user's step and selection.
-    const bool sameRun = name == m_name && !m_run.results.isEmpty();
-    m_run = run;
-    m_name = name;
-    applyEnergy(m_run.results, m_energy);
+    ShownRun &first = m_runs.first();
+    const bool sameRun = name == first.name && !first.run.results.isEmpty();
+    first.run = run;
+    first.name = name;
+    applyEnergy(first.run.results, m_energy);
     if (!sameRun) {
         m_followLastStep = true;
         m_highlighted.reset();
@@ -37,8 +31,8 @@ void ViewState::addResults(const QList<MatrixResult> &results)
         return;
     QList<MatrixResult> added = results;
     applyEnergy(added, m_energy);
-    m_run.results.append(added);
-    sortResults(m_run.results);
+    m_runs.first().run.results.append(added);
+    sortResults(m_runs.first().run.results);
     const qint64 before = m_currentStep;
     reindex();
     emit resultsChanged();
@@ -46,46 +40,124 @@ void ViewState::addResults(const QList<MatrixResult> &results)
         emit currentStepChanged(m_currentStep);
 }
 
-void ViewState::indexRun(const QList<MatrixResult> &results, QHash<QString, qsizetype> &index, QList<qint64> &stepList,
-                         QList<int> &layerList, QSet<MatrixType> *types)
+void ViewState::index(ShownRun &run)
 {
     QSet<qint64> steps;
-    QSet<int> layers;
-    index.clear();
+    run.cells.clear();
+    run.layers.clear();
+    run.types.clear();
+    QHash<QString, QSet<int>> layers;
+    const QList<MatrixResult> &results = run.run.results;
     for (qsizetype i = 0; i < results.size(); ++i) {
         const MatrixResult &r = results[i];
         steps.insert(r.step);
-        layers.insert(r.layer);
-        if (types)
-            types->insert(r.type);
-        index.insert(keyText(r.step, r.layer, r.type), i);
+        layers[r.block].insert(r.layer);
+        run.types[r.block].insert(r.type);
+        run.cells[{r.step, r.block, r.layer, r.type}].append(i);
     }
-    stepList = QList<qint64>(steps.begin(), steps.end());
-    std::sort(stepList.begin(), stepList.end());
-    layerList = QList<int>(layers.begin(), layers.end());
-    std::sort(layerList.begin(), layerList.end());
+    run.steps = QList<qint64>(steps.begin(), steps.end());
+    std::sort(run.steps.begin(), run.steps.end());
+    for (auto it = layers.begin(); it != layers.end(); ++it) {
+        QList<int> sorted(it.value().begin(), it.value().end());
+        std::sort(sorted.begin(), sorted.end());
+        run.layers.insert(it.key(), sorted);
+    }
 }
 
 void ViewState::reindex()
 {
-    // Types are those of every run, so a type only a compared run has still gets its colour and chip.
+    // Blocks, experts and types are those of every run, so what only a compared run has still gets
+    // its colour, chip and choice.
+    QSet<QString> blocks, experts;
     QSet<MatrixType> types;
-    indexRun(m_run.results, m_index, m_steps, m_layers, &types);
-    for (const ComparedRun &c : m_compared)
-        for (const MatrixResult &r : c.run.results)
+    for (ShownRun &run : m_runs) {
+        index(run);
+        for (const MatrixResult &r : run.run.results) {
+            blocks.insert(r.block);
             types.insert(r.type);
+            if (!r.expert.isEmpty())
+                experts.insert(r.expert);
+        }
+    }
+    // Blocks in the order a model runs them (encoder before decoder, each before its cross-attention),
+    // then by name.
+    m_blocks = QStringList(blocks.begin(), blocks.end());
+    static const QStringList order = {"", "encoder", "decoder", "text", "vision", "audio"};
+    auto rank = [](const QString &block) {
+        const qsizetype i = order.indexOf(block.section(QLatin1Char('-'), 0, 0));
+        return std::pair{i < 0 ? order.size() : i, block};
+    };
+    std::sort(m_blocks.begin(), m_blocks.end(), [&](const QString &a, const QString &b) { return rank(a) < rank(b); });
+    if (!m_blocks.contains(m_block))
+        m_block = m_blocks.value(0);
+    m_experts = QStringList(experts.begin(), experts.end());
+    std::sort(m_experts.begin(), m_experts.end(), [](const QString &a, const QString &b) { return compareExperts(a, b) < 0; });
+    if (!m_expert.expert.isEmpty() && !m_experts.contains(m_expert.expert))
+        m_expert = {};
     m_types.clear();
     for (MatrixType t : kAllMatrixTypes)
         if (types.contains(t))
             m_types.append(t);
-    if (!m_steps.isEmpty() && (m_followLastStep || !m_steps.contains(m_currentStep)))
-        m_currentStep = m_steps.last();
+    const QList<qint64> &steps = m_runs.first().steps;
+    if (!steps.isEmpty() && (m_followLastStep || !steps.contains(m_currentStep)))
+        m_currentStep = steps.last();
+}
+
+void ViewState::setBlock(const QString &block)
+{
+    if (block == m_block || !m_blocks.contains(block))
+        return;
+    m_block = block;
+    emit displayChanged();
+}
+
+void ViewState::setExpert(const QString &expert)
+{
+    if (expert == m_expert.expert || (!expert.isEmpty() && !m_experts.contains(expert)))
+        return;
+    m_expert.expert = expert;
+    emit displayChanged();
+}
+
+MatrixFilter ViewState::filterAt(int run) const
+{
+    const QList<int> layers = visibleLayersAt(run);
+    return {m_block, layers.isEmpty() ? LayerRange{1, 0} : LayerRange{layers.first(), layers.last()}, m_expert};
+}
+
+QList<MatrixType> ViewState::typesIn(const QString &block) const
+{
+    QSet<MatrixType> types;
+    for (const ShownRun &run : m_runs)
+        types.unite(run.types.value(block));
+    QList<MatrixType> out;
+    for (MatrixType t : m_types)
+        if (types.contains(t))
+            out.append(t);
+    return out;
+}
+
+MatrixCell ViewState::cell(int run, qint64 step, const QString &block, int layer, MatrixType type) const
+{
+    MatrixCell cell;
+    const ShownRun &r = shown(run);
+    for (qsizetype i : r.cells.value({step, block, layer, type})) {
+        const MatrixResult &m = r.run.results[i];
+        if (m_expert.accepts(m.expert))
+            cell.matrices.append(&m);
+    }
+    return cell;
 }
 
 const MatrixResult *ViewState::find(const MatrixKey &key) const
 {
-    const auto it = m_index.constFind(keyText(key.step, key.layer, key.type));
-    return it == m_index.constEnd() ? nullptr : &m_run.results[*it];
+    if (key.run < 0 || key.run >= m_runs.size())
+        return nullptr;
+    const ShownRun &r = m_runs[key.run];
+    for (qsizetype i : r.cells.value({key.step, key.id.block, key.id.layer, key.id.type}))
+        if (r.run.results[i].expert == key.id.expert)
+            return &r.run.results[i];
+    return nullptr;
 }
 
 void ViewState::setEnergy(double energy)
@@ -93,59 +165,53 @@ void ViewState::setEnergy(double energy)
     if (qFuzzyCompare(energy, m_energy))
         return;
     m_energy = energy;
-    applyEnergy(m_run.results, m_energy);
-    for (ComparedRun &c : m_compared)
-        applyEnergy(c.run.results, m_energy);
+    for (ShownRun &run : m_runs)
+        applyEnergy(run.run.results, m_energy);
     emit resultsChanged();
 }
 
 void ViewState::addComparedRun(const RunAnalysis &run, const QString &name)
 {
-    ComparedRun c{name, run, {}, {}, {}, true};
-    applyEnergy(c.run.results, m_energy);
-    indexRun(c.run.results, c.index, c.steps, c.layers, nullptr);
-    m_compared.append(std::move(c));
+    ShownRun shownRun;
+    shownRun.name = name;
+    shownRun.run = run;
+    applyEnergy(shownRun.run.results, m_energy);
+    m_runs.append(std::move(shownRun));
     reindex();
     emit resultsChanged();
 }
 
 void ViewState::removeComparedRun(int index)
 {
-    if (index < 1 || index > m_compared.size())
+    if (index < 1 || index >= m_runs.size())
         return;
-    m_compared.removeAt(index - 1);
+    m_runs.removeAt(index);
     reindex();
     emit resultsChanged();
 }
 
 void ViewState::clearComparedRuns()
 {
-    if (m_compared.isEmpty())
+    if (m_runs.size() == 1)
         return;
-    m_compared.clear();
+    m_runs.resize(1);
     reindex();
     emit resultsChanged();
 }
 
-QString ViewState::runNameAt(int index) const { return index == 0 ? m_name : m_compared.value(index - 1).name; }
-
 void ViewState::renameRun(int index, const QString &name)
 {
-    if (index == 0)
-        m_name = name;
-    else if (index <= m_compared.size())
-        m_compared[index - 1].name = name;
+    if (index < 0 || index >= m_runs.size())
+        return;
+    m_runs[index].name = name;
     emit resultsChanged();
 }
 
-bool ViewState::isRunVisible(int index) const { return index == 0 ? m_primaryVisible : m_compared.value(index - 1).visible; }
-
 void ViewState::setRunVisible(int index, bool visible)
 {
-    if (index == 0)
-        m_primaryVisible = visible;
-    else if (index <= m_compared.size())
-        m_compared[index - 1].visible = visible;
+    if (index < 0 || index >= m_runs.size())
+        return;
+    m_runs[index].visible = visible;
     emit displayChanged();
 }
 
@@ -153,29 +219,9 @@ QList<int> ViewState::visibleRuns() const
 {
     QList<int> out;
     for (int i = 0; i < runCount(); ++i)
-        if (isRunVisible(i))
+        if (m_runs[i].visible)
             out.append(i);
     return out;
-}
-
-const QList<MatrixResult> &ViewState::resultsAt(int index) const
-{
-    return index == 0 || index > m_compared.size() ? m_run.results : m_compared[index - 1].run.results;
-}
-
-QList<qint64> ViewState::stepsAt(int index) const { return index == 0 ? m_steps : m_compared.value(index - 1).steps; }
-
-QList<int> ViewState::layersAt(int index) const { return index == 0 ? m_layers : m_compared.value(index - 1).layers; }
-
-const MatrixResult *ViewState::findIn(int index, const MatrixKey &key) const
-{
-    if (index == 0)
-        return find(key);
-    if (index > m_compared.size())
-        return nullptr;
-    const ComparedRun &c = m_compared[index - 1];
-    const auto it = c.index.constFind(keyText(key.step, key.layer, key.type));
-    return it == c.index.constEnd() ? nullptr : &c.run.results[*it];
 }
 
 qint64 ViewState::stepAt(int index) const
@@ -197,40 +243,43 @@ qint64 ViewState::stepAt(int index) const
     return best;
 }
 
-QList<int> ViewState::visibleLayersAt(int index) const
+QList<int> ViewState::visibleLayersAt(int index, const QString &block) const
 {
-    if (index == 0)
-        return visibleLayers();
+    // The layer range is set on the first run's layers; for a compared run, the whole range means
+    // all of its layers, and with relative depth the range selects the same share of its depth.
+    const QList<int> reference = layersAt(0, block);
+    const bool everything = reference.isEmpty() || (m_layerRange.first <= reference.first() && m_layerRange.last >= reference.last());
     QList<int> out;
-    // The whole range of the primary run means the whole of every run, whatever its depth.
-    const bool everything = m_layers.isEmpty() || (m_layerRange.first <= m_layers.first() && m_layerRange.last >= m_layers.last());
-    for (int layer : layersAt(index)) {
-        if (everything) {
-            out.append(layer);
-            continue;
-        }
-        // With relative depth the layer range selects the same share of every model's depth.
-        const bool inRange = m_relativeDepth ? depthFraction(index, layer) >= depthFraction(0, m_layerRange.first) - 1e-9 &&
-                                                   depthFraction(index, layer) <= depthFraction(0, std::min(m_layerRange.last, m_layers.isEmpty() ? 0 : m_layers.last())) + 1e-9
-                                             : m_layerRange.contains(layer);
+    for (int layer : layersAt(index, block)) {
+        bool inRange = m_layerRange.contains(layer);
+        if (index > 0 && everything)
+            inRange = true;
+        else if (index > 0 && m_relativeDepth)
+            inRange = depthFraction(index, layer) >= depthFraction(0, m_layerRange.first) - 1e-9 &&
+                      depthFraction(index, layer) <= depthFraction(0, std::min(m_layerRange.last, reference.last())) + 1e-9;
         if (inRange)
             out.append(layer);
     }
     return out;
 }
 
-std::optional<std::pair<double, double>> ViewState::valueRangeAtSteps(Metric metric, const QList<MatrixType> &types,
-                                                                     bool positiveOnly) const
+std::optional<std::pair<double, double>> ViewState::valueRangeAtSteps(Metric metric, const QStringList &blocks,
+                                                                     const QList<MatrixType> &types, bool positiveOnly) const
 {
     std::optional<std::pair<double, double>> range;
+    auto include = [&](double v) {
+        if (!std::isfinite(v) || (positiveOnly && !(v > 0)))
+            return;
+        range = range ? std::pair{std::min(range->first, v), std::max(range->second, v)} : std::pair{v, v};
+    };
     for (int run : visibleRuns())
-        for (int layer : visibleLayersAt(run))
-            for (MatrixType type : types)
-                if (const MatrixResult *r = findIn(run, {stepAt(run), layer, type})) {
-                    const double v = metricValue(r->metrics, metric);
-                    if (!std::isfinite(v) || (positiveOnly && !(v > 0)))
-                        continue;
-                    range = range ? std::pair{std::min(range->first, v), std::max(range->second, v)} : std::pair{v, v};
+        for (const QString &block : blocks)
+            for (int layer : visibleLayersAt(run, block))
+                for (MatrixType type : types) {
+                    // A cell of several experts shows their mean: that is the value the scale must hold.
+                    const MatrixCell c = cell(run, block, layer, type);
+                    if (!c.isEmpty())
+                        include(aggregateValues(c.matrices, metric).value);
                 }
     return range;
 }
@@ -316,30 +365,23 @@ void ViewState::setLayerRange(LayerRange range)
     emit displayChanged();
 }
 
-QList<int> ViewState::visibleLayers() const
-{
-    QList<int> out;
-    for (int layer : m_layers)
-        if (m_layerRange.contains(layer))
-            out.append(layer);
-    return out;
-}
-
 void ViewState::setCurrentStep(qint64 step)
 {
-    if (!m_steps.contains(step) || step == m_currentStep)
+    const QList<qint64> &steps = m_runs.first().steps;
+    if (!steps.contains(step) || step == m_currentStep)
         return;
     m_currentStep = step;
-    m_followLastStep = step == m_steps.last();
+    m_followLastStep = step == steps.last();
     emit currentStepChanged(step);
 }
 
 void ViewState::stepBy(int delta)
 {
-    const qsizetype i = m_steps.indexOf(m_currentStep);
+    const QList<qint64> &steps = m_runs.first().steps;
+    const qsizetype i = steps.indexOf(m_currentStep);
     if (i < 0)
         return;
-    setCurrentStep(m_steps[std::clamp<qsizetype>(i + delta, 0, m_steps.size() - 1)]);
+    setCurrentStep(steps[std::clamp<qsizetype>(i + delta, 0, steps.size() - 1)]);
 }
 
 void ViewState::setHighlighted(std::optional<MatrixKey> key)

@@ -1,6 +1,7 @@
-// What every view shows and how: the run's results, τ, the type and layer filters, the current
-// step and the highlighted matrix. Views read it and react to its signals; controls change it.
-// It holds results, it never computes a metric beyond recomputing them at a new τ.
+// What every view shows and how: the runs (the first one opened, then any compared with it), τ,
+// the block and experts shown, the type and layer filters, the current step and the highlighted
+// matrix. Views read it and react to its signals; controls change it. It holds results, it never
+// computes a metric beyond recomputing them at a new τ.
 #pragma once
 
 #include "analysis/MetricAggregation.h"
@@ -13,12 +14,20 @@
 
 namespace rankscope {
 
+// One matrix of one shown run.
 struct MatrixKey {
+    int run = 0;
     qint64 step = 0;
-    int layer = 0;
-    MatrixType type = MatrixType::Q;
-    int run = 0; // which of the compared runs
-    bool operator==(const MatrixKey &o) const { return step == o.step && layer == o.layer && type == o.type && run == o.run; }
+    MatrixIdentity id;
+    bool operator==(const MatrixKey &other) const = default;
+};
+
+// One cell of the per-layer views: a (run, step, block, layer, type), over the chosen experts.
+struct MatrixCell {
+    QList<const MatrixResult *> matrices; // what the expert choice takes, in expert order
+    // The one matrix when there is exactly one (no experts, or one expert chosen).
+    const MatrixResult *single() const { return matrices.size() == 1 ? matrices.first() : nullptr; }
+    bool isEmpty() const { return matrices.isEmpty(); }
 };
 
 class ViewState : public QObject {
@@ -26,46 +35,65 @@ class ViewState : public QObject {
 public:
     explicit ViewState(QObject *parent = nullptr);
 
-    // The run (the primary one, index 0): replaced whole, or extended as checkpoints arrive.
+    // The first run (index 0): replaced whole, or extended as checkpoints arrive. Runs compared
+    // with it follow at indices 1…; every run has a name and is shown or hidden.
     void setRun(const RunAnalysis &run, const QString &name);
     void addResults(const QList<MatrixResult> &results);
-    const RunAnalysis &run() const { return m_run; }
-    const QList<MatrixResult> &results() const { return m_run.results; }
-    QString runName() const { return m_name; }
-
-    QList<qint64> steps() const { return m_steps; }
-    QList<int> layers() const { return m_layers; }
-    // Types present in the run, in the contract's order.
-    QList<MatrixType> presentTypes() const { return m_types; }
-    const MatrixResult *find(const MatrixKey &key) const;
-
-    // Runs compared with the primary one (indices 1…): each with its own name, shown or hidden.
-    int runCount() const { return 1 + int(m_compared.size()); }
     void addComparedRun(const RunAnalysis &run, const QString &name);
     void removeComparedRun(int index);
     void clearComparedRuns();
-    QString runNameAt(int index) const;
+    int runCount() const { return int(m_runs.size()); }
+    const RunAnalysis &run() const { return m_runs.first().run; }
+    const QList<MatrixResult> &results() const { return m_runs.first().run.results; }
+    QString runName() const { return m_runs.first().name; }
+    const QList<MatrixResult> &resultsAt(int index) const { return shown(index).run.results; }
+    QString runNameAt(int index) const { return shown(index).name; }
     void renameRun(int index, const QString &name);
-    bool isRunVisible(int index) const;
+    bool isRunVisible(int index) const { return shown(index).visible; }
     void setRunVisible(int index, bool visible);
     QList<int> visibleRuns() const;
-    const QList<MatrixResult> &resultsAt(int index) const;
-    QList<qint64> stepsAt(int index) const;
-    QList<int> layersAt(int index) const;
-    const MatrixResult *findIn(int index, const MatrixKey &key) const;
+
+    // The stacks of the shown runs (encoder, decoder-cross, …; one empty block for a single-stack
+    // model) and the one the lines and bars show. The heatmaps show every block.
+    QStringList blocks() const { return m_blocks; }
+    QString block() const { return m_block; }
+    void setBlock(const QString &block);
+    // MoE experts present ("0", "1", …, "shared"), and which are shown: empty for every routed
+    // expert (aggregated: mean with min–max), or one of them.
+    QStringList experts() const { return m_experts; }
+    QString expert() const { return m_expert.expert; }
+    void setExpert(const QString &expert);
+    MatrixFilter filterAt(int run) const;
+
+    QList<qint64> steps() const { return stepsAt(0); }
+    QList<qint64> stepsAt(int index) const { return shown(index).steps; }
+    // Layers of the current block, or of any block.
+    QList<int> layers() const { return layersAt(0); }
+    QList<int> layersAt(int index, const QString &block) const { return shown(index).layers.value(block); }
+    QList<int> layersAt(int index) const { return layersAt(index, m_block); }
+    // Types present in any run (for the type filters), and in one block, in the contract's order.
+    QList<MatrixType> presentTypes() const { return m_types; }
+    QList<MatrixType> typesIn(const QString &block) const;
+
+    const MatrixResult *find(const MatrixKey &key) const;
+    MatrixCell cell(int run, qint64 step, const QString &block, int layer, MatrixType type) const;
+    MatrixCell cell(int run, const QString &block, int layer, MatrixType type) const { return cell(run, stepAt(run), block, layer, type); }
     // The step a run shows for the current step: the same step, or the nearest one (by fraction
     // of the run when steps are relative).
     qint64 stepAt(int index) const;
-    QList<int> visibleLayersAt(int index) const;
+    QList<int> visibleLayersAt(int index) const { return visibleLayersAt(index, m_block); }
+    QList<int> visibleLayersAt(int index, const QString &block) const;
 
     // Axes for comparing models of different depth and length.
     bool relativeDepth() const { return m_relativeDepth; }
     void setRelativeDepth(bool relative);
     bool relativeStep() const { return m_relativeStep; }
     void setRelativeStep(bool relative);
-    // The smallest and largest finite value of a metric over every shown run at its step, its
-    // shown layers and the given types (positive values only for a log axis): one scale for all panels.
-    std::optional<std::pair<double, double>> valueRangeAtSteps(Metric metric, const QList<MatrixType> &types, bool positiveOnly) const;
+    // The smallest and largest finite cell value of a metric over every shown run at its step, its
+    // shown layers and the given blocks and types (positive values only for a log axis): one scale
+    // for all panels.
+    std::optional<std::pair<double, double>> valueRangeAtSteps(Metric metric, const QStringList &blocks,
+                                                               const QList<MatrixType> &types, bool positiveOnly) const;
 
     // layer / (depth − 1) for a run (0 for a single layer).
     double depthFraction(int index, int layer) const;
@@ -87,7 +115,7 @@ public:
     QList<MatrixType> visibleTypes() const;
     LayerRange layerRange() const { return m_layerRange; }
     void setLayerRange(LayerRange range);
-    QList<int> visibleLayers() const;
+    QList<int> visibleLayers() const { return visibleLayersAt(0); }
 
     // The step the per-layer views show; defaults to the last one.
     qint64 currentStep() const { return m_currentStep; }
@@ -99,7 +127,7 @@ public:
 
 signals:
     void resultsChanged();   // new or replaced results, or metrics recomputed at a new τ
-    void displayChanged();   // aggregate, band, log-y, filters
+    void displayChanged();   // aggregate, band, log-y, filters, block, experts
     void currentStepChanged(qint64 step);
     void highlightChanged();
     // A view asks for one matrix's spectrum (a click on a bar, cell or point).
@@ -109,28 +137,36 @@ public:
     void requestSpectrum(const MatrixKey &key) { emit spectrumRequested(key); }
 
 private:
-    struct ComparedRun {
+    // Where a run's matrices are: by step, block, layer and type (the experts of a cell together).
+    struct CellKey {
+        qint64 step;
+        QString block;
+        int layer;
+        MatrixType type;
+        bool operator==(const CellKey &other) const = default;
+    };
+    friend size_t qHash(const CellKey &key, size_t seed) { return qHashMulti(seed, key.step, key.block, key.layer, int(key.type)); }
+    struct ShownRun {
         QString name;
         RunAnalysis run;
-        QHash<QString, qsizetype> index;
-        QList<qint64> steps;
-        QList<int> layers;
         bool visible = true;
+        QHash<CellKey, QList<qsizetype>> cells;
+        QList<qint64> steps;
+        QHash<QString, QList<int>> layers; // by block
+        QHash<QString, QSet<MatrixType>> types;
     };
+    const ShownRun &shown(int index) const { return m_runs[std::clamp(index, 0, int(m_runs.size()) - 1)]; }
+    static void index(ShownRun &run);
     void reindex();
-    static void indexRun(const QList<MatrixResult> &results, QHash<QString, qsizetype> &index, QList<qint64> &steps,
-                         QList<int> &layers, QSet<MatrixType> *types);
 
-    QList<ComparedRun> m_compared;
-    bool m_primaryVisible = true;
+    QList<ShownRun> m_runs{ShownRun{}};
+    QStringList m_blocks;
+    QString m_block;
+    QStringList m_experts;
+    ExpertChoice m_expert;
+    QList<MatrixType> m_types;
     bool m_relativeDepth = false;
     bool m_relativeStep = false;
-    RunAnalysis m_run;
-    QString m_name;
-    QList<qint64> m_steps;
-    QList<int> m_layers;
-    QList<MatrixType> m_types;
-    QHash<QString, qsizetype> m_index;
     double m_energy = kDefaultEnergy;
     Aggregate m_aggregate = Aggregate::Mean;
     bool m_showBand = true;

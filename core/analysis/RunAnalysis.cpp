@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QHash>
 
 namespace rankscope {
 
@@ -10,6 +11,29 @@ QString AnalysisIssue::text() const
     const QString file = QFileInfo(path).fileName();
     return tensor.isEmpty() ? QStringLiteral("%1: %2").arg(file, message)
                             : QStringLiteral("%1: %2: %3").arg(file, tensor, message);
+}
+
+QStringList RunAnalysis::issueLines() const
+{
+    QStringList lines;
+    QHash<QPair<QString, QString>, qsizetype> lineOf; // (tensor, message) → its line
+    QHash<qsizetype, int> more;
+    for (const AnalysisIssue &issue : issues) {
+        if (issue.wholeFile) {
+            lines << issue.text();
+            continue;
+        }
+        const auto key = qMakePair(issue.tensor, issue.message);
+        if (const auto it = lineOf.constFind(key); it != lineOf.constEnd()) {
+            ++more[*it];
+            continue;
+        }
+        lineOf.insert(key, lines.size());
+        lines << issue.text();
+    }
+    for (auto it = more.begin(); it != more.end(); ++it)
+        lines[it.key()] += QStringLiteral(" (and in %1 more checkpoint%2)").arg(it.value()).arg(it.value() == 1 ? "" : "s");
+    return lines;
 }
 
 void RunAnalysis::identify(CheckpointRecord &record)

@@ -55,6 +55,9 @@ struct RunAnalysis {
 
     // The checkpoint's identity on disk now: size and modification time.
     static void identify(CheckpointRecord &record);
+    // One line per issue ("file: tensor: what is wrong"); the same tensor failing the same way in
+    // several checkpoints (an untyped tensor of every checkpoint) is one line that says how many.
+    QStringList issueLines() const;
 };
 
 } // namespace rankscope

@@ -132,14 +132,14 @@ private slots:
     {
         MetricLineChart lines(m_state);
         QStringList rows = lines.dataCsv().split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(rows.first(), QStringLiteral("step,type,stable_rank_mean,stable_rank_min,stable_rank_max,layers,nan_layers"));
+        QCOMPARE(rows.first(), QStringLiteral("run,step,block,type,stable_rank_mean,stable_rank_min,stable_rank_max,matrices,nan_matrices"));
         QCOMPARE(rows.size(), 1 + 6 * 6); // 6 types × 6 steps
-        QVERIFY(rows.contains(QRegularExpression("^1500,Q,[0-9.]+,[0-9.]+,[0-9.]+,4,0$")));
+        QVERIFY(rows.contains(QRegularExpression("^nanogpt-d4,1500,,Q,[0-9.]+,[0-9.]+,[0-9.]+,4,0$")));
         LayerBarChart bars(m_state);
         rows = bars.dataCsv().split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(rows.first(), QStringLiteral("step,layer,type,tensor,rows,cols,compression_pct"));
+        QCOMPARE(rows.first(), QStringLiteral("step,block,layer,type,expert,tensor,rows,cols,compression_pct"));
         QCOMPARE(rows.size(), 1 + 4 * 6);
-        QVERIFY(rows.contains("1500,2,MLP_UP,transformer.h.2.mlp.c_fc.weight,256,64,35.9375"));
+        QVERIFY(rows.contains("1500,,2,MLP_UP,,transformer.h.2.mlp.c_fc.weight,256,64,35.9375"));
     }
 
     void windowExportsEveryFigure()
@@ -149,7 +149,7 @@ private slots:
         QSignalSpy finished(window.controller(), &AnalysisController::finished);
         window.openPath(RANKSCOPE_DEMO_RUN);
         QVERIFY(finished.wait(30000));
-        window.state()->requestSpectrum({1500, 0, MatrixType::Q});
+        window.state()->requestSpectrum({0, 1500, {{}, 0, MatrixType::Q, {}}});
         QString error;
         const QStringList written = window.exportAllFigures(m_dir.path(), "pdf", {1000, 600, 1}, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));

@@ -50,7 +50,7 @@ private slots:
         QVERIFY(window.barChart()->title().contains("step 300"));
 
         // A click request switches to the spectrum tab.
-        window.state()->requestSpectrum({300, 1, MatrixType::K});
+        window.state()->requestSpectrum({0, 300, {{}, 1, MatrixType::K, {}}});
         QCOMPARE(window.tabs()->currentWidget(), window.spectrumView());
     }
 

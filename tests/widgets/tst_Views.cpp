@@ -181,9 +181,9 @@ private slots:
         QTest::mouseClick(heatmap.plot(), Qt::LeftButton, Qt::NoModifier, cell);
         QCOMPARE(requested.count(), 1);
         const MatrixKey key = requested.first().first().value<MatrixKey>();
-        QCOMPARE(key.layer, 1);
-        QCOMPARE(key.type, MatrixType::V);
-        QCOMPARE(spectrum.matrix()->layer, 1);
+        QCOMPARE(key.id.layer, 1);
+        QCOMPARE(key.id.type, MatrixType::V);
+        QCOMPARE(spectrum.matrix()->id.layer, 1);
         QVERIFY(spectrum.title().contains("transformer.h.1.attn.c_attn.weight[V] [64×64]"));
         const double alpha = expectedValue("alpha", 1500, 1, "V");
         QVERIFY2(spectrum.fitLegendText().contains(QStringLiteral("α = %1").arg(alpha, 0, 'f', 2)), qPrintable(spectrum.fitLegendText()));
@@ -224,7 +224,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&heatmap));
         heatmap.plot()->replot();
         QTest::mouseClick(heatmap.plot(), Qt::LeftButton, Qt::NoModifier, heatmap.cellCentre(MatrixType::O, 1));
-        QCOMPARE(m_state->highlighted()->layer, 1);
+        QCOMPARE(m_state->highlighted()->id.layer, 1);
         QVERIFY(heatmap.isHighlightShown());
         QVERIFY(bars.barsOf(MatrixType::O)->pen().widthF() > normal.widthF());
         QVERIFY(lines.visibleLines()[3]->pen().widthF() > lineWidth);

@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 
 int main(int argc, char **argv)
 {
@@ -16,6 +17,10 @@ int main(int argc, char **argv)
     QApplication::setApplicationName(QStringLiteral("RankScope"));
     QApplication::setOrganizationName(QStringLiteral("RankScope"));
     QApplication::setApplicationVersion(QStringLiteral(RANKSCOPE_VERSION));
+    // The desktop file's name lets Wayland compositors and docks match the window to the launcher
+    // entry and its icon; the window icon itself comes from the same SVG, built into the binary.
+    QGuiApplication::setDesktopFileName(QStringLiteral(RANKSCOPE_APP_ID));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/" RANKSCOPE_APP_ID ".svg")));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Opens checkpoint folders or results files in the RankScope window."));

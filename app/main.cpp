@@ -3,9 +3,11 @@
 #include "DemoRun.h"
 #include "MainWindow.h"
 #include "RankScopeVersion.h"
+#include "analysis/ResultsFile.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QIcon>
 
 int main(int argc, char **argv)
@@ -32,6 +34,11 @@ int main(int argc, char **argv)
     QStringList paths = parser.positionalArguments();
     if (paths.isEmpty())
         paths << rankscope::demoRunFolder();
+    // The launcher entry offers RankScope for HDF5 files, which may be results files or Keras
+    // checkpoints: a checkpoint file stands for its run's folder, as when it is dropped on the window.
+    for (QString &path : paths)
+        if (QFileInfo(path).isFile() && !rankscope::ResultsFile::isResultsFile(path))
+            path = QFileInfo(path).absolutePath();
 
     rankscope::MainWindow window;
     window.show();

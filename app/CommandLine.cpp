@@ -1,6 +1,7 @@
 #include "CommandLine.h"
 
 #include "AnalyzeCommand.h"
+#include "DemoRun.h"
 #include "ExportCommand.h"
 #include "InfoCommand.h"
 #include "RankScopeVersion.h"
@@ -43,7 +44,10 @@ void printUsage(QTextStream &out)
         out << "  " << QString::fromLatin1(command.name).leftJustified(10) << command.summary << '\n';
     out << "\nOptions:\n"
            "  -h, --help     show this help (rankscope <command> --help for a command's options)\n"
-           "  -v, --version  show the version\n";
+           "  -v, --version  show the version\n"
+           // Says where the installed demo run is, to try `analyze` on it (and shows which one is found).
+           "\nWith no paths the window opens the bundled demo run:\n  "
+        << demoRunFolder() << '\n';
 }
 
 } // namespace

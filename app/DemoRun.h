@@ -1,5 +1,5 @@
-// Where the bundled demo run (a real nanoGPT training run) is: beside an installed binary, or
-// in the source tree the binary was built from.
+// Where the bundled demo run (a real nanoGPT training run) is: installed beside the executable
+// (PREFIX/share/rankscope/demo), or, for a binary run from its build tree, in the source tree.
 #pragma once
 
 #include <QString>

@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "AboutBox.h"
 #include "ExportDialog.h"
 #include "RunListPanel.h"
 #include "RunLoader.h"
@@ -230,12 +231,7 @@ void MainWindow::buildMenus()
     view->addAction(tr("&Next step"), QKeySequence(Qt::Key_Right), this, [this] { m_state->stepBy(1); });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About RankScope"), this, [this] {
-        QMessageBox::about(this, tr("About RankScope"),
-                           tr("<b>RankScope %1</b><p>Spectral analysis of transformer weight matrices across training "
-                              "checkpoints.</p><p>GPL-3.0-or-later. Built with Qt, QCustomPlot, Eigen and HDF5.</p>")
-                               .arg(QApplication::applicationVersion()));
-    });
+    help->addAction(tr("&About RankScope"), this, [this] { showAboutRankScope(this); });
 }
 
 void MainWindow::buildControls()

@@ -3,9 +3,12 @@
 #include "DemoRun.h"
 #include "MainWindow.h"
 #include "RankScopeVersion.h"
+#include "analysis/ResultsFile.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
+#include <QIcon>
 
 int main(int argc, char **argv)
 {
@@ -16,6 +19,10 @@ int main(int argc, char **argv)
     QApplication::setApplicationName(QStringLiteral("RankScope"));
     QApplication::setOrganizationName(QStringLiteral("RankScope"));
     QApplication::setApplicationVersion(QStringLiteral(RANKSCOPE_VERSION));
+    // The desktop file's name lets Wayland compositors and docks match the window to the launcher
+    // entry and its icon; the window icon itself comes from the same SVG, built into the binary.
+    QGuiApplication::setDesktopFileName(QStringLiteral(RANKSCOPE_APP_ID));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/" RANKSCOPE_APP_ID ".svg")));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Opens checkpoint folders or results files in the RankScope window."));
@@ -27,6 +34,11 @@ int main(int argc, char **argv)
     QStringList paths = parser.positionalArguments();
     if (paths.isEmpty())
         paths << rankscope::demoRunFolder();
+    // The launcher entry offers RankScope for HDF5 files, which may be results files or Keras
+    // checkpoints: a checkpoint file stands for its run's folder, as when it is dropped on the window.
+    for (QString &path : paths)
+        if (QFileInfo(path).isFile() && !rankscope::ResultsFile::isResultsFile(path))
+            path = QFileInfo(path).absolutePath();
 
     rankscope::MainWindow window;
     window.show();

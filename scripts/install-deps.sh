@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs RankScope's build and test dependencies from Debian 12's own packages.
 # The single list of what the project needs; both README commands and CI call it.
+# dpkg-dev and file: cpack's dpkg-shlibdeps; desktop-file-utils and appstream: validating the
+# launcher entry and the AppStream metadata.
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -10,4 +12,5 @@ $SUDO apt-get install -y --no-install-recommends \
     cmake g++ make pkg-config clang libclang-rt-14-dev \
     qt6-base-dev qt6-svg-dev libqcustomplot-dev \
     libeigen3-dev libhdf5-dev liblapacke-dev libopenblas-dev zlib1g-dev \
-    libgl-dev fonts-dejavu-core
+    libgl-dev fonts-dejavu-core \
+    dpkg-dev file desktop-file-utils appstream

@@ -1,18 +1,16 @@
 #include "ExportCommand.h"
 
 #include "FigureExporter.h"
-#include "LayerBarChart.h"
+#include "FigureView.h"
 #include "MetricLineChart.h"
 #include "RunLoader.h"
 #include "SpectrumView.h"
-#include "TypeLayerHeatmap.h"
 #include "ViewState.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QTextStream>
-#include <memory>
 
 namespace rankscope {
 
@@ -38,7 +36,8 @@ int runExportCommand(const QStringList &arguments)
     parser.setApplicationDescription(QStringLiteral(
         "Render one of RankScope's figures to PNG, SVG or PDF, headless.\n"
         "Figures: lines (metric vs step per type), bars (metric per layer at one step), heatmaps (type x layer;\n"
-        "compression % and weighted alpha side by side unless --metric names one), spectrum (one matrix: --layer, --type)."));
+        "compression % and weighted alpha side by side unless --metric names one), spectrum (one matrix: --layer, --type).\n"
+        "Sizes on paper: --preset column|two-column|slide, or --size 3.3x2.4in with --dpi and --font-size."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("SOURCE"), QStringLiteral("A checkpoint folder (analysed first if needed) or a results file; several to compare runs."), QStringLiteral("SOURCE…"));
     const QCommandLineOption figure(QStringLiteral("figure"), QStringLiteral("lines, bars, heatmaps or spectrum."), QStringLiteral("NAME"));
@@ -48,9 +47,13 @@ int runExportCommand(const QStringList &arguments)
     const QCommandLineOption typesOption(QStringLiteral("types"), QStringLiteral("The matrix types to show, e.g. Q,K,MLP_UP (default: all)."), QStringLiteral("LIST"));
     const QCommandLineOption layersOption(QStringLiteral("layers"), QStringLiteral("The layer range, e.g. 0-7 (default: all)."), QStringLiteral("A-B"));
     const QCommandLineOption energyOption(QStringLiteral("energy"), QStringLiteral("Energy τ for compression % (default 0.90)."), QStringLiteral("τ"), QStringLiteral("0.90"));
-    const QCommandLineOption widthOption(QStringLiteral("width"), QStringLiteral("Figure width in pixels (points in a PDF), default 1200."), QStringLiteral("W"), QStringLiteral("1200"));
-    const QCommandLineOption heightOption(QStringLiteral("height"), QStringLiteral("Figure height, default 750."), QStringLiteral("H"), QStringLiteral("750"));
-    const QCommandLineOption scaleOption(QStringLiteral("scale"), QStringLiteral("PNG scale factor, e.g. 2 for print (default 1)."), QStringLiteral("F"), QStringLiteral("1"));
+    const QCommandLineOption presetOption(QStringLiteral("preset"), QStringLiteral("column (3.3 x 2.4 in, 8 pt, 300 dpi), two-column (7 x 3.5 in, 9 pt, 300 dpi) or slide (13.33 x 7.5 in, 16 pt, 150 dpi)."), QStringLiteral("NAME"));
+    const QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Figure size with a unit: 3.3x2.4in, 8.5x6cm, 90x60mm, 600x400pt or 1200x750px."), QStringLiteral("WxH"));
+    const QCommandLineOption dpiOption(QStringLiteral("dpi"), QStringLiteral("PNG resolution in dots per inch (default 96, presets 300)."), QStringLiteral("N"));
+    const QCommandLineOption fontOption(QStringLiteral("font-size"), QStringLiteral("Tick label size in points; axis labels 1 pt and titles 2 pt larger (default 9)."), QStringLiteral("PT"));
+    const QCommandLineOption widthOption(QStringLiteral("width"), QStringLiteral("Figure width in pixels at 96 dpi, default 1200 (or use --size)."), QStringLiteral("W"));
+    const QCommandLineOption heightOption(QStringLiteral("height"), QStringLiteral("Figure height in pixels at 96 dpi, default 750."), QStringLiteral("H"));
+    const QCommandLineOption scaleOption(QStringLiteral("scale"), QStringLiteral("PNG pixels per layout pixel, e.g. 2 (or use --dpi)."), QStringLiteral("F"));
     const QCommandLineOption titleOption(QStringLiteral("title"), QStringLiteral("A title instead of the generated one."), QStringLiteral("T"));
     const QCommandLineOption layerOption(QStringLiteral("layer"), QStringLiteral("spectrum: the layer."), QStringLiteral("L"));
     const QCommandLineOption typeOption(QStringLiteral("type"), QStringLiteral("spectrum: the matrix type."), QStringLiteral("T"));
@@ -59,8 +62,8 @@ int runExportCommand(const QStringList &arguments)
     const QCommandLineOption byLayerOption(QStringLiteral("by-layer"), QStringLiteral("lines: one line per layer of this type instead of one per type."), QStringLiteral("T"));
     const QCommandLineOption blockOption(QStringLiteral("block"), QStringLiteral("lines, bars, spectrum: the block of a model of several stacks, e.g. encoder, decoder-cross (default: the first)."), QStringLiteral("B"));
     const QCommandLineOption expertOption(QStringLiteral("expert"), QStringLiteral("MoE models: one expert (a number or 'shared') instead of the mean over the routed experts."), QStringLiteral("E"));
-    parser.addOptions({figure, output, metricOption, stepOption, typesOption, layersOption, energyOption, widthOption,
-                       heightOption, scaleOption, titleOption, layerOption, typeOption, byLayerOption, relativeDepthOption, relativeStepOption,
+    parser.addOptions({figure, output, metricOption, stepOption, typesOption, layersOption, energyOption, presetOption, sizeOption,
+                       dpiOption, fontOption, widthOption, heightOption, scaleOption, titleOption, layerOption, typeOption, byLayerOption, relativeDepthOption, relativeStepOption,
                        blockOption, expertOption});
     auto usage = [&](const QString &message) {
         err << "rankscope export: " << message << '\n';
@@ -74,8 +77,8 @@ int runExportCommand(const QStringList &arguments)
     }
     if (parser.positionalArguments().isEmpty())
         return usage(QStringLiteral("give a SOURCE"));
-    const QString name = parser.value(figure);
-    if (!QStringList{"lines", "bars", "heatmaps", "spectrum"}.contains(name))
+    const std::optional<FigureKind> kind = FigureView::kindFromName(parser.value(figure));
+    if (!kind)
         return usage(QStringLiteral("--figure is lines, bars, heatmaps or spectrum"));
     const QString path = parser.value(output);
     if (path.isEmpty() || !FigureExporter::formats().contains(QFileInfo(path).suffix().toLower()))
@@ -87,14 +90,41 @@ int runExportCommand(const QStringList &arguments)
     const double energy = parser.value(energyOption).toDouble(&ok);
     if (!ok || !(energy > 0 && energy <= 1))
         return usage(QStringLiteral("--energy must be a number in (0, 1]"));
-    ExportSize size;
-    size.width = parser.value(widthOption).toInt();
-    size.height = parser.value(heightOption).toInt();
-    size.scale = parser.value(scaleOption).toDouble();
+    // The size: a preset, then --size or --width/--height, then --dpi or --scale and --font-size.
+    FigureSize size;
+    if (parser.isSet(presetOption)) {
+        const auto preset = FigureSize::preset(parser.value(presetOption));
+        if (!preset)
+            return usage(QStringLiteral("--preset is %1").arg(FigureSize::presetNames().join(QLatin1String(", "))));
+        size = *preset;
+    }
+    if (parser.isSet(sizeOption)) {
+        QString problem;
+        const auto wh = FigureSize::parseSize(parser.value(sizeOption), &problem);
+        if (!wh)
+            return usage(QStringLiteral("--size: %1").arg(problem));
+        std::tie(size.widthPt, size.heightPt) = *wh;
+    }
+    if (parser.isSet(widthOption) || parser.isSet(heightOption)) {
+        const int w = parser.value(widthOption).toInt(&ok);
+        const int h = parser.value(heightOption).toInt(&ok);
+        const FigureSize pixels = FigureSize::fromPixels(parser.isSet(widthOption) ? w : size.layoutSize().width(),
+                                                         parser.isSet(heightOption) ? h : size.layoutSize().height());
+        size.widthPt = pixels.widthPt;
+        size.heightPt = pixels.heightPt;
+    }
+    if (parser.isSet(scaleOption))
+        size.dpi = FigureSize::kLayoutDpi * parser.value(scaleOption).toDouble();
+    if (parser.isSet(dpiOption))
+        size.dpi = parser.value(dpiOption).toDouble();
+    if (parser.isSet(fontOption))
+        size.fontPt = parser.value(fontOption).toDouble();
+    QString sizeProblem;
+    if (!size.isValid(&sizeProblem))
+        return usage(sizeProblem);
 
     RunLoadOptions options;
     options.settings.energy = energy;
-    options.quiet = true;
     ViewState state;
     state.setEnergy(energy);
     bool anyIssue = false;
@@ -152,54 +182,39 @@ int runExportCommand(const QStringList &arguments)
         state.setCurrentStep(step);
     }
 
-    std::vector<std::unique_ptr<ChartView>> views;
-    if (name == QLatin1String("lines")) {
-        auto view = std::make_unique<MetricLineChart>(&state);
-        view->setMetric(metric.value_or(Metric::StableRank));
+    FigureView view(&state, *kind);
+    switch (*kind) {
+    case FigureKind::Lines:
+        if (metric)
+            view.setMetrics({*metric});
         if (parser.isSet(byLayerOption)) {
             const auto type = matrixTypeFromCsvName(parser.value(byLayerOption));
             if (!type)
                 return usage(QStringLiteral("unknown type '%1' in --by-layer").arg(parser.value(byLayerOption)));
-            view->setPerLayerType(*type);
+            view.lineChart()->setPerLayerType(*type);
         }
-        views.push_back(std::move(view));
-    } else if (name == QLatin1String("bars")) {
-        for (int run = 0; run < state.runCount(); ++run) { // one panel per run, on one scale
-            auto view = std::make_unique<LayerBarChart>(&state);
-            view->setMetric(metric.value_or(Metric::CompressionPct));
-            view->setRunIndex(run);
-            views.push_back(std::move(view));
-        }
-    } else if (name == QLatin1String("heatmaps")) {
-        const QList<Metric> metrics = metric ? QList<Metric>{*metric} : QList<Metric>{Metric::CompressionPct, Metric::WeightedAlpha};
-        for (Metric m : metrics)
-            for (int run = 0; run < state.runCount(); ++run) {
-                auto view = std::make_unique<TypeLayerHeatmap>(&state, m);
-                view->setRunIndex(run);
-                views.push_back(std::move(view));
-            }
-    } else {
+        break;
+    case FigureKind::Bars:
+    case FigureKind::Heatmaps:
+        if (metric)
+            view.setMetrics({*metric});
+        break;
+    case FigureKind::Spectrum: {
         const auto type = matrixTypeFromCsvName(parser.value(typeOption));
         const int layer = parser.value(layerOption).toInt(&ok);
         if (!type || !ok)
             return usage(QStringLiteral("spectrum needs --layer L and --type T"));
-        auto view = std::make_unique<SpectrumView>(&state);
         const MatrixKey key{0, state.currentStep(), {state.block(), layer, *type, state.expert()}};
         if (!state.find(key))
             return usage(QStringLiteral("no %1 matrix at step %2").arg(key.id.text()).arg(key.step));
-        view->showMatrix(key);
-        views.push_back(std::move(view));
+        view.spectrumView()->showMatrix(key);
+        break;
     }
-    QList<QCustomPlot *> panels;
-    for (auto &view : views) {
-        if (parser.isSet(titleOption))
-            view->setTitleOverride(parser.value(titleOption));
-        view->resize(size.width / int(views.size()), size.height);
-        view->setExporting(true);
-        panels.append(view->plot());
     }
+    if (parser.isSet(titleOption))
+        view.setTitleOverride(parser.value(titleOption));
     QString error;
-    if (!FigureExporter::write(panels, path, size, &error)) {
+    if (!view.exportTo(path, size, &error)) {
         err << "rankscope export: " << error << '\n';
         return 1;
     }

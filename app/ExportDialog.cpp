@@ -1,23 +1,24 @@
 #include "ExportDialog.h"
 
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
-#include <QSpinBox>
 
 namespace rankscope {
 
 ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, QWidget *parent)
-    : QDialog(parent), m_path(new QLineEdit(this)), m_width(new QSpinBox(this)), m_height(new QSpinBox(this)),
-      m_scale(new QDoubleSpinBox(this))
+    : QDialog(parent), m_path(new QLineEdit(this)), m_preset(new QComboBox(this)), m_width(new QDoubleSpinBox(this)),
+      m_height(new QDoubleSpinBox(this)), m_unit(new QComboBox(this)), m_dpi(new QDoubleSpinBox(this)), m_font(new QDoubleSpinBox(this)),
+      m_viewSize(viewSize)
 {
     setWindowTitle(tr("Export figure"));
-    QSettings settings;
     m_path->setText(suggestedPath);
     auto *browse = new QPushButton(tr("Browse…"), this);
     connect(browse, &QPushButton::clicked, this, [this] {
@@ -29,35 +30,98 @@ ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, QWidget
     auto *pathRow = new QHBoxLayout;
     pathRow->addWidget(m_path, 1);
     pathRow->addWidget(browse);
-    for (QSpinBox *box : {m_width, m_height}) {
-        box->setRange(200, 10000);
-        box->setSuffix(tr(" px"));
+
+    m_preset->addItem(tr("As on screen"), QString());
+    m_preset->addItem(tr("Paper, one column (3.3 × 2.4 in)"), QStringLiteral("column"));
+    m_preset->addItem(tr("Paper, two columns (7 × 3.5 in)"), QStringLiteral("two-column"));
+    m_preset->addItem(tr("Slide (13.33 × 7.5 in)"), QStringLiteral("slide"));
+    m_preset->addItem(tr("Custom"), QStringLiteral("custom"));
+    m_unit->addItem(tr("in"), 72.0);
+    m_unit->addItem(tr("cm"), 72.0 / 2.54);
+    m_unit->addItem(tr("px"), 72.0 / FigureSize::kLayoutDpi);
+    for (QDoubleSpinBox *box : {m_width, m_height}) {
+        box->setRange(0.5, 20000);
+        box->setDecimals(2);
     }
-    m_width->setValue(settings.value(QStringLiteral("export/width"), std::max(600, viewSize.width())).toInt());
-    m_height->setValue(settings.value(QStringLiteral("export/height"), std::max(400, viewSize.height())).toInt());
-    m_scale->setRange(0.5, 6);
-    m_scale->setSingleStep(0.5);
-    m_scale->setValue(settings.value(QStringLiteral("export/scale"), 2.0).toDouble());
-    m_scale->setToolTip(tr("PNG only: 2 doubles the pixels for print; SVG and PDF are vector"));
+    m_dpi->setRange(72, 1200);
+    m_dpi->setDecimals(0);
+    m_dpi->setSuffix(tr(" dpi"));
+    m_dpi->setToolTip(tr("PNG only: SVG and PDF are vector"));
+    m_font->setRange(5, 32);
+    m_font->setDecimals(1);
+    m_font->setSuffix(tr(" pt"));
+    m_font->setToolTip(tr("The tick labels; axis labels are 1 pt larger, titles 2 pt"));
+
+    // A unit change keeps the size; a preset sets everything; editing a number makes it custom.
+    double shownUnit = m_unit->currentData().toDouble();
+    connect(m_unit, &QComboBox::currentIndexChanged, this, [this, shownUnit]() mutable {
+        const double k = shownUnit / pointsPerUnit();
+        m_width->setValue(m_width->value() * k);
+        m_height->setValue(m_height->value() * k);
+        shownUnit = pointsPerUnit();
+    });
+    connect(m_preset, &QComboBox::activated, this, [this] {
+        const QString name = m_preset->currentData().toString();
+        if (const auto preset = FigureSize::preset(name))
+            showSize(*preset);
+        else if (name.isEmpty())
+            showSize(FigureSize::fromPixels(std::max(600, m_viewSize.width()), std::max(400, m_viewSize.height()), 2));
+    });
+    for (QDoubleSpinBox *box : {m_width, m_height, m_dpi, m_font})
+        connect(box, &QDoubleSpinBox::editingFinished, this, [this] { m_preset->setCurrentIndex(m_preset->findData(QStringLiteral("custom"))); });
+
+    QSettings settings;
+    const QString preset = settings.value(QStringLiteral("export/preset")).toString();
+    m_preset->setCurrentIndex(std::max(0, m_preset->findData(preset)));
+    m_unit->setCurrentIndex(std::max(0, m_unit->findText(settings.value(QStringLiteral("export/unit"), tr("in")).toString())));
+    if (preset == QLatin1String("custom") && settings.contains(QStringLiteral("export/widthPt")))
+        showSize({settings.value(QStringLiteral("export/widthPt")).toDouble(), settings.value(QStringLiteral("export/heightPt")).toDouble(),
+                  settings.value(QStringLiteral("export/dpi"), 300).toDouble(), settings.value(QStringLiteral("export/fontPt"), 9).toDouble()});
+    else
+        emit m_preset->activated(m_preset->currentIndex());
+
+    auto *sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(m_width);
+    sizeRow->addWidget(new QLabel(QStringLiteral("×"), this));
+    sizeRow->addWidget(m_height);
+    sizeRow->addWidget(m_unit);
     auto *form = new QFormLayout(this);
     form->addRow(tr("File (.png, .svg, .pdf)"), pathRow);
-    form->addRow(tr("Width"), m_width);
-    form->addRow(tr("Height"), m_height);
-    form->addRow(tr("PNG scale"), m_scale);
+    form->addRow(tr("Size"), m_preset);
+    form->addRow(QString(), sizeRow);
+    form->addRow(tr("Resolution"), m_dpi);
+    form->addRow(tr("Font size"), m_font);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, [this] {
         QSettings s;
-        s.setValue(QStringLiteral("export/width"), m_width->value());
-        s.setValue(QStringLiteral("export/height"), m_height->value());
-        s.setValue(QStringLiteral("export/scale"), m_scale->value());
+        const FigureSize chosen = size();
+        s.setValue(QStringLiteral("export/preset"), m_preset->currentData().toString());
+        s.setValue(QStringLiteral("export/unit"), m_unit->currentText());
+        s.setValue(QStringLiteral("export/widthPt"), chosen.widthPt);
+        s.setValue(QStringLiteral("export/heightPt"), chosen.heightPt);
+        s.setValue(QStringLiteral("export/dpi"), chosen.dpi);
+        s.setValue(QStringLiteral("export/fontPt"), chosen.fontPt);
         accept();
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     form->addRow(buttons);
 }
 
+double ExportDialog::pointsPerUnit() const { return m_unit->currentData().toDouble(); }
+
+void ExportDialog::showSize(const FigureSize &size)
+{
+    m_width->setValue(size.widthPt / pointsPerUnit());
+    m_height->setValue(size.heightPt / pointsPerUnit());
+    m_dpi->setValue(size.dpi);
+    m_font->setValue(size.fontPt);
+}
+
 QString ExportDialog::path() const { return m_path->text(); }
 
-ExportSize ExportDialog::size() const { return {m_width->value(), m_height->value(), m_scale->value()}; }
+FigureSize ExportDialog::size() const
+{
+    return {m_width->value() * pointsPerUnit(), m_height->value() * pointsPerUnit(), m_dpi->value(), m_font->value()};
+}
 
 } // namespace rankscope

@@ -1,14 +1,15 @@
-// Asks where and how large to export a figure: file (format by suffix), width, height and the
-// PNG scale factor, remembered between exports.
+// Asks where and how large to export a figure: the file (format by suffix), a preset (a paper
+// column, two columns, a slide) or a size in inches, centimetres or pixels, the PNG resolution and
+// the base font size, remembered between exports.
 #pragma once
 
-#include "FigureExporter.h"
+#include "FigureSize.h"
 
 #include <QDialog>
 
+class QComboBox;
 class QDoubleSpinBox;
 class QLineEdit;
-class QSpinBox;
 
 namespace rankscope {
 
@@ -17,13 +18,21 @@ class ExportDialog : public QDialog {
 public:
     ExportDialog(const QString &suggestedPath, QSize viewSize, QWidget *parent = nullptr);
     QString path() const;
-    ExportSize size() const;
+    FigureSize size() const;
 
 private:
+    // Points per unit of the width and height boxes.
+    double pointsPerUnit() const;
+    void showSize(const FigureSize &size);
+
     QLineEdit *m_path;
-    QSpinBox *m_width;
-    QSpinBox *m_height;
-    QDoubleSpinBox *m_scale;
+    QComboBox *m_preset;
+    QDoubleSpinBox *m_width;
+    QDoubleSpinBox *m_height;
+    QComboBox *m_unit;
+    QDoubleSpinBox *m_dpi;
+    QDoubleSpinBox *m_font;
+    QSize m_viewSize;
 };
 
 } // namespace rankscope

@@ -65,26 +65,12 @@ MainWindow::MainWindow(QWidget *parent)
 {
     setWindowTitle(tr("RankScope"));
     setAcceptDrops(true);
-    m_lines = new MetricLineChart(m_state, this);
-    // Per-layer bars and heatmaps get one panel per compared run, side by side: a row of bars, and
-    // a grid of heatmaps with a row per metric and a column per run.
-    auto *barsTab = new QWidget(this);
-    m_barsRow = new QHBoxLayout(barsTab);
-    m_barsRow->setContentsMargins(0, 0, 0, 0);
-    m_bars = new LayerBarChart(m_state, barsTab);
-    m_barsRow->addWidget(m_bars);
-    auto *heatmapsTab = new QWidget(this);
-    m_heatmapGrid = new QGridLayout(heatmapsTab);
-    m_heatmapGrid->setContentsMargins(0, 0, 0, 0);
-    m_heatmapLeft = new TypeLayerHeatmap(m_state, Metric::CompressionPct, heatmapsTab);
-    m_heatmapRight = new TypeLayerHeatmap(m_state, Metric::WeightedAlpha, heatmapsTab);
-    m_heatmapGrid->addWidget(m_heatmapLeft, 0, 0);
-    m_heatmapGrid->addWidget(m_heatmapRight, 0, 1);
-    m_spectrum = new SpectrumView(m_state, this);
-    m_tabs->addTab(m_lines, tr("Metric vs step"));
-    m_tabs->addTab(barsTab, tr("Per layer"));
-    m_tabs->addTab(heatmapsTab, tr("Heatmaps"));
-    m_tabs->addTab(m_spectrum, tr("Spectrum"));
+    // One tab per figure; compared runs get a panel each in the bars and heatmaps.
+    const QStringList titles = {tr("Metric vs step"), tr("Per layer"), tr("Heatmaps"), tr("Spectrum")};
+    for (FigureKind kind : FigureView::allKinds()) {
+        m_figures << new FigureView(m_state, kind, this);
+        m_tabs->addTab(m_figures.last(), titles[int(kind)]);
+    }
     setCentralWidget(m_tabs);
 
     buildMenus();
@@ -92,9 +78,9 @@ MainWindow::MainWindow(QWidget *parent)
     buildStepBar();
     buildStatusBar();
 
-    connect(m_state, &ViewState::spectrumRequested, this, [this] { m_tabs->setCurrentWidget(m_spectrum); });
-    connect(m_state, &ViewState::resultsChanged, this, [this] { syncStepControls(); syncLayerControls(); syncComparePanels(); });
-    connect(m_state, &ViewState::displayChanged, this, [this] { syncLayerControls(); syncComparePanels(); });
+    connect(m_state, &ViewState::spectrumRequested, this, [this] { m_tabs->setCurrentWidget(figure(FigureKind::Spectrum)); });
+    connect(m_state, &ViewState::resultsChanged, this, [this] { syncStepControls(); syncLayerControls(); syncRunsDock(); });
+    connect(m_state, &ViewState::displayChanged, this, &MainWindow::syncLayerControls);
     auto *runsDock = new QDockWidget(tr("Runs"), this);
     runsDock->setObjectName(QStringLiteral("runs"));
     m_runList = new RunListPanel(m_state, runsDock);
@@ -106,7 +92,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_state, &ViewState::currentStepChanged, this, &MainWindow::syncStepControls);
     connect(m_controller, &AnalysisController::started, this, [this](const QString &source) {
         m_source = source;
-        m_allLayers = true;
+        m_state->setLayerRange({}); // every layer of the new run
         m_state->clearComparedRuns(); // a new run starts a new comparison
         m_state->setRun(RunAnalysis{}, runNameOf(source));
         setWindowTitle(tr("%1 — RankScope").arg(runNameOf(source)));
@@ -165,9 +151,8 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(tr("&Export figure…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
         const int tab = m_tabs->currentIndex();
-        static const char *names[] = {"lines", "bars", "heatmaps", "spectrum"};
         const QString suggested = QDir(QFileInfo(m_recent.value(0)).absolutePath())
-                                      .filePath(QStringLiteral("%1-%2.png").arg(m_state->runName(), QLatin1String(names[tab])));
+                                      .filePath(QStringLiteral("%1-%2.png").arg(m_state->runName(), FigureView::name(FigureKind(tab))));
         ExportDialog dialog(suggested, m_tabs->currentWidget()->size(), this);
         if (dialog.exec() != QDialog::Accepted)
             return;
@@ -187,7 +172,7 @@ void MainWindow::buildMenus()
         if (!ok)
             return;
         QString error;
-        const QStringList written = exportAllFigures(folder, format, ExportSize{1200, 750, 2}, &error);
+        const QStringList written = exportAllFigures(folder, format, FigureSize::fromPixels(1200, 750, 2), &error);
         if (!error.isEmpty())
             QMessageBox::warning(this, tr("Export all figures"), error);
         statusBar()->showMessage(tr("Wrote %1 figures into %2").arg(written.size()).arg(QDir::toNativeSeparators(folder)), 8000);
@@ -249,9 +234,11 @@ void MainWindow::buildControls()
     bar->addWidget(m_firstLayer);
     bar->addWidget(new QLabel(QStringLiteral("–"), this));
     bar->addWidget(m_lastLayer);
+    // The whole range (both boxes at their ends) means every layer, of runs that grow too.
     auto applyLayers = [this] {
-        m_allLayers = m_firstLayer->value() == m_firstLayer->minimum() && m_lastLayer->value() == m_lastLayer->maximum();
-        m_state->setLayerRange({std::min(m_firstLayer->value(), m_lastLayer->value()), std::max(m_firstLayer->value(), m_lastLayer->value())});
+        const bool all = m_firstLayer->value() == m_firstLayer->minimum() && m_lastLayer->value() == m_lastLayer->maximum();
+        m_state->setLayerRange(all ? LayerRange{}
+                                   : LayerRange{std::min(m_firstLayer->value(), m_lastLayer->value()), std::max(m_firstLayer->value(), m_lastLayer->value())});
     };
     connect(m_firstLayer, &QSpinBox::valueChanged, this, applyLayers);
     connect(m_lastLayer, &QSpinBox::valueChanged, this, applyLayers);
@@ -364,19 +351,16 @@ void MainWindow::syncStepControls()
 
 void MainWindow::syncLayerControls()
 {
+    // The boxes show the state's range within the run's layers; the state is what every view follows.
     const QList<int> layers = m_state->layers();
     if (layers.isEmpty())
         return;
-    for (QSpinBox *box : {m_firstLayer, m_lastLayer}) {
-        const QSignalBlocker block(box);
+    const LayerRange range = m_state->layerRange();
+    const QSignalBlocker a(m_firstLayer), b(m_lastLayer);
+    for (QSpinBox *box : {m_firstLayer, m_lastLayer})
         box->setRange(layers.first(), layers.last());
-    }
-    if (m_allLayers || m_lastLayer->value() < m_firstLayer->value()) {
-        const QSignalBlocker a(m_firstLayer), b(m_lastLayer);
-        m_firstLayer->setValue(layers.first());
-        m_lastLayer->setValue(layers.last());
-    }
-    m_state->setLayerRange({m_firstLayer->value(), m_lastLayer->value()});
+    m_firstLayer->setValue(std::clamp(range.first, layers.first(), layers.last()));
+    m_lastLayer->setValue(std::clamp(range.last, layers.first(), layers.last()));
 }
 
 void MainWindow::onProgress(const AnalysisProgress &p)
@@ -450,77 +434,16 @@ void MainWindow::showIssues()
 QList<ChartView *> MainWindow::viewsOfTab(int tab) const
 {
     QList<ChartView *> views;
-    switch (tab) {
-    case 0: return {m_lines};
-    case 1:
-        if (m_state->isRunVisible(0))
-            views << m_bars;
-        for (LayerBarChart *b : m_extraBars)
-            views << b;
-        return views;
-    case 2: // the exported figure is one row: every run's left heatmap (the right ones with one run)
-        if (m_extraHeatmaps.isEmpty())
-            return {m_heatmapLeft, m_heatmapRight};
-        if (m_state->isRunVisible(0))
-            views << m_heatmapLeft;
-        for (const auto &[left, right] : m_extraHeatmaps)
-            views << left;
-        return views;
-    case 3: return {m_spectrum};
-    default: return {};
-    }
+    if (const FigureView *f = m_figures.value(tab))
+        for (const QList<ChartView *> &row : f->panels())
+            views << row;
+    return views;
 }
 
-void MainWindow::syncComparePanels()
+void MainWindow::syncRunsDock()
 {
-    QList<int> wanted;
-    for (int run : m_state->visibleRuns())
-        if (run > 0)
-            wanted << run;
-    m_bars->setVisible(m_state->isRunVisible(0));
-    m_heatmapLeft->setVisible(m_state->isRunVisible(0));
-    m_heatmapRight->setVisible(m_state->isRunVisible(0));
     if (m_state->runCount() > 1)
         m_runsDock->setVisible(true);
-    if (wanted == m_panelRuns)
-        return;
-    m_panelRuns = wanted;
-    qDeleteAll(m_extraBars);
-    m_extraBars.clear();
-    for (const auto &[left, right] : m_extraHeatmaps) {
-        delete left;
-        delete right;
-    }
-    m_extraHeatmaps.clear();
-    for (int run : wanted) {
-        auto *bars = new LayerBarChart(m_state, m_bars->parentWidget());
-        bars->setMetric(m_bars->metric());
-        bars->setRunIndex(run);
-        connect(m_bars, &LayerBarChart::metricChanged, bars, &LayerBarChart::setMetric);
-        m_barsRow->addWidget(bars);
-        m_extraBars << bars;
-        auto *left = new TypeLayerHeatmap(m_state, m_heatmapLeft->metric(), m_heatmapLeft->parentWidget());
-        auto *right = new TypeLayerHeatmap(m_state, m_heatmapRight->metric(), m_heatmapRight->parentWidget());
-        left->setRunIndex(run);
-        right->setRunIndex(run);
-        connect(m_heatmapLeft, &TypeLayerHeatmap::metricChanged, left, &TypeLayerHeatmap::setMetric);
-        connect(m_heatmapRight, &TypeLayerHeatmap::metricChanged, right, &TypeLayerHeatmap::setMetric);
-        m_extraHeatmaps.append(qMakePair(left, right));
-    }
-    // With compared runs: a row per metric, a column per run; alone: the two metrics side by side.
-    for (QWidget *w : {static_cast<QWidget *>(m_heatmapLeft), static_cast<QWidget *>(m_heatmapRight)})
-        m_heatmapGrid->removeWidget(w);
-    if (m_extraHeatmaps.isEmpty()) {
-        m_heatmapGrid->addWidget(m_heatmapLeft, 0, 0);
-        m_heatmapGrid->addWidget(m_heatmapRight, 0, 1);
-    } else {
-        m_heatmapGrid->addWidget(m_heatmapLeft, 0, 0);
-        m_heatmapGrid->addWidget(m_heatmapRight, 1, 0);
-        for (qsizetype i = 0; i < m_extraHeatmaps.size(); ++i) {
-            m_heatmapGrid->addWidget(m_extraHeatmaps[i].first, 0, int(i) + 1);
-            m_heatmapGrid->addWidget(m_extraHeatmaps[i].second, 1, int(i) + 1);
-        }
-    }
 }
 
 void MainWindow::chooseRunToCompare()
@@ -552,34 +475,25 @@ void MainWindow::addComparedRun(const QString &path)
     }));
 }
 
-bool MainWindow::exportFigure(int tab, const QString &path, ExportSize size, QString *error)
+bool MainWindow::exportFigure(int tab, const QString &path, const FigureSize &size, QString *error)
 {
-    const QList<ChartView *> views = viewsOfTab(tab);
-    // A selection is a way of looking, not part of the figure.
-    const std::optional<MatrixKey> selected = m_state->highlighted();
-    m_state->setHighlighted(std::nullopt);
-    QList<QCustomPlot *> panels;
-    for (ChartView *view : views) {
-        view->setExporting(true);
-        panels.append(view->plot());
+    FigureView *f = m_figures.value(tab);
+    if (!f) {
+        *error = tr("no figure %1").arg(tab);
+        return false;
     }
-    const bool ok = FigureExporter::write(panels, path, size, error);
-    for (ChartView *view : views)
-        view->setExporting(false);
-    m_state->setHighlighted(selected);
-    return ok;
+    return f->exportTo(path, size, error);
 }
 
-QStringList MainWindow::exportAllFigures(const QString &folder, const QString &format, ExportSize size, QString *error)
+QStringList MainWindow::exportAllFigures(const QString &folder, const QString &format, const FigureSize &size, QString *error)
 {
-    static const char *names[] = {"lines", "bars", "heatmaps", "spectrum"};
     QStringList written;
-    for (int tab = 0; tab < 4; ++tab) {
-        if (tab == 3 && !m_spectrum->matrix())
+    for (FigureKind kind : FigureView::allKinds()) {
+        if (kind == FigureKind::Spectrum && !spectrumView()->matrix())
             continue; // no matrix chosen: no spectrum to draw
-        const QString path = QDir(folder).filePath(QStringLiteral("%1-%2.%3").arg(m_state->runName(), QLatin1String(names[tab]), format));
+        const QString path = QDir(folder).filePath(QStringLiteral("%1-%2.%3").arg(m_state->runName(), FigureView::name(kind), format));
         QString problem;
-        if (exportFigure(tab, path, size, &problem))
+        if (exportFigure(int(kind), path, size, &problem))
             written << path;
         else
             *error += problem + QLatin1Char('\n');
@@ -666,9 +580,9 @@ void MainWindow::restoreSettings()
     m_recent = settings.value(QStringLiteral("recent")).toStringList();
     rebuildRecentMenu();
     if (const auto metric = metricFromColumn(settings.value(QStringLiteral("lines/metric")).toString()))
-        m_lines->setMetric(*metric);
+        figure(FigureKind::Lines)->setMetrics({*metric});
     if (const auto metric = metricFromColumn(settings.value(QStringLiteral("bars/metric")).toString()))
-        m_bars->setMetric(*metric);
+        figure(FigureKind::Bars)->setMetrics({*metric});
     m_energy->setValue(settings.value(QStringLiteral("energy"), kDefaultEnergy).toDouble());
     const int aggregate = settings.value(QStringLiteral("aggregate"), int(Aggregate::Mean)).toInt();
     m_aggregate->setCurrentIndex(std::max(0, m_aggregate->findData(aggregate)));
@@ -685,8 +599,8 @@ void MainWindow::saveSettings() const
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("recent"), m_recent);
-    settings.setValue(QStringLiteral("lines/metric"), QString::fromLatin1(metricInfo(m_lines->metric()).column));
-    settings.setValue(QStringLiteral("bars/metric"), QString::fromLatin1(metricInfo(m_bars->metric()).column));
+    settings.setValue(QStringLiteral("lines/metric"), QString::fromLatin1(metricInfo(figure(FigureKind::Lines)->metrics().first()).column));
+    settings.setValue(QStringLiteral("bars/metric"), QString::fromLatin1(metricInfo(figure(FigureKind::Bars)->metrics().first()).column));
     settings.setValue(QStringLiteral("energy"), m_state->energy());
     settings.setValue(QStringLiteral("aggregate"), int(m_state->aggregate()));
     settings.setValue(QStringLiteral("band"), m_state->showBand());

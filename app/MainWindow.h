@@ -3,7 +3,8 @@
 #pragma once
 
 #include "AnalysisController.h"
-#include "FigureExporter.h"
+#include "FigureSize.h"
+#include "FigureView.h"
 
 #include <QMainWindow>
 
@@ -44,23 +45,24 @@ public:
 
     ViewState *state() const { return m_state; }
     AnalysisController *controller() const { return m_controller; }
-    MetricLineChart *lineChart() const { return m_lines; }
-    LayerBarChart *barChart() const { return m_bars; }
-    TypeLayerHeatmap *heatmap(int i) const { return i == 0 ? m_heatmapLeft : m_heatmapRight; }
-    SpectrumView *spectrumView() const { return m_spectrum; }
+    FigureView *figure(FigureKind kind) const { return m_figures.value(int(kind)); }
+    MetricLineChart *lineChart() const { return figure(FigureKind::Lines)->lineChart(); }
+    LayerBarChart *barChart() const { return figure(FigureKind::Bars)->barPanels().value(0); }
+    TypeLayerHeatmap *heatmap(int i) const { return figure(FigureKind::Heatmaps)->heatmapPanels().value(i); }
+    SpectrumView *spectrumView() const { return figure(FigureKind::Spectrum)->spectrumView(); }
     QTabWidget *tabs() const { return m_tabs; }
     QSlider *stepSlider() const { return m_stepSlider; }
 
-    // The views of a tab (the heatmap tab has two panels) and their export, as the menus do it.
+    // The views of a tab and their export, as the menus do it.
     QList<ChartView *> viewsOfTab(int tab) const;
-    bool exportFigure(int tab, const QString &path, ExportSize size, QString *error);
+    bool exportFigure(int tab, const QString &path, const FigureSize &size, QString *error);
     // User naming rules (JSON) in front of the built-in ones; the open folder is analysed again.
     bool loadNamingRules(const QString &path);
     // Loads (analysing if needed) another folder or results file and shows it beside this run.
     void addComparedRun(const QString &path);
-    QList<LayerBarChart *> comparedBarPanels() const { return m_extraBars; }
-    // Every figure into a folder as lines/bars/heatmaps/spectrum.<format>; returns the files written.
-    QStringList exportAllFigures(const QString &folder, const QString &format, ExportSize size, QString *error);
+    QList<LayerBarChart *> comparedBarPanels() const { return figure(FigureKind::Bars)->barPanels().mid(1); }
+    // Every figure into a folder as <run>-lines/bars/heatmaps/spectrum.<format>; returns the files written.
+    QStringList exportAllFigures(const QString &folder, const QString &format, const FigureSize &size, QString *error);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -78,7 +80,7 @@ private:
     void rebuildRecentMenu();
     void syncStepControls();
     void syncLayerControls();
-    void syncComparePanels();
+    void syncRunsDock();
     void chooseRunToCompare();
     void showIssues();
     void onFinished(const RunAnalysis &run);
@@ -88,16 +90,7 @@ private:
     AnalysisController *m_controller;
     QString m_source;
     QTabWidget *m_tabs;
-    MetricLineChart *m_lines;
-    LayerBarChart *m_bars;
-    TypeLayerHeatmap *m_heatmapLeft;
-    TypeLayerHeatmap *m_heatmapRight;
-    SpectrumView *m_spectrum;
-    QHBoxLayout *m_barsRow = nullptr;
-    QGridLayout *m_heatmapGrid = nullptr;
-    QList<int> m_panelRuns;
-    QList<LayerBarChart *> m_extraBars;
-    QList<QPair<TypeLayerHeatmap *, TypeLayerHeatmap *>> m_extraHeatmaps;
+    QList<FigureView *> m_figures; // one tab each, in FigureKind's order
     RunListPanel *m_runList = nullptr;
     QDockWidget *m_runsDock = nullptr;
     QMenu *m_recentMenu = nullptr;
@@ -108,7 +101,6 @@ private:
     QCheckBox *m_logY = nullptr;
     QSpinBox *m_firstLayer = nullptr;
     QSpinBox *m_lastLayer = nullptr;
-    bool m_allLayers = true; // the range follows the run's layers until the user narrows it
     QSlider *m_stepSlider = nullptr;
     QLabel *m_stepLabel = nullptr;
     QToolButton *m_play = nullptr;

@@ -13,7 +13,6 @@ namespace rankscope {
 struct RunLoadOptions {
     AnalysisSettings settings;
     bool useCache = true;
-    bool quiet = false;
     std::optional<TensorNameRules> rules;
     const RunAnalysis *previous = nullptr;            // instead of reading the results file
     std::function<void(RunAnalyzer *)> analyzerCreated; // e.g. to cancel it from elsewhere

@@ -2,6 +2,7 @@
 
 #include "MetricSelector.h"
 #include "PlotStyle.h"
+#include "FigureSize.h"
 #include "analysis/MetricsTable.h"
 
 #include <QLabel>
@@ -67,13 +68,21 @@ ChartView::ChartView(ViewState *state, QWidget *parent)
     layout->addWidget(m_plot, 1);
     PlotStyle::applyPaperStyle(m_plot);
     m_title = PlotStyle::addTitle(m_plot);
+    // Everything but the title sits in one row of its own, so the title spans the whole figure
+    // however many columns (legend, colour scale, second panel) the views add.
+    QCPAxisRect *rect = m_plot->axisRect();
+    m_plot->plotLayout()->take(rect);
+    m_plot->plotLayout()->simplify();
+    m_body = new QCPLayoutGrid;
+    m_plot->plotLayout()->addElement(1, 0, m_body);
+    m_body->addElement(0, 0, rect);
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, &ChartView::onMouseMove);
     connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *e) { m_pressPos = e->pos(); });
     connect(m_plot, &QCustomPlot::mouseRelease, this, &ChartView::onMouseRelease);
 }
 
-QString ChartView::title() const { return m_title->text(); }
+QString ChartView::title() const { return m_titleText; }
 
 MetricSelector *ChartView::addMetricSelector(Metric initial)
 {
@@ -83,7 +92,79 @@ MetricSelector *ChartView::addMetricSelector(Metric initial)
     return selector;
 }
 
-void ChartView::setTitle(const QString &text) { m_title->setText(m_titleOverride.isEmpty() ? text : m_titleOverride); }
+void ChartView::setTitle(const QString &text)
+{
+    m_titleText = m_titleOverride.isEmpty() ? text : m_titleOverride;
+    applyTitle();
+}
+
+void ChartView::applyTitle()
+{
+    // A long title wraps onto a second line, then is elided, rather than run off both edges.
+    const int width = std::max(60, layoutSize().width() - 16);
+    m_title->setText(PlotStyle::wrapText(m_titleText, m_title->font(), width));
+}
+
+void ChartView::useSideLegend()
+{
+    m_sideLegend = true;
+    PlotStyle::placeLegend(m_body, m_plot->legend, PlotStyle::LegendPlacement::Right);
+}
+
+void ChartView::adaptLayout(QSize size)
+{
+    applyTitle();
+    if (!m_sideLegend || m_plot->legend->itemCount() == 0)
+        return;
+    // Beside the plot while the plot keeps its minimum (ticks, labels) and most of the width; below
+    // it, in as many columns as fit, otherwise.
+    QCPLegend *legend = m_plot->legend;
+    int itemWidth = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        itemWidth = std::max(itemWidth, legend->item(i)->minimumOuterSizeHint().width());
+    const int legendWidth = itemWidth + legend->margins().left() + legend->margins().right() + 12;
+    const int plotMinimum = m_plot->axisRect()->minimumOuterSizeHint().width();
+    if (plotMinimum + legendWidth <= size.width() && size.width() - legendWidth >= 0.62 * size.width())
+        PlotStyle::placeLegend(m_body, legend, PlotStyle::LegendPlacement::Right);
+    else
+        PlotStyle::placeLegend(m_body, legend, PlotStyle::LegendPlacement::Below,
+                               std::max(1, (size.width() - 16) / std::max(1, itemWidth + legend->columnSpacing())));
+}
+
+void ChartView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    if (!isExporting()) {
+        adaptLayout(m_plot->size());
+        refresh();
+    }
+}
+
+void ChartView::beginExport(QSize size, double fontPt)
+{
+    m_plot->deselectAll(); // a selection is a way of looking, not part of a figure
+    m_exportSize = size;
+    m_fontPt = fontPt;
+    PlotStyle::applyFonts(m_plot, fontPt);
+    rebuild();
+    adaptLayout(size);
+    // Lay the plot out at the export size, so what depends on it (cell labels, ticks) matches what is drawn.
+    m_plot->setViewport(QRect(QPoint(0, 0), size));
+    m_plot->replot(QCustomPlot::rpImmediateRefresh);
+    adaptLayout(size); // again: the first layout told the views their cell and tick sizes
+    m_plot->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+void ChartView::endExport()
+{
+    m_exportSize = QSize();
+    m_fontPt = FigureSize::kScreenFontPt;
+    PlotStyle::applyFonts(m_plot, m_fontPt);
+    rebuild();
+    adaptLayout(m_plot->size());
+    m_plot->setViewport(m_plot->rect());
+    m_plot->replot();
+}
 
 void ChartView::setTitleOverride(const QString &title)
 {

@@ -26,10 +26,16 @@ public:
     QString lastTooltip() const { return m_lastTooltip; }
     // The numbers behind what the view shows, as CSV with a header line.
     virtual QString dataCsv() const = 0;
-    // Hides what marks the interactive state (the current-step line) while a figure is exported.
-    virtual void setExporting(bool) {}
     // A title of the user's instead of the generated one (empty: generated).
     void setTitleOverride(const QString &title);
+
+    // Export: the view laid out for `size` (pixels at 96 dpi) with tick labels of `fontPt` points,
+    // without what marks the interactive state (the selection, the current-step line); endExport()
+    // puts the screen layout back.
+    void beginExport(QSize size, double fontPt);
+    void endExport();
+    bool isExporting() const { return m_exportSize.isValid(); }
+    double fontSize() const { return m_fontPt; }
 
 public slots:
     virtual void rebuild() = 0;
@@ -37,6 +43,16 @@ public slots:
 protected:
     // A click at the pixel: by default, the matrix there opens its spectrum.
     virtual void activate(const QPoint &pixel);
+    // Lays the view out for a size: the legend beside the plot, or below it in as many columns as
+    // fit; the title wrapped. Views add their own (thinning tick labels, cell labels).
+    virtual void adaptLayout(QSize size);
+    // The size the view is laid out for: the export's, or the widget's.
+    QSize layoutSize() const { return isExporting() ? m_exportSize : m_plot->size(); }
+    // The legend goes in a column right of the plot (and below it when the view is narrow).
+    void useSideLegend();
+    // The grid under the title holding the axis rect (at 0, 0); views add columns to it.
+    QCPLayoutGrid *body() const { return m_body; }
+    void resizeEvent(QResizeEvent *event) override;
     // Replots now unless the widget is hidden, in which case it replots when shown.
     void refresh();
     void setTitle(const QString &text);
@@ -53,9 +69,16 @@ private:
     ViewState *m_state;
     QCustomPlot *m_plot;
     QCPTextElement *m_title;
+    QCPLayoutGrid *m_body;
     QHBoxLayout *m_header;
+    void applyTitle();
+
     QString m_lastTooltip;
     QString m_titleOverride;
+    QString m_titleText;
+    QSize m_exportSize; // valid while exporting
+    double m_fontPt = 9;
+    bool m_sideLegend = false;
     QPoint m_pressPos;
     bool m_stale = false;
 };

@@ -1,8 +1,11 @@
 #include "FigureExporter.h"
 
+#include "ChartView.h"
+
 #include <QFileInfo>
 #include <QImage>
 #include <QPdfWriter>
+#include <QSaveFile>
 #include <QSvgGenerator>
 #include <qcustomplot.h>
 
@@ -10,26 +13,24 @@ namespace rankscope {
 
 namespace {
 
-// Each panel gets an equal share of the width, drawn at its own origin.
-void renderPanels(const QList<QCustomPlot *> &panels, QCPPainter &painter, int width, int height)
+// Each panel gets its share of the figure, laid out at that size, drawn at its own origin.
+void renderPanels(const QList<QList<ChartView *>> &rows, QCPPainter &painter, QSize size)
 {
-    const int panelWidth = width / int(panels.size());
-    for (qsizetype i = 0; i < panels.size(); ++i) {
-        QCustomPlot *plot = panels[i];
-        plot->deselectAll(); // selection is not part of a figure
-        // Lay the plot out at the export size first, so size-dependent content (heatmap cell
-        // labels) matches what is drawn.
-        plot->setViewport(QRect(0, 0, panelWidth, height));
-        plot->replot(QCustomPlot::rpImmediateRefresh);
-        painter.save();
-        painter.translate(panelWidth * double(i), 0);
-        plot->toPainter(&painter, panelWidth, height);
-        painter.restore();
+    const int panelHeight = size.height() / int(rows.size());
+    for (qsizetype r = 0; r < rows.size(); ++r) {
+        const int panelWidth = size.width() / int(rows[r].size());
+        for (qsizetype c = 0; c < rows[r].size(); ++c) {
+            QCustomPlot *plot = rows[r][c]->plot();
+            painter.save();
+            painter.translate(panelWidth * double(c), panelHeight * double(r));
+            plot->toPainter(&painter, panelWidth, panelHeight);
+            painter.restore();
+        }
     }
 }
 
 // Real vectors: no cached pixmaps, and pens that scale with the figure.
-bool paintVectorized(QPaintDevice *device, const QList<QCustomPlot *> &panels, int width, int height)
+bool paintVectorized(QPaintDevice *device, const QList<QList<ChartView *>> &rows, QSize size)
 {
     QCPPainter painter;
     if (!painter.begin(device))
@@ -37,61 +38,70 @@ bool paintVectorized(QPaintDevice *device, const QList<QCustomPlot *> &panels, i
     painter.setMode(QCPPainter::pmVectorized);
     painter.setMode(QCPPainter::pmNoCaching);
     painter.setMode(QCPPainter::pmNonCosmetic);
-    renderPanels(panels, painter, width, height);
+    renderPanels(rows, painter, size);
     return painter.end();
 }
 
 } // namespace
 
-bool FigureExporter::write(const QList<QCustomPlot *> &panels, const QString &path, ExportSize size, QString *error)
+bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString &path, const FigureSize &size, QString *error)
 {
-    if (panels.isEmpty()) {
+    if (rows.isEmpty() || std::any_of(rows.begin(), rows.end(), [](const QList<ChartView *> &row) { return row.isEmpty(); })) {
         *error = QStringLiteral("nothing to export");
         return false;
     }
-    if (size.width < 50 || size.height < 50 || size.width > 20000 || size.height > 20000 || !(size.scale > 0 && size.scale <= 10)) {
-        *error = QStringLiteral("size %1×%2 at scale %3 is out of range").arg(size.width).arg(size.height).arg(size.scale);
+    if (!size.isValid(error))
+        return false;
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (!formats().contains(suffix)) {
+        *error = QStringLiteral("%1: unknown figure format '%2' (png, svg or pdf)").arg(path, suffix);
         return false;
     }
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    bool ok = false;
-    if (suffix == QLatin1String("png")) {
-        QImage image(qRound(size.width * size.scale), qRound(size.height * size.scale), QImage::Format_ARGB32);
+    const QSize layout = size.layoutSize();
+    for (const QList<ChartView *> &row : rows)
+        for (ChartView *view : row)
+            view->beginExport(QSize(layout.width() / int(row.size()), layout.height() / int(rows.size())), size.fontPt);
+
+    QSaveFile file(path);
+    bool ok = file.open(QIODevice::WriteOnly);
+    if (ok && suffix == QLatin1String("png")) {
+        const QSize pixels = size.pixelSize();
+        QImage image(pixels, QImage::Format_ARGB32);
         image.fill(Qt::white);
         {
             QCPPainter painter(&image);
             painter.setRenderHint(QPainter::Antialiasing);
             painter.setRenderHint(QPainter::TextAntialiasing);
-            painter.scale(size.scale, size.scale);
-            renderPanels(panels, painter, size.width, size.height);
+            painter.scale(double(pixels.width()) / layout.width(), double(pixels.height()) / layout.height());
+            renderPanels(rows, painter, layout);
         }
-        image.setDotsPerMeterX(qRound(3780 * size.scale)); // 96 dpi at scale 1
-        image.setDotsPerMeterY(qRound(3780 * size.scale));
-        ok = image.save(path, "PNG");
-    } else if (suffix == QLatin1String("svg")) {
+        const int dotsPerMeter = int(std::lround(size.dpi / 0.0254));
+        image.setDotsPerMeterX(dotsPerMeter);
+        image.setDotsPerMeterY(dotsPerMeter);
+        ok = image.save(&file, "PNG");
+    } else if (ok && suffix == QLatin1String("svg")) {
         QSvgGenerator generator;
-        generator.setFileName(path);
-        generator.setSize(QSize(size.width, size.height));
-        generator.setViewBox(QRect(0, 0, size.width, size.height));
+        generator.setOutputDevice(&file);
+        generator.setResolution(int(FigureSize::kLayoutDpi)); // width and height then come out in real units
+        generator.setSize(layout);
+        generator.setViewBox(QRect(QPoint(0, 0), layout));
         generator.setTitle(QStringLiteral("RankScope figure"));
-        ok = paintVectorized(&generator, panels, size.width, size.height);
-    } else if (suffix == QLatin1String("pdf")) {
-        QPdfWriter writer(path);
+        ok = paintVectorized(&generator, rows, layout);
+    } else if (ok) {
+        QPdfWriter writer(&file);
         writer.setCreator(QStringLiteral("RankScope"));
         writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-        writer.setPageSize(QPageSize(QSizeF(size.width, size.height), QPageSize::Point, QString(), QPageSize::ExactMatch));
-        writer.setResolution(72); // one logical pixel is one point
-        ok = paintVectorized(&writer, panels, size.width, size.height);
-    } else {
-        *error = QStringLiteral("%1: unknown figure format '%2' (png, svg or pdf)").arg(path, suffix);
-        return false;
+        writer.setPageSize(QPageSize(QSizeF(size.widthPt, size.heightPt), QPageSize::Point, QString(), QPageSize::ExactMatch));
+        writer.setResolution(int(FigureSize::kLayoutDpi)); // one layout pixel is 1/96 inch, as on screen
+        ok = paintVectorized(&writer, rows, layout);
     }
-    for (QCustomPlot *plot : panels) { // back to the on-screen layout
-        plot->setViewport(plot->rect());
-        plot->replot();
-    }
+    for (const QList<ChartView *> &row : rows)
+        for (ChartView *view : row)
+            view->endExport();
+    if (ok && !file.commit())
+        ok = false;
     if (!ok)
-        *error = QStringLiteral("%1: cannot be written").arg(path);
+        *error = QStringLiteral("%1: cannot be written: %2").arg(path, file.errorString());
     return ok;
 }
 

@@ -1,25 +1,23 @@
-// Writes a figure, one plot or several side by side (the heatmap pair), as PNG at a chosen size
-// and scale, as SVG with real vectors and text kept as text, or as PDF. What is written is what
-// the view draws, minus hover decorations and selection.
+// Writes a figure — one view, or a grid of panels (a panel per run, a row per metric) — as PNG at a
+// resolution, as SVG with real vectors and text kept as text, or as PDF, at a size on paper with a
+// base font size. Each panel is laid out for its share of the size first (legend, title, ticks),
+// then restored. The file is written whole or not at all: an earlier file survives a failed export.
 #pragma once
+
+#include "FigureSize.h"
 
 #include <QList>
 #include <QString>
 
-class QCustomPlot;
-
 namespace rankscope {
 
-struct ExportSize {
-    int width = 1200;  // logical pixels (points in a PDF) of the whole figure
-    int height = 750;
-    double scale = 1;  // PNG only: 2 gives a 2400×1500 image for 300-dpi print
-};
+class ChartView;
 
 class FigureExporter {
 public:
-    // The format comes from the file's suffix: .png, .svg or .pdf.
-    static bool write(const QList<QCustomPlot *> &panels, const QString &path, ExportSize size, QString *error);
+    // rows of panels; every row is divided equally among its panels. The format comes from the
+    // file's suffix: .png, .svg or .pdf.
+    static bool write(const QList<QList<ChartView *>> &rows, const QString &path, const FigureSize &size, QString *error);
     static QStringList formats() { return {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}; }
 };
 

@@ -19,7 +19,7 @@ LayerBarChart::LayerBarChart(ViewState *state, QWidget *parent)
     m_group->setSpacing(1);
     plot()->xAxis->setLabel(tr("Layer"));
     plot()->xAxis->grid()->setVisible(false);
-    PlotStyle::placeLegendRight(plot(), plot()->axisRect());
+    useSideLegend();
     plot()->setInteractions(QCP::iSelectLegend);
     plot()->legend->setSelectableParts(QCPLegend::spItems);
     connect(plot(), &QCustomPlot::legendClick, this, [this](QCPLegend *, QCPAbstractLegendItem *item, QMouseEvent *) {

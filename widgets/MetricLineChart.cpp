@@ -51,7 +51,7 @@ MetricLineChart::MetricLineChart(ViewState *state, QWidget *parent)
 
     plot()->xAxis->setLabel(tr("Training step"));
     plot()->yAxis->setRangeLower(0);
-    PlotStyle::placeLegendRight(plot(), plot()->axisRect());
+    useSideLegend();
     plot()->setInteractions(QCP::iSelectLegend);
     plot()->legend->setSelectableParts(QCPLegend::spItems);
     connect(plot(), &QCustomPlot::legendClick, this, [this](QCPLegend *, QCPAbstractLegendItem *item, QMouseEvent *) {
@@ -92,6 +92,7 @@ void MetricLineChart::setMetric(Metric metric)
     m_metric = metric;
     m_metricBox->setMetric(metric);
     rebuild();
+    emit metricChanged(metric);
 }
 
 void MetricLineChart::setPerLayerType(std::optional<MatrixType> type)
@@ -266,13 +267,7 @@ void MetricLineChart::updateStepMarker()
     const double x = xOf(0, state()->currentStep());
     m_stepMarker->point1->setCoords(x, 0);
     m_stepMarker->point2->setCoords(x, 1);
-    m_stepMarker->setVisible(state()->steps().size() > 1 && !m_exporting);
-}
-
-void MetricLineChart::setExporting(bool exporting)
-{
-    m_exporting = exporting;
-    updateStepMarker();
+    m_stepMarker->setVisible(state()->steps().size() > 1 && !isExporting());
 }
 
 QList<QCPGraph *> MetricLineChart::visibleLines() const

@@ -25,11 +25,13 @@ public:
     QList<QCPGraph *> visibleLines() const;
     QString tooltipAt(const QPoint &pixel) const override;
     QString dataCsv() const override;
-    void setExporting(bool exporting) override;
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
 
 public slots:
     void rebuild() override;
+
+signals:
+    void metricChanged(rankscope::Metric metric);
 
 protected:
     void activate(const QPoint &pixel) override;
@@ -53,7 +55,6 @@ private:
     void fillModeBox();
 
     Metric m_metric = Metric::StableRank;
-    bool m_exporting = false;
     std::optional<MatrixType> m_perLayerType;
     QList<Line> m_lines;
     QCPItemStraightLine *m_stepMarker = nullptr;

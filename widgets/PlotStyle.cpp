@@ -2,16 +2,53 @@
 
 #include "TypeStyle.h"
 
+#include <cmath>
+
 namespace rankscope::PlotStyle {
 
-QFont titleFont()
+QFont titleFont(double basePt)
 {
-    QFont f(QStringLiteral("DejaVu Sans"), 11);
+    QFont f(QStringLiteral("DejaVu Sans"));
+    f.setPointSizeF(basePt + 2);
     f.setWeight(QFont::DemiBold);
     return f;
 }
-QFont labelFont() { return QFont(QStringLiteral("DejaVu Sans"), 10); }
-QFont tickFont() { return QFont(QStringLiteral("DejaVu Sans"), 9); }
+QFont labelFont(double basePt)
+{
+    QFont f(QStringLiteral("DejaVu Sans"));
+    f.setPointSizeF(basePt + 1);
+    return f;
+}
+QFont tickFont(double basePt)
+{
+    QFont f(QStringLiteral("DejaVu Sans"));
+    f.setPointSizeF(basePt);
+    return f;
+}
+
+QString wrapText(const QString &text, const QFont &font, int width, int maxLines)
+{
+    const QFontMetricsF metrics(font);
+    QStringList lines;
+    QString line;
+    for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+        if (line.isEmpty() || metrics.horizontalAdvance(candidate) <= width) {
+            line = candidate;
+            continue;
+        }
+        lines << line;
+        line = word;
+    }
+    if (!line.isEmpty())
+        lines << line;
+    if (lines.size() > maxLines) {
+        lines = lines.mid(0, maxLines - 1) + QStringList{lines.mid(maxLines - 1).join(QLatin1Char(' '))};
+    }
+    if (!lines.isEmpty())
+        lines.last() = metrics.elidedText(lines.last(), Qt::ElideRight, width);
+    return lines.join(QLatin1Char('\n'));
+}
 
 namespace {
 void styleAxis(QCPAxis *axis)
@@ -49,6 +86,31 @@ void applyPaperStyle(QCustomPlot *plot)
     plot->legend->setRowSpacing(1);
 }
 
+void applyFonts(QCustomPlot *plot, double basePt)
+{
+    auto styleAxes = [&](QCPAxis *axis) {
+        axis->setLabelFont(labelFont(basePt));
+        axis->setTickLabelFont(tickFont(basePt));
+    };
+    for (QCPAxisRect *rect : plot->axisRects())
+        for (QCPAxis *axis : rect->axes())
+            styleAxes(axis);
+    for (QCPLayoutElement *element : plot->plotLayout()->elements(true)) {
+        if (auto *scale = qobject_cast<QCPColorScale *>(element))
+            styleAxes(scale->axis());
+        else if (auto *legend = qobject_cast<QCPLegend *>(element))
+            legend->setFont(tickFont(basePt));
+        else if (auto *text = qobject_cast<QCPTextElement *>(element))
+            text->setFont(titleFont(basePt));
+    }
+    plot->legend->setFont(tickFont(basePt));
+    for (int i = 0; i < plot->legend->itemCount(); ++i)
+        plot->legend->item(i)->setFont(tickFont(basePt));
+    // The legend's icons and spacing grow with its text.
+    const double k = basePt / 9.0;
+    plot->legend->setIconSize(int(std::lround(22 * k)), int(std::lround(12 * k)));
+}
+
 QCPTextElement *addTitle(QCustomPlot *plot)
 {
     plot->plotLayout()->insertRow(0);
@@ -59,21 +121,47 @@ QCPTextElement *addTitle(QCustomPlot *plot)
     return title;
 }
 
-void placeLegendRight(QCustomPlot *plot, QCPAxisRect *rect)
+namespace {
+// The column right of the axis rect that holds a side legend between two spacers.
+QCPLayoutGrid *sideHolder(QCPLayoutGrid *body)
 {
-    auto *subLayout = new QCPLayoutGrid;
-    const int row = plot->plotLayout()->rowCount() - 1;
-    plot->plotLayout()->addElement(row, plot->plotLayout()->columnCount(), subLayout);
-    subLayout->setMargins(QMargins(0, 0, 6, 0));
-    subLayout->addElement(0, 0, new QCPLayoutElement(plot));
-    subLayout->addElement(1, 0, plot->legend);
-    subLayout->addElement(2, 0, new QCPLayoutElement(plot));
-    subLayout->setRowStretchFactor(0, 1);
-    subLayout->setRowStretchFactor(1, 0.5);
-    subLayout->setRowStretchFactor(2, 2);
-    plot->plotLayout()->setColumnStretchFactor(plot->plotLayout()->columnCount() - 1, 0.01);
-    Q_UNUSED(rect);
-    plot->legend->setVisible(true);
+    if (body->columnCount() < 2)
+        return nullptr;
+    for (int row = 0; row < body->rowCount(); ++row)
+        if (body->hasElement(row, body->columnCount() - 1))
+            if (auto *holder = qobject_cast<QCPLayoutGrid *>(body->element(row, body->columnCount() - 1)))
+                return holder;
+    return nullptr;
+}
+} // namespace
+
+void placeLegend(QCPLayoutGrid *body, QCPLegend *legend, LegendPlacement where, int columns)
+{
+    if (QCPLayout *parent = legend->layout())
+        parent->take(legend);
+    body->simplify(); // drops the row a legend below left empty
+    const bool right = where == LegendPlacement::Right;
+    legend->setWrap(right ? 0 : std::max(1, columns));
+    legend->setFillOrder(right ? QCPLayoutGrid::foRowsFirst : QCPLayoutGrid::foColumnsFirst, true); // re-flows the items
+    if (right) {
+        QCPLayoutGrid *holder = sideHolder(body);
+        if (!holder) {
+            holder = new QCPLayoutGrid;
+            body->addElement(0, body->columnCount(), holder);
+            holder->setMargins(QMargins(0, 0, 10, 0)); // room for the last letter of the widest entry
+            holder->addElement(0, 0, new QCPLayoutElement(body->parentPlot()));
+            holder->addElement(2, 0, new QCPLayoutElement(body->parentPlot()));
+            holder->setRowStretchFactor(0, 1);
+            holder->setRowStretchFactor(2, 2);
+        }
+        holder->addElement(1, 0, legend);
+        holder->setRowStretchFactor(1, 0.5);
+        body->setColumnStretchFactor(body->columnCount() - 1, 0.01);
+    } else {
+        body->addElement(body->rowCount(), 0, legend);
+        body->setRowStretchFactor(body->rowCount() - 1, 0.01);
+    }
+    legend->setVisible(true);
 }
 
 void setLogScale(QCPAxis *axis, bool log)

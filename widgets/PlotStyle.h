@@ -9,15 +9,25 @@
 namespace rankscope::PlotStyle {
 
 void applyPaperStyle(QCustomPlot *plot);
+// Every text of the plot (axes of every axis rect and colour scale, legends, titles) at a base
+// size: tick labels at basePt, axis labels one point larger, titles two.
+void applyFonts(QCustomPlot *plot, double basePt);
 // A title row above the axis rect; returns the element so its text can change.
 QCPTextElement *addTitle(QCustomPlot *plot);
-// A legend in its own column right of the axis rect, so it never covers data.
-void placeLegendRight(QCustomPlot *plot, QCPAxisRect *rect);
+
+// Where a legend sits in a view's body grid (the axis rect at 0, 0): in its own column right of the
+// axis rect (so it never covers data), or in a row below it, wrapped into as many columns as fit.
+enum class LegendPlacement { Right, Below };
+void placeLegend(QCPLayoutGrid *body, QCPLegend *legend, LegendPlacement where, int columns = 1);
+
 void setLogScale(QCPAxis *axis, bool log);
 
-QFont titleFont();
-QFont labelFont();
-QFont tickFont();
+QFont titleFont(double basePt = 9);
+QFont labelFont(double basePt = 9);
+QFont tickFont(double basePt = 9);
+// Words of `text` broken into lines no wider than `width` pixels in `font`; at most `maxLines`,
+// the last one elided.
+QString wrapText(const QString &text, const QFont &font, int width, int maxLines = 2);
 
 // Sequential colour scales (light → dark) for heatmaps.
 QCPColorGradient yellowOrangeRed();

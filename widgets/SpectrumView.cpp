@@ -51,14 +51,8 @@ SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
     headerLayout()->addStretch(1);
     connect(m_overlayBox, &QCheckBox::toggled, this, &SpectrumView::setOverlayFirstStep);
 
-    // Both panels share one row under the title, so a long title cannot widen one of them.
-    auto *panels = new QCPLayoutGrid;
-    plot()->plotLayout()->take(m_rankRect);
-    plot()->plotLayout()->simplify();
-    plot()->plotLayout()->addElement(1, 0, panels);
-    panels->addElement(0, 0, m_rankRect);
-    panels->addElement(0, 1, m_densityRect);
-    panels->setColumnSpacing(24);
+    body()->addElement(0, 1, m_densityRect);
+    body()->setColumnSpacing(24);
     PlotStyle::applyPaperStyle(plot());
     m_rankRect->axis(QCPAxis::atBottom)->setLabel(tr("Rank i"));
     m_rankRect->axis(QCPAxis::atLeft)->setLabel(tr("Singular value \u03c3\u1d62"));

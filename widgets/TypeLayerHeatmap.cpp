@@ -26,7 +26,7 @@ TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *par
 
     m_map->setInterpolate(false); // crisp cells
     m_map->setTightBoundary(false);
-    plot()->plotLayout()->addElement(1, 1, m_scale);
+    body()->addElement(0, 1, m_scale);
     m_scale->setType(QCPAxis::atRight);
     m_scale->setBarWidth(12);
     m_scale->axis()->setLabelFont(PlotStyle::labelFont());

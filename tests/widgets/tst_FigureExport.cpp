@@ -1,6 +1,8 @@
 // Exported figures are complete: SVG is real XML with text kept as text, legend labels, axis
 // titles and a path per visible series; PNG has the requested pixels; PDF is a PDF.
 #include "DemoFixture.h"
+#include "ExportCommand.h"
+#include "FigureView.h"
 #include "FigureExporter.h"
 #include "LayerBarChart.h"
 #include "MainWindow.h"
@@ -75,7 +77,7 @@ private slots:
         m_state->setTypeVisible(MatrixType::K, false);
         const QString path = m_dir.filePath("lines.svg");
         QString error;
-        QVERIFY2(FigureExporter::write({chart.plot()}, path, {1000, 600, 1}, &error), qPrintable(error));
+        QVERIFY2(FigureExporter::write({{&chart}}, path, FigureSize::fromPixels(1000, 600), &error), qPrintable(error));
         const SvgContent svg = readSvg(path);
         QVERIFY(svg.wellFormed);
         for (const char *label : {"Q", "V", "O", "MLP\u2191", "MLP\u2193"})
@@ -95,7 +97,7 @@ private slots:
         LayerBarChart bars(m_state);
         const QString png = m_dir.filePath("bars.png");
         QString error;
-        QVERIFY2(FigureExporter::write({bars.plot()}, png, {800, 500, 2}, &error), qPrintable(error));
+        QVERIFY2(FigureExporter::write({{&bars}}, png, FigureSize::fromPixels(800, 500, 2), &error), qPrintable(error));
         const QImage image(png);
         QCOMPARE(image.size(), QSize(1600, 1000));
         // Not blank: the bars put the types' colours in the image.
@@ -106,11 +108,11 @@ private slots:
         QVERIFY(sawQ);
 
         const QString pdf = m_dir.filePath("bars.pdf");
-        QVERIFY(FigureExporter::write({bars.plot()}, pdf, {800, 500, 1}, &error));
+        QVERIFY(FigureExporter::write({{&bars}}, pdf, FigureSize::fromPixels(800, 500), &error));
         QFile f(pdf);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QVERIFY(f.read(5) == "%PDF-");
-        QVERIFY(!FigureExporter::write({bars.plot()}, m_dir.filePath("bars.bmp"), {800, 500, 1}, &error));
+        QVERIFY(!FigureExporter::write({{&bars}}, m_dir.filePath("bars.bmp"), FigureSize::fromPixels(800, 500), &error));
         QVERIFY(error.contains("png, svg or pdf"));
     }
 
@@ -119,7 +121,7 @@ private slots:
         TypeLayerHeatmap left(m_state, Metric::CompressionPct), right(m_state, Metric::WeightedAlpha);
         const QString path = m_dir.filePath("heatmaps.svg");
         QString error;
-        QVERIFY(FigureExporter::write({left.plot(), right.plot()}, path, {1400, 600, 1}, &error));
+        QVERIFY(FigureExporter::write({{&left, &right}}, path, FigureSize::fromPixels(1400, 600), &error));
         const SvgContent svg = readSvg(path);
         QVERIFY(svg.wellFormed);
         QVERIFY(svg.texts.contains("Compression % at step 1500 — nanogpt-d4"));
@@ -151,12 +153,63 @@ private slots:
         QVERIFY(finished.wait(30000));
         window.state()->requestSpectrum({0, 1500, {{}, 0, MatrixType::Q, {}}});
         QString error;
-        const QStringList written = window.exportAllFigures(m_dir.path(), "pdf", {1000, 600, 1}, &error);
+        const QStringList written = window.exportAllFigures(m_dir.path(), "pdf", FigureSize::fromPixels(1000, 600), &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(written.size(), 4);
         for (const QString &file : written)
             QVERIFY(QFileInfo(file).size() > 1000);
         QVERIFY(written[2].endsWith("nanogpt-d4-heatmaps.pdf"));
+    }
+
+    // The window's export and `rankscope export` build the same figure from the same state: the
+    // same texts (titles, labels, legends, cell values) in the same order, for one run and two.
+    void windowAndCommandExportTheSameFigure_data()
+    {
+        QTest::addColumn<QString>("figure");
+        QTest::addColumn<bool>("compare");
+        for (const char *figure : {"lines", "bars", "heatmaps"}) {
+            QTest::newRow(figure) << figure << false;
+            QTest::newRow(qPrintable(QStringLiteral("%1, two runs").arg(figure))) << figure << true;
+        }
+    }
+    void windowAndCommandExportTheSameFigure()
+    {
+        QFETCH(QString, figure);
+        QFETCH(bool, compare);
+        QStandardPaths::setTestModeEnabled(true);
+        MainWindow window;
+        QSignalSpy finished(window.controller(), &AnalysisController::finished);
+        window.openPath(RANKSCOPE_DEMO_RUN);
+        QVERIFY(finished.wait(30000));
+        if (compare) {
+            window.addComparedRun(RANKSCOPE_DEMO_RUN);
+            QTRY_COMPARE_WITH_TIMEOUT(window.state()->runCount(), 2, 30000);
+            window.state()->renameRun(1, QStringLiteral("nanogpt-d4"));
+        }
+        const FigureKind kind = *FigureView::kindFromName(figure);
+        window.figure(kind)->setMetrics({Metric::StableRank, Metric::Alpha});
+        window.state()->setTypeVisible(MatrixType::K, false);
+        window.state()->setLayerRange({1, 2});
+        window.state()->setCurrentStep(600);
+        const QString fromWindow = m_dir.filePath("window-" + figure + ".svg"), fromCommand = m_dir.filePath("command-" + figure + ".svg");
+        QString error;
+        QVERIFY2(window.exportFigure(int(kind), fromWindow, *FigureSize::preset("two-column"), &error), qPrintable(error));
+        QStringList arguments{"export", RANKSCOPE_DEMO_RUN};
+        if (compare)
+            arguments << RANKSCOPE_DEMO_RUN;
+        arguments << "--figure" << figure << "--out" << fromCommand << "--types" << "Q,V,O,MLP_UP,MLP_DOWN" << "--layers" << "1-2"
+                  << "--step" << "600" << "--preset" << "two-column";
+        if (kind != FigureKind::Heatmaps)
+            arguments << "--metric" << "stable_rank";
+        else
+            window.figure(kind)->setMetrics({Metric::CompressionPct, Metric::WeightedAlpha}); // the command's default pair
+        if (kind == FigureKind::Heatmaps)
+            QVERIFY2(window.exportFigure(int(kind), fromWindow, *FigureSize::preset("two-column"), &error), qPrintable(error));
+        QCOMPARE(runExportCommand(arguments), 0);
+        const SvgContent a = readSvg(fromWindow), b = readSvg(fromCommand);
+        QVERIFY(a.wellFormed && b.wellFormed);
+        QVERIFY(a.texts.size() > 10);
+        QCOMPARE(a.texts, b.texts);
     }
 };
 

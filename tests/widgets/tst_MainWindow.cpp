@@ -51,7 +51,7 @@ private slots:
 
         // A click request switches to the spectrum tab.
         window.state()->requestSpectrum({0, 300, {{}, 1, MatrixType::K, {}}});
-        QCOMPARE(window.tabs()->currentWidget(), window.spectrumView());
+        QCOMPARE(window.tabs()->currentWidget(), window.figure(FigureKind::Spectrum));
     }
 
     void reopeningComesFromTheCache()
@@ -112,7 +112,7 @@ private slots:
         QCOMPARE(window.comparedBarPanels().size(), 1);
         QCOMPARE(window.comparedBarPanels().first()->runIndex(), 1);
         QCOMPARE(window.viewsOfTab(1).size(), 2);
-        QCOMPARE(window.viewsOfTab(2).size(), 2);
+        QCOMPARE(window.viewsOfTab(2).size(), 4); // both metrics of both runs, as the window shows them
         QCOMPARE(window.lineChart()->visibleLines().size(), 12);
         window.state()->setRunVisible(1, false);
         QCOMPARE(window.comparedBarPanels().size(), 0);

@@ -1,0 +1,177 @@
+#include "FigureView.h"
+
+#include "FigureExporter.h"
+#include "LayerBarChart.h"
+#include "MetricLineChart.h"
+#include "SpectrumView.h"
+#include "TypeLayerHeatmap.h"
+
+#include <QGridLayout>
+
+namespace rankscope {
+
+QString FigureView::name(FigureKind kind)
+{
+    switch (kind) {
+    case FigureKind::Lines: return QStringLiteral("lines");
+    case FigureKind::Bars: return QStringLiteral("bars");
+    case FigureKind::Heatmaps: return QStringLiteral("heatmaps");
+    case FigureKind::Spectrum: return QStringLiteral("spectrum");
+    }
+    return {};
+}
+
+std::optional<FigureKind> FigureView::kindFromName(const QString &text)
+{
+    for (FigureKind kind : allKinds())
+        if (name(kind) == text)
+            return kind;
+    return std::nullopt;
+}
+
+FigureView::FigureView(ViewState *state, FigureKind kind, QWidget *parent)
+    : QWidget(parent), m_state(state), m_kind(kind), m_grid(new QGridLayout(this))
+{
+    m_grid->setContentsMargins(0, 0, 0, 0);
+    m_grid->setSpacing(4);
+    switch (kind) {
+    case FigureKind::Lines:
+        m_lines = new MetricLineChart(state, this);
+        m_metrics = {m_lines->metric()};
+        m_grid->addWidget(m_lines, 0, 0);
+        connect(m_lines, &MetricLineChart::metricChanged, this, [this](Metric m) { m_metrics = {m}; });
+        return;
+    case FigureKind::Spectrum:
+        m_spectrum = new SpectrumView(state, this);
+        m_grid->addWidget(m_spectrum, 0, 0);
+        return;
+    case FigureKind::Bars:
+        m_metrics = {Metric::CompressionPct};
+        break;
+    case FigureKind::Heatmaps:
+        m_metrics = {Metric::CompressionPct, Metric::WeightedAlpha};
+        break;
+    }
+    connect(state, &ViewState::resultsChanged, this, &FigureView::syncPanels);
+    connect(state, &ViewState::displayChanged, this, &FigureView::syncPanels);
+    syncPanels();
+}
+
+void FigureView::setMetrics(const QList<Metric> &metrics)
+{
+    if (metrics.isEmpty())
+        return;
+    if (m_lines) {
+        m_metrics = {metrics.first()};
+        m_lines->setMetric(metrics.first());
+        return;
+    }
+    m_metrics = m_kind == FigureKind::Bars ? QList<Metric>{metrics.first()} : metrics;
+    m_panelRuns = {-1}; // panels for the new metrics
+    syncPanels();
+}
+
+void FigureView::setTitleOverride(const QString &title)
+{
+    m_titleOverride = title;
+    for (const QList<ChartView *> &row : panels())
+        for (ChartView *view : row)
+            view->setTitleOverride(title);
+}
+
+void FigureView::syncPanels()
+{
+    if (m_kind != FigureKind::Bars && m_kind != FigureKind::Heatmaps)
+        return;
+    const QList<int> runs = m_state->visibleRuns();
+    if (runs == m_panelRuns)
+        return;
+    m_panelRuns = runs;
+    qDeleteAll(m_bars);
+    qDeleteAll(m_heatmaps);
+    m_bars.clear();
+    m_heatmaps.clear();
+    m_byMetric = QList<QList<RunStepView *>>(m_metrics.size());
+    for (qsizetype row = 0; row < m_metrics.size(); ++row)
+        for (int run : runs) {
+            RunStepView *view = nullptr;
+            if (m_kind == FigureKind::Bars) {
+                auto *bars = new LayerBarChart(m_state, this);
+                bars->setMetric(m_metrics[row]);
+                m_bars << bars;
+                view = bars;
+            } else {
+                auto *heatmap = new TypeLayerHeatmap(m_state, m_metrics[row], this);
+                m_heatmaps << heatmap;
+                view = heatmap;
+            }
+            view->setRunIndex(run);
+            if (!m_titleOverride.isEmpty())
+                view->setTitleOverride(m_titleOverride);
+            m_byMetric[int(row)] << view;
+            // A metric chosen in one panel is the metric of its row: every run on one scale.
+            connect(view, &RunStepView::metricChanged, this, [this, row](Metric metric) {
+                m_metrics[row] = metric;
+                for (RunStepView *other : m_byMetric.value(int(row)))
+                    if (other->metric() != metric)
+                        other->setMetric(metric);
+            });
+        }
+    layoutPanels();
+}
+
+QList<QList<ChartView *>> FigureView::panels() const
+{
+    switch (m_kind) {
+    case FigureKind::Lines: return {{m_lines}};
+    case FigureKind::Spectrum: return {{m_spectrum}};
+    case FigureKind::Bars: {
+        QList<ChartView *> row;
+        for (LayerBarChart *b : m_bars)
+            row << b;
+        return {row};
+    }
+    case FigureKind::Heatmaps: {
+        // One run: the metrics side by side. Several: a row per metric, a column per run.
+        const qsizetype runs = std::max<qsizetype>(1, m_panelRuns.size());
+        QList<QList<ChartView *>> rows;
+        if (runs == 1) {
+            QList<ChartView *> row;
+            for (TypeLayerHeatmap *h : m_heatmaps)
+                row << h;
+            return {row};
+        }
+        for (qsizetype i = 0; i < m_heatmaps.size(); ++i) {
+            if (i % runs == 0)
+                rows.append(QList<ChartView *>());
+            rows.last() << m_heatmaps[i];
+        }
+        return rows;
+    }
+    }
+    return {};
+}
+
+void FigureView::layoutPanels()
+{
+    const QList<QList<ChartView *>> rows = panels();
+    for (int r = 0; r < rows.size(); ++r)
+        for (int c = 0; c < rows[r].size(); ++c)
+            m_grid->addWidget(rows[r][c], r, c);
+}
+
+bool FigureView::exportTo(const QString &path, const FigureSize &size, QString *error)
+{
+    if (m_spectrum && !m_spectrum->matrix()) {
+        *error = QStringLiteral("no matrix is chosen for the spectrum");
+        return false;
+    }
+    const QList<QList<ChartView *>> rows = panels();
+    if (rows.isEmpty() || rows.first().isEmpty()) {
+        *error = QStringLiteral("no run is shown");
+        return false;
+    }
+    return FigureExporter::write(rows, path, size, error);
+}
+
+} // namespace rankscope

@@ -1,0 +1,73 @@
+// One of RankScope's four figures, as the window shows it and as every export writes it: its views
+// laid out in a grid and kept in step with the runs shown — the line chart; a bar panel per shown
+// run; heatmaps, side by side for one run, or a row per metric and a column per run; the spectrum.
+// The window's tabs, its exports and `rankscope export` all build figures here, so the same state
+// gives the same figure.
+#pragma once
+
+#include "FigureSize.h"
+#include "ViewState.h"
+#include "spectral/MetricCatalog.h"
+
+#include <QWidget>
+#include <optional>
+
+class QGridLayout;
+
+namespace rankscope {
+
+class ChartView;
+class RunStepView;
+class LayerBarChart;
+class MetricLineChart;
+class SpectrumView;
+class TypeLayerHeatmap;
+
+enum class FigureKind { Lines, Bars, Heatmaps, Spectrum };
+
+class FigureView : public QWidget {
+    Q_OBJECT
+public:
+    FigureView(ViewState *state, FigureKind kind, QWidget *parent = nullptr);
+
+    FigureKind kind() const { return m_kind; }
+    // "lines", "bars", "heatmaps", "spectrum": the names the command line and file names use.
+    static QString name(FigureKind kind);
+    static std::optional<FigureKind> kindFromName(const QString &name);
+    static QList<FigureKind> allKinds() { return {FigureKind::Lines, FigureKind::Bars, FigureKind::Heatmaps, FigureKind::Spectrum}; }
+
+    // The metric of each row of panels: one for lines and bars, one per row of heatmaps (by default
+    // compression % and weighted α). Changing one panel's metric changes its row.
+    QList<Metric> metrics() const { return m_metrics; }
+    void setMetrics(const QList<Metric> &metrics);
+    void setTitleOverride(const QString &title);
+
+    // The panels as drawn: rows of views.
+    QList<QList<ChartView *>> panels() const;
+    MetricLineChart *lineChart() const { return m_lines; }
+    SpectrumView *spectrumView() const { return m_spectrum; }
+    QList<LayerBarChart *> barPanels() const { return m_bars; }
+    QList<TypeLayerHeatmap *> heatmapPanels() const { return m_heatmaps; }
+
+    // Writes the figure; a figure with nothing to draw (a spectrum no matrix was chosen for) is an error.
+    bool exportTo(const QString &path, const FigureSize &size, QString *error);
+
+private:
+    // Recreates the per-run panels when the shown runs change.
+    void syncPanels();
+    void layoutPanels();
+
+    ViewState *m_state;
+    FigureKind m_kind;
+    QList<Metric> m_metrics;
+    QString m_titleOverride;
+    QGridLayout *m_grid;
+    QList<int> m_panelRuns;
+    MetricLineChart *m_lines = nullptr;
+    SpectrumView *m_spectrum = nullptr;
+    QList<LayerBarChart *> m_bars;
+    QList<TypeLayerHeatmap *> m_heatmaps; // metric by metric, each a panel per run
+    QList<QList<RunStepView *>> m_byMetric; // the panels of each metric, a panel per run
+};
+
+} // namespace rankscope

@@ -2,6 +2,7 @@
 
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointReader.h"
+#include "io/RegularFile.h"
 
 #include <QCollator>
 #include <QDir>
@@ -17,12 +18,10 @@ namespace rankscope {
 namespace {
 
 
+// A sidecar: only a small regular file is read (a FIFO named config.json, a link to /dev/zero are not).
 QJsonObject readSmallJson(const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly) || file.size() > (16 << 20))
-        return {};
-    return QJsonDocument::fromJson(file.readAll()).object();
+    return readSmallJsonObject(path).value_or(QJsonObject());
 }
 
 bool isResultsFile(const QFileInfo &file)

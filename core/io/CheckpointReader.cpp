@@ -7,6 +7,7 @@
 #include "io/TorchCheckpointReader.h"
 #include "io/ZipDirectory.h"
 #include "io/ElementDecoder.h"
+#include "io/RegularFile.h"
 
 #include <QDir>
 #include <QFile>
@@ -91,6 +92,11 @@ std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *e
 {
     if (QFileInfo(path).isDir())
         return openFolder(path, error);
+    // Checked before anything opens it: opening a FIFO blocks, reading a device never ends.
+    if (const QString irregular = notRegularFileReason(path); !irregular.isEmpty()) {
+        *error = irregular + QStringLiteral(": not read");
+        return nullptr;
+    }
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         *error = file.errorString();

@@ -59,8 +59,9 @@ const QStringList &weightFileSuffixes();
 // never weights: optimizer.pt, optim_000100_rank0.pt, scheduler.pt, rng_state_0.pth, training_args.bin.
 bool isTrainingSidecar(const QString &fileName);
 
-// Opens a checkpoint, detecting its format by content. On failure returns null and sets error
-// to what is wrong (without the file name; callers prefix it).
+// Opens a checkpoint, detecting its format by content. Never opens what is not a regular file (a
+// FIFO, a device). On failure returns null and sets error to what is wrong (without the file
+// name; callers prefix it).
 std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *error);
 
 } // namespace rankscope

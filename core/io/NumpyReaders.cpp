@@ -1,5 +1,7 @@
 #include "io/NumpyReaders.h"
 
+#include "io/RegularFile.h"
+
 #include <QDir>
 #include <QFileInfo>
 
@@ -15,13 +17,10 @@ std::unique_ptr<NpyFolderReader> NpyFolderReader::open(const QString &folder, QS
     const QFileInfoList files = QDir(folder).entryInfoList({QStringLiteral("*.npy")}, QDir::Files, QDir::Name);
     QStringList problems;
     for (const QFileInfo &file : files) {
-        QFile f(file.filePath());
         QString problem;
         std::optional<NpyHeader> header;
-        if (!f.open(QIODevice::ReadOnly))
-            problem = f.errorString();
-        else
-            header = NpyFormat::parseHeader(f.read(NpyFormat::kMaxHeaderBytes + 16), &problem);
+        if (const auto head = readRegularFileHead(file.filePath(), NpyFormat::kMaxHeaderBytes + 16, &problem))
+            header = NpyFormat::parseHeader(*head, &problem);
         const QString name = file.completeBaseName();
         if (!header) {
             problems << QStringLiteral("%1: %2").arg(file.fileName(), problem);

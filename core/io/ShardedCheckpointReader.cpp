@@ -1,5 +1,7 @@
 #include "io/ShardedCheckpointReader.h"
 
+#include "io/RegularFile.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -10,15 +12,16 @@ namespace rankscope {
 
 std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::open(const QString &indexPath, QString *error)
 {
-    QFile file(indexPath);
-    if (!file.open(QIODevice::ReadOnly) || file.size() > (64 << 20)) {
-        *error = QStringLiteral("%1: cannot be read").arg(QFileInfo(indexPath).fileName());
+    // An index is a sidecar like any other: read only when it is a small regular file.
+    QString readError;
+    const std::optional<QJsonObject> index = readSmallJsonObject(indexPath, kMaxShardIndexBytes, &readError);
+    if (!index) {
+        *error = QStringLiteral("%1: cannot be read (%2)").arg(QFileInfo(indexPath).fileName(), readError);
         return nullptr;
     }
-    QJsonParseError parseError;
-    const QJsonObject weightMap = QJsonDocument::fromJson(file.readAll(), &parseError).object().value("weight_map").toObject();
-    if (parseError.error != QJsonParseError::NoError || weightMap.isEmpty()) {
-        *error = QStringLiteral("%1: no weight_map (%2)").arg(QFileInfo(indexPath).fileName(), parseError.errorString());
+    const QJsonObject weightMap = index->value("weight_map").toObject();
+    if (weightMap.isEmpty()) {
+        *error = QStringLiteral("%1: no weight_map").arg(QFileInfo(indexPath).fileName());
         return nullptr;
     }
     std::unique_ptr<ShardedCheckpointReader> reader(new ShardedCheckpointReader);

@@ -179,7 +179,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     QElapsedTimer readClock;
     readClock.start();
     QString error;
-    std::unique_ptr<CheckpointReader> reader = openCheckpoint(file.path, &error);
+    std::unique_ptr<CheckpointReader> reader = file.open(&error);
     if (!reader) {
         record.error = error;
         issues.append({record.path, {}, error, true});

@@ -13,10 +13,18 @@ constexpr quint64 kMaxArrayBytes = quint64(2) << 30; // one tensor: 2 GiB
 
 std::unique_ptr<NpyFolderReader> NpyFolderReader::open(const QString &folder, QString *error)
 {
+    QStringList paths;
+    for (const QFileInfo &file : QDir(folder).entryInfoList({QStringLiteral("*.npy")}, QDir::Files, QDir::Name))
+        paths << file.filePath();
+    return openFiles(paths, error);
+}
+
+std::unique_ptr<NpyFolderReader> NpyFolderReader::openFiles(const QStringList &paths, QString *error)
+{
     std::unique_ptr<NpyFolderReader> reader(new NpyFolderReader);
-    const QFileInfoList files = QDir(folder).entryInfoList({QStringLiteral("*.npy")}, QDir::Files, QDir::Name);
     QStringList problems;
-    for (const QFileInfo &file : files) {
+    for (const QString &path : paths) {
+        const QFileInfo file(path);
         QString problem;
         std::optional<NpyHeader> header;
         if (const auto head = readRegularFileHead(file.filePath(), NpyFormat::kMaxHeaderBytes + 16, &problem))

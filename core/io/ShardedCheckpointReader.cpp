@@ -62,6 +62,33 @@ std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::open(const QSt
     return reader;
 }
 
+std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::openShards(const QStringList &shardPaths, QString *error)
+{
+    std::unique_ptr<ShardedCheckpointReader> reader(new ShardedCheckpointReader);
+    QHash<QString, QString> fileOf; // tensor name → shard it was found in
+    for (const QString &path : shardPaths) {
+        const QString shardFile = QFileInfo(path).fileName();
+        QString shardError;
+        std::unique_ptr<CheckpointReader> shard = openCheckpoint(path, &shardError);
+        if (!shard) {
+            *error = QStringLiteral("%1: %2").arg(shardFile, shardError);
+            return nullptr;
+        }
+        for (const TensorInfo &t : shard->tensors()) {
+            if (fileOf.contains(t.name)) {
+                *error = QStringLiteral("%1 is in both %2 and %3").arg(t.name, fileOf.value(t.name), shardFile);
+                return nullptr;
+            }
+            fileOf.insert(t.name, shardFile);
+            reader->m_tensors.append(t);
+            reader->m_shardOf.insert(t.name, shard.get());
+        }
+        reader->m_format = shard->formatName() + QStringLiteral(" (sharded)");
+        reader->m_shards.push_back(std::move(shard));
+    }
+    return reader;
+}
+
 MatrixRead ShardedCheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64, qint64)
 {
     return m_shardOf.value(tensor.name)->readMatrix(tensor.name, slice);

@@ -3,6 +3,7 @@
 // note). Sidecars and stray files are classified by content and role, never analysed as checkpoints.
 #include "FormatWriters.h"
 #include "analysis/CheckpointDiscovery.h"
+#include "analysis/CheckpointSteps.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/RunAnalyzer.h"
 #include "io/RegularFile.h"
@@ -114,6 +115,13 @@ void write(const QString &path, const QByteArray &bytes)
 void writeGpt2Config(const QString &folder)
 {
     write(QDir(folder).filePath("config.json"), R"({"model_type": "gpt2", "n_head": 2})");
+}
+
+void setModified(const QString &path, qint64 secondsAgo)
+{
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    QVERIFY(file.setFileTime(QDateTime::currentDateTime().addSecs(-secondsAgo), QFileDevice::FileModificationTime));
 }
 
 void copyFile(const QString &from, const QString &to)
@@ -306,6 +314,123 @@ private slots:
         QCOMPARE(classified(listing, "train.log")->reason, QStringLiteral("log"));
     }
 
+    // ckpt_1000.pt and ckpt_001000.pt: one step, one checkpoint analysed, the other named.
+    void twoNamesForOneStep()
+    {
+        QTemporaryDir clean, identical, different;
+        write(clean.filePath("ckpt_000500.pt"), torchFile(tinyGpt(5), {{"iter_num", 500}}));
+        write(clean.filePath("ckpt_001000.pt"), torchFile(tinyGpt(10), {{"iter_num", 1000}}));
+        for (const QString &dir : {identical.path(), different.path()})
+            for (const QString &name : {QStringLiteral("ckpt_000500.pt"), QStringLiteral("ckpt_001000.pt")})
+                copyFile(clean.filePath(name), QDir(dir).filePath(name));
+        copyFile(clean.filePath("ckpt_001000.pt"), identical.filePath("ckpt_1000.pt"));
+        const RunAnalysis same = analyse(identical.path());
+        COMPARE_WITH_CLEAN(same, analyse(clean.path()));
+        QCOMPARE(same.results.size(), 24); // never 36 rows at one step
+        const SkippedFile *twin = skipped(same, "ckpt_1000.pt") ? skipped(same, "ckpt_1000.pt") : skipped(same, "ckpt_001000.pt");
+        QVERIFY(twin && twin->duplicate);
+        QVERIFY2(twin->reason.contains("identical to"), qPrintable(twin->reason));
+
+        // Different weights claiming one step: the newest is kept, the other named.
+        write(different.filePath("ckpt_1000.pt"), torchFile(tinyGpt(99), {{"iter_num", 1000}}));
+        setModified(different.filePath("ckpt_001000.pt"), 3600);
+        const RunAnalysis newer = analyse(different.path());
+        QCOMPARE(newer.results.size(), 24);
+        QCOMPARE(newer.checkpoints.last().path, different.filePath("ckpt_1000.pt"));
+        QVERIFY(skipped(newer, "ckpt_001000.pt")->duplicate);
+        QVERIFY2(skipped(newer, "ckpt_001000.pt")->reason.contains("claims step 1000 like ckpt_1000.pt, which is newer"),
+                 qPrintable(skipped(newer, "ckpt_001000.pt")->reason));
+        // …and its rows are those of the newer weights alone.
+        QTemporaryDir newest;
+        copyFile(different.filePath("ckpt_000500.pt"), newest.filePath("ckpt_000500.pt"));
+        copyFile(different.filePath("ckpt_1000.pt"), newest.filePath("ckpt_1000.pt"));
+        COMPARE_WITH_CLEAN(newer, analyse(newest.path()));
+    }
+
+    // Lightning: last.ckpt beside epoch=3-step=1000.ckpt, the step in global_step inside both.
+    void lightningLastAndEpochStepNames()
+    {
+        QCOMPARE(CheckpointDiscovery::stepFromName("epoch=3-step=1000.ckpt"), std::optional<qint64>(1000));
+        QTemporaryDir clean, messy;
+        const QByteArray early = torchFile(tinyGpt(5), {{"epoch", 1}, {"global_step", 500}}, QStringLiteral("state_dict"));
+        const QByteArray late = torchFile(tinyGpt(10), {{"epoch", 3}, {"global_step", 1000}}, QStringLiteral("state_dict"));
+        write(clean.filePath("epoch=1-step=500.ckpt"), early);
+        write(clean.filePath("epoch=3-step=1000.ckpt"), late);
+        write(messy.filePath("epoch=1-step=500.ckpt"), early);
+        write(messy.filePath("epoch=3-step=1000.ckpt"), late);
+        write(messy.filePath("last.ckpt"), late);
+        const RunAnalysis run = analyse(messy.path());
+        COMPARE_WITH_CLEAN(run, analyse(clean.path()));
+        QCOMPARE(stepsOf(run), (QList<qint64>{500, 1000}));
+        QVERIFY(std::any_of(run.sidecars.begin(), run.sidecars.end(), [](const SkippedFile &s) { return s.duplicate; }));
+    }
+
+    // A final model saved beside its last checkpoint: with the same bytes it is that checkpoint;
+    // with other weights and no step it comes after every numbered step, labelled final.
+    void finalModelBesideItsLastCheckpoint()
+    {
+        QTemporaryDir clean, copy, trained;
+        for (int step : {500, 1000})
+            write(clean.filePath(QStringLiteral("checkpoint-%1/model.safetensors").arg(step)), safetensorsOf(tinyGpt(step)));
+        for (const QString &dir : {clean.path(), copy.path(), trained.path()})
+            writeGpt2Config(dir);
+        for (const QString &dir : {copy.path(), trained.path()})
+            for (int step : {500, 1000})
+                copyFile(clean.filePath(QStringLiteral("checkpoint-%1/model.safetensors").arg(step)),
+                         QDir(dir).filePath(QStringLiteral("checkpoint-%1/model.safetensors").arg(step)));
+        copyFile(clean.filePath("checkpoint-1000/model.safetensors"), copy.filePath("final/model.safetensors"));
+        const RunAnalysis same = analyse(copy.path());
+        COMPARE_WITH_CLEAN(same, analyse(clean.path()));
+        QVERIFY2(skipped(same, "final")->reason.contains("identical to checkpoint-1000 (step 1000)"), qPrintable(skipped(same, "final")->reason));
+
+        write(trained.filePath("final/model.safetensors"), safetensorsOf(tinyGpt(4242)));
+        const RunAnalysis run = analyse(trained.path());
+        QVERIFY2(run.issues.isEmpty(), qPrintable(issueTexts(run).join('\n')));
+        QCOMPARE(stepsOf(run), (QList<qint64>{500, 1000, 1001}));
+        QVERIFY(run.checkpoints.last().unnumbered);
+        QVERIFY(!run.checkpoints.first().unnumbered);
+        QCOMPARE(run.results.size(), 36);
+        QVERIFY(run.results.last().unnumbered);
+        QCOMPARE(stepLabel(run.results.last().step, run.results.last().unnumbered), QStringLiteral("final"));
+        QVERIFY2(run.notes.join('\n').contains("final records no step") && run.notes.join('\n').contains("after step 1000"), qPrintable(run.notes.join('\n')));
+    }
+
+    // A Trainer output_dir: the final model.safetensors at the top takes its step from the
+    // top-level trainer_state.json (never its position), beside checkpoint-500/ and checkpoint-1000/.
+    void trainerOutputDir()
+    {
+        QTemporaryDir clean, messy;
+        for (const QString &dir : {clean.path(), messy.path()})
+            for (int step : {500, 1000}) {
+                writeGpt2Config(dir);
+                const QDir sub(QDir(dir).filePath(QStringLiteral("checkpoint-%1").arg(step)));
+                write(sub.filePath("model.safetensors"), safetensorsOf(tinyGpt(step)));
+                write(sub.filePath("trainer_state.json"), QStringLiteral(R"({"global_step": %1})").arg(step).toUtf8());
+            }
+        for (int step : {500, 1000}) {
+            const QDir sub(messy.filePath(QStringLiteral("checkpoint-%1").arg(step)));
+            write(sub.filePath("optimizer.pt"), torchFile(tinyGpt(1), {}, QStringLiteral("state")));
+            write(sub.filePath("scheduler.pt"), torchStateFile({{"last_epoch", step}}));
+            write(sub.filePath("rng_state.pth"), torchStateFile({}, {"cpu"}));
+            write(sub.filePath("training_args.bin"), torchStateFile({{"seed", 42}}));
+        }
+        write(messy.filePath("trainer_state.json"), R"({"global_step": 1000, "log_history": []})");
+        write(messy.filePath("training_args.bin"), torchStateFile({{"seed", 42}}));
+        write(messy.filePath("tokenizer.json"), "{}");
+        write(messy.filePath("tokenizer_config.json"), "{}");
+        write(messy.filePath("model.safetensors"), safetensorsOf(tinyGpt(1000)));
+        setModified(messy.filePath("model.safetensors"), 60); // saved after the last checkpoint
+        setModified(messy.filePath("checkpoint-1000/model.safetensors"), 600);
+        const RunAnalysis run = analyse(messy.path());
+        COMPARE_WITH_CLEAN(run, analyse(clean.path()));
+        QCOMPARE(stepsOf(run), (QList<qint64>{500, 1000}));
+        // The same bytes, the newer file: the final model is what step 1000 is read from.
+        QCOMPARE(run.checkpoints.last().path, messy.filePath("model.safetensors"));
+        QVERIFY2(skipped(run, "checkpoint-1000") && skipped(run, "checkpoint-1000")->reason.contains("identical to model.safetensors"),
+                 qPrintable(skipped(run, "checkpoint-1000") ? skipped(run, "checkpoint-1000")->reason : QStringLiteral("not skipped")));
+        QVERIFY(run.notes.isEmpty());
+    }
+
     // config.json is read from the checkpoint's own folder or the opened folder, never from above.
     void configAboveTheOpenedFolderIsIgnored()
     {
@@ -342,6 +467,8 @@ private slots:
         QVERIFY(listing.checkpoints.isEmpty());
         QCOMPARE(listing.runs, QStringList{run.filePath("seed0")});
         QCOMPARE(classified(listing, "seed0")->role, FileRole::RunFolder);
+        const RunAnalysis analysis = analyse(run.path());
+        QCOMPARE(analysis.runs, QStringList{run.filePath("seed0")});
         const RunAnalysis inner = analyse(run.filePath("seed0"));
         QCOMPARE(stepsOf(inner), (QList<qint64>{100, 200}));
     }
@@ -378,6 +505,26 @@ private slots:
         QCOMPARE(classified(listing, "loop")->role, FileRole::Link);
         QVERIFY2(classified(listing, "loop")->reason.contains("followed once"), qPrintable(classified(listing, "loop")->reason));
         QCOMPARE(classified(listing, "latest.pt")->role, FileRole::Link);
+    }
+
+    // A step of 10²⁰ in a name is named as too large, never turned into step 0.
+    void stepTooLargeForSixtyFourBits()
+    {
+        QString problem;
+        QVERIFY(!CheckpointDiscovery::stepFromName("ckpt_100000000000000000000.safetensors", &problem));
+        QVERIFY2(problem.contains("does not fit in 64 bits"), qPrintable(problem));
+        QTemporaryDir run;
+        writeGpt2Config(run.path());
+        write(run.filePath("ckpt_000100.safetensors"), safetensorsOf(tinyGpt(1)));
+        write(run.filePath("ckpt_100000000000000000000.safetensors"), safetensorsOf(tinyGpt(2)));
+        write(run.filePath("checkpoint-7/model.safetensors"), safetensorsOf(tinyGpt(3)));
+        write(run.filePath("checkpoint-7/trainer_state.json"), R"({"global_step": -5})");
+        const RunAnalysis analysis = analyse(run.path());
+        QVERIFY2(analysis.issues.isEmpty(), qPrintable(issueTexts(analysis).join('\n')));
+        QCOMPARE(stepsOf(analysis), (QList<qint64>{7, 100, 101}));
+        QVERIFY(analysis.checkpoints.last().unnumbered);
+        const QString notes = analysis.notes.join('\n');
+        QVERIFY2(notes.contains("the step 100000000000000000000 in the name") && notes.contains("negative step (-5)"), qPrintable(notes));
     }
 
     // A config.json linked to /dev/zero or /dev/urandom, a FIFO named config.json or named like a

@@ -5,10 +5,12 @@
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
 
+#include "analysis/CheckpointDiscovery.h"
 #include "analysis/FolderWatcher.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
 #include <QTimer>
 #include <atomic>
 #include <csignal>
@@ -49,6 +51,25 @@ bool openOutput(const QString &name, QFile &file, QTextStream &err)
     return ok;
 }
 
+// Runs named by their path below FOLDER, as a file name: seed0, lr3e-4-seed1.
+QStringList runNames(const QString &folder, const QStringList &runs)
+{
+    QStringList names;
+    for (const QString &run : runs)
+        names << QDir(QFileInfo(folder).absoluteFilePath()).relativeFilePath(run).replace(QLatin1Char('/'), QLatin1Char('-'));
+    return names;
+}
+
+// out.csv → out-seed0.csv: one output file per run.
+QString withRunName(const QString &path, const QString &run)
+{
+    if (path.isEmpty())
+        return {};
+    const QFileInfo info(path);
+    const QString suffix = info.suffix().isEmpty() ? QString() : QLatin1Char('.') + info.suffix();
+    return info.dir().filePath(info.completeBaseName() + QLatin1Char('-') + run + suffix);
+}
+
 } // namespace
 
 int runAnalyzeCommand(const QStringList &arguments)
@@ -69,7 +90,9 @@ int runAnalyzeCommand(const QStringList &arguments)
     const QCommandLineOption quiet(QStringLiteral("quiet"), QStringLiteral("No progress or summary on standard error."));
     const QCommandLineOption watchOption(QStringLiteral("watch"), QStringLiteral("Keep watching FOLDER and analyse each new or replaced checkpoint until Ctrl+C."));
     const QCommandLineOption settleOption(QStringLiteral("settle"), QStringLiteral("--watch: seconds a checkpoint must stay unchanged before it is read (default 3)."), QStringLiteral("S"), QStringLiteral("3"));
-    parser.addOptions({energy, jobs, csv, json, method, rulesOption, results, noCache, quiet, watchOption, settleOption});
+    const QCommandLineOption runsOption(QStringLiteral("runs"), QStringLiteral("FOLDER holds runs (seed0/, seed1/, …): analyse each into its own results file "
+                                                                               "(in the cache, or FOLDER.h5 files in the folder --results names); --csv/--json get the run's name before their suffix."));
+    parser.addOptions({energy, jobs, csv, json, method, rulesOption, results, noCache, quiet, watchOption, settleOption, runsOption});
     if (!parser.parse(QStringList{QStringLiteral("rankscope analyze")} + arguments.mid(1))) {
         err << "rankscope analyze: " << parser.errorText() << '\n';
         return 1;
@@ -128,15 +151,22 @@ int runAnalyzeCommand(const QStringList &arguments)
         }
     }
 
+    // Where one run is read from and written to: FOLDER itself, or each run below it with --runs.
+    struct RunTarget {
+        QString folder, resultsPath, csvPath, jsonPath;
+    };
+    const RunTarget single{folder, settings.resultsPath, parser.value(csv), parser.value(json)};
+
     // One pass: an incremental analysis, its report, and the CSV/JSON rewritten whole.
     std::optional<RunAnalysis> last;
-    auto pass = [&]() -> int {
+    auto pass = [&](const RunTarget &target) -> int {
         QElapsedTimer timer;
         timer.start();
         RunLoadOptions passOptions = options;
+        passOptions.settings.resultsPath = target.resultsPath;
         passOptions.previous = last ? &*last : nullptr;
         passOptions.analyzerCreated = [](RunAnalyzer *analyzer) { g_activeAnalyzer = analyzer; };
-        std::optional<RunAnalysis> loaded = loadRun(folder, passOptions, err,
+        std::optional<RunAnalysis> loaded = loadRun(target.folder, passOptions, err,
             [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
                 if (silent)
                     return;
@@ -163,20 +193,24 @@ int runAnalyzeCommand(const QStringList &arguments)
         const RunAnalysis &run = *loaded;
         for (const QString &line : run.issueLines())
             err << line << '\n';
+        // Never averaged, never silent: a checkpoint whose step another one keeps is named.
+        for (const SkippedFile &skipped : run.sidecars)
+            if (skipped.duplicate)
+                err << QFileInfo(skipped.path).fileName() << ": not analysed: " << skipped.reason << '\n';
         for (const QString &note : run.notes)
             err << "note: " << note << '\n';
         for (const QString &path : silent ? QStringList() : run.pending)
             err << QFileInfo(path).fileName() << ": still being written; analysed once it has not changed for "
                 << options.settings.settleSeconds << " s\n";
-        if (parser.isSet(csv)) {
+        if (!target.csvPath.isEmpty()) {
             QFile file;
-            if (!openOutput(parser.value(csv), file, err))
+            if (!openOutput(target.csvPath, file, err))
                 return 1;
             MetricsTable::writeCsv(run.results, file);
         }
-        if (parser.isSet(json)) {
+        if (!target.jsonPath.isEmpty()) {
             QFile file;
-            if (!openOutput(parser.value(json), file, err))
+            if (!openOutput(target.jsonPath, file, err))
                 return 1;
             file.write(MetricsTable::toJson(run.results).toJson(QJsonDocument::Indented));
         }
@@ -189,17 +223,62 @@ int runAnalyzeCommand(const QStringList &arguments)
                        .arg(run.checkpointsAnalysed).arg(run.checkpointsFound)
                        .arg(std::count_if(run.checkpoints.begin(), run.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }))
                        .arg(run.results.size()).arg(timer.elapsed() / 1000.0, 0, 'f', 2)
-                       .arg(settings.resultsPath.isEmpty() ? QString() : QStringLiteral("; results in ") + settings.resultsPath);
-        err.flush();
+                       .arg(target.resultsPath.isEmpty() ? QString() : QStringLiteral("; results in ") + target.resultsPath);
         const int status = run.results.isEmpty() ? 1 : run.issues.isEmpty() ? 0 : 2;
-        if (run.results.isEmpty() && run.checkpointsFound == 0 && run.pending.isEmpty() && !watch)
-            err << folder << ": no checkpoints found\n";
+        if (run.results.isEmpty() && run.checkpointsFound == 0 && run.pending.isEmpty() && !watch) {
+            if (!run.runs.isEmpty())
+                err << target.folder << " holds no checkpoints of its own but " << run.runs.size() << " run(s): " << runNames(target.folder, run.runs).join(QLatin1String(", "))
+                    << ".\nrankscope analyze " << target.folder << " --runs analyses each into its own results file; rankscope analyze "
+                    << run.runs.first() << " analyses one.\n";
+            else
+                err << target.folder << ": no checkpoints found\n";
+        } else {
+            for (const QString &inner : run.runs)
+                err << "note: " << runNames(target.folder, {inner}).first() << " holds a run of its own, not analysed with this one (see --runs)\n";
+        }
+        err.flush();
         last = std::move(loaded);
         return status;
     };
 
+    if (parser.isSet(runsOption)) {
+        if (watch) {
+            err << "rankscope analyze: --watch follows one run; give it one of the runs\n";
+            return 1;
+        }
+        if (parser.value(csv) == QLatin1String("-") || parser.value(json) == QLatin1String("-")) {
+            err << "rankscope analyze: --runs writes one CSV/JSON file per run: give --csv/--json a file name, not '-'\n";
+            return 1;
+        }
+        const QStringList runs = CheckpointDiscovery::scan(folder).runs;
+        if (runs.isEmpty()) {
+            err << "note: " << folder << " holds no runs below it: analysed as one run\n";
+            return pass(single);
+        }
+        const QStringList names = runNames(folder, runs);
+        QStringList written;
+        QList<int> statuses;
+        for (qsizetype i = 0; i < runs.size(); ++i) {
+            RunTarget target{runs[i], {}, withRunName(parser.value(csv), names[i]), withRunName(parser.value(json), names[i])};
+            if (parser.isSet(results))
+                target.resultsPath = QDir(parser.value(results)).filePath(names[i] + QStringLiteral(".h5"));
+            else if (options.useCache)
+                target.resultsPath = ResultsFile::cachePathFor(runs[i]);
+            if (!silent)
+                err << "run " << names[i] << " (" << runs[i] << "):\n";
+            last.reset(); // each run its own analysis
+            statuses << pass(target);
+            written << QStringLiteral("  %1 → %2").arg(names[i], target.resultsPath.isEmpty() ? QStringLiteral("no results file (--no-cache)") : target.resultsPath);
+        }
+        err << runs.size() << " runs analysed:\n" << written.join(QLatin1Char('\n')) << '\n';
+        // 0 when every run was analysed whole, 1 when none gave anything, 2 otherwise.
+        if (std::all_of(statuses.begin(), statuses.end(), [](int s) { return s == 0; }))
+            return 0;
+        return std::all_of(statuses.begin(), statuses.end(), [](int s) { return s == 1; }) ? 1 : 2;
+    }
+
     if (!watch)
-        return pass();
+        return pass(single);
 
     // Watch: a pass now, then one whenever the folder changes, until Ctrl+C (or SIGTERM). The
     // results file is replaced whole after every pass, so an interrupt leaves a complete one.
@@ -209,7 +288,7 @@ int runAnalyzeCommand(const QStringList &arguments)
         err << folder << ": not a folder\n";
         return 1;
     }
-    int status = pass();
+    int status = pass(single);
     FolderWatcher watcher(folder);
     watcher.setDebounce(0.3);
     if (last && !last->pending.isEmpty())
@@ -218,7 +297,7 @@ int runAnalyzeCommand(const QStringList &arguments)
         if (g_interrupted)
             return;
         const int before = last ? int(last->checkpoints.size()) : 0;
-        status = pass();
+        status = pass(single);
         if (!silent && last && int(last->checkpoints.size()) != before)
             err << "watching " << folder << ": " << last->checkpoints.size() << " checkpoints\n";
         if (last && !last->pending.isEmpty())

@@ -28,7 +28,7 @@ const QList<Subcommand> &subcommands()
 {
     static const QList<Subcommand> list = {
         {"analyze", "analyse a folder of checkpoints; write the metrics as CSV or JSON", runAnalyzeCommand},
-        {"info", "list a folder's checkpoints and how one checkpoint's tensors are typed", runInfoCommand},
+        {"info", "list how a folder's files were classified, its checkpoints, and how one's tensors are typed", runInfoCommand},
         {"export", "render a figure (lines, bars, heatmaps, spectrum) to PNG, SVG or PDF", runExportCommand, true},
     };
     return list;

@@ -2,6 +2,8 @@
 
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/CheckpointPlan.h"
+#include "analysis/CheckpointSteps.h"
+#include "analysis/MatrixResult.h"
 #include "model/RuleSuggestions.h"
 #include "io/OutputFile.h"
 #include "io/CheckpointReader.h"
@@ -33,10 +35,10 @@ int runInfoCommand(const QStringList &arguments)
 {
     QTextStream out(stdout), err(stderr);
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("List the checkpoints of FOLDER and the tensors of one of them."));
+    parser.setApplicationDescription(QStringLiteral("List how every file of FOLDER was classified and why, its checkpoints, and the tensors of one of them."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("FOLDER"), QStringLiteral("The folder of checkpoints."));
-    const QCommandLineOption stepOption(QStringLiteral("step"), QStringLiteral("The checkpoint whose tensors are listed (default: last)."), QStringLiteral("S"), QStringLiteral("last"));
+    const QCommandLineOption stepOption(QStringLiteral("step"), QStringLiteral("The checkpoint whose tensors are listed: a step, final, or last (default)."), QStringLiteral("S"), QStringLiteral("last"));
     const QCommandLineOption rulesOption(QStringLiteral("rules"), QStringLiteral("Naming rules (JSON) applied before the built-in ones."), QStringLiteral("FILE"));
     const QCommandLineOption suggestOption(QStringLiteral("suggest-rules"), QStringLiteral("Write a draft rules file for the attention/MLP-looking tensors no rule types."), QStringLiteral("FILE"));
     parser.addOptions({stepOption, rulesOption, suggestOption});
@@ -64,35 +66,70 @@ int runInfoCommand(const QStringList &arguments)
         return 1;
     }
     const CheckpointListing listing = CheckpointDiscovery::scan(folder);
+    const QDir base(QFileInfo(folder).absoluteFilePath());
+    auto relative = [&](const QString &path) {
+        const QString r = base.relativeFilePath(QFileInfo(path).absoluteFilePath());
+        return r == QLatin1String(".") ? QStringLiteral("./") : r;
+    };
+
+    // Every file and folder, with what it was taken for and why: nothing is left out unexplained.
+    out << "Files and folders in " << QDir::toNativeSeparators(base.absolutePath()) << " (" << listing.files.size() << "):\n";
+    qsizetype pathWidth = 0;
+    for (const ClassifiedFile &file : listing.files)
+        pathWidth = std::max(pathWidth, relative(file.path).size());
+    for (const ClassifiedFile &file : listing.files)
+        out << "  " << relative(file.path).leftJustified(pathWidth + 2) << fileRoleName(file.role).leftJustified(20) << file.reason << '\n';
+    out << '\n';
+
     if (listing.checkpoints.isEmpty()) {
+        if (!listing.runs.isEmpty()) {
+            QStringList names;
+            for (const QString &run : listing.runs)
+                names << relative(run);
+            out << "No checkpoints of its own: " << folder << " holds " << listing.runs.size() << " run(s): " << names.join(QLatin1String(", "))
+                << ".\nrankscope info " << QDir(folder).filePath(names.first()) << " lists one; rankscope analyze " << folder
+                << " --runs analyses each into its own results file.\n";
+        }
         err << folder << ": no checkpoints found\n";
         return 1;
     }
-    const QDir base(QFileInfo(folder).absoluteFilePath());
+    QList<const CheckpointFile *> files;
+    for (const CheckpointFile &file : listing.checkpoints)
+        files.append(&file);
+    const StepPlan steps = CheckpointSteps::decide(files);
     struct Row {
-        QString step, format, path, problem;
+        QString step, format, path, problem, stepSource, config;
         const CheckpointFile *file;
     };
     QList<Row> rows;
     bool anyProblem = false;
-    for (const CheckpointFile &file : listing.checkpoints) {
+    for (const PlacedCheckpoint &placed : steps.checkpoints) {
+        const CheckpointFile &file = *placed.file;
         QString error;
-        auto reader = openCheckpoint(file.path, &error);
-        const std::optional<qint64> step = CheckpointPlan::stepOf(file, reader.get()).first;
-        rows.append({step ? QString::number(*step) : QStringLiteral("?"), reader ? reader->formatName() : QStringLiteral("-"),
-                     base.relativeFilePath(QFileInfo(file.path).absoluteFilePath()), error, &file});
+        auto reader = file.open(&error);
+        rows.append({stepLabel(placed.step, placed.unnumbered), reader ? reader->formatName() : QStringLiteral("-"), relative(file.path), error,
+                     placed.stepSource, file.configPath.isEmpty() ? QStringLiteral("none") : relative(file.configPath), &file});
         anyProblem |= !reader;
     }
+    qsizetype rowPathWidth = 4;
+    for (const Row &row : rows)
+        rowPathWidth = std::max(rowPathWidth, row.path.size());
     out << "Checkpoints in " << QDir::toNativeSeparators(base.absolutePath()) << " (" << rows.size() << "):\n";
-    out << "  " << QStringLiteral("step").leftJustified(10) << QStringLiteral("format").leftJustified(24) << "path\n";
+    out << "  " << QStringLiteral("step").leftJustified(10) << QStringLiteral("format").leftJustified(24) << QStringLiteral("path").leftJustified(rowPathWidth + 2)
+        << QStringLiteral("config.json").leftJustified(24) << "step from\n";
     for (const Row &row : rows) {
-        out << "  " << row.step.leftJustified(10) << row.format.leftJustified(24) << row.path;
+        out << "  " << row.step.leftJustified(10) << row.format.leftJustified(24) << row.path.leftJustified(rowPathWidth + 2)
+            << row.config.leftJustified(24) << row.stepSource;
         if (!row.problem.isEmpty())
             out << "  — not readable: " << row.problem;
         out << '\n';
     }
-    for (const SkippedFile &skipped : listing.skipped)
-        out << "  skipped " << base.relativeFilePath(QFileInfo(skipped.path).absoluteFilePath()) << ": " << skipped.reason << '\n';
+    for (const SkippedFile &duplicate : steps.duplicates)
+        out << "  not analysed: " << relative(duplicate.path) << ": " << duplicate.reason << '\n';
+    for (const QString &note : steps.notes)
+        out << "  note: " << note << '\n';
+    for (const QString &run : listing.runs)
+        out << "  note: " << relative(run) << " holds a run of its own, not part of this one: rankscope info " << QDir(folder).filePath(relative(run)) << '\n';
 
     const QString wanted = parser.value(stepOption);
     const Row *chosen = nullptr;
@@ -104,7 +141,7 @@ int runInfoCommand(const QStringList &arguments)
         return 1;
     }
     QString error;
-    auto reader = openCheckpoint(chosen->file->path, &error);
+    auto reader = chosen->file->open(&error);
     if (!reader) {
         err << chosen->path << ": " << error << '\n';
         return 1;

@@ -32,6 +32,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QSet>
 #include <QSettings>
 #include <QShortcut>
 #include <QSlider>
@@ -58,6 +59,32 @@ QString runNameOf(const QString &path)
     const QFileInfo info(path);
     return info.isDir() ? info.fileName() : info.completeBaseName();
 }
+// A folder of runs (seed0/, seed1/, …) holds no checkpoints of its own: offer to open its runs
+// side by side, once per folder (a watched folder is analysed again on every change).
+void offerRunsAsComparison(MainWindow *window, const QString &folder, const QStringList &runs)
+{
+    static QSet<QString> offered;
+    if (offered.contains(folder))
+        return;
+    offered.insert(folder);
+    QStringList names;
+    for (const QString &run : runs)
+        names << QDir(folder).relativeFilePath(run);
+    auto *box = new QMessageBox(QMessageBox::Question, MainWindow::tr("A folder of runs"),
+                                MainWindow::tr("%1 holds no checkpoints of its own but %n run(s): %2.\nOpen them as a comparison?", nullptr, int(runs.size()))
+                                    .arg(QDir::toNativeSeparators(folder), names.join(QLatin1String(", "))),
+                                QMessageBox::Open | QMessageBox::Cancel, window);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    QObject::connect(box, &QMessageBox::finished, window, [window, runs](int answer) {
+        if (answer != QMessageBox::Open)
+            return;
+        window->openPath(runs.first());
+        for (const QString &run : runs.mid(1))
+            window->addComparedRun(run);
+    });
+    box->open();
+}
+
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent)
@@ -395,6 +422,8 @@ void MainWindow::onFinished(const RunAnalysis &run)
     m_issuesButton->setVisible(problems > 0);
     if (run.results.isEmpty() && !run.issues.isEmpty())
         m_status->setText(tr("Nothing could be analysed in %1 — see what was skipped").arg(runNameOf(m_source)));
+    if (run.checkpoints.isEmpty() && !run.runs.isEmpty())
+        offerRunsAsComparison(this, run.folder, run.runs);
 }
 
 void MainWindow::showIssues()

@@ -1,60 +1,345 @@
 #include "analysis/CheckpointDiscovery.h"
 
+#include "analysis/CheckpointPlan.h"
 #include "analysis/ResultsFile.h"
-#include "io/CheckpointReader.h"
+#include "io/RegularFile.h"
 
 #include <QCollator>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <QSet>
 #include <algorithm>
+#include <limits>
 
 namespace rankscope {
 
 namespace {
 
+// How far below the opened folder runs are looked for: run/lr3e-4/seed0/checkpoint-100/.
+constexpr int kMaxRunDepth = 3;
 
-QJsonObject readSmallJson(const QString &path)
+// A step written in JSON (trainer_state's global_step, nanochat's step), or none and why.
+std::optional<qint64> stepFromJson(const QJsonValue &value, const QString &where, QStringList &problems)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly) || file.size() > (16 << 20))
-        return {};
-    return QJsonDocument::fromJson(file.readAll()).object();
-}
-
-bool isResultsFile(const QFileInfo &file)
-{
-    const QString suffix = file.suffix().toLower();
-    return (suffix == QLatin1String("h5") || suffix == QLatin1String("hdf5")) && ResultsFile::isResultsFile(file.filePath());
-}
-
-bool isWeightFile(const QFileInfo &file)
-{
-    return weightFileSuffixes().contains(file.suffix().toLower()) && !isTrainingSidecar(file.fileName()) &&
-           !isResultsFile(file);
-}
-
-// config.json (Hugging Face) in the folder, or the run folder above it.
-std::pair<QVariantMap, QString> configNear(const QDir &dir)
-{
-    for (const QDir &d : {dir, QDir(dir.filePath(QStringLiteral("..")))}) {
-        const QString path = QDir::cleanPath(d.absoluteFilePath(QStringLiteral("config.json")));
-        const QJsonObject config = readSmallJson(path);
-        if (!config.isEmpty())
-            return {config.toVariantMap(), path};
+    if (value.isUndefined() || value.isNull())
+        return std::nullopt;
+    if (!value.isDouble()) {
+        problems << QStringLiteral("%1 gives a step that is not a number").arg(where);
+        return std::nullopt;
     }
-    return {};
+    const double number = value.toDouble();
+    const qint64 whole = value.toInteger(std::numeric_limits<qint64>::min());
+    if (whole == std::numeric_limits<qint64>::min()) {
+        problems << (number >= 9.2e18 ? QStringLiteral("%1 gives the step %2, which does not fit in 64 bits").arg(where).arg(number, 0, 'g', 21)
+                                      : QStringLiteral("%1 gives the step %2, which is not a whole number").arg(where).arg(number));
+        return std::nullopt;
+    }
+    if (whole < 0) {
+        problems << QStringLiteral("%1 gives a negative step (%2)").arg(where).arg(whole);
+        return std::nullopt;
+    }
+    return whole;
+}
+
+// What goes on the skipped list as well as in `info`: what a user might take for a checkpoint.
+bool mightBeTakenForACheckpoint(const ClassifiedFile &file)
+{
+    switch (file.role) {
+    case FileRole::NotRegular:
+    case FileRole::ResultsFile:
+    case FileRole::Link:
+    case FileRole::RunFolder:
+        return true;
+    case FileRole::Other:
+    case FileRole::TrainingSidecar: {
+        const QFileInfo info(file.path);
+        const QString suffix = info.suffix().toLower();
+        return weightFileSuffixes().contains(suffix) || suffix == QLatin1String("npy") || info.fileName().endsWith(QLatin1String(".index.json"));
+    }
+    default:
+        return false;
+    }
+}
+
+bool isLink(const QString &path) { return QFileInfo(path).isSymLink(); }
+
+// Real files and folders before links to them, so that a link is what is named as read already.
+template <typename T, typename PathOf>
+void linksLast(QList<T> &list, PathOf pathOf)
+{
+    std::stable_partition(list.begin(), list.end(), [&](const T &item) { return !isLink(pathOf(item)); });
+}
+
+// One run folder being read: its checkpoints, and every file and folder it holds, classified.
+class RunReading {
+public:
+    RunReading(const QString &folder, QSet<QString> &visited, int depth)
+        : m_root(QFileInfo(folder).absoluteFilePath()), m_visited(visited), m_depth(depth)
+    {
+        m_rootConfig = configIn(m_root);
+    }
+
+    CheckpointListing read(const FolderWeights &top);
+
+private:
+    struct Config {
+        QVariantMap values;
+        QString path;
+    };
+    static Config configIn(const QDir &dir);
+    QString relative(const QString &path) const { return m_root.relativeFilePath(QFileInfo(path).absoluteFilePath()); }
+    void classify(ClassifiedFile file);
+    void reclassify(const QString &path, FileRole role, const QString &reason);
+    bool nameCarriesStep(const WeightsGroup &group) const { return CheckpointDiscovery::stepFromName(group.name).has_value(); }
+    CheckpointFile checkpointOf(const WeightsGroup &group, const QDir &dir, const QString &path, bool isFolder);
+    void applyTrainerState(CheckpointFile &checkpoint, const QDir &dir);
+    void add(CheckpointFile checkpoint);
+    void addCheckpointFolder(const QString &folder, const FolderWeights &weights);
+    void readSubfolder(const QString &folder, QList<QPair<QString, FolderWeights>> &unnamedModels);
+
+    QDir m_root;
+    Config m_rootConfig;
+    QSet<QString> &m_visited;
+    int m_depth;
+    CheckpointListing m_listing;
+    QHash<QString, QString> m_takenFiles; // canonical path of a weights file → the checkpoint reading it
+};
+
+RunReading::Config RunReading::configIn(const QDir &dir)
+{
+    const QString path = QDir::cleanPath(dir.absoluteFilePath(QStringLiteral("config.json")));
+    const std::optional<QJsonObject> config = QFileInfo(path).isFile() ? readSmallJsonObject(path) : std::nullopt;
+    return config ? Config{config->toVariantMap(), path} : Config{};
+}
+
+void RunReading::classify(ClassifiedFile file)
+{
+    // A results file is an HDF5 file, which the reader probed as holding no matrices.
+    const QString suffix = QFileInfo(file.path).suffix().toLower();
+    if (file.role == FileRole::Other && (suffix == QLatin1String("h5") || suffix == QLatin1String("hdf5")) && ResultsFile::isResultsFile(file.path))
+        file = {file.path, FileRole::ResultsFile, QStringLiteral("a RankScope results file")};
+    if (mightBeTakenForACheckpoint(file))
+        m_listing.skipped.append({file.path, QStringLiteral("%1: %2").arg(fileRoleName(file.role), file.reason)});
+    m_listing.files.append(file);
+}
+
+void RunReading::reclassify(const QString &path, FileRole role, const QString &reason)
+{
+    const QString target = QDir::cleanPath(QFileInfo(path).absoluteFilePath());
+    m_listing.files.removeIf([&](const ClassifiedFile &f) { return QDir::cleanPath(QFileInfo(f.path).absoluteFilePath()) == target; });
+    m_listing.skipped.removeIf([&](const SkippedFile &f) { return QDir::cleanPath(QFileInfo(f.path).absoluteFilePath()) == target; });
+    classify({path, role, reason});
+}
+
+CheckpointFile RunReading::checkpointOf(const WeightsGroup &group, const QDir &dir, const QString &path, bool isFolder)
+{
+    CheckpointFile c;
+    c.path = QDir::cleanPath(QFileInfo(path).absoluteFilePath());
+    c.isFolder = isFolder;
+    c.layout = group.layout;
+    c.files = group.files;
+    c.format = group.format;
+    c.error = group.error;
+    const QString name = QFileInfo(path).fileName();
+    if (group.stepInFile && *group.stepInFile < 0)
+        c.stepProblems << QStringLiteral("%1 records a negative step (%2)").arg(group.name).arg(*group.stepInFile);
+    else
+        c.stepInFile = group.stepInFile;
+    // A folder's step is in its name (checkpoint-500/), or else in its weights file's.
+    QString problem;
+    c.stepFromName = CheckpointDiscovery::stepFromName(isFolder ? name : group.name, &problem);
+    if (!c.stepFromName && problem.isEmpty() && isFolder)
+        c.stepFromName = CheckpointDiscovery::stepFromName(group.name, &problem);
+    if (!problem.isEmpty())
+        c.stepProblems << problem;
+
+    // The checkpoint's own folder's config.json, or else the opened folder's; never one above it.
+    const Config own = dir.absolutePath() == m_root.absolutePath() ? m_rootConfig : configIn(dir);
+    const Config &config = own.path.isEmpty() ? m_rootConfig : own;
+    c.sidecarConfig = config.values;
+    c.configPath = config.path;
+
+    // nanochat writes model_000500.pt beside meta_000500.json, which holds the step and model_config.
+    static const QRegularExpression digits(QStringLiteral(R"((\d+)\.\w+$)"));
+    if (const auto m = digits.match(group.name); m.hasMatch() && group.layout == WeightsLayout::OneFile && !isFolder) {
+        const QString metaPath = dir.filePath(QStringLiteral("meta_%1.json").arg(m.captured(1)));
+        if (const std::optional<QJsonObject> meta = QFileInfo(metaPath).isFile() ? readSmallJsonObject(metaPath) : std::nullopt) {
+            c.stepFromSidecar = stepFromJson(meta->value(QLatin1String("step")), QFileInfo(metaPath).fileName(), c.stepProblems);
+            if (c.stepFromSidecar)
+                c.stepSidecar = metaPath;
+            if (meta->value(QLatin1String("model_config")).isObject()) {
+                c.sidecarConfig = meta->value(QLatin1String("model_config")).toObject().toVariantMap();
+                c.configPath = metaPath;
+            }
+        }
+    }
+    return c;
+}
+
+// A Trainer's trainer_state.json: the step of the checkpoint folder it is in, or of the final model
+// saved at the top of its output_dir.
+void RunReading::applyTrainerState(CheckpointFile &checkpoint, const QDir &dir)
+{
+    const QString path = dir.filePath(QStringLiteral("trainer_state.json"));
+    if (!QFileInfo(path).isFile())
+        return;
+    const std::optional<QJsonObject> state = readSmallJsonObject(path);
+    if (!state)
+        return;
+    checkpoint.stepFromSidecar = stepFromJson(state->value(QLatin1String("global_step")), relative(path), checkpoint.stepProblems);
+    if (checkpoint.stepFromSidecar)
+        checkpoint.stepSidecar = path;
+}
+
+void RunReading::add(CheckpointFile checkpoint)
+{
+    // A link to weights already listed (last.pt -> ckpt_001000.pt) is the same checkpoint.
+    if (!checkpoint.files.isEmpty()) {
+        const QString canonical = QFileInfo(checkpoint.files.first()).canonicalFilePath();
+        if (const auto taken = m_takenFiles.constFind(canonical); taken != m_takenFiles.constEnd()) {
+            reclassify(checkpoint.path, FileRole::Link, QStringLiteral("the same weights as %1, read once").arg(relative(*taken)));
+            return;
+        }
+        m_takenFiles.insert(canonical, checkpoint.path);
+    }
+    m_listing.checkpoints.append(std::move(checkpoint));
+}
+
+void RunReading::addCheckpointFolder(const QString &folder, const FolderWeights &weights)
+{
+    QString error;
+    const WeightsGroup *group = weights.checkpoint(&error);
+    classify({folder, FileRole::CheckpointFolder,
+              group ? QStringLiteral("one checkpoint, read from %1").arg(group->name) : QStringLiteral("one checkpoint that cannot be read: %1").arg(error)});
+    for (const ClassifiedFile &file : weights.files)
+        classify(file);
+    for (const WeightsGroup &other : weights.groups)
+        if (&other != group && group)
+            for (const QString &path : other.files)
+                reclassify(path, FileRole::Other, QStringLiteral("more weights in a checkpoint folder, not read: its checkpoint is %1").arg(group->name));
+    WeightsGroup unreadable;
+    if (!group) {
+        unreadable.name = QFileInfo(folder).fileName();
+        unreadable.error = error;
+        for (const WeightsGroup &g : weights.groups)
+            unreadable.files << g.files;
+    }
+    CheckpointFile c = checkpointOf(group ? *group : unreadable, QDir(folder), folder, true);
+    applyTrainerState(c, QDir(folder));
+    add(std::move(c));
+}
+
+// A subfolder is one checkpoint (named by a step, or beside other checkpoints), a run of its own
+// (weights named by steps, or checkpoint folders inside), a set of runs, or nothing.
+void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, FolderWeights>> &unnamedModels)
+{
+    const QFileInfo info(folder);
+    if (info.fileName().startsWith(QLatin1Char('.'))) {
+        classify({folder, FileRole::Folder, QStringLiteral("a hidden folder: not searched")});
+        return;
+    }
+    const QString canonical = info.canonicalFilePath();
+    if (m_visited.contains(canonical)) {
+        classify({folder, FileRole::Link, QStringLiteral("a link to %1, which is read already: followed once").arg(QDir::toNativeSeparators(canonical))});
+        return;
+    }
+    m_visited.insert(canonical);
+    const FolderWeights weights = FolderWeights::read(folder);
+    if (!weights.groups.isEmpty()) {
+        const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value();
+        const bool weightsNamedByStep = std::any_of(weights.groups.begin(), weights.groups.end(),
+                                                    [&](const WeightsGroup &g) { return nameCarriesStep(g); });
+        if (namedByStep || !weightsNamedByStep) {
+            // model.safetensors in final/ beside checkpoint-N/ is a checkpoint; alone in seed0/, a run.
+            if (namedByStep)
+                addCheckpointFolder(folder, weights);
+            else
+                unnamedModels.append({folder, weights});
+            return;
+        }
+    }
+    if (m_depth + 1 > kMaxRunDepth) {
+        classify({folder, FileRole::Folder, QStringLiteral("not searched: more than %1 levels below the opened folder").arg(kMaxRunDepth)});
+        return;
+    }
+    const CheckpointListing inner = RunReading(folder, m_visited, m_depth + 1).read(weights);
+    if (!inner.checkpoints.isEmpty()) {
+        classify({folder, FileRole::RunFolder, QStringLiteral("a run of its own (%1 checkpoints)").arg(inner.checkpoints.size())});
+        m_listing.runs << info.absoluteFilePath();
+    } else if (!inner.runs.isEmpty()) {
+        QStringList names;
+        for (const QString &run : inner.runs)
+            names << QFileInfo(run).fileName();
+        classify({folder, FileRole::RunFolder, QStringLiteral("holds %1 runs of its own (%2)").arg(inner.runs.size()).arg(names.join(QLatin1String(", ")))});
+        m_listing.runs << info.absoluteFilePath();
+    } else {
+        classify({folder, FileRole::Folder, QStringLiteral("holds no checkpoints")});
+    }
+}
+
+CheckpointListing RunReading::read(const FolderWeights &top)
+{
+    for (const ClassifiedFile &file : top.files)
+        classify(file);
+
+    // The folder's own weights: each file a checkpoint; a shard set or .npy arrays the folder's own.
+    QList<WeightsGroup> groups = top.groups;
+    linksLast(groups, [](const WeightsGroup &g) { return g.files.value(0); });
+    const auto multiFile = std::count_if(groups.begin(), groups.end(), [](const WeightsGroup &g) { return g.layout != WeightsLayout::OneFile; });
+    for (const WeightsGroup &group : groups) {
+        const bool isFolder = group.layout != WeightsLayout::OneFile && multiFile == 1;
+        CheckpointFile c = checkpointOf(group, m_root, isFolder ? m_root.absolutePath() : group.files.first(), isFolder);
+        if (!nameCarriesStep(group))
+            applyTrainerState(c, m_root);
+        add(std::move(c));
+    }
+
+    QStringList subfolders = top.subfolders;
+    linksLast(subfolders, [](const QString &path) { return path; });
+    QList<QPair<QString, FolderWeights>> unnamedModels;
+    for (const QString &folder : subfolders)
+        readSubfolder(folder, unnamedModels);
+    // A folder holding one model and nothing named by a step is a checkpoint beside others (final/
+    // beside checkpoint-N/), or, where the folder has no checkpoints of its own, a run of one model.
+    const bool hasOwnCheckpoints = !m_listing.checkpoints.isEmpty();
+    for (const auto &[folder, weights] : unnamedModels) {
+        if (hasOwnCheckpoints) {
+            addCheckpointFolder(folder, weights);
+        } else {
+            classify({folder, FileRole::RunFolder, QStringLiteral("a run of its own (one model)")});
+            m_listing.runs << QFileInfo(folder).absoluteFilePath();
+        }
+    }
+
+    QCollator collator;
+    collator.setNumericMode(true);
+    auto knownStep = [](const CheckpointFile &c) { return CheckpointPlan::stepOf(c, nullptr).first; };
+    std::stable_sort(m_listing.checkpoints.begin(), m_listing.checkpoints.end(), [&](const CheckpointFile &a, const CheckpointFile &b) {
+        const auto sa = knownStep(a), sb = knownStep(b);
+        if (sa && sb && *sa != *sb)
+            return *sa < *sb;
+        return collator.compare(a.path, b.path) < 0;
+    });
+    return m_listing;
 }
 
 } // namespace
 
-std::optional<qint64> CheckpointDiscovery::stepFromName(const QString &fileName)
+std::unique_ptr<CheckpointReader> CheckpointFile::open(QString *problem) const
+{
+    if (!error.isEmpty()) {
+        *problem = error;
+        return nullptr;
+    }
+    return openCheckpointFiles(layout, files, problem);
+}
+
+std::optional<qint64> CheckpointDiscovery::stepFromName(const QString &fileName, QString *problem)
 {
     static const QRegularExpression pattern(
-        QStringLiteral(R"((?:checkpoint|global_step|step|ckpt|model|iter)[-_]?(\d+))"),
+        QStringLiteral(R"((?:checkpoint|global_step|step|ckpt|model|iter)[-_=]?(\d+))"),
         QRegularExpression::CaseInsensitiveOption);
     QRegularExpressionMatch last;
     auto it = pattern.globalMatch(fileName);
@@ -62,92 +347,20 @@ std::optional<qint64> CheckpointDiscovery::stepFromName(const QString &fileName)
         last = it.next();
     if (!last.hasMatch())
         return std::nullopt;
-    return last.captured(1).toLongLong();
-}
-
-bool CheckpointDiscovery::isCheckpointFolder(const QString &folder)
-{
-    const QDir dir(folder);
-    if (!dir.entryList({"*.index.json", "*.npy"}, QDir::Files).isEmpty())
-        return true;
-    const QFileInfoList files = dir.entryInfoList(QDir::Files);
-    return std::any_of(files.begin(), files.end(), isWeightFile);
+    bool ok = false;
+    const qint64 step = last.captured(1).toLongLong(&ok);
+    if (!ok) {
+        if (problem)
+            *problem = QStringLiteral("the step %1 in the name %2 does not fit in 64 bits").arg(last.captured(1), fileName);
+        return std::nullopt;
+    }
+    return step;
 }
 
 CheckpointListing CheckpointDiscovery::scan(const QString &folder)
 {
-    CheckpointListing listing;
-    const QDir dir(folder);
-    const auto [runConfig, runConfigPath] = configNear(dir);
-
-    // The folder is itself one checkpoint when its weights are shards with an index or .npy arrays.
-    const bool folderIsOneCheckpoint = !dir.entryList({"*.index.json", "*.npy"}, QDir::Files).isEmpty();
-    const QFileInfoList files = dir.entryInfoList(QDir::Files | QDir::Readable, QDir::Name);
-    if (folderIsOneCheckpoint) {
-        const QJsonObject state = readSmallJson(dir.filePath(QStringLiteral("trainer_state.json")));
-        CheckpointFile c{QDir::cleanPath(dir.absolutePath()), true, {}, {}, stepFromName(dir.dirName()), runConfig, runConfigPath};
-        if (state.contains(QLatin1String("global_step"))) {
-            c.stepFromSidecar = state.value(QLatin1String("global_step")).toInteger();
-            c.stepSidecar = dir.filePath(QStringLiteral("trainer_state.json"));
-        }
-        listing.checkpoints.append(c);
-    } else {
-        for (const QFileInfo &file : files) {
-            if (!weightFileSuffixes().contains(file.suffix().toLower()))
-                continue;
-            if (isTrainingSidecar(file.fileName())) {
-                listing.skipped.append({file.filePath(), QStringLiteral("training sidecar, not model weights")});
-                continue;
-            }
-            if (isResultsFile(file)) {
-                listing.skipped.append({file.filePath(), QStringLiteral("a RankScope results file")});
-                continue;
-            }
-            CheckpointFile c{file.filePath(), false, {}, {}, stepFromName(file.fileName()), runConfig, runConfigPath};
-            // nanochat writes model_000500.pt beside meta_000500.json, which holds the step and model_config.
-            static const QRegularExpression digits(QStringLiteral(R"((\d+)\.\w+$)"));
-            if (const auto m = digits.match(file.fileName()); m.hasMatch()) {
-                const QString metaPath = dir.filePath(QStringLiteral("meta_%1.json").arg(m.captured(1)));
-                const QJsonObject meta = readSmallJson(metaPath);
-                if (meta.contains(QLatin1String("step"))) {
-                    c.stepFromSidecar = meta.value(QLatin1String("step")).toInteger();
-                    c.stepSidecar = metaPath;
-                }
-                if (meta.value(QLatin1String("model_config")).isObject()) {
-                    c.sidecarConfig = meta.value(QLatin1String("model_config")).toObject().toVariantMap();
-                    c.configPath = metaPath;
-                }
-            }
-            listing.checkpoints.append(c);
-        }
-    }
-
-    // One subfolder per checkpoint: a Trainer's checkpoint-N/, step_1000/, …
-    for (const QFileInfo &sub : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::Readable, QDir::Name)) {
-        if (!isCheckpointFolder(sub.filePath()))
-            continue;
-        const QDir subDir(sub.filePath());
-        const auto [config, configPath] = configNear(subDir);
-        CheckpointFile c{sub.filePath(), true, {}, {}, stepFromName(sub.fileName()), config, configPath};
-        const QJsonObject state = readSmallJson(subDir.filePath(QStringLiteral("trainer_state.json")));
-        if (state.contains(QLatin1String("global_step"))) {
-            c.stepFromSidecar = state.value(QLatin1String("global_step")).toInteger();
-            c.stepSidecar = subDir.filePath(QStringLiteral("trainer_state.json"));
-        }
-        listing.checkpoints.append(c);
-    }
-
-    QCollator collator;
-    collator.setNumericMode(true);
-    auto knownStep = [](const CheckpointFile &c) { return c.stepFromSidecar ? c.stepFromSidecar : c.stepFromName; };
-    std::stable_sort(listing.checkpoints.begin(), listing.checkpoints.end(),
-                     [&](const CheckpointFile &a, const CheckpointFile &b) {
-                         const auto sa = knownStep(a), sb = knownStep(b);
-                         if (sa && sb && *sa != *sb)
-                             return *sa < *sb;
-                         return collator.compare(a.path, b.path) < 0;
-                     });
-    return listing;
+    QSet<QString> visited{QFileInfo(folder).canonicalFilePath()};
+    return RunReading(folder, visited, 0).read(FolderWeights::read(folder));
 }
 
 } // namespace rankscope

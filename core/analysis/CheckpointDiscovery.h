@@ -1,13 +1,21 @@
-// Finds the checkpoints of a training run in a folder: flat files (ckpt_001000.pt, model_000500.pt,
-// step_1000.safetensors), one subfolder per checkpoint (a Trainer's checkpoint-N/), or a single
-// checkpoint folder (save_pretrained, shards with an index, .npy arrays). Each gets the step its
-// sidecars (trainer_state.json, nanochat's meta_N.json) or its name give; readers may supply one
-// recorded inside the file.
+// Finds the checkpoints of a training run in a folder by what its files hold, not by one
+// extension. Every file and folder is classified first (FolderWeights: weights, shard sets,
+// training sidecars, results files, other files), then grouped into checkpoints: flat weights files
+// (ckpt_001000.pt, model_000500.pt), one subfolder per checkpoint (a Trainer's checkpoint-N/), and
+// the folder's own shard set or .npy arrays. Subfolders holding runs of their own (seed0/, lr3e-4/)
+// are named as runs. Each checkpoint gets what its sidecars (trainer_state.json, nanochat's
+// meta_N.json), its weights (iter_num, global_step) and its name say of its step, and the
+// config.json of its own folder or of the opened folder, never of a folder above it. Links back
+// into a folder already read are followed once.
 #pragma once
+
+#include "io/CheckpointReader.h"
+#include "io/FolderWeights.h"
 
 #include <QList>
 #include <QString>
 #include <QVariantMap>
+#include <memory>
 #include <optional>
 
 namespace rankscope {
@@ -15,29 +23,40 @@ namespace rankscope {
 struct CheckpointFile {
     QString path; // a file, or a folder holding one checkpoint
     bool isFolder = false;
+    WeightsLayout layout = WeightsLayout::OneFile;
+    QStringList files; // what its weights are read from: its identity, and what "same content" compares
+    QString format;
+    QString error;     // why its weights cannot be read, known from the folder alone (missing shards, …)
     std::optional<qint64> stepFromSidecar;
     QString stepSidecar;       // the file stepFromSidecar was read from
+    std::optional<qint64> stepInFile; // recorded in the weights: iter_num, global_step, an HDF5 attribute
     std::optional<qint64> stepFromName;
+    QStringList stepProblems;  // steps found but not usable: too large for 64 bits, negative
     QVariantMap sidecarConfig; // config.json / meta_N.json model_config: head counts for naming rules
     QString configPath;        // the file sidecarConfig was read from
+
+    std::unique_ptr<CheckpointReader> open(QString *error) const;
 };
 
 struct SkippedFile {
     QString path;
     QString reason;
+    bool duplicate = false; // a checkpoint whose step another checkpoint keeps
 };
 
 struct CheckpointListing {
-    QList<CheckpointFile> checkpoints; // ordered by step (sidecar, then name), then by name
-    QList<SkippedFile> skipped;        // sidecars and other files that are not checkpoints
+    QList<CheckpointFile> checkpoints; // ordered by the step sidecars, files or names give, then by name
+    QList<SkippedFile> skipped;        // what might be taken for a checkpoint and is not, and why
+    QList<ClassifiedFile> files;       // every file and folder looked at, with its role and why
+    QStringList runs;                  // subfolders holding runs of their own
 };
 
 class CheckpointDiscovery {
 public:
     static CheckpointListing scan(const QString &folder);
-    static std::optional<qint64> stepFromName(const QString &fileName);
-    // Whether a folder holds one checkpoint's weights (an index, a weights file, .npy arrays).
-    static bool isCheckpointFolder(const QString &folder);
+    // The step a name carries (checkpoint-500, ckpt_001000.pt, epoch=3-step=1000.ckpt); a number too
+    // large for 64 bits gives none, and `problem` says so.
+    static std::optional<qint64> stepFromName(const QString &fileName, QString *problem = nullptr);
 };
 
 } // namespace rankscope

@@ -8,8 +8,9 @@ std::pair<std::optional<qint64>, QString> CheckpointPlan::stepOf(const Checkpoin
 {
     if (file.stepFromSidecar)
         return {file.stepFromSidecar, file.stepSidecar.isEmpty() ? QStringLiteral("a sidecar file") : QFileInfo(file.stepSidecar).fileName()};
-    if (reader && reader->step())
-        return {reader->step(), QStringLiteral("recorded in the checkpoint")};
+    // What the weights record (iter_num, global_step, an HDF5 attribute); a negative step is none.
+    if (const std::optional<qint64> inFile = reader ? reader->step() : file.stepInFile; inFile && *inFile >= 0)
+        return {inFile, QStringLiteral("recorded in the checkpoint")};
     if (file.stepFromName)
         return {file.stepFromName, QStringLiteral("the name")};
     return {};

@@ -4,6 +4,11 @@
 
 namespace rankscope {
 
+QString stepLabel(qint64 step, bool unnumbered)
+{
+    return unnumbered ? QStringLiteral("final") : QString::number(step);
+}
+
 void sortResults(QList<MatrixResult> &results)
 {
     std::stable_sort(results.begin(), results.end(), [](const MatrixResult &a, const MatrixResult &b) {

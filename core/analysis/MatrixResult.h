@@ -13,6 +13,7 @@ namespace rankscope {
 
 struct MatrixResult {
     qint64 step = 0;
+    bool unnumbered = false; // its checkpoint records no step: see CheckpointRecord::unnumbered
     QString block;  // the stack (empty for a single-stack model), see MatrixIdentity
     int layer = 0;
     MatrixType type = MatrixType::Q;
@@ -27,6 +28,10 @@ struct MatrixResult {
 
     MatrixIdentity identity() const { return {block, layer, type, expert}; }
 };
+
+// The step as the views write it: the number, or "final" for a checkpoint that records no step
+// (its `step` only places it after the numbered ones).
+QString stepLabel(qint64 step, bool unnumbered);
 
 // Sorted by step, block, layer, type (in the contract's order), expert.
 void sortResults(QList<MatrixResult> &results);

@@ -175,7 +175,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
     Handle checkpoints(H5Gcreate2(file, "checkpoints", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
     QStringList paths, formats, errors;
     std::vector<long long> steps, sizes, mtimes;
-    std::vector<int> matrices, fromOrder;
+    std::vector<int> matrices, unnumbered;
     for (const CheckpointRecord &c : run.checkpoints) {
         paths << c.path;
         formats << c.format;
@@ -184,7 +184,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
         sizes.push_back(c.size);
         mtimes.push_back(c.mtimeMs);
         matrices.push_back(c.matrices);
-        fromOrder.push_back(c.stepFromOrder);
+        unnumbered.push_back(c.unnumbered);
     }
     ok = ok && checkpoints.ok() && writeStrings(checkpoints, "path", paths) && writeStrings(checkpoints, "format", formats) &&
          writeStrings(checkpoints, "error", errors) &&
@@ -192,12 +192,12 @@ bool writeRun(hid_t file, const RunAnalysis &run)
          writeNumbers(checkpoints, "size", sizes, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(checkpoints, "mtime_ms", mtimes, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(checkpoints, "matrices", matrices, H5T_STD_I32LE, H5T_NATIVE_INT) &&
-         writeNumbers(checkpoints, "step_from_order", fromOrder, H5T_STD_I32LE, H5T_NATIVE_INT);
+         writeNumbers(checkpoints, "step_unnumbered", unnumbered, H5T_STD_I32LE, H5T_NATIVE_INT);
 
     Handle group(H5Gcreate2(file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
     QStringList blocks, types, experts, tensors, dtypes, sources;
     std::vector<long long> mSteps, rows, cols, svOffset, svCount;
-    std::vector<int> layers;
+    std::vector<int> layers, mUnnumbered;
     std::vector<double> spectra;
     const QStringList columns = spectralMetricColumns();
     std::vector<std::vector<double>> metricColumns(size_t(columns.size()));
@@ -210,6 +210,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
         sources << r.checkpointPath;
         mSteps.push_back(r.step);
         layers.push_back(r.layer);
+        mUnnumbered.push_back(r.unnumbered);
         rows.push_back(r.rows);
         cols.push_back(r.cols);
         svOffset.push_back(qint64(spectra.size()));
@@ -227,6 +228,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
          writeStrings(group, "dtype", dtypes) && writeStrings(group, "checkpoint_path", sources) &&
          writeNumbers(group, "step", mSteps, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(group, "layer", layers, H5T_STD_I32LE, H5T_NATIVE_INT) &&
+         writeNumbers(group, "step_unnumbered", mUnnumbered, H5T_STD_I32LE, H5T_NATIVE_INT) &&
          writeNumbers(group, "rows", rows, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(group, "cols", cols, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(group, "sv_offset", svOffset, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
@@ -245,12 +247,15 @@ bool writeRun(hid_t file, const RunAnalysis &run)
     ok = ok && issues.ok() && writeStrings(issues, "path", issuePaths) && writeStrings(issues, "tensor", issueTensors) &&
          writeStrings(issues, "message", issueMessages);
     QStringList sidecarPaths, sidecarReasons;
+    std::vector<int> duplicates;
     for (const SkippedFile &s : run.sidecars) {
         sidecarPaths << s.path;
         sidecarReasons << s.reason;
+        duplicates.push_back(s.duplicate);
     }
     Handle skipped(H5Gcreate2(file, "skipped_files", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
     ok = ok && skipped.ok() && writeStrings(skipped, "path", sidecarPaths) && writeStrings(skipped, "reason", sidecarReasons) &&
+         writeNumbers(skipped, "duplicate", duplicates, H5T_STD_I32LE, H5T_NATIVE_INT) &&
          writeStrings(file, "notes", run.notes);
     // Written last: a file without it was never finished.
     return ok && writeNumberAttribute<int>(file, "complete", 1, H5T_STD_I32LE, H5T_NATIVE_INT);
@@ -267,7 +272,7 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         return std::nullopt;
     }
     const auto schema = readNumberAttribute<int>(file, "schema_version", H5T_NATIVE_INT);
-    if (schema != 1 && schema != ResultsFile::kSchemaVersion) {
+    if (schema != 1 && schema != 2 && schema != ResultsFile::kSchemaVersion) {
         *error = QStringLiteral("results file schema %1 is not the %2 this RankScope reads").arg(schema.value_or(0)).arg(ResultsFile::kSchemaVersion);
         return std::nullopt;
     }
@@ -292,9 +297,16 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     const auto sizes = readNumbers<long long>(checkpoints, "size", c, H5T_NATIVE_LLONG);
     const auto mtimes = readNumbers<long long>(checkpoints, "mtime_ms", c, H5T_NATIVE_LLONG);
     const auto counts = readNumbers<int>(checkpoints, "matrices", c, H5T_NATIVE_INT);
-    const auto fromOrder = readNumbers<int>(checkpoints, "step_from_order", c, H5T_NATIVE_INT);
-    if (!paths || !formats || !errors || !steps || !sizes || !mtimes || !counts || !fromOrder)
+    // Before schema 3 a checkpoint without a step was numbered by its position among the others
+    // (step_from_order); such steps are kept as they are and said to be positions, never taken for
+    // a "final" placement.
+    const bool placesUnnumbered = *schema >= 3;
+    const auto unnumbered = placesUnnumbered || H5Lexists(checkpoints, "step_from_order", H5P_DEFAULT) > 0
+                                ? readNumbers<int>(checkpoints, placesUnnumbered ? "step_unnumbered" : "step_from_order", c, H5T_NATIVE_INT)
+                                : std::optional<std::vector<int>>(std::vector<int>(size_t(c), 0));
+    if (!paths || !formats || !errors || !steps || !sizes || !mtimes || !counts || !unnumbered)
         return damaged(QStringLiteral("checkpoint table is incomplete"));
+    int numberedByPosition = 0;
     for (qint64 i = 0; i < c; ++i) {
         CheckpointRecord r;
         r.path = (*paths)[i];
@@ -304,7 +316,8 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         r.size = (*sizes)[size_t(i)];
         r.mtimeMs = (*mtimes)[size_t(i)];
         r.matrices = (*counts)[size_t(i)];
-        r.stepFromOrder = (*fromOrder)[size_t(i)] != 0;
+        r.unnumbered = placesUnnumbered && (*unnumbered)[size_t(i)] != 0;
+        numberedByPosition += !placesUnnumbered && (*unnumbered)[size_t(i)] != 0;
         run.checkpoints.append(r);
         if (r.matrices > 0)
             ++run.checkpointsAnalysed;
@@ -325,12 +338,14 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     const auto sources = readStrings(group, "checkpoint_path", m);
     const auto mSteps = readNumbers<long long>(group, "step", m, H5T_NATIVE_LLONG);
     const auto layers = readNumbers<int>(group, "layer", m, H5T_NATIVE_INT);
+    const auto mUnnumbered = placesUnnumbered ? readNumbers<int>(group, "step_unnumbered", m, H5T_NATIVE_INT)
+                                              : std::optional<std::vector<int>>(std::vector<int>(size_t(std::max<qint64>(m, 0)), 0));
     const auto rows = readNumbers<long long>(group, "rows", m, H5T_NATIVE_LLONG);
     const auto cols = readNumbers<long long>(group, "cols", m, H5T_NATIVE_LLONG);
     const auto offsets = readNumbers<long long>(group, "sv_offset", m, H5T_NATIVE_LLONG);
     const auto lengths = readNumbers<long long>(group, "sv_count", m, H5T_NATIVE_LLONG);
     const auto spectra = readNumbers<double>(file, "singular_values", -1, H5T_NATIVE_DOUBLE);
-    if (m < 0 || !types || !blocks || !experts || !tensors || !dtypes || !sources || !mSteps || !layers || !rows || !cols || !offsets || !lengths || !spectra)
+    if (m < 0 || !types || !blocks || !experts || !tensors || !dtypes || !sources || !mSteps || !layers || !mUnnumbered || !rows || !cols || !offsets || !lengths || !spectra)
         return damaged(QStringLiteral("matrix table is incomplete"));
     // The stored metrics spare the power-law fits; a file without them has them recomputed.
     const QStringList columns = spectralMetricColumns();
@@ -357,6 +372,7 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         r.checkpointPath = (*sources)[i];
         r.step = (*mSteps)[size_t(i)];
         r.layer = (*layers)[size_t(i)];
+        r.unnumbered = (*mUnnumbered)[size_t(i)] != 0;
         r.rows = (*rows)[size_t(i)];
         r.cols = (*cols)[size_t(i)];
         r.singularValues = Eigen::Map<const Eigen::VectorXd>(spectra->data() + offset, Eigen::Index(length));
@@ -387,12 +403,17 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     const qint64 s = skippedPathData.ok() ? datasetLength(skippedPathData) : -1;
     const auto skippedPaths = readStrings(skipped, "path", s);
     const auto skippedReasons = readStrings(skipped, "reason", s);
+    const auto skippedDuplicates = placesUnnumbered ? readNumbers<int>(skipped, "duplicate", s, H5T_NATIVE_INT) : std::nullopt;
     if (skippedPaths && skippedReasons)
         for (qint64 i = 0; i < s; ++i)
-            run.sidecars.append({(*skippedPaths)[i], (*skippedReasons)[i]});
+            run.sidecars.append({(*skippedPaths)[i], (*skippedReasons)[i], skippedDuplicates && (*skippedDuplicates)[size_t(i)] != 0});
     Handle notesData(H5Dopen2(file, "notes", H5P_DEFAULT), H5Dclose);
     if (notesData.ok())
         run.notes = readStrings(file, "notes", datasetLength(notesData)).value_or(QStringList());
+    if (numberedByPosition > 0)
+        run.notes << QStringLiteral("%1 checkpoint(s) record no step and were numbered by their position among the others by an older "
+                                    "RankScope (results schema %2); analyse the folder again to place them after the numbered steps as final")
+                         .arg(numberedByPosition).arg(*schema);
     sortResults(run.results);
     return run;
 }

@@ -36,17 +36,20 @@ QStringList RunAnalysis::issueLines() const
     return lines;
 }
 
-void RunAnalysis::identify(CheckpointRecord &record)
+void RunAnalysis::identify(CheckpointRecord &record, const QStringList &files)
 {
-    const QFileInfo info(record.path);
-    if (!info.isDir()) {
-        record.size = info.size();
-        record.mtimeMs = info.lastModified().toMSecsSinceEpoch();
-        return;
-    }
     record.size = 0;
     record.mtimeMs = 0;
-    for (const QFileInfo &file : QDir(record.path).entryInfoList(QDir::Files)) {
+    QFileInfoList infos;
+    if (!files.isEmpty()) {
+        for (const QString &file : files)
+            infos << QFileInfo(file);
+    } else if (QFileInfo(record.path).isDir()) {
+        infos = QDir(record.path).entryInfoList(QDir::Files);
+    } else {
+        infos << QFileInfo(record.path);
+    }
+    for (const QFileInfo &file : infos) {
         record.size += file.size();
         record.mtimeMs = std::max(record.mtimeMs, file.lastModified().toMSecsSinceEpoch());
     }

@@ -24,9 +24,11 @@ struct AnalysisIssue {
 struct CheckpointRecord {
     QString path;
     qint64 step = 0;
-    bool stepFromOrder = false; // no step recorded anywhere: numbered by position
-    qint64 size = 0;            // bytes (a folder: the sum of its files)
-    qint64 mtimeMs = 0;         // last modification (a folder: its newest file)
+    // No step recorded anywhere: `step` only places it after the numbered checkpoints (by
+    // modification time), and the views label it "final" (stepLabel).
+    bool unnumbered = false;
+    qint64 size = 0;            // bytes (several files: the sum of its weights files)
+    qint64 mtimeMs = 0;         // last modification (several files: the newest)
     QString format;
     QString error;              // why the checkpoint could not be read at all; empty when it was
     int matrices = 0;
@@ -39,8 +41,9 @@ struct RunAnalysis {
     QList<MatrixResult> results;      // sorted by step, layer, type
     QList<AnalysisIssue> issues;      // unreadable checkpoints and tensors
     QList<CheckpointRecord> checkpoints;
-    QList<SkippedFile> sidecars;
-    QStringList notes;                // how the run was read (e.g. steps by order, cache rebuilt)
+    QList<SkippedFile> sidecars;      // files not analysed, and why: sidecars, other files, duplicates
+    QStringList notes;                // how the run was read (e.g. checkpoints without a step, cache rebuilt)
+    QStringList runs;                 // subfolders holding runs of their own (the folder itself is a set of runs when it has no checkpoints)
     QStringList pending;              // checkpoints still being written, left for a later pass
     int checkpointsFound = 0;
     int checkpointsAnalysed = 0;      // checkpoints with at least one analysed matrix
@@ -53,8 +56,9 @@ struct RunAnalysis {
         double metricsSeconds = 0;
     } timings;
 
-    // The checkpoint's identity on disk now: size and modification time.
-    static void identify(CheckpointRecord &record);
+    // The checkpoint's identity on disk now: size and modification time of the files its weights
+    // are read from (of record.path itself when none are given).
+    static void identify(CheckpointRecord &record, const QStringList &files = {});
     // One line per issue ("file: tensor: what is wrong"); the same tensor failing the same way in
     // several checkpoints (an untyped tensor of every checkpoint) is one line that says how many.
     QStringList issueLines() const;

@@ -1,6 +1,7 @@
 #include "analysis/RunAnalyzer.h"
 
 #include "analysis/CheckpointPlan.h"
+#include "analysis/CheckpointSteps.h"
 #include "analysis/MatrixPartExtractor.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointReader.h"
@@ -51,7 +52,25 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     }
     const CheckpointListing listing = CheckpointDiscovery::scan(folder);
     run.sidecars = listing.skipped;
-    run.checkpointsFound = int(listing.checkpoints.size());
+    run.runs = listing.runs;
+
+    // Watching: a checkpoint modified less than the settle time ago may still be being written; it
+    // is left for a later pass before anything reads it.
+    QList<const CheckpointFile *> settled;
+    for (const CheckpointFile &file : listing.checkpoints) {
+        CheckpointRecord identity;
+        identity.path = file.path;
+        RunAnalysis::identify(identity, file.files);
+        if (m_settings.settleSeconds > 0 &&
+            QDateTime::currentMSecsSinceEpoch() - identity.mtimeMs < qint64(m_settings.settleSeconds * 1000))
+            run.pending.append(QFileInfo(file.path).absoluteFilePath());
+        else
+            settled.append(&file);
+    }
+    const StepPlan steps = CheckpointSteps::decide(settled);
+    run.sidecars.append(steps.duplicates);
+    run.notes.append(steps.notes);
+    run.checkpointsFound = int(steps.checkpoints.size());
 
     // What an earlier analysis with the same settings already knows, by checkpoint path.
     QHash<QString, const CheckpointRecord *> known;
@@ -65,19 +84,35 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         for (const AnalysisIssue &issue : previous->issues)
             knownIssues[QFileInfo(issue.path).absoluteFilePath()].append(issue);
     }
+    // Every result of a checkpoint carries the step decided for it now (a checkpoint without a step
+    // moves when later checkpoints arrive).
+    QHash<QString, const PlacedCheckpoint *> placement;
+    for (const PlacedCheckpoint &placed : steps.checkpoints)
+        placement.insert(QFileInfo(placed.file->path).absoluteFilePath(), &placed);
+    auto place = [](CheckpointRecord &record, QList<MatrixResult> &results, const PlacedCheckpoint &placed) {
+        record.step = placed.step;
+        record.unnumbered = placed.unnumbered;
+        for (MatrixResult &r : results) {
+            r.step = placed.step;
+            r.unnumbered = placed.unnumbered;
+        }
+    };
 
-    // What is done so far, plus what the earlier results know of checkpoints not reached yet: saved
-    // while the run goes on (or when it is cancelled), it loses no checkpoint analysed before.
+    // What is done so far, plus what the earlier results know of this run's checkpoints not reached
+    // yet: saved while the run goes on (or when it is cancelled), it loses no checkpoint analysed before.
     auto withUnvisited = [&](const RunAnalysis &soFar) {
         RunAnalysis snapshot = soFar;
         if (!previous || previous->settingsKey != soFar.settingsKey)
             return snapshot;
         for (const CheckpointRecord &record : previous->checkpoints) {
             const QString path = QFileInfo(record.path).absoluteFilePath();
-            if (std::none_of(soFar.checkpoints.begin(), soFar.checkpoints.end(), [&](const CheckpointRecord &r) { return r.path == path; }) &&
-                QFileInfo::exists(path)) {
-                snapshot.checkpoints.append(record);
-                snapshot.results.append(knownResults.value(path));
+            const PlacedCheckpoint *placed = placement.value(path);
+            if (placed && std::none_of(soFar.checkpoints.begin(), soFar.checkpoints.end(), [&](const CheckpointRecord &r) { return r.path == path; })) {
+                CheckpointRecord unvisited = record;
+                QList<MatrixResult> results = knownResults.value(path);
+                place(unvisited, results, *placed);
+                snapshot.checkpoints.append(unvisited);
+                snapshot.results.append(results);
                 snapshot.issues.append(knownIssues.value(path));
             }
         }
@@ -87,22 +122,15 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
 
     AnalysisProgress progress;
     progress.checkpointsTotal = run.checkpointsFound;
-    int stepsFromOrder = 0;
     QElapsedTimer sinceSave;
     sinceSave.start();
-    for (const CheckpointFile &file : listing.checkpoints) {
+    for (const PlacedCheckpoint &placed : steps.checkpoints) {
         if (m_cancelled)
             break;
+        const CheckpointFile &file = *placed.file;
         CheckpointRecord record;
         record.path = QFileInfo(file.path).absoluteFilePath();
-        RunAnalysis::identify(record);
-        if (m_settings.settleSeconds > 0 &&
-            QDateTime::currentMSecsSinceEpoch() - record.mtimeMs < qint64(m_settings.settleSeconds * 1000)) {
-            run.pending.append(record.path);
-            --run.checkpointsFound;
-            --progress.checkpointsTotal;
-            continue;
-        }
+        RunAnalysis::identify(record, file.files);
         progress.currentFile = file.path;
         QList<MatrixResult> results;
         const CheckpointRecord *cached = known.value(record.path);
@@ -131,12 +159,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
                 continue;
             }
         }
-        if (record.stepFromOrder) {
-            record.step = progress.checkpointsDone;
-            for (MatrixResult &r : results)
-                r.step = record.step;
-            ++stepsFromOrder;
-        }
+        place(record, results, placed);
         if (!results.isEmpty())
             ++run.checkpointsAnalysed;
         ++progress.checkpointsDone;
@@ -155,10 +178,6 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         }
     }
     run.cancelled = m_cancelled;
-    if (stepsFromOrder > 0)
-        run.notes << QStringLiteral("%1 checkpoint(s) record no step (no trainer_state.json, meta file, iter_num, "
-                                    "step attribute or step in the name): they are ordered by name and numbered by position")
-                         .arg(stepsFromOrder);
     sortResults(run.results);
     if (!m_settings.resultsPath.isEmpty())
         saveResults(run.cancelled ? withUnvisited(run) : run, run);
@@ -179,7 +198,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     QElapsedTimer readClock;
     readClock.start();
     QString error;
-    std::unique_ptr<CheckpointReader> reader = openCheckpoint(file.path, &error);
+    std::unique_ptr<CheckpointReader> reader = file.open(&error);
     if (!reader) {
         record.error = error;
         issues.append({record.path, {}, error, true});
@@ -188,8 +207,6 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     record.format = reader->formatName();
     const qsizetype issuesBefore = issues.size();
     const CheckpointPlan plan = CheckpointPlan::make(file, *reader, m_rules);
-    record.stepFromOrder = !plan.step.has_value();
-    record.step = plan.step.value_or(0);
     for (const LeftOutTensor &left : plan.layout.reported())
         issues.append({record.path, left.tensor, left.reason, false});
 

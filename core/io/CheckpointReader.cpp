@@ -7,6 +7,8 @@
 #include "io/TorchCheckpointReader.h"
 #include "io/ZipDirectory.h"
 #include "io/ElementDecoder.h"
+#include "io/FolderWeights.h"
+#include "io/RegularFile.h"
 
 #include <QDir>
 #include <QFile>
@@ -19,30 +21,18 @@ namespace rankscope {
 namespace {
 
 // The weights inside a checkpoint folder (a Trainer's checkpoint-N/, a save_pretrained folder, a
-// folder of .npy arrays): an index for shards first, then a single weights file.
+// folder of .npy arrays), chosen as discovery chooses them.
 std::unique_ptr<CheckpointReader> openFolder(const QString &folder, QString *error)
 {
-    const QDir dir(folder);
-    for (const char *index : {"model.safetensors.index.json", "pytorch_model.bin.index.json"})
-        if (dir.exists(QLatin1String(index)))
-            return ShardedCheckpointReader::open(dir.filePath(QLatin1String(index)), error);
-    const QStringList indexes = dir.entryList({QStringLiteral("*.safetensors.index.json")}, QDir::Files, QDir::Name);
-    if (!indexes.isEmpty())
-        return ShardedCheckpointReader::open(dir.filePath(indexes.first()), error);
-    for (const char *single : {"model.safetensors", "pytorch_model.bin", "model.pt", "model.h5", "tf_model.h5"})
-        if (dir.exists(QLatin1String(single)))
-            return openCheckpoint(dir.filePath(QLatin1String(single)), error);
-    QStringList candidates;
-    for (const QFileInfo &file : dir.entryInfoList(QDir::Files, QDir::Name))
-        if (weightFileSuffixes().contains(file.suffix().toLower()) && !isTrainingSidecar(file.fileName()))
-            candidates << file.fileName();
-    if (candidates.size() == 1)
-        return openCheckpoint(dir.filePath(candidates.first()), error);
-    if (!dir.entryList({QStringLiteral("*.npy")}, QDir::Files).isEmpty())
-        return NpyFolderReader::open(folder, error);
-    *error = candidates.isEmpty() ? QStringLiteral("folder holds no model weights")
-                                  : QStringLiteral("folder holds several weight files and no index (%1)").arg(candidates.join(", "));
-    return nullptr;
+    const FolderWeights weights = FolderWeights::read(folder);
+    const WeightsGroup *group = weights.checkpoint(error);
+    if (!group)
+        return nullptr;
+    if (!group->error.isEmpty()) {
+        *error = group->error;
+        return nullptr;
+    }
+    return openCheckpointFiles(group->layout, group->files, error);
 }
 
 } // namespace
@@ -80,17 +70,46 @@ const QStringList &weightFileSuffixes()
     return suffixes;
 }
 
-bool isTrainingSidecar(const QString &fileName)
+QString trainingSidecarKind(const QString &fileName)
 {
-    static const QRegularExpression pattern(
-        QStringLiteral(R"(^(optim.*|scheduler.*|rng_state.*|training_args|trainer_state)(\.\w+)+$)"));
-    return pattern.match(fileName).hasMatch();
+    // One list, first match wins; every pattern is anchored so that no weights name matches.
+    static const QList<QPair<QRegularExpression, QString>> kinds = [] {
+        QList<QPair<QRegularExpression, QString>> list;
+        auto add = [&](const char *pattern, const char *kind) {
+            list.append({QRegularExpression(QLatin1String(pattern), QRegularExpression::CaseInsensitiveOption), QLatin1String(kind)});
+        };
+        add(R"(^optim.*\.\w+$)", "optimizer state");
+        add(R"(^(lr_)?scheduler.*\.\w+$)", "learning-rate scheduler state");
+        add(R"(^(grad_?)?scaler.*\.\w+$)", "gradient scaler state");
+        add(R"(^(rng_state|random_states).*\.\w+$)", "random number generator state");
+        add(R"(^(training_args|args|hparams|hyperparameters)\.\w+$)", "training arguments");
+        add(R"(^trainer_state\.json$)", "trainer state (step, logs)");
+        add(R"(^meta_\d+\.json$)", "checkpoint metadata (step, model config)");
+        add(R"(^(tokenizer.*|special_tokens_map\.json|added_tokens\.json|vocab\.(json|txt)|merges\.txt|spiece\.model|.*\.tiktoken)$)", "tokenizer");
+        add(R"(^(config|generation_config|adapter_config|model_config|preprocessor_config)\.json$)", "model configuration");
+        add(R"(\.(ya?ml|toml|cfg|ini)$)", "configuration");
+        add(R"(^events\.out\.tfevents\.)", "TensorBoard event file");
+        add(R"((\.(log|out|err)$)|^(stdout|stderr|log|logs)(\.txt)?$)", "log");
+        add(R"(\.(png|jpe?g|gif|svg|pdf|webp|bmp)$)", "image");
+        return list;
+    }();
+    for (const auto &[pattern, kind] : kinds)
+        if (pattern.match(fileName).hasMatch())
+            return kind;
+    return {};
 }
+
+bool isTrainingSidecar(const QString &fileName) { return !trainingSidecarKind(fileName).isEmpty(); }
 
 std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *error)
 {
     if (QFileInfo(path).isDir())
         return openFolder(path, error);
+    // Checked before anything opens it: opening a FIFO blocks, reading a device never ends.
+    if (const QString irregular = notRegularFileReason(path); !irregular.isEmpty()) {
+        *error = irregular + QStringLiteral(": not read");
+        return nullptr;
+    }
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         *error = file.errorString();
@@ -128,6 +147,21 @@ std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *e
         return SafetensorsReader::open(path, error);
     }
     *error = QStringLiteral("not a recognised checkpoint format");
+    return nullptr;
+}
+
+std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, const QStringList &files, QString *error)
+{
+    if (files.isEmpty()) {
+        *error = QStringLiteral("no weights files");
+        return nullptr;
+    }
+    switch (layout) {
+    case WeightsLayout::OneFile: return openCheckpoint(files.first(), error);
+    case WeightsLayout::ShardIndex: return ShardedCheckpointReader::open(files.first(), error);
+    case WeightsLayout::NamedShards: return ShardedCheckpointReader::openShards(files, error);
+    case WeightsLayout::NpyArrays: return NpyFolderReader::openFiles(files, error);
+    }
     return nullptr;
 }
 

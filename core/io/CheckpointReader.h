@@ -55,12 +55,22 @@ private:
 // Suffixes of files that may hold a checkpoint's weights ("pt", "safetensors", …); the format
 // itself is still detected by content.
 const QStringList &weightFileSuffixes();
-// Training state saved beside the weights (optimizer, scheduler, RNG state, trainer arguments),
-// never weights: optimizer.pt, optim_000100_rank0.pt, scheduler.pt, rng_state_0.pth, training_args.bin.
+// What training writes beside the weights, known by name and never weights: optimizer, scheduler,
+// gradient scaler and RNG state, trainer arguments and state, tokenizer files, configs, TensorBoard
+// event files, logs and images. The kind ("optimizer state", "tokenizer", …), or empty.
+QString trainingSidecarKind(const QString &fileName);
+// optimizer.pt, optim_000100_rank0.pt, scheduler.pt, scaler.pt, rng_state_0.pth, training_args.bin, …
 bool isTrainingSidecar(const QString &fileName);
 
-// Opens a checkpoint, detecting its format by content. On failure returns null and sets error
-// to what is wrong (without the file name; callers prefix it).
+// Opens a checkpoint, detecting its format by content: a file, or a folder holding one checkpoint.
+// Never opens what is not a regular file (a FIFO, a device). On failure returns null and sets
+// error to what is wrong (without the file name; callers prefix it).
 std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *error);
+
+// How one checkpoint's weights lie on disk: one file; an index and its shards; shards named
+// -0000k-of-0000n without an index; .npy arrays, one per tensor.
+enum class WeightsLayout { OneFile, ShardIndex, NamedShards, NpyArrays };
+// Opens weights laid out so: `files` is the file, the index (then its shards), the shards, or the arrays.
+std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, const QStringList &files, QString *error);
 
 } // namespace rankscope

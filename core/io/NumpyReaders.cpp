@@ -1,5 +1,7 @@
 #include "io/NumpyReaders.h"
 
+#include "io/RegularFile.h"
+
 #include <QDir>
 #include <QFileInfo>
 
@@ -11,17 +13,22 @@ constexpr quint64 kMaxArrayBytes = quint64(2) << 30; // one tensor: 2 GiB
 
 std::unique_ptr<NpyFolderReader> NpyFolderReader::open(const QString &folder, QString *error)
 {
+    QStringList paths;
+    for (const QFileInfo &file : QDir(folder).entryInfoList({QStringLiteral("*.npy")}, QDir::Files, QDir::Name))
+        paths << file.filePath();
+    return openFiles(paths, error);
+}
+
+std::unique_ptr<NpyFolderReader> NpyFolderReader::openFiles(const QStringList &paths, QString *error)
+{
     std::unique_ptr<NpyFolderReader> reader(new NpyFolderReader);
-    const QFileInfoList files = QDir(folder).entryInfoList({QStringLiteral("*.npy")}, QDir::Files, QDir::Name);
     QStringList problems;
-    for (const QFileInfo &file : files) {
-        QFile f(file.filePath());
+    for (const QString &path : paths) {
+        const QFileInfo file(path);
         QString problem;
         std::optional<NpyHeader> header;
-        if (!f.open(QIODevice::ReadOnly))
-            problem = f.errorString();
-        else
-            header = NpyFormat::parseHeader(f.read(NpyFormat::kMaxHeaderBytes + 16), &problem);
+        if (const auto head = readRegularFileHead(file.filePath(), NpyFormat::kMaxHeaderBytes + 16, &problem))
+            header = NpyFormat::parseHeader(*head, &problem);
         const QString name = file.completeBaseName();
         if (!header) {
             problems << QStringLiteral("%1: %2").arg(file.fileName(), problem);

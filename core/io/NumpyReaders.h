@@ -14,6 +14,8 @@ namespace rankscope {
 class NpyFolderReader : public CheckpointReader {
 public:
     static std::unique_ptr<NpyFolderReader> open(const QString &folder, QString *error);
+    // These arrays only (a folder may hold other .npy files too: losses, metrics).
+    static std::unique_ptr<NpyFolderReader> openFiles(const QStringList &paths, QString *error);
 
     QString formatName() const override { return QStringLiteral("numpy-npy"); }
     QList<TensorInfo> tensors() const override { return m_tensors; }

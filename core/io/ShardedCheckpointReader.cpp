@@ -1,5 +1,7 @@
 #include "io/ShardedCheckpointReader.h"
 
+#include "io/RegularFile.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -10,15 +12,16 @@ namespace rankscope {
 
 std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::open(const QString &indexPath, QString *error)
 {
-    QFile file(indexPath);
-    if (!file.open(QIODevice::ReadOnly) || file.size() > (64 << 20)) {
-        *error = QStringLiteral("%1: cannot be read").arg(QFileInfo(indexPath).fileName());
+    // An index is a sidecar like any other: read only when it is a small regular file.
+    QString readError;
+    const std::optional<QJsonObject> index = readSmallJsonObject(indexPath, kMaxShardIndexBytes, &readError);
+    if (!index) {
+        *error = QStringLiteral("%1: cannot be read (%2)").arg(QFileInfo(indexPath).fileName(), readError);
         return nullptr;
     }
-    QJsonParseError parseError;
-    const QJsonObject weightMap = QJsonDocument::fromJson(file.readAll(), &parseError).object().value("weight_map").toObject();
-    if (parseError.error != QJsonParseError::NoError || weightMap.isEmpty()) {
-        *error = QStringLiteral("%1: no weight_map (%2)").arg(QFileInfo(indexPath).fileName(), parseError.errorString());
+    const QJsonObject weightMap = index->value("weight_map").toObject();
+    if (weightMap.isEmpty()) {
+        *error = QStringLiteral("%1: no weight_map").arg(QFileInfo(indexPath).fileName());
         return nullptr;
     }
     std::unique_ptr<ShardedCheckpointReader> reader(new ShardedCheckpointReader);
@@ -55,6 +58,33 @@ std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::open(const QSt
         }
         reader->m_tensors.append(infoByShard[shardFile].value(it.key()));
         reader->m_shardOf.insert(it.key(), shardByFile.value(shardFile));
+    }
+    return reader;
+}
+
+std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::openShards(const QStringList &shardPaths, QString *error)
+{
+    std::unique_ptr<ShardedCheckpointReader> reader(new ShardedCheckpointReader);
+    QHash<QString, QString> fileOf; // tensor name → shard it was found in
+    for (const QString &path : shardPaths) {
+        const QString shardFile = QFileInfo(path).fileName();
+        QString shardError;
+        std::unique_ptr<CheckpointReader> shard = openCheckpoint(path, &shardError);
+        if (!shard) {
+            *error = QStringLiteral("%1: %2").arg(shardFile, shardError);
+            return nullptr;
+        }
+        for (const TensorInfo &t : shard->tensors()) {
+            if (fileOf.contains(t.name)) {
+                *error = QStringLiteral("%1 is in both %2 and %3").arg(t.name, fileOf.value(t.name), shardFile);
+                return nullptr;
+            }
+            fileOf.insert(t.name, shardFile);
+            reader->m_tensors.append(t);
+            reader->m_shardOf.insert(t.name, shard.get());
+        }
+        reader->m_format = shard->formatName() + QStringLiteral(" (sharded)");
+        reader->m_shards.push_back(std::move(shard));
     }
     return reader;
 }

@@ -1,5 +1,6 @@
 // A checkpoint split over several files by an index (model.safetensors.index.json or
-// pytorch_model.bin.index.json): each tensor is read from the shard its weight_map names.
+// pytorch_model.bin.index.json): each tensor is read from the shard its weight_map names. Shards
+// without an index are read as the union of their tensors.
 #pragma once
 
 #include "io/CheckpointReader.h"
@@ -11,6 +12,8 @@ namespace rankscope {
 class ShardedCheckpointReader : public CheckpointReader {
 public:
     static std::unique_ptr<ShardedCheckpointReader> open(const QString &indexPath, QString *error);
+    // Shards written without an index (model-00001-of-00002.safetensors, …): every tensor of each.
+    static std::unique_ptr<ShardedCheckpointReader> openShards(const QStringList &shardPaths, QString *error);
 
     QString formatName() const override { return m_format; }
     QList<TensorInfo> tensors() const override { return m_tensors; }

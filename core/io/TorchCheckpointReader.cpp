@@ -99,10 +99,10 @@ bool TorchCheckpointReader::load(const QString &path, QString *error)
         return false;
     }
     using Kind = PickleValue::Kind;
-    if (!result.root || result.root->kind != Kind::Dict) {
-        *error = QStringLiteral("the pickled object is not a dict of tensors");
-        return false;
-    }
+    // Anything else torch.save wrote (a list of RNG states, a scaler's dict of floats) is a
+    // readable archive holding no tensors by name: callers decide it is not weights.
+    if (!result.root || result.root->kind != Kind::Dict)
+        return true;
     // The weights are the top-level dict or the one under a conventional key; optimizer state
     // (nanoGPT's 'optimizer', Lightning's 'optimizer_states') is never looked at.
     PickleRef weights = result.root;
@@ -114,10 +114,6 @@ bool TorchCheckpointReader::load(const QString &path, QString *error)
         }
     }
     collectTensors(weights, QString(), 0);
-    if (m_order.isEmpty()) {
-        *error = QStringLiteral("no tensors found in the checkpoint");
-        return false;
-    }
     for (const char *key : {"iter_num", "step", "global_step"}) {
         const PickleRef v = result.root->value(QLatin1String(key));
         if (v && v->kind == Kind::Int) {

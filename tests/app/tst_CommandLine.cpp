@@ -8,6 +8,7 @@
 #include <QTest>
 #include <QElapsedTimer>
 #include "analysis/ResultsFile.h"
+#include "core/FormatWriters.h"
 #include <random>
 #include <csignal>
 #include <sys/types.h>
@@ -299,6 +300,82 @@ private slots:
             }
         }
         QVERIFY(loads >= 20); // the earlier file survives every kill of a run over it
+    }
+
+    // Sidecars and stray files beside a run never make the exit status 2; info says what each is.
+    void sidecarsAndStrayFilesExitZero()
+    {
+        using namespace rankscope::test;
+        QTemporaryDir dir;
+        for (const char *name : {"ckpt_000000.pt", "ckpt_001500.pt"})
+            QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath(name), dir.filePath(name)));
+        PickleBuilder scaler;
+        scaler.op('\x80').op('\x02').op('}').op('(').str("scale").integer(65536).str("_growth_tracker").integer(0).op('u').op('.');
+        saveBytes(dir.filePath("scaler.pt"), zipArchive({{"archive/data.pkl", scaler.bytes}}));
+        saveBytes(dir.filePath("optimizer.pt"), zipArchive({{"archive/data.pkl", scaler.bytes}}));
+        saveBytes(dir.filePath("rng_state.pth"), zipArchive({{"archive/data.pkl", scaler.bytes}}));
+        saveBytes(dir.filePath("losses.npy"), npyFile("<f4", {100}, rawBytes(QList<float>(100, 1.5f))));
+        saveBytes(dir.filePath("pytorch_model.bin.index.json"), R"({"weight_map": {"a": "pytorch_model-00001-of-00002.bin"}})");
+        QVERIFY(QFile::link("/dev/zero", dir.filePath("config.json")));
+        Run r = runRankscope({"analyze", dir.path(), "--csv", dir.filePath("out.csv"), "--no-cache"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains("2 of 2 checkpoints analysed"), qPrintable(r.err));
+        QVERIFY2(!r.err.contains("scaler.pt"), qPrintable(r.err));
+
+        r = runRankscope({"info", dir.path()});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(QRegularExpression("scaler\\.pt\\s+sidecar\\s+gradient scaler state")));
+        QVERIFY(r.out.contains(QRegularExpression("losses\\.npy\\s+other\\s+a 1-D float32 array of 100 values")));
+        QVERIFY(r.out.contains(QRegularExpression("pytorch_model\\.bin\\.index\\.json\\s+other\\s+a shard index")));
+        QVERIFY2(r.out.contains(QRegularExpression("config\\.json\\s+not read\\s+a link to /dev/zero, a character device")), qPrintable(r.out));
+        QVERIFY(r.out.contains(QRegularExpression("ckpt_001500\\.pt\\s+weights\\s+pytorch, \\d+ matrices by name")));
+        QVERIFY2(r.out.contains(QRegularExpression("1500\\s+pytorch\\s+ckpt_001500\\.pt\\s+none\\s+recorded in the checkpoint")), qPrintable(r.out));
+    }
+
+    // Two files claiming one step: one analysed, the other named on standard error; no step is
+    // averaged over two models.
+    void duplicateStepsAreNamed()
+    {
+        QTemporaryDir dir;
+        for (const char *name : {"ckpt_000000.pt", "ckpt_001500.pt"})
+            QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath(name), dir.filePath(name)));
+        QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_001500.pt"), dir.filePath("ckpt_1500.pt")));
+        const Run r = runRankscope({"analyze", dir.path(), "--csv", "-", "--no-cache"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.out.split('\n', Qt::SkipEmptyParts).size(), 49);
+        QVERIFY2(r.err.contains(QRegularExpression("ckpt_(00)?1500\\.pt: not analysed: identical to ckpt_(00)?1500\\.pt, which claims the same step 1500")), qPrintable(r.err));
+    }
+
+    // A folder of runs: analyze says how without --runs, and with it writes a results file (and a
+    // CSV) per run and names them.
+    void nestedRunsWithRunsOption()
+    {
+        QTemporaryDir runs;
+        const QDir demo(RANKSCOPE_DEMO_RUN);
+        QVERIFY(QDir(runs.path()).mkpath("seed0") && QDir(runs.path()).mkpath("seed1"));
+        for (const char *name : {"ckpt_000000.pt", "ckpt_001500.pt"})
+            QVERIFY(QFile::copy(demo.filePath(name), runs.filePath(QStringLiteral("seed0/") + name)));
+        QVERIFY(QFile::copy(demo.filePath("ckpt_000100.pt"), runs.filePath("seed1/ckpt_000100.pt")));
+        Run r = runRankscope({"analyze", runs.path(), "--no-cache"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("holds no checkpoints of its own but 2 run(s): seed0, seed1") && r.err.contains("--runs"), qPrintable(r.err));
+
+        QTemporaryDir out;
+        r = runRankscope({"analyze", runs.path(), "--runs", "--results", out.filePath("results"), "--csv", out.filePath("metrics.csv")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains("2 runs analysed"), qPrintable(r.err));
+        for (const auto &[run, rows] : {std::pair{"seed0", 49}, {"seed1", 25}}) {
+            const QString results = out.filePath(QStringLiteral("results/%1.h5").arg(QLatin1String(run)));
+            QVERIFY2(r.err.contains(QStringLiteral("%1 → %2").arg(QLatin1String(run), results)), qPrintable(r.err));
+            QVERIFY(rankscope::ResultsFile::isResultsFile(results));
+            QFile csv(out.filePath(QStringLiteral("metrics-%1.csv").arg(QLatin1String(run))));
+            QVERIFY(csv.open(QIODevice::ReadOnly));
+            QCOMPARE(QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts).size(), rows);
+        }
+        QCOMPARE(runRankscope({"analyze", runs.path(), "--runs", "--csv", "-"}).exitCode, 1);
+        r = runRankscope({"info", runs.path()});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.out.contains(QRegularExpression("seed0\\s+run\\s+a run of its own \\(2 checkpoints\\)")) && r.out.contains("--runs"), qPrintable(r.out));
     }
 
     void infoListsCheckpointsAndTensors()

@@ -5,6 +5,7 @@
 #include "analysis/RunAnalyzer.h"
 #include "io/CheckpointReader.h"
 
+#include <QDateTime>
 #include <QTemporaryDir>
 #include <QTest>
 #include <hdf5.h>
@@ -313,17 +314,30 @@ private slots:
         QVERIFY(!isTrainingSidecar("model_000100.pt"));
     }
 
-    void withoutStepsCheckpointsAreOrderedByNameAndSaySo()
+    // No step anywhere: placed after the numbered checkpoints by modification time (never by name
+    // or position among real steps), marked unnumbered for the views' "final", and said so.
+    void withoutStepsCheckpointsArePlacedByModificationTime()
     {
         QTemporaryDir run;
-        for (const char *name : {"b.safetensors", "a.safetensors", "c.safetensors"})
-            saveBytes(run.filePath(name), safetensorsFile({{"transformer.h.0.attn.c_proj.weight", "F32", {2, 3}, rawBytes(kSix)}}));
+        const QStringList names{"b.safetensors", "a.safetensors", "c.safetensors"};
+        for (qsizetype i = 0; i < names.size(); ++i) {
+            saveBytes(run.filePath(names[i]), safetensorsFile({{"transformer.h.0.attn.c_proj.weight", "F32", {2, 3}, rawBytes(QList<float>{1, 2, 3, 4, 5, float(i)})}}));
+            QFile f(run.filePath(names[i]));
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            QVERIFY(f.setFileTime(QDateTime::currentDateTime().addSecs(-100 + 10 * i), QFileDevice::FileModificationTime));
+        }
+        saveBytes(run.filePath("step_50.safetensors"), safetensorsFile({{"transformer.h.0.attn.c_proj.weight", "F32", {2, 3}, rawBytes(kSix)}}));
         const RunAnalysis analysis = RunAnalyzer().analyzeFolder(run.path());
-        QCOMPARE(analysis.results.size(), 3);
-        QCOMPARE(analysis.results[0].checkpointPath, run.filePath("a.safetensors"));
-        QCOMPARE(analysis.results[2].step, 2);
-        QCOMPARE(analysis.notes.size(), 1);
-        QVERIFY(analysis.notes[0].contains("ordered by name"));
+        QCOMPARE(analysis.results.size(), 4);
+        QCOMPARE(analysis.results[0].step, 50);
+        QVERIFY(!analysis.results[0].unnumbered);
+        QCOMPARE(analysis.results[1].checkpointPath, run.filePath("b.safetensors"));
+        QCOMPARE(analysis.results[1].step, 51);
+        QCOMPARE(analysis.results[3].checkpointPath, run.filePath("c.safetensors"));
+        QCOMPARE(analysis.results[3].step, 53);
+        QVERIFY(analysis.results[3].unnumbered);
+        QCOMPARE(analysis.notes.size(), 3);
+        QVERIFY2(analysis.notes[0].contains("placed after step 50 by modification time"), qPrintable(analysis.notes[0]));
     }
 
     // nanochat: model_N.pt beside meta_N.json, whose step and model_config are used.

@@ -85,6 +85,65 @@ private slots:
         QVERIFY2(error.contains("schema 99"), qPrintable(error));
     }
 
+    // Schema 3 keeps which checkpoints record no step and which skipped files are duplicates; a
+    // schema-2 file's position numbers are read as they are, with a note, never taken for "final".
+    void unnumberedStepsAndDuplicatesAcrossSchemas()
+    {
+        QTemporaryDir dir;
+        RunAnalysis run;
+        run.folder = dir.path();
+        CheckpointRecord numbered, last;
+        numbered.path = dir.filePath("ckpt_000100.pt");
+        numbered.step = 100;
+        last.path = dir.filePath("final.pt");
+        last.step = 101;
+        last.unnumbered = true;
+        run.checkpoints << numbered << last;
+        for (const CheckpointRecord &c : run.checkpoints) {
+            MatrixResult r;
+            r.step = c.step;
+            r.unnumbered = c.unnumbered;
+            r.checkpointPath = c.path;
+            r.singularValues = Eigen::VectorXd::Ones(3);
+            r.rows = r.cols = 3;
+            r.metrics = computeSpectralMetrics(r.singularValues, 3, 3);
+            run.results << r;
+        }
+        run.sidecars << SkippedFile{dir.filePath("ckpt_100.pt"), "claims step 100 like ckpt_000100.pt, which is newer", true}
+                     << SkippedFile{dir.filePath("optimizer.pt"), "sidecar: optimizer state"};
+        const QString path = dir.filePath("results.h5");
+        QString error;
+        QVERIFY2(ResultsFile::save(run, path, &error), qPrintable(error));
+        auto loaded = ResultsFile::load(path, &error);
+        QVERIFY2(loaded, qPrintable(error));
+        QVERIFY(!loaded->checkpoints[0].unnumbered);
+        QVERIFY(loaded->checkpoints[1].unnumbered);
+        QVERIFY(!loaded->results[0].unnumbered);
+        QVERIFY(loaded->results[1].unnumbered);
+        QVERIFY(loaded->sidecars[0].duplicate);
+        QVERIFY(!loaded->sidecars[1].duplicate);
+        QVERIFY(loaded->notes.isEmpty());
+
+        // The same file as schema 2 wrote it: step_from_order, no flags on matrices or skipped files.
+        const hid_t file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
+        const int two = 2;
+        const hid_t attribute = H5Aopen(file, "schema_version", H5P_DEFAULT);
+        H5Awrite(attribute, H5T_NATIVE_INT, &two);
+        H5Aclose(attribute);
+        H5Lmove(file, "checkpoints/step_unnumbered", file, "checkpoints/step_from_order", H5P_DEFAULT, H5P_DEFAULT);
+        H5Ldelete(file, "matrices/step_unnumbered", H5P_DEFAULT);
+        H5Ldelete(file, "skipped_files/duplicate", H5P_DEFAULT);
+        H5Fclose(file);
+        loaded = ResultsFile::load(path, &error);
+        QVERIFY2(loaded, qPrintable(error));
+        QCOMPARE(loaded->checkpoints[1].step, 101);
+        QVERIFY(!loaded->checkpoints[1].unnumbered);
+        QVERIFY(!loaded->results[1].unnumbered);
+        QVERIFY(!loaded->sidecars[0].duplicate);
+        QCOMPARE(loaded->notes.size(), 1);
+        QVERIFY2(loaded->notes[0].contains("1 checkpoint(s) record no step and were numbered by their position"), qPrintable(loaded->notes[0]));
+    }
+
     void roundTripKeepsSpectraMetricsAndIssues()
     {
         QTemporaryDir dir;
@@ -190,16 +249,18 @@ private slots:
         QVERIFY(second.results.last().metrics.compressionPct > first.results.last().metrics.compressionPct);
         settings.energy = 0.9;
 
-        // One checkpoint replaced (new mtime and size) and one new: only those two are read.
+        // One checkpoint replaced (new mtime and size) and one new: only those two are read. Both
+        // hold the weights of steps already there (iter_num 1500 and 1000), so each is the newer
+        // of two identical checkpoints at its step: analysed once, the older one named, no step pooled.
         QFile::remove(dir.filePath("ckpt_000300.pt"));
         QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_001500.pt"), dir.filePath("ckpt_000300.pt")));
         QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_001000.pt"), dir.filePath("ckpt_002000.pt")));
         previous = ResultsFile::load(settings.resultsPath, &error);
         const RunAnalysis third = RunAnalyzer(settings).analyzeFolder(dir.path(), {}, &*previous);
-        QCOMPARE(third.checkpointsFound, 7);
-        QCOMPARE(fromCache(third), 5);
-        // The replaced file now holds step 1500's weights (its name still says 300, its iter_num 1500).
-        QCOMPARE(third.results.size(), 168);
+        QCOMPARE(third.checkpointsFound, 5);
+        QCOMPARE(fromCache(third), 3);
+        QCOMPARE(third.results.size(), 120);
+        QCOMPARE(std::count_if(third.sidecars.begin(), third.sidecars.end(), [](const SkippedFile &s) { return s.duplicate; }), 2);
 
         // Other settings (the exact solver) make every cached checkpoint stale.
         previous = ResultsFile::load(settings.resultsPath, &error);

@@ -1,0 +1,272 @@
+#include "io/FolderWeights.h"
+
+#include "io/FileContent.h"
+#include "io/RegularFile.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonObject>
+#include <QMap>
+#include <algorithm>
+#include <QRegularExpression>
+#include <QSet>
+
+namespace rankscope {
+
+namespace {
+
+const QRegularExpression &shardNamePattern()
+{
+    static const QRegularExpression pattern(QStringLiteral(R"(^(.+)-(\d{5})-of-(\d{5})\.(\w+)$)"));
+    return pattern;
+}
+
+// A shard index: the group of the index and the shards it names that are here, or why it is not one.
+std::optional<WeightsGroup> readShardIndex(const QDir &dir, const QFileInfo &index, QString *why)
+{
+    QString error;
+    const std::optional<QJsonObject> json = readSmallJsonObject(index.filePath(), kMaxShardIndexBytes, &error);
+    if (!json) {
+        *why = QStringLiteral("a shard index that cannot be read: %1").arg(error);
+        return std::nullopt;
+    }
+    const QJsonObject weightMap = json->value(QLatin1String("weight_map")).toObject();
+    QStringList named;
+    for (auto it = weightMap.begin(); it != weightMap.end(); ++it)
+        if (const QString shard = it.value().toString(); !named.contains(shard))
+            named << shard;
+    if (named.isEmpty()) {
+        *why = QStringLiteral("a JSON file named like a shard index, without a weight_map");
+        return std::nullopt;
+    }
+    named.sort();
+    QStringList present, missing;
+    for (const QString &shard : named) {
+        const bool usable = !shard.isEmpty() && !shard.contains(QLatin1String("..")) && !QDir::isAbsolutePath(shard);
+        (usable && QFileInfo::exists(dir.filePath(shard)) ? present : missing) << shard;
+    }
+    if (present.isEmpty()) {
+        *why = QStringLiteral("a shard index whose %1 shard(s) are not here (%2): nothing to read")
+                   .arg(named.size()).arg(named.mid(0, 3).join(QLatin1String(", ")) + (named.size() > 3 ? QStringLiteral(", …") : QString()));
+        return std::nullopt;
+    }
+    WeightsGroup group;
+    group.layout = WeightsLayout::ShardIndex;
+    group.name = index.fileName();
+    group.files << index.filePath();
+    for (const QString &shard : present)
+        group.files << dir.filePath(shard);
+    if (!missing.isEmpty())
+        group.error = missing.size() == 1 ? QStringLiteral("shard %1 named by the index is missing").arg(missing.first())
+                                          : QStringLiteral("shards %1 named by the index are missing").arg(missing.join(QLatin1String(", ")));
+    return group;
+}
+
+} // namespace
+
+QString fileRoleName(FileRole role)
+{
+    switch (role) {
+    case FileRole::Weights: return QStringLiteral("weights");
+    case FileRole::DamagedWeights: return QStringLiteral("unreadable weights");
+    case FileRole::Shard: return QStringLiteral("shard");
+    case FileRole::ShardIndex: return QStringLiteral("shard index");
+    case FileRole::WeightArray: return QStringLiteral("weight array");
+    case FileRole::TrainingSidecar: return QStringLiteral("sidecar");
+    case FileRole::ResultsFile: return QStringLiteral("results file");
+    case FileRole::Link: return QStringLiteral("link");
+    case FileRole::Other: return QStringLiteral("other");
+    case FileRole::NotRegular: return QStringLiteral("not read");
+    case FileRole::CheckpointFolder: return QStringLiteral("checkpoint folder");
+    case FileRole::RunFolder: return QStringLiteral("run");
+    case FileRole::Folder: return QStringLiteral("folder");
+    }
+    return {};
+}
+
+QString shardSetPrefix(const QString &fileName)
+{
+    const QRegularExpressionMatch m = shardNamePattern().match(fileName);
+    return m.hasMatch() ? m.captured(1) : QString();
+}
+
+FolderWeights FolderWeights::read(const QString &folder)
+{
+    FolderWeights result;
+    const QDir dir(folder);
+    // System: FIFOs, sockets, devices and broken links are listed too, to be named, never opened.
+    const QFileInfoList entries =
+        dir.entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System | QDir::Hidden, QDir::Name);
+    QList<QFileInfo> indexes;
+    QList<QPair<QFileInfo, FileContent>> weights;
+    QList<QPair<QFileInfo, FileContent>> arrays;
+    auto classify = [&](const QFileInfo &file, FileRole role, const QString &reason) {
+        result.files.append({file.filePath(), role, reason});
+    };
+    for (const QFileInfo &entry : entries) {
+        const QString name = entry.fileName();
+        if (entry.isDir()) {
+            result.subfolders << entry.filePath();
+            continue;
+        }
+        if (const QString irregular = notRegularFileReason(entry.filePath()); !irregular.isEmpty()) {
+            classify(entry, FileRole::NotRegular, irregular + QStringLiteral(": not read"));
+            continue;
+        }
+        if (name.startsWith(QLatin1Char('.'))) {
+            classify(entry, FileRole::Other, QStringLiteral("a hidden file"));
+            continue;
+        }
+        if (name.endsWith(QLatin1String(".index.json"))) {
+            indexes << entry;
+            continue;
+        }
+        if (const QString sidecar = trainingSidecarKind(name); !sidecar.isEmpty()) {
+            classify(entry, FileRole::TrainingSidecar, sidecar);
+            continue;
+        }
+        const FileContent content = FileContent::probe(entry.filePath());
+        switch (content.kind) {
+        case FileContent::Kind::Weights:
+        case FileContent::Kind::DamagedWeights:
+            weights.append({entry, content});
+            break;
+        case FileContent::Kind::NpyArray:
+            arrays.append({entry, content});
+            break;
+        case FileContent::Kind::NotRegular:
+            classify(entry, FileRole::NotRegular, content.detail);
+            break;
+        case FileContent::Kind::NoMatrices:
+        case FileContent::Kind::NotAFormat:
+            classify(entry, FileRole::Other, content.detail);
+            break;
+        }
+    }
+
+    // Shard sets first: an index whose shards are here, then shards named -0000k-of-0000n.
+    QSet<QString> inShardSet;
+    for (const QFileInfo &index : indexes) {
+        QString why;
+        std::optional<WeightsGroup> group = readShardIndex(dir, index, &why);
+        if (!group) {
+            classify(index, FileRole::Other, why);
+            continue;
+        }
+        classify(index, FileRole::ShardIndex, group->error.isEmpty() ? QStringLiteral("index of %1 shard(s), all here").arg(group->files.size() - 1) : group->error);
+        for (const QString &shard : group->files.mid(1))
+            inShardSet.insert(QFileInfo(shard).fileName());
+        result.groups.append(*group);
+    }
+    for (ClassifiedFile &file : result.files)
+        if (file.role == FileRole::Other && inShardSet.contains(QFileInfo(file.path).fileName()))
+            file = {file.path, FileRole::Shard, QStringLiteral("%1; a shard named by an index").arg(file.reason)};
+    QMap<QString, QList<QPair<QFileInfo, FileContent>>> namedShards; // by prefix, total and suffix
+    QList<QPair<QFileInfo, FileContent>> single;
+    for (const auto &[file, content] : weights) {
+        if (inShardSet.contains(file.fileName())) {
+            classify(file, FileRole::Shard, QStringLiteral("%1; a shard named by an index").arg(content.detail));
+            continue;
+        }
+        const QRegularExpressionMatch m = shardNamePattern().match(file.fileName());
+        if (m.hasMatch())
+            namedShards[m.captured(1) + QLatin1Char('|') + m.captured(3) + QLatin1Char('|') + m.captured(4)].append({file, content});
+        else
+            single.append({file, content});
+    }
+    for (auto it = namedShards.begin(); it != namedShards.end(); ++it) {
+        WeightsGroup group;
+        group.layout = WeightsLayout::NamedShards;
+        const QRegularExpressionMatch first = shardNamePattern().match(it->first().first.fileName());
+        group.name = first.captured(1);
+        const int total = first.captured(3).toInt();
+        QSet<int> present;
+        for (const auto &[file, content] : *it) {
+            group.files << file.filePath();
+            present.insert(shardNamePattern().match(file.fileName()).captured(2).toInt());
+            if (group.format.isEmpty())
+                group.format = content.format;
+            if (group.error.isEmpty() && content.kind == FileContent::Kind::DamagedWeights)
+                group.error = QStringLiteral("%1: %2").arg(file.fileName(), content.detail);
+            classify(file, FileRole::Shard, QStringLiteral("%1; shard %2 of %3").arg(content.detail, shardNamePattern().match(file.fileName()).captured(2)).arg(total));
+        }
+        QStringList missing;
+        for (int k = 1; k <= total; ++k)
+            if (!present.contains(k))
+                missing << QString::number(k);
+        if (!missing.isEmpty())
+            group.error = QStringLiteral("shard(s) %1 of %2 are missing").arg(missing.join(QLatin1String(", "))).arg(total);
+        result.groups.append(group);
+    }
+    // .npy arrays are a checkpoint when some hold named matrices (transformer.h.0.mlp.c_fc.weight.npy);
+    // every other matrix beside them is read with them. A 1-D array (losses.npy) never is.
+    const bool anyNamedMatrix = std::any_of(arrays.begin(), arrays.end(), [](const auto &a) { return a.second.namedMatrix; });
+    WeightsGroup arrayGroup;
+    arrayGroup.layout = WeightsLayout::NpyArrays;
+    arrayGroup.name = dir.dirName();
+    arrayGroup.format = QStringLiteral("numpy-npy");
+    for (const auto &[file, content] : arrays) {
+        if (anyNamedMatrix && content.arrayRank >= 2) {
+            arrayGroup.files << file.filePath();
+            classify(file, FileRole::WeightArray, content.namedMatrix ? content.detail : content.detail + QStringLiteral("; read with the named matrices beside it"));
+        } else {
+            classify(file, FileRole::Other, content.detail);
+        }
+    }
+    if (!arrayGroup.files.isEmpty())
+        result.groups.append(arrayGroup);
+    for (const auto &[file, content] : single) {
+        WeightsGroup group;
+        group.layout = WeightsLayout::OneFile;
+        group.files << file.filePath();
+        group.name = file.fileName();
+        group.format = content.format;
+        group.stepInFile = content.stepInFile;
+        if (content.kind == FileContent::Kind::DamagedWeights)
+            group.error = content.detail;
+        classify(file, content.kind == FileContent::Kind::Weights ? FileRole::Weights : FileRole::DamagedWeights, content.detail);
+        result.groups.append(group);
+    }
+    return result;
+}
+
+const WeightsGroup *FolderWeights::checkpoint(QString *error) const
+{
+    if (groups.size() == 1)
+        return &groups.first();
+    if (groups.isEmpty()) {
+        // Say why the files that could have been weights are not.
+        QStringList why;
+        for (const ClassifiedFile &file : files) {
+            const QString suffix = QFileInfo(file.path).suffix().toLower();
+            if ((file.role == FileRole::Other || file.role == FileRole::NotRegular) &&
+                (weightFileSuffixes().contains(suffix) || suffix == QLatin1String("npy")))
+                why << QStringLiteral("%1: %2").arg(QFileInfo(file.path).fileName(), file.reason);
+        }
+        *error = QStringLiteral("folder holds no model weights") + (why.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(why.join(QLatin1String("; "))));
+        return nullptr;
+    }
+    auto named = [&](const QString &name) -> const WeightsGroup * {
+        for (const WeightsGroup &g : groups)
+            if (g.name == name)
+                return &g;
+        return nullptr;
+    };
+    for (const char *name : {"model.safetensors.index.json", "pytorch_model.bin.index.json"})
+        if (const WeightsGroup *g = named(QLatin1String(name)))
+            return g;
+    for (const WeightsLayout layout : {WeightsLayout::ShardIndex, WeightsLayout::NamedShards})
+        for (const WeightsGroup &g : groups)
+            if (g.layout == layout)
+                return &g;
+    for (const char *name : {"model.safetensors", "pytorch_model.bin", "model.pt", "model.h5", "tf_model.h5"})
+        if (const WeightsGroup *g = named(QLatin1String(name)))
+            return g;
+    QStringList names;
+    for (const WeightsGroup &g : groups)
+        names << g.name;
+    *error = QStringLiteral("folder holds several weight files and no index (%1)").arg(names.join(QLatin1String(", ")));
+    return nullptr;
+}
+
+} // namespace rankscope

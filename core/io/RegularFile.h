@@ -1,0 +1,32 @@
+// Files that come with a checkpoint folder may be anything: a FIFO named config.json, a link to
+// /dev/zero or /dev/urandom, a socket. Only regular files are ever opened, sidecars are read only
+// up to a byte limit, and nothing is opened in a way that could block.
+#pragma once
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+#include <optional>
+
+namespace rankscope {
+
+// Small JSON sidecars (config.json, trainer_state.json, meta_N.json) are far below this.
+constexpr qint64 kMaxSidecarBytes = qint64(16) << 20;
+// A shard index lists every tensor of a model: larger, still small.
+constexpr qint64 kMaxShardIndexBytes = qint64(64) << 20;
+
+// Empty for a regular file (or a link to one); otherwise what the path is instead: "a FIFO (named
+// pipe)", "a link to /dev/zero, a character device", "a broken link", … Never opens the path.
+QString notRegularFileReason(const QString &path);
+
+// The whole file when it is a regular file of at most maxBytes; otherwise nullopt and why.
+std::optional<QByteArray> readSmallRegularFile(const QString &path, qint64 maxBytes, QString *error = nullptr);
+
+// Up to `bytes` bytes from the start of a regular file (fewer when it is shorter).
+std::optional<QByteArray> readRegularFileHead(const QString &path, qint64 bytes, QString *error = nullptr);
+
+// A small regular file holding a JSON object; nullopt (and why) when it is missing, not a regular
+// file, larger than maxBytes or not a JSON object.
+std::optional<QJsonObject> readSmallJsonObject(const QString &path, qint64 maxBytes = kMaxSidecarBytes, QString *error = nullptr);
+
+} // namespace rankscope

@@ -29,6 +29,24 @@ QString shapeText(const QList<qint64> &shape)
 }
 
 
+// Rows of cells, every column but the last as wide as its widest cell, two spaces apart.
+void printTable(QTextStream &out, const QList<QStringList> &rows)
+{
+    QList<qsizetype> widths;
+    for (const QStringList &row : rows)
+        for (qsizetype c = 0; c + 1 < row.size(); ++c) {
+            if (widths.size() <= c)
+                widths.append(0);
+            widths[c] = std::max(widths[c], row[c].size());
+        }
+    for (const QStringList &row : rows) {
+        out << "  ";
+        for (qsizetype c = 0; c + 1 < row.size(); ++c)
+            out << row[c].leftJustified(widths[c] + 2);
+        out << row.value(row.size() - 1) << '\n';
+    }
+}
+
 } // namespace
 
 int runInfoCommand(const QStringList &arguments)
@@ -74,11 +92,10 @@ int runInfoCommand(const QStringList &arguments)
 
     // Every file and folder, with what it was taken for and why: nothing is left out unexplained.
     out << "Files and folders in " << QDir::toNativeSeparators(base.absolutePath()) << " (" << listing.files.size() << "):\n";
-    qsizetype pathWidth = 0;
+    QList<QStringList> fileTable;
     for (const ClassifiedFile &file : listing.files)
-        pathWidth = std::max(pathWidth, relative(file.path).size());
-    for (const ClassifiedFile &file : listing.files)
-        out << "  " << relative(file.path).leftJustified(pathWidth + 2) << fileRoleName(file.role).leftJustified(20) << file.reason << '\n';
+        fileTable << QStringList{relative(file.path), fileRoleName(file.role), file.reason};
+    printTable(out, fileTable);
     out << '\n';
 
     if (listing.checkpoints.isEmpty()) {
@@ -111,19 +128,12 @@ int runInfoCommand(const QStringList &arguments)
                      placed.stepSource, file.configPath.isEmpty() ? QStringLiteral("none") : relative(file.configPath), &file});
         anyProblem |= !reader;
     }
-    qsizetype rowPathWidth = 4;
-    for (const Row &row : rows)
-        rowPathWidth = std::max(rowPathWidth, row.path.size());
     out << "Checkpoints in " << QDir::toNativeSeparators(base.absolutePath()) << " (" << rows.size() << "):\n";
-    out << "  " << QStringLiteral("step").leftJustified(10) << QStringLiteral("format").leftJustified(24) << QStringLiteral("path").leftJustified(rowPathWidth + 2)
-        << QStringLiteral("config.json").leftJustified(24) << "step from\n";
-    for (const Row &row : rows) {
-        out << "  " << row.step.leftJustified(10) << row.format.leftJustified(24) << row.path.leftJustified(rowPathWidth + 2)
-            << row.config.leftJustified(24) << row.stepSource;
-        if (!row.problem.isEmpty())
-            out << "  — not readable: " << row.problem;
-        out << '\n';
-    }
+    QList<QStringList> checkpointTable{{"step", "format", "path", "config.json", "step from"}};
+    for (const Row &row : rows)
+        checkpointTable << QStringList{row.step, row.format, row.path, row.config,
+                                       row.stepSource + (row.problem.isEmpty() ? QString() : QStringLiteral("  — not readable: ") + row.problem)};
+    printTable(out, checkpointTable);
     for (const SkippedFile &duplicate : steps.duplicates)
         out << "  not analysed: " << relative(duplicate.path) << ": " << duplicate.reason << '\n';
     for (const QString &note : steps.notes)
@@ -206,16 +216,7 @@ int runInfoCommand(const QStringList &arguments)
         table << row;
         typed += t ? int(t->parts.size()) : 0;
     }
-    QList<qsizetype> widths(table[0].size(), 0);
-    for (const QStringList &row : table)
-        for (qsizetype c = 0; c + 1 < row.size(); ++c)
-            widths[c] = std::max(widths[c], row[c].size());
-    for (const QStringList &row : table) {
-        out << "  ";
-        for (qsizetype c = 0; c + 1 < row.size(); ++c)
-            out << row[c].leftJustified(widths[c] + 2);
-        out << row.last() << '\n';
-    }
+    printTable(out, table);
     const QList<LeftOutTensor> reported = plan.layout.reported();
     out << "  " << typed << " typed matrices";
     if (!reported.isEmpty())

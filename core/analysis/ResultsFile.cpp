@@ -1,6 +1,8 @@
 #include "analysis/ResultsFile.h"
 
 #include "RankScopeVersion.h"
+#include "io/Hdf5Attribute.h"
+#include "io/Hdf5Id.h"
 #include "io/Hdf5Library.h"
 
 #include <QCoreApplication>
@@ -11,7 +13,6 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 #include <cstdio>
-#include <hdf5.h>
 #include <unistd.h>
 #include <vector>
 
@@ -20,22 +21,6 @@ namespace rankscope {
 namespace {
 
 constexpr const char *kFormat = "rankscope-results";
-
-// Small RAII holder so every early return closes what it opened.
-struct Handle {
-    hid_t id = -1;
-    herr_t (*close)(hid_t) = nullptr;
-    Handle(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
-    ~Handle()
-    {
-        if (id >= 0 && close)
-            close(id);
-    }
-    Handle(const Handle &) = delete;
-    Handle &operator=(const Handle &) = delete;
-    operator hid_t() const { return id; }
-    bool ok() const { return id >= 0; }
-};
 
 hid_t utf8StringType()
 {
@@ -55,9 +40,9 @@ bool writeStrings(hid_t group, const char *name, const QStringList &values)
     for (const QByteArray &b : utf8)
         pointers.push_back(b.constData());
     const hsize_t n = hsize_t(values.size());
-    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    Handle type(utf8StringType(), H5Tclose);
-    Handle data(H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+    Hdf5Id space(H5Screate_simple(1, &n, nullptr));
+    Hdf5Id type(utf8StringType());
+    Hdf5Id data(H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     return data.ok() && (n == 0 || H5Dwrite(data, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) >= 0);
 }
 
@@ -65,8 +50,8 @@ template <typename T>
 bool writeNumbers(hid_t group, const char *name, const std::vector<T> &values, hid_t fileType, hid_t memType)
 {
     const hsize_t n = hsize_t(values.size());
-    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    Handle data(H5Dcreate2(group, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+    Hdf5Id space(H5Screate_simple(1, &n, nullptr));
+    Hdf5Id data(H5Dcreate2(group, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     return data.ok() && (n == 0 || H5Dwrite(data, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
 }
 
@@ -74,53 +59,24 @@ bool writeStringAttribute(hid_t object, const char *name, const QString &value)
 {
     const QByteArray utf8 = value.toUtf8();
     const char *pointer = utf8.constData();
-    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-    Handle type(utf8StringType(), H5Tclose);
-    Handle attribute(H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    Hdf5Id space(H5Screate(H5S_SCALAR));
+    Hdf5Id type(utf8StringType());
+    Hdf5Id attribute(H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT));
     return attribute.ok() && H5Awrite(attribute, type, &pointer) >= 0;
 }
 
 template <typename T>
 bool writeNumberAttribute(hid_t object, const char *name, T value, hid_t fileType, hid_t memType)
 {
-    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-    Handle attribute(H5Acreate2(object, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    Hdf5Id space(H5Screate(H5S_SCALAR));
+    Hdf5Id attribute(H5Acreate2(object, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT));
     return attribute.ok() && H5Awrite(attribute, memType, &value) >= 0;
-}
-
-std::optional<QString> readStringAttribute(hid_t object, const char *name)
-{
-    if (H5Aexists(object, name) <= 0)
-        return std::nullopt;
-    Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
-    Handle stored(H5Aget_type(attribute), H5Tclose);
-    if (H5Tget_class(stored) != H5T_STRING || H5Tis_variable_str(stored) <= 0)
-        return std::nullopt;
-    Handle type(utf8StringType(), H5Tclose);
-    char *text = nullptr;
-    if (H5Aread(attribute, type, &text) < 0 || !text)
-        return std::nullopt;
-    const QString value = QString::fromUtf8(text);
-    H5free_memory(text);
-    return value;
-}
-
-template <typename T>
-std::optional<T> readNumberAttribute(hid_t object, const char *name, hid_t memType)
-{
-    if (H5Aexists(object, name) <= 0)
-        return std::nullopt;
-    Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
-    T value{};
-    if (H5Aread(attribute, memType, &value) < 0)
-        return std::nullopt;
-    return value;
 }
 
 // The length of a 1-D dataset, or -1 when it is missing or not 1-D.
 qint64 datasetLength(hid_t data)
 {
-    Handle space(H5Dget_space(data), H5Sclose);
+    Hdf5Id space(H5Dget_space(data));
     if (!space.ok() || H5Sget_simple_extent_ndims(space) != 1)
         return -1;
     hsize_t n = 0;
@@ -130,19 +86,19 @@ qint64 datasetLength(hid_t data)
 
 std::optional<QStringList> readStrings(hid_t group, const char *name, qint64 expected)
 {
-    Handle data(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+    Hdf5Id data(H5Dopen2(group, name, H5P_DEFAULT));
     if (!data.ok() || datasetLength(data) != expected)
         return std::nullopt;
     QStringList out;
     if (expected == 0)
         return out;
     std::vector<char *> pointers(size_t(expected), nullptr);
-    Handle type(utf8StringType(), H5Tclose);
+    Hdf5Id type(utf8StringType());
     if (H5Dread(data, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) < 0)
         return std::nullopt;
     for (char *p : pointers)
         out << QString::fromUtf8(p ? p : "");
-    Handle space(H5Dget_space(data), H5Sclose);
+    Hdf5Id space(H5Dget_space(data));
     H5Dvlen_reclaim(type, space, H5P_DEFAULT, pointers.data());
     return out;
 }
@@ -150,7 +106,7 @@ std::optional<QStringList> readStrings(hid_t group, const char *name, qint64 exp
 template <typename T>
 std::optional<std::vector<T>> readNumbers(hid_t group, const char *name, qint64 expected, hid_t memType)
 {
-    Handle data(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+    Hdf5Id data(H5Dopen2(group, name, H5P_DEFAULT));
     if (!data.ok() || (expected >= 0 && datasetLength(data) != expected))
         return std::nullopt;
     const qint64 n = datasetLength(data);
@@ -172,7 +128,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
               writeNumberAttribute<double>(file, "energy", kDefaultEnergy, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) &&
               writeStringAttribute(file, "created", QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
 
-    Handle checkpoints(H5Gcreate2(file, "checkpoints", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    Hdf5Id checkpoints(H5Gcreate2(file, "checkpoints", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     QStringList paths, formats, errors;
     std::vector<long long> steps, sizes, mtimes;
     std::vector<int> matrices, fromOrder;
@@ -194,7 +150,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
          writeNumbers(checkpoints, "matrices", matrices, H5T_STD_I32LE, H5T_NATIVE_INT) &&
          writeNumbers(checkpoints, "step_from_order", fromOrder, H5T_STD_I32LE, H5T_NATIVE_INT);
 
-    Handle group(H5Gcreate2(file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    Hdf5Id group(H5Gcreate2(file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     QStringList blocks, types, experts, tensors, dtypes, sources;
     std::vector<long long> mSteps, rows, cols, svOffset, svCount;
     std::vector<int> layers;
@@ -235,7 +191,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
     for (qsizetype i = 0; ok && i < columns.size(); ++i)
         ok = writeNumbers(group, columns[i].toUtf8().constData(), metricColumns[size_t(i)], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
 
-    Handle issues(H5Gcreate2(file, "issues", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    Hdf5Id issues(H5Gcreate2(file, "issues", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     QStringList issuePaths, issueTensors, issueMessages;
     for (const AnalysisIssue &i : run.issues) {
         issuePaths << i.path;
@@ -249,7 +205,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
         sidecarPaths << s.path;
         sidecarReasons << s.reason;
     }
-    Handle skipped(H5Gcreate2(file, "skipped_files", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    Hdf5Id skipped(H5Gcreate2(file, "skipped_files", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     ok = ok && skipped.ok() && writeStrings(skipped, "path", sidecarPaths) && writeStrings(skipped, "reason", sidecarReasons) &&
          writeStrings(file, "notes", run.notes);
     // Written last: a file without it was never finished.
@@ -262,26 +218,26 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         *error = QStringLiteral("damaged results file: %1").arg(what);
         return std::nullopt;
     };
-    if (readStringAttribute(file, "format") != QString::fromLatin1(kFormat)) {
+    if (Hdf5Attribute::readText(file, "format") != QString::fromLatin1(kFormat)) {
         *error = QStringLiteral("not a RankScope results file");
         return std::nullopt;
     }
-    const auto schema = readNumberAttribute<int>(file, "schema_version", H5T_NATIVE_INT);
+    const auto schema = Hdf5Attribute::readInteger(file, "schema_version");
     if (schema != 1 && schema != ResultsFile::kSchemaVersion) {
         *error = QStringLiteral("results file schema %1 is not the %2 this RankScope reads").arg(schema.value_or(0)).arg(ResultsFile::kSchemaVersion);
         return std::nullopt;
     }
-    if (readNumberAttribute<int>(file, "complete", H5T_NATIVE_INT) != 1)
+    if (Hdf5Attribute::readInteger(file, "complete") != 1)
         return damaged(QStringLiteral("it was never finished"));
 
     RunAnalysis run;
-    run.folder = readStringAttribute(file, "folder").value_or(QString());
-    run.settingsKey = readStringAttribute(file, "settings_key").value_or(QString());
+    run.folder = Hdf5Attribute::readText(file, "folder").value_or(QString());
+    run.settingsKey = Hdf5Attribute::readText(file, "settings_key").value_or(QString());
 
-    Handle checkpoints(H5Gopen2(file, "checkpoints", H5P_DEFAULT), H5Gclose);
+    Hdf5Id checkpoints(H5Gopen2(file, "checkpoints", H5P_DEFAULT));
     if (!checkpoints.ok())
         return damaged(QStringLiteral("no checkpoints group"));
-    Handle pathData(H5Dopen2(checkpoints, "path", H5P_DEFAULT), H5Dclose);
+    Hdf5Id pathData(H5Dopen2(checkpoints, "path", H5P_DEFAULT));
     const qint64 c = pathData.ok() ? datasetLength(pathData) : -1;
     if (c < 0)
         return damaged(QStringLiteral("no checkpoint paths"));
@@ -311,10 +267,10 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     }
     run.checkpointsFound = int(c);
 
-    Handle group(H5Gopen2(file, "matrices", H5P_DEFAULT), H5Gclose);
+    Hdf5Id group(H5Gopen2(file, "matrices", H5P_DEFAULT));
     if (!group.ok())
         return damaged(QStringLiteral("no matrices group"));
-    Handle typeData(H5Dopen2(group, "type", H5P_DEFAULT), H5Dclose);
+    Hdf5Id typeData(H5Dopen2(group, "type", H5P_DEFAULT));
     const qint64 m = typeData.ok() ? datasetLength(typeData) : -1;
     const auto types = readStrings(group, "type", m);
     // Schema 1 knew no blocks or experts: every matrix had neither.
@@ -371,8 +327,8 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         run.results.append(std::move(r));
     }
 
-    Handle issues(H5Gopen2(file, "issues", H5P_DEFAULT), H5Gclose);
-    Handle issuePathData(issues.ok() ? H5Dopen2(issues, "path", H5P_DEFAULT) : -1, H5Dclose);
+    Hdf5Id issues(H5Gopen2(file, "issues", H5P_DEFAULT));
+    Hdf5Id issuePathData(issues.ok() ? H5Dopen2(issues, "path", H5P_DEFAULT) : -1);
     const qint64 n = issuePathData.ok() ? datasetLength(issuePathData) : -1;
     const auto issuePaths = readStrings(issues, "path", n);
     const auto issueTensors = readStrings(issues, "tensor", n);
@@ -382,15 +338,15 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     for (qint64 i = 0; i < n; ++i)
         run.issues.append({(*issuePaths)[i], (*issueTensors)[i], (*issueMessages)[i], (*issueTensors)[i].isEmpty()});
 
-    Handle skipped(H5Gopen2(file, "skipped_files", H5P_DEFAULT), H5Gclose);
-    Handle skippedPathData(skipped.ok() ? H5Dopen2(skipped, "path", H5P_DEFAULT) : -1, H5Dclose);
+    Hdf5Id skipped(H5Gopen2(file, "skipped_files", H5P_DEFAULT));
+    Hdf5Id skippedPathData(skipped.ok() ? H5Dopen2(skipped, "path", H5P_DEFAULT) : -1);
     const qint64 s = skippedPathData.ok() ? datasetLength(skippedPathData) : -1;
     const auto skippedPaths = readStrings(skipped, "path", s);
     const auto skippedReasons = readStrings(skipped, "reason", s);
     if (skippedPaths && skippedReasons)
         for (qint64 i = 0; i < s; ++i)
             run.sidecars.append({(*skippedPaths)[i], (*skippedReasons)[i]});
-    Handle notesData(H5Dopen2(file, "notes", H5P_DEFAULT), H5Dclose);
+    Hdf5Id notesData(H5Dopen2(file, "notes", H5P_DEFAULT));
     if (notesData.ok())
         run.notes = readStrings(file, "notes", datasetLength(notesData)).value_or(QStringList());
     sortResults(run.results);
@@ -409,15 +365,14 @@ bool ResultsFile::save(const RunAnalysis &run, const QString &path, QString *err
     const QString temporary = QStringLiteral("%1.tmp-%2").arg(target.absoluteFilePath()).arg(QCoreApplication::applicationPid());
     {
         Hdf5Lock lock;
-        Handle file(H5Fcreate(temporary.toLocal8Bit().constData(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+        Hdf5Id file(H5Fcreate(temporary.toLocal8Bit().constData(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
         if (!file.ok()) {
             *error = QStringLiteral("%1: cannot be created").arg(temporary);
             return false;
         }
         if (!writeRun(file, run)) {
             *error = QStringLiteral("%1: writing failed (disk full?)").arg(path);
-            H5Fclose(file.id);
-            file.id = -1;
+            file.close();
             QFile::remove(temporary);
             return false;
         }
@@ -443,11 +398,11 @@ std::optional<RunAnalysis> ResultsFile::load(const QString &path, QString *error
         *error = QStringLiteral("no such file");
         return std::nullopt;
     }
-    if (H5Fis_hdf5(path.toLocal8Bit().constData()) <= 0) {
+    if (H5Fis_hdf5(QFile::encodeName(path).constData()) <= 0) {
         *error = QStringLiteral("damaged results file: not an HDF5 file (truncated?)");
         return std::nullopt;
     }
-    Handle file(H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    Hdf5Id file(H5Fopen(QFile::encodeName(path).constData(), H5F_ACC_RDONLY, H5P_DEFAULT));
     if (!file.ok()) {
         *error = QStringLiteral("damaged results file: HDF5 cannot open it");
         return std::nullopt;
@@ -458,10 +413,10 @@ std::optional<RunAnalysis> ResultsFile::load(const QString &path, QString *error
 bool ResultsFile::isResultsFile(const QString &path)
 {
     Hdf5Lock lock;
-    if (!QFileInfo(path).isFile() || H5Fis_hdf5(path.toLocal8Bit().constData()) <= 0)
+    if (!QFileInfo(path).isFile() || H5Fis_hdf5(QFile::encodeName(path).constData()) <= 0)
         return false;
-    Handle file(H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-    return file.ok() && readStringAttribute(file, "format") == QString::fromLatin1(kFormat);
+    Hdf5Id file(H5Fopen(QFile::encodeName(path).constData(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    return file.ok() && Hdf5Attribute::readText(file, "format") == QString::fromLatin1(kFormat);
 }
 
 QString ResultsFile::cachePathFor(const QString &folder)

@@ -10,7 +10,12 @@
 #include "analysis/ResultsFile.h"
 #include <random>
 #include <csignal>
+#include <sys/resource.h>
 #include <sys/types.h>
+#include "core/Hdf5TestFiles.h"
+#include "core/TorchCheckpointWriter.h"
+
+using namespace rankscope::test;
 
 namespace {
 
@@ -27,7 +32,15 @@ QTemporaryDir &cacheHome()
     return dir;
 }
 
-Run runRankscope(const QStringList &arguments)
+// How a run differs from the default: more environment, another working folder, and a limit on
+// the size of any file it writes (a full disk, without filling one).
+struct Launch {
+    QList<QPair<QString, QString>> environment;
+    QString workingDirectory;
+    rlim_t fileSizeLimit = 0;
+};
+
+Run runRankscope(const QStringList &arguments, const Launch &launch = {})
 {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -35,7 +48,20 @@ Run runRankscope(const QStringList &arguments)
     env.remove("DISPLAY");
     env.remove("WAYLAND_DISPLAY");
     env.remove("QT_QPA_PLATFORM");
+    for (const auto &[name, value] : launch.environment)
+        env.insert(name, value);
     process.setProcessEnvironment(env);
+    if (!launch.workingDirectory.isEmpty())
+        process.setWorkingDirectory(launch.workingDirectory);
+    if (launch.fileSizeLimit > 0) {
+        const rlim_t limit = launch.fileSizeLimit;
+        process.setChildProcessModifier([limit] {
+            // A write past the limit then fails with EFBIG, as one on a full disk fails with ENOSPC.
+            std::signal(SIGXFSZ, SIG_IGN);
+            const rlimit size{limit, limit};
+            setrlimit(RLIMIT_FSIZE, &size);
+        });
+    }
     process.start(QStringLiteral(RANKSCOPE_BINARY), arguments);
     process.waitForFinished(120000);
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
@@ -299,6 +325,22 @@ private slots:
             }
         }
         QVERIFY(loads >= 20); // the earlier file survives every kill of a run over it
+    }
+
+    // Discovery opens every .h5 to ask whether it is a results file: a 64-element format attribute
+    // there crashed `rankscope info`.
+    void infoSurvivesHostileHdf5Attributes()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_000000.pt"), dir.filePath("ckpt_000000.pt")));
+        for (const auto shape : {AttributeShape::VlenStringArray, AttributeShape::FixedStringArray, AttributeShape::Int64Array}) {
+            const hid_t file = H5Fcreate(QFile::encodeName(dir.filePath("odd.h5")).constData(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+            writeAttribute(file, "format", shape, "rankscope-results", 1, 64, 8);
+            H5Fclose(file);
+            const Run r = runRankscope({"info", dir.path()});
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.out.contains("odd.h5  — not readable: HDF5 file holds no datasets"), qPrintable(r.out));
+        }
     }
 
     void infoListsCheckpointsAndTensors()

@@ -13,6 +13,7 @@
 #include <QThreadPool>
 #include <QtConcurrent>
 #include <deque>
+#include <new>
 
 namespace rankscope {
 
@@ -239,7 +240,21 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
             for (const MatrixPart &part : tensor.parts) {
                 if (part.slice != slice)
                     continue;
-                auto matrix = std::make_shared<RowMajorMatrix>(extractMatrixPart(read.values, part));
+                std::shared_ptr<RowMajorMatrix> matrix;
+                QString problem;
+                try {
+                    matrix = std::make_shared<RowMajorMatrix>(extractMatrixPart(read.values, part));
+                    // Said here, as stored: the solver is given the transpose and would say it the other way round.
+                    if (matrix->size() == 0)
+                        problem = QStringLiteral("is empty (shape %1×%2)").arg(matrix->rows()).arg(matrix->cols());
+                } catch (const std::bad_alloc &) {
+                    problem = QStringLiteral("there was not enough memory to copy it out of its tensor");
+                }
+                if (!problem.isEmpty()) {
+                    QMutexLocker lock(&mutex);
+                    issues.append({record.path, part.label, problem, false});
+                    continue;
+                }
                 MatrixResult base;
                 base.step = record.step;
                 base.block = part.id.block;
@@ -256,15 +271,23 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                     QElapsedTimer clock;
                     clock.start();
                     const Eigen::Map<const Eigen::MatrixXd> transposed(matrix->data(), matrix->cols(), matrix->rows());
-                    const Spectrum spectrum = solver.compute(transposed);
-                    matrix.reset();
-                    const double spectrumSeconds = clock.nsecsElapsed() * 1e-9;
-                    clock.restart();
-                    if (spectrum.ok()) {
-                        base.singularValues = spectrum.singularValues;
-                        base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
+                    Spectrum spectrum;
+                    double spectrumSeconds = 0, metricsSeconds = 0;
+                    // The solver's workspace can still fail to be allocated: that matrix fails, not the run.
+                    try {
+                        spectrum = solver.compute(transposed);
+                        matrix.reset();
+                        spectrumSeconds = clock.nsecsElapsed() * 1e-9;
+                        clock.restart();
+                        if (spectrum.ok()) {
+                            base.singularValues = spectrum.singularValues;
+                            base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
+                        }
+                        metricsSeconds = clock.nsecsElapsed() * 1e-9;
+                    } catch (const std::bad_alloc &) {
+                        matrix.reset();
+                        spectrum = {{}, QStringLiteral("there was not enough memory to compute its spectrum")};
                     }
-                    const double metricsSeconds = clock.nsecsElapsed() * 1e-9;
                     QMutexLocker lock(&mutex);
                     run.timings.spectraSeconds += spectrumSeconds;
                     run.timings.metricsSeconds += metricsSeconds;

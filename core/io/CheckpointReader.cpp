@@ -7,12 +7,14 @@
 #include "io/TorchCheckpointReader.h"
 #include "io/ZipDirectory.h"
 #include "io/ElementDecoder.h"
+#include "io/MemoryBudget.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <limits>
+#include <new>
 
 namespace rankscope {
 
@@ -71,7 +73,16 @@ MatrixRead CheckpointReader::readMatrix(const QString &name, qint64 slice)
         return {{}, QStringLiteral("unsupported dtype %1").arg(tensor.dtype)};
     if (rows > std::numeric_limits<qint32>::max() / cols)
         return {{}, QStringLiteral("a %1×%2 matrix is beyond what RankScope reads").arg(rows).arg(cols)};
-    return readElements(tensor, slice, rows, cols);
+    if (const QString problem = MemoryBudget::matrixProblem(rows, cols); !problem.isEmpty())
+        return {{}, problem};
+    // What memory is available changes while RankScope runs: an allocation can still fail, and it
+    // fails this tensor only.
+    try {
+        return readElements(tensor, slice, rows, cols);
+    } catch (const std::bad_alloc &) {
+        return {{}, QStringLiteral("there was not enough memory to read it (%1×%2, %3 as float64)")
+                        .arg(rows).arg(cols).arg(MemoryBudget::bytesText(rows * cols * qint64(sizeof(double))))};
+    }
 }
 
 const QStringList &weightFileSuffixes()

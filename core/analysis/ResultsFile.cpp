@@ -2,8 +2,10 @@
 
 #include "RankScopeVersion.h"
 #include "io/Hdf5Attribute.h"
+#include "io/Hdf5DatasetStorage.h"
 #include "io/Hdf5Id.h"
 #include "io/Hdf5Library.h"
+#include "io/MemoryBudget.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -73,6 +75,17 @@ bool writeNumberAttribute(hid_t object, const char *name, T value, hid_t fileTyp
     return attribute.ok() && H5Awrite(attribute, memType, &value) >= 0;
 }
 
+// The first dataset of a results file found unusable and why: what the user is told it is damaged by.
+struct TableProblems {
+    QString first;
+    void note(const char *name, const QString &what)
+    {
+        if (first.isEmpty())
+            first = QStringLiteral("%1 %2").arg(QLatin1String(name), what);
+    }
+    QString suffix() const { return first.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(first); }
+};
+
 // The length of a 1-D dataset, or -1 when it is missing or not 1-D.
 qint64 datasetLength(hid_t data)
 {
@@ -84,18 +97,51 @@ qint64 datasetLength(hid_t data)
     return qint64(n);
 }
 
-std::optional<QStringList> readStrings(hid_t group, const char *name, qint64 expected)
+// A 1-D dataset's length when it holds `expected` elements (any number when expected < 0) of the
+// given class, stored in the file itself and fitting in memory at memoryBytes each: a file that
+// declares 2³³ singular values is refused before anything is allocated for them.
+std::optional<qint64> checkedLength(hid_t data, const char *name, qint64 expected, H5T_class_t kind, size_t memoryBytes,
+                                    TableProblems &problems)
+{
+    const qint64 n = datasetLength(data);
+    if (n < 0 || (expected >= 0 && n != expected)) {
+        problems.note(name, n < 0 ? QStringLiteral("is not a 1-D dataset") : QStringLiteral("has %1 entries, not %2").arg(n).arg(expected));
+        return std::nullopt;
+    }
+    const Hdf5Id type(H5Dget_type(data));
+    if (!type.ok() || H5Tget_class(type) != kind || (kind == H5T_STRING && H5Tis_variable_str(type) <= 0)) {
+        problems.note(name, QStringLiteral("holds values of another type"));
+        return std::nullopt;
+    }
+    if (const QString problem = Hdf5DatasetStorage::problem(data); !problem.isEmpty()) {
+        problems.note(name, problem);
+        return std::nullopt;
+    }
+    if (quint64(n) > quint64(MemoryBudget::availableBytes() / 2) / memoryBytes) {
+        problems.note(name, QStringLiteral("holds %1 entries, more than the memory available").arg(n));
+        return std::nullopt;
+    }
+    return n;
+}
+
+std::optional<QStringList> readStrings(hid_t group, const char *name, qint64 expected, TableProblems &problems)
 {
     Hdf5Id data(H5Dopen2(group, name, H5P_DEFAULT));
-    if (!data.ok() || datasetLength(data) != expected)
+    if (!data.ok()) {
+        problems.note(name, QStringLiteral("is missing"));
+        return std::nullopt;
+    }
+    if (!checkedLength(data, name, expected, H5T_STRING, sizeof(char *) + sizeof(QString), problems))
         return std::nullopt;
     QStringList out;
     if (expected == 0)
         return out;
     std::vector<char *> pointers(size_t(expected), nullptr);
     Hdf5Id type(utf8StringType());
-    if (H5Dread(data, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) < 0)
+    if (H5Dread(data, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) < 0) {
+        problems.note(name, QStringLiteral("cannot be read"));
         return std::nullopt;
+    }
     for (char *p : pointers)
         out << QString::fromUtf8(p ? p : "");
     Hdf5Id space(H5Dget_space(data));
@@ -104,17 +150,21 @@ std::optional<QStringList> readStrings(hid_t group, const char *name, qint64 exp
 }
 
 template <typename T>
-std::optional<std::vector<T>> readNumbers(hid_t group, const char *name, qint64 expected, hid_t memType)
+std::optional<std::vector<T>> readNumbers(hid_t group, const char *name, qint64 expected, hid_t memType, TableProblems &problems)
 {
     Hdf5Id data(H5Dopen2(group, name, H5P_DEFAULT));
-    if (!data.ok() || (expected >= 0 && datasetLength(data) != expected))
+    if (!data.ok()) {
+        problems.note(name, QStringLiteral("is missing"));
         return std::nullopt;
-    const qint64 n = datasetLength(data);
-    if (n < 0 || n > (qint64(1) << 34))
+    }
+    const auto n = checkedLength(data, name, expected, H5Tget_class(memType), sizeof(T), problems);
+    if (!n)
         return std::nullopt;
-    std::vector<T> out(static_cast<size_t>(n));
-    if (n > 0 && H5Dread(data, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+    std::vector<T> out(static_cast<size_t>(*n));
+    if (*n > 0 && H5Dread(data, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) {
+        problems.note(name, QStringLiteral("cannot be read"));
         return std::nullopt;
+    }
     return out;
 }
 
@@ -230,6 +280,9 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     if (Hdf5Attribute::readInteger(file, "complete") != 1)
         return damaged(QStringLiteral("it was never finished"));
 
+    // The first problem of a required table is what the file is called damaged for; those of the
+    // optional ones (stored metrics, skipped files, notes) only make them missing.
+    TableProblems problems, optional;
     RunAnalysis run;
     run.folder = Hdf5Attribute::readText(file, "folder").value_or(QString());
     run.settingsKey = Hdf5Attribute::readText(file, "settings_key").value_or(QString());
@@ -241,16 +294,16 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     const qint64 c = pathData.ok() ? datasetLength(pathData) : -1;
     if (c < 0)
         return damaged(QStringLiteral("no checkpoint paths"));
-    const auto paths = readStrings(checkpoints, "path", c);
-    const auto formats = readStrings(checkpoints, "format", c);
-    const auto errors = readStrings(checkpoints, "error", c);
-    const auto steps = readNumbers<long long>(checkpoints, "step", c, H5T_NATIVE_LLONG);
-    const auto sizes = readNumbers<long long>(checkpoints, "size", c, H5T_NATIVE_LLONG);
-    const auto mtimes = readNumbers<long long>(checkpoints, "mtime_ms", c, H5T_NATIVE_LLONG);
-    const auto counts = readNumbers<int>(checkpoints, "matrices", c, H5T_NATIVE_INT);
-    const auto fromOrder = readNumbers<int>(checkpoints, "step_from_order", c, H5T_NATIVE_INT);
+    const auto paths = readStrings(checkpoints, "path", c, problems);
+    const auto formats = readStrings(checkpoints, "format", c, problems);
+    const auto errors = readStrings(checkpoints, "error", c, problems);
+    const auto steps = readNumbers<long long>(checkpoints, "step", c, H5T_NATIVE_LLONG, problems);
+    const auto sizes = readNumbers<long long>(checkpoints, "size", c, H5T_NATIVE_LLONG, problems);
+    const auto mtimes = readNumbers<long long>(checkpoints, "mtime_ms", c, H5T_NATIVE_LLONG, problems);
+    const auto counts = readNumbers<int>(checkpoints, "matrices", c, H5T_NATIVE_INT, problems);
+    const auto fromOrder = readNumbers<int>(checkpoints, "step_from_order", c, H5T_NATIVE_INT, problems);
     if (!paths || !formats || !errors || !steps || !sizes || !mtimes || !counts || !fromOrder)
-        return damaged(QStringLiteral("checkpoint table is incomplete"));
+        return damaged(QStringLiteral("checkpoint table is incomplete") + problems.suffix());
     for (qint64 i = 0; i < c; ++i) {
         CheckpointRecord r;
         r.path = (*paths)[i];
@@ -272,27 +325,30 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         return damaged(QStringLiteral("no matrices group"));
     Hdf5Id typeData(H5Dopen2(group, "type", H5P_DEFAULT));
     const qint64 m = typeData.ok() ? datasetLength(typeData) : -1;
-    const auto types = readStrings(group, "type", m);
-    // Schema 1 knew no blocks or experts: every matrix had neither.
-    const auto blocks = schema == 1 ? std::optional<QStringList>(QStringList(m < 0 ? 0 : m, QString())) : readStrings(group, "block", m);
-    const auto experts = schema == 1 ? std::optional<QStringList>(QStringList(m < 0 ? 0 : m, QString())) : readStrings(group, "expert", m);
-    const auto tensors = readStrings(group, "tensor", m);
-    const auto dtypes = readStrings(group, "dtype", m);
-    const auto sources = readStrings(group, "checkpoint_path", m);
-    const auto mSteps = readNumbers<long long>(group, "step", m, H5T_NATIVE_LLONG);
-    const auto layers = readNumbers<int>(group, "layer", m, H5T_NATIVE_INT);
-    const auto rows = readNumbers<long long>(group, "rows", m, H5T_NATIVE_LLONG);
-    const auto cols = readNumbers<long long>(group, "cols", m, H5T_NATIVE_LLONG);
-    const auto offsets = readNumbers<long long>(group, "sv_offset", m, H5T_NATIVE_LLONG);
-    const auto lengths = readNumbers<long long>(group, "sv_count", m, H5T_NATIVE_LLONG);
-    const auto spectra = readNumbers<double>(file, "singular_values", -1, H5T_NATIVE_DOUBLE);
+    const auto types = readStrings(group, "type", m, problems);
+    // Schema 1 knew no blocks or experts: every matrix has neither, as many as the types say.
+    auto empty = [](const std::optional<QStringList> &read) {
+        return read ? std::optional<QStringList>(QStringList(read->size(), QString())) : std::nullopt;
+    };
+    const auto blocks = schema == 1 ? empty(types) : readStrings(group, "block", m, problems);
+    const auto experts = schema == 1 ? empty(types) : readStrings(group, "expert", m, problems);
+    const auto tensors = readStrings(group, "tensor", m, problems);
+    const auto dtypes = readStrings(group, "dtype", m, problems);
+    const auto sources = readStrings(group, "checkpoint_path", m, problems);
+    const auto mSteps = readNumbers<long long>(group, "step", m, H5T_NATIVE_LLONG, problems);
+    const auto layers = readNumbers<int>(group, "layer", m, H5T_NATIVE_INT, problems);
+    const auto rows = readNumbers<long long>(group, "rows", m, H5T_NATIVE_LLONG, problems);
+    const auto cols = readNumbers<long long>(group, "cols", m, H5T_NATIVE_LLONG, problems);
+    const auto offsets = readNumbers<long long>(group, "sv_offset", m, H5T_NATIVE_LLONG, problems);
+    const auto lengths = readNumbers<long long>(group, "sv_count", m, H5T_NATIVE_LLONG, problems);
+    const auto spectra = readNumbers<double>(file, "singular_values", -1, H5T_NATIVE_DOUBLE, problems);
     if (m < 0 || !types || !blocks || !experts || !tensors || !dtypes || !sources || !mSteps || !layers || !rows || !cols || !offsets || !lengths || !spectra)
-        return damaged(QStringLiteral("matrix table is incomplete"));
+        return damaged(QStringLiteral("matrix table is incomplete") + problems.suffix());
     // The stored metrics spare the power-law fits; a file without them has them recomputed.
     const QStringList columns = spectralMetricColumns();
     std::vector<std::vector<double>> stored;
     for (const QString &column : columns) {
-        auto values = readNumbers<double>(group, column.toUtf8().constData(), m, H5T_NATIVE_DOUBLE);
+        auto values = readNumbers<double>(group, column.toUtf8().constData(), m, H5T_NATIVE_DOUBLE, optional);
         if (!values) {
             stored.clear();
             break;
@@ -302,7 +358,8 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     for (qint64 i = 0; i < m; ++i) {
         const auto type = matrixTypeFromCsvName((*types)[i]);
         const long long offset = (*offsets)[size_t(i)], length = (*lengths)[size_t(i)];
-        if (!type || offset < 0 || length < 0 || quint64(offset + length) > spectra->size())
+        if (!type || offset < 0 || length < 0 || quint64(offset) > spectra->size() || quint64(length) > spectra->size() - quint64(offset) ||
+            (*rows)[size_t(i)] < 0 || (*cols)[size_t(i)] < 0)
             return damaged(QStringLiteral("matrix %1 is inconsistent").arg(i));
         MatrixResult r;
         r.type = *type;
@@ -330,25 +387,25 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     Hdf5Id issues(H5Gopen2(file, "issues", H5P_DEFAULT));
     Hdf5Id issuePathData(issues.ok() ? H5Dopen2(issues, "path", H5P_DEFAULT) : -1);
     const qint64 n = issuePathData.ok() ? datasetLength(issuePathData) : -1;
-    const auto issuePaths = readStrings(issues, "path", n);
-    const auto issueTensors = readStrings(issues, "tensor", n);
-    const auto issueMessages = readStrings(issues, "message", n);
+    const auto issuePaths = readStrings(issues, "path", n, problems);
+    const auto issueTensors = readStrings(issues, "tensor", n, problems);
+    const auto issueMessages = readStrings(issues, "message", n, problems);
     if (!issuePaths || !issueTensors || !issueMessages)
-        return damaged(QStringLiteral("issue table is incomplete"));
+        return damaged(QStringLiteral("issue table is incomplete") + problems.suffix());
     for (qint64 i = 0; i < n; ++i)
         run.issues.append({(*issuePaths)[i], (*issueTensors)[i], (*issueMessages)[i], (*issueTensors)[i].isEmpty()});
 
     Hdf5Id skipped(H5Gopen2(file, "skipped_files", H5P_DEFAULT));
     Hdf5Id skippedPathData(skipped.ok() ? H5Dopen2(skipped, "path", H5P_DEFAULT) : -1);
     const qint64 s = skippedPathData.ok() ? datasetLength(skippedPathData) : -1;
-    const auto skippedPaths = readStrings(skipped, "path", s);
-    const auto skippedReasons = readStrings(skipped, "reason", s);
+    const auto skippedPaths = readStrings(skipped, "path", s, optional);
+    const auto skippedReasons = readStrings(skipped, "reason", s, optional);
     if (skippedPaths && skippedReasons)
         for (qint64 i = 0; i < s; ++i)
             run.sidecars.append({(*skippedPaths)[i], (*skippedReasons)[i]});
     Hdf5Id notesData(H5Dopen2(file, "notes", H5P_DEFAULT));
     if (notesData.ok())
-        run.notes = readStrings(file, "notes", datasetLength(notesData)).value_or(QStringList());
+        run.notes = readStrings(file, "notes", datasetLength(notesData), optional).value_or(QStringList());
     sortResults(run.results);
     return run;
 }

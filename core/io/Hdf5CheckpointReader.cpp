@@ -2,6 +2,7 @@
 
 #include "io/ElementDecoder.h"
 #include "io/Hdf5Attribute.h"
+#include "io/Hdf5DatasetStorage.h"
 #include "io/Hdf5Id.h"
 #include "io/Hdf5Library.h"
 
@@ -100,6 +101,8 @@ MatrixRead Hdf5CheckpointReader::readElements(const TensorInfo &tensor, qint64 s
     const Hdf5Id dataset(H5Dopen2(m_file, m_datasetPaths.value(tensor.name).toUtf8().constData(), H5P_DEFAULT));
     if (!dataset.ok())
         return {{}, QStringLiteral("dataset cannot be opened")};
+    if (const QString problem = Hdf5DatasetStorage::problem(dataset); !problem.isEmpty())
+        return {{}, problem};
     // Select the one matrix (all of a 2-D dataset, one slice of a 3-D one) in the file and in memory.
     const int rank = int(tensor.shape.size());
     const Hdf5Id fileSpace(H5Dget_space(dataset));

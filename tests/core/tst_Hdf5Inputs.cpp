@@ -163,6 +163,80 @@ private slots:
         QVERIFY2(ResultsFile::load(path, &error), qPrintable(error));
     }
 
+    // Raw data in another file (/etc/passwd here, a FIFO elsewhere) is not followed, as external
+    // links are not; the matrix beside it is read.
+    void externalAndVirtualStorageIsNotFollowed()
+    {
+        const QString source = m_dir.filePath("source.h5");
+        writeCheckpoint(source, [](hid_t) {});
+        const QString path = writeCheckpoint(m_dir.filePath("external.h5"), [&](hid_t file) {
+            writeDataset(file, "transformer/h/0/mlp/c_fc.weight", {4, 8}, DatasetStorage::External, "/etc/passwd");
+            // A virtual dataset, mapping another file's matrix.
+            const hsize_t dims[2] = {8, 8};
+            const hid_t space = H5Screate_simple(2, dims, nullptr);
+            const hid_t creation = H5Pcreate(H5P_DATASET_CREATE);
+            H5Pset_virtual(creation, space, source.toLocal8Bit().constData(), "transformer/h/0/attn/c_proj.weight", space);
+            const hid_t dataset = H5Dcreate2(file, "virtual.weight", H5T_IEEE_F64LE, space, H5P_DEFAULT, creation, H5P_DEFAULT);
+            H5Dclose(dataset);
+            H5Pclose(creation);
+            H5Sclose(space);
+        });
+        QString error;
+        auto reader = openCheckpoint(path, &error);
+        QVERIFY2(reader, qPrintable(error));
+        const MatrixRead external = reader->readMatrix("transformer.h.0.mlp.c_fc.weight");
+        QVERIFY2(external.error.contains("stored outside the file (external storage in '/etc/passwd')"), qPrintable(external.error));
+        const MatrixRead virtualRead = reader->readMatrix("virtual.weight");
+        QVERIFY2(virtualRead.error.contains("virtual dataset"), qPrintable(virtualRead.error));
+        QVERIFY(reader->readMatrix("transformer.h.0.attn.c_proj.weight").ok());
+    }
+
+    // A 46000×46000 dataset in a 2 KB file (never written) and a chunked one of fill value are
+    // refused before anything is allocated; the 8×8 matrix beside them is analysed.
+    void declaredSizeBeyondTheStoredBytes()
+    {
+        // The storage check, not the memory limit (which would refuse 46000×46000 here too), is tested.
+        qputenv("RANKSCOPE_MAX_MATRIX_BYTES", "1000G");
+        auto restore = qScopeGuard([] { qunsetenv("RANKSCOPE_MAX_MATRIX_BYTES"); });
+        QTemporaryDir run;
+        const QString path = writeCheckpoint(run.filePath("model_000100.h5"), [](hid_t file) {
+            writeDataset(file, "transformer/h/0/mlp/c_fc.weight", {46000, 46000}, DatasetStorage::NeverWritten);
+            writeDataset(file, "transformer/h/0/mlp/c_proj.weight", {20000, 20000}, DatasetStorage::FilledChunks);
+        }, false);
+        QVERIFY(QFileInfo(path).size() < 64 * 1024);
+        QString error;
+        auto reader = openCheckpoint(path, &error);
+        QVERIFY2(reader, qPrintable(error));
+        const MatrixRead never = reader->readMatrix("transformer.h.0.mlp.c_fc.weight");
+        QVERIFY2(never.error.contains("declares 2116000000 elements") && never.error.contains("stores no data"), qPrintable(never.error));
+        const MatrixRead filled = reader->readMatrix("transformer.h.0.mlp.c_proj.weight");
+        QVERIFY2(filled.error.contains("more than compression or fill values can make of it"), qPrintable(filled.error));
+        reader.reset();
+
+        const RunAnalysis analysed = RunAnalyzer().analyzeFolder(run.path());
+        QCOMPARE(analysed.results.size(), 1);
+        QCOMPARE(analysed.results.first().rows, 8);
+        QCOMPARE(analysed.issues.size(), 2);
+    }
+
+    // A results file declaring 2³³ singular values (or 2³³ matrices) that it does not hold is
+    // damaged, not a 64 GB allocation.
+    void resultsFileDeclaringMoreThanItHolds()
+    {
+        const QString path = m_dir.filePath("huge.h5");
+        QString error;
+        for (const auto &[dataset, type, expected] : {std::tuple{"singular_values", H5T_IEEE_F64LE, "(singular_values declares 8589934592 elements"},
+                                                      {"matrices/rows", H5T_STD_I64LE, "(rows has 8589934592 entries, not 1)"}}) {
+            QVERIFY(ResultsFile::save(smallRun(m_dir.path()), path, &error));
+            withFile(path, [&](hid_t file) {
+                H5Ldelete(file, dataset, H5P_DEFAULT);
+                writeDataset(file, dataset, {hsize_t(1) << 33}, DatasetStorage::NeverWritten, {}, type);
+            });
+            QVERIFY(!ResultsFile::load(path, &error));
+            QVERIFY2(error.startsWith("damaged results file: matrix table is incomplete") && error.contains(QLatin1String(expected)), qPrintable(error));
+        }
+    }
+
 };
 
 QTEST_GUILESS_MAIN(TestHdf5Inputs)

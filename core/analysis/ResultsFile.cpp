@@ -6,6 +6,7 @@
 #include "io/Hdf5Id.h"
 #include "io/Hdf5Library.h"
 #include "io/MemoryBudget.h"
+#include "io/RegularFile.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -455,6 +456,11 @@ std::optional<RunAnalysis> ResultsFile::load(const QString &path, QString *error
         *error = QStringLiteral("no such file");
         return std::nullopt;
     }
+    // H5Fopen would wait forever on a FIFO.
+    if (!RegularFile::isRegular(path)) {
+        *error = QStringLiteral("not a regular file: not read");
+        return std::nullopt;
+    }
     if (H5Fis_hdf5(QFile::encodeName(path).constData()) <= 0) {
         *error = QStringLiteral("damaged results file: not an HDF5 file (truncated?)");
         return std::nullopt;
@@ -470,7 +476,7 @@ std::optional<RunAnalysis> ResultsFile::load(const QString &path, QString *error
 bool ResultsFile::isResultsFile(const QString &path)
 {
     Hdf5Lock lock;
-    if (!QFileInfo(path).isFile() || H5Fis_hdf5(QFile::encodeName(path).constData()) <= 0)
+    if (!RegularFile::isRegular(path) || H5Fis_hdf5(QFile::encodeName(path).constData()) <= 0)
         return false;
     Hdf5Id file(H5Fopen(QFile::encodeName(path).constData(), H5F_ACC_RDONLY, H5P_DEFAULT));
     return file.ok() && Hdf5Attribute::readText(file, "format") == QString::fromLatin1(kFormat);

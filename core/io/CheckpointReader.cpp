@@ -8,6 +8,7 @@
 #include "io/ZipDirectory.h"
 #include "io/ElementDecoder.h"
 #include "io/MemoryBudget.h"
+#include "io/RegularFile.h"
 
 #include <QDir>
 #include <QFile>
@@ -102,11 +103,9 @@ std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *e
 {
     if (QFileInfo(path).isDir())
         return openFolder(path, error);
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        *error = file.errorString();
+    QFile file;
+    if (!RegularFile::open(file, path, error))
         return nullptr;
-    }
     if (file.size() == 0) {
         *error = QStringLiteral("empty file (0 bytes)");
         return nullptr;

@@ -1,5 +1,7 @@
 #include "io/NumpyReaders.h"
 
+#include "io/RegularFile.h"
+
 #include <QDir>
 #include <QFileInfo>
 
@@ -15,12 +17,10 @@ std::unique_ptr<NpyFolderReader> NpyFolderReader::open(const QString &folder, QS
     const QFileInfoList files = QDir(folder).entryInfoList({QStringLiteral("*.npy")}, QDir::Files, QDir::Name);
     QStringList problems;
     for (const QFileInfo &file : files) {
-        QFile f(file.filePath());
+        QFile f;
         QString problem;
         std::optional<NpyHeader> header;
-        if (!f.open(QIODevice::ReadOnly))
-            problem = f.errorString();
-        else
+        if (RegularFile::open(f, file.filePath(), &problem))
             header = NpyFormat::parseHeader(f.read(NpyFormat::kMaxHeaderBytes + 16), &problem);
         const QString name = file.completeBaseName();
         if (!header) {
@@ -42,9 +42,10 @@ MatrixRead NpyFolderReader::readElements(const TensorInfo &tensor, qint64 slice,
 {
     const NpyHeader header = m_headers.value(tensor.name);
     const qint64 needed = NpyFormat::dataBytes(header);
-    QFile f(m_paths.value(tensor.name));
-    if (!f.open(QIODevice::ReadOnly))
-        return {{}, f.errorString()};
+    QFile f;
+    QString error;
+    if (!RegularFile::open(f, m_paths.value(tensor.name), &error))
+        return {{}, error};
     if (needed < 0 || quint64(needed) > kMaxArrayBytes || f.size() - header.dataOffset < needed)
         return {{}, QStringLiteral("the file holds %1 data bytes, the header claims %2").arg(f.size() - header.dataOffset).arg(needed)};
     const qint64 matrixBytes = rows * cols * header.elementSize;
@@ -59,11 +60,8 @@ MatrixRead NpyFolderReader::readElements(const TensorInfo &tensor, qint64 slice,
 std::unique_ptr<NpzReader> NpzReader::open(const QString &path, QString *error)
 {
     std::unique_ptr<NpzReader> reader(new NpzReader);
-    reader->m_file.setFileName(path);
-    if (!reader->m_file.open(QIODevice::ReadOnly)) {
-        *error = reader->m_file.errorString();
+    if (!RegularFile::open(reader->m_file, path, error))
         return nullptr;
-    }
     auto zip = ZipDirectory::read(reader->m_file, error);
     if (!zip)
         return nullptr;

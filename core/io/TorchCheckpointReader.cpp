@@ -2,6 +2,7 @@
 
 #include "io/ElementDecoder.h"
 #include "io/PickleReader.h"
+#include "io/RegularFile.h"
 
 #include <limits>
 
@@ -44,11 +45,8 @@ std::unique_ptr<TorchCheckpointReader> TorchCheckpointReader::open(const QString
 
 bool TorchCheckpointReader::load(const QString &path, QString *error)
 {
-    m_file.setFileName(path);
-    if (!m_file.open(QIODevice::ReadOnly)) {
-        *error = m_file.errorString();
+    if (!RegularFile::open(m_file, path, error))
         return false;
-    }
     auto zip = ZipDirectory::read(m_file, error);
     if (!zip)
         return false;
@@ -198,6 +196,8 @@ MatrixRead TorchCheckpointReader::readElements(const TensorInfo &tensor, qint64 
         return {{}, error};
     const qint64 first = qint64(firstWide), last = qint64(lastWide);
     const qint64 spanElements = last - first + 1;
+    if (const QString hole = RegularFile::holeProblem(m_file, static_cast<qint64>(*start) + first * size, spanElements * size); !hole.isEmpty())
+        return {{}, hole};
     if (!m_file.seek(static_cast<qint64>(*start) + first * size))
         return {{}, QStringLiteral("cannot seek to its data")};
     const QByteArray bytes = m_file.read(spanElements * size);

@@ -81,6 +81,46 @@ private slots:
         }
     }
 
+    // An 8.5 GB safetensors file that stores 4 KB: the big tensor is refused (by the memory limit,
+    // or where that allows it, as a hole with no bytes), and the 8×8 matrix beside it is analysed.
+    void sparseFileTensorIsRefusedAndTheRestRead()
+    {
+        QTemporaryDir run;
+        const QString path = run.filePath("model_000100.safetensors");
+        const qint64 big = qint64(46000) * 46000 * 4;
+        const QByteArray small = rawBytes<float>(QList<float>(64, 1.0f));
+        QJsonObject header{{"transformer.h.0.attn.c_proj.weight", QJsonObject{{"dtype", "F32"}, {"shape", QJsonArray{8, 8}}, {"data_offsets", QJsonArray{0, 256}}}},
+                           {"transformer.h.0.mlp.c_fc.weight", QJsonObject{{"dtype", "F32"}, {"shape", QJsonArray{46000, 46000}}, {"data_offsets", QJsonArray{256, double(256 + big)}}}}};
+        QByteArray json = QJsonDocument(header).toJson(QJsonDocument::Compact);
+        while (json.size() % 8)
+            json.append(' ');
+        QByteArray bytes(8, '\0');
+        qToLittleEndian<quint64>(quint64(json.size()), bytes.data());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(bytes + json + small);
+        QVERIFY(file.resize(8 + json.size() + 256 + big)); // the rest is a hole: no disk used
+        file.close();
+
+        QString error;
+        auto reader = openCheckpoint(path, &error);
+        QVERIFY2(reader, qPrintable(error));
+        const MatrixRead limited = reader->readMatrix("transformer.h.0.mlp.c_fc.weight");
+        QVERIFY2(limited.error.contains("a 46000×46000 matrix takes 16.9 GB as float64, more than the"), qPrintable(limited.error));
+        {
+            auto restore = limitMatrices("1000G");
+            const MatrixRead hole = reader->readMatrix("transformer.h.0.mlp.c_fc.weight");
+            QVERIFY2(hole.error.contains("its 8.5 GB of data are a hole in a sparse file"), qPrintable(hole.error));
+        }
+        QVERIFY(reader->readMatrix("transformer.h.0.attn.c_proj.weight").ok());
+        reader.reset();
+
+        const RunAnalysis analysed = RunAnalyzer().analyzeFolder(run.path());
+        QCOMPARE(analysed.results.size(), 1);
+        QCOMPARE(analysed.issues.size(), 1);
+        QVERIFY(analysed.issues.first().text().contains("transformer.h.0.mlp.c_fc.weight: a 46000×46000 matrix"));
+    }
+
     void allocationFailureFailsOneTensor()
     {
         ExhaustedReader reader;
@@ -89,6 +129,35 @@ private slots:
         QVERIFY(reader.readMatrix("v").ok());
     }
 
+    // Opening a FIFO for reading waits for a writer, and /dev/zero never ends: neither is opened.
+    void fifosAndDevicesAreNeverOpened()
+    {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("model.safetensors");
+        QCOMPARE(mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        QVERIFY(QFile::link("/dev/zero", dir.filePath("ckpt_000100.pt")));
+        QVERIFY(QFile::link("/dev/urandom", dir.filePath("model_000200.h5")));
+        // Should an open block, this writer ends it after 3 s, and the time taken fails the test.
+        std::thread unblock([&] {
+            std::this_thread::sleep_for(std::chrono::seconds(3));
+            const int fd = ::open(QFile::encodeName(fifo).constData(), O_WRONLY | O_NONBLOCK);
+            if (fd >= 0)
+                ::close(fd);
+        });
+        auto joined = qScopeGuard([&] { unblock.join(); });
+        QElapsedTimer clock;
+        clock.start();
+        QString error;
+        QVERIFY(!openCheckpoint(fifo, &error));
+        QVERIFY2(error.contains("a FIFO (named pipe), not a regular file"), qPrintable(error));
+        QVERIFY(!openCheckpoint(dir.path(), &error)); // a save_pretrained folder whose weights are the FIFO
+        QVERIFY2(error.contains("FIFO"), qPrintable(error));
+        for (const char *device : {"ckpt_000100.pt", "model_000200.h5"}) {
+            QVERIFY(!openCheckpoint(dir.filePath(device), &error));
+            QVERIFY2(error.contains("a device, not a regular file"), qPrintable(error));
+        }
+        QVERIFY2(clock.elapsed() < 2000, qPrintable(QString::number(clock.elapsed())));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestInputLimits)

@@ -1,5 +1,6 @@
 #include "io/NumpyReaders.h"
 
+#include "io/MemoryBudget.h"
 #include "io/RegularFile.h"
 
 #include <QDir>
@@ -69,21 +70,15 @@ std::unique_ptr<NpzReader> NpzReader::open(const QString &path, QString *error)
     for (const ZipEntry &entry : reader->m_zip.entries()) {
         if (!entry.name.endsWith(QLatin1String(".npy")))
             continue;
-        // Only the header is needed to list the tensor; read the whole (small) entry if compressed.
+        // Only the header is needed to list the tensor.
         QString problem;
-        std::optional<QByteArray> head;
-        if (entry.method == 0) {
-            const auto start = reader->m_zip.dataOffset(reader->m_file, entry, &problem);
-            if (start) {
-                reader->m_file.seek(qint64(*start));
-                head = reader->m_file.read(std::min<qint64>(qint64(entry.size), NpyFormat::kMaxHeaderBytes + 16));
-            }
-        } else {
-            head = reader->m_zip.readEntry(reader->m_file, entry, kMaxArrayBytes, &problem);
+        const std::optional<QByteArray> head =
+            reader->m_zip.readEntry(reader->m_file, entry, 0, std::min<quint64>(entry.size, NpyFormat::kMaxHeaderBytes + 16), &problem);
+        if (!head) {
+            *error = problem; // it names the entry
+            return nullptr;
         }
-        std::optional<NpyHeader> header;
-        if (head)
-            header = NpyFormat::parseHeader(*head, &problem);
+        const std::optional<NpyHeader> header = NpyFormat::parseHeader(*head, &problem);
         if (!header) {
             *error = QStringLiteral("%1: %2").arg(entry.name, problem);
             return nullptr;
@@ -91,6 +86,7 @@ std::unique_ptr<NpzReader> NpzReader::open(const QString &path, QString *error)
         const QString name = entry.name.chopped(4);
         reader->m_tensors.append({name, header->shape, header->dtype});
         reader->m_entries.insert(name, entry.name);
+        reader->m_headers.insert(name, *header);
     }
     if (reader->m_tensors.isEmpty()) {
         *error = QStringLiteral("no .npy arrays in the archive");
@@ -104,14 +100,24 @@ MatrixRead NpzReader::readElements(const TensorInfo &tensor, qint64 slice, qint6
     const ZipEntry *entry = m_zip.find(m_entries.value(tensor.name));
     if (!entry)
         return {{}, QStringLiteral("its archive entry is missing")};
+    const NpyHeader header = m_headers.value(tensor.name);
+    const qint64 needed = NpyFormat::dataBytes(header);
+    if (needed < 0 || quint64(needed) > entry->size - std::min<quint64>(entry->size, quint64(header.dataOffset)))
+        return {{}, QStringLiteral("its entry holds %1 bytes, fewer than its header and the %2 data bytes it claims").arg(entry->size).arg(needed)};
     QString error;
-    const auto bytes = m_zip.readEntry(m_file, *entry, kMaxArrayBytes, &error);
-    if (!bytes)
-        return {{}, error};
-    const auto header = NpyFormat::parseHeader(*bytes, &error);
-    if (!header)
-        return {{}, error};
-    return NpyFormat::decodeMatrix(*header, bytes->mid(header->dataOffset), rows, cols, slice);
+    if (!header.fortranOrder) {
+        // Row-major: the matrix is one run of bytes, and only those are inflated and kept.
+        const qint64 matrixBytes = rows * cols * header.elementSize;
+        const auto bytes = m_zip.readEntry(m_file, *entry, quint64(header.dataOffset + std::max<qint64>(slice, 0) * matrixBytes),
+                                           quint64(matrixBytes), &error);
+        return bytes ? NpyFormat::decodeMatrix(header, *bytes, rows, cols) : MatrixRead{{}, error};
+    }
+    // Column-major: one matrix's elements are spread over the whole array, which is read whole.
+    if (needed > MemoryBudget::maxMatrixBytes())
+        return {{}, QStringLiteral("a column-major array is read whole, and its %1 are more than the %2 one matrix may use")
+                        .arg(MemoryBudget::bytesText(needed), MemoryBudget::bytesText(MemoryBudget::maxMatrixBytes()))};
+    const auto bytes = m_zip.readEntry(m_file, *entry, quint64(header.dataOffset), quint64(needed), &error);
+    return bytes ? NpyFormat::decodeMatrix(header, *bytes, rows, cols, slice) : MatrixRead{{}, error};
 }
 
 } // namespace rankscope

@@ -121,6 +121,46 @@ private slots:
         QVERIFY(analysed.issues.first().text().contains("transformer.h.0.mlp.c_fc.weight: a 46000×46000 matrix"));
     }
 
+    // A compressed .npz entry is inflated only as far as the matrix read needs, never whole: the
+    // header lists the tensor of a 3 MB entry even when its stream is damaged further on; a slice is exact; a
+    // matrix over the limit is refused before inflating.
+    void npzInflatesOnlyWhatIsRead()
+    {
+        // Random values, which deflate cannot shrink: damage near the stream's end hits the last slice.
+        std::mt19937 random(18);
+        QList<float> values;
+        for (int i = 0; i < 3 * 512 * 512; ++i)
+            values << float(random() % 100000);
+        const QByteArray npy = npyFile("<f4", {3, 512, 512}, rawBytes<float>(values));
+        const QString path = m_dir.filePath("experts.npz");
+        saveBytes(path, npzArchive({{"model.layers.0.mlp.experts.down_proj.npy", npy}}, true));
+        QString error;
+        auto reader = openCheckpoint(path, &error);
+        QVERIFY2(reader, qPrintable(error));
+        const MatrixRead slice = reader->readMatrix("model.layers.0.mlp.experts.down_proj", 2);
+        QVERIFY2(slice.ok(), qPrintable(slice.error));
+        QCOMPARE(slice.values(0, 0), double(values[2 * 512 * 512]));
+        QCOMPARE(slice.values(511, 511), double(values.last()));
+        {
+            auto restore = limitMatrices("1M");
+            const MatrixRead refused = reader->readMatrix("model.layers.0.mlp.experts.down_proj", 0);
+            QVERIFY2(refused.error.contains("more than the 1.0 MB one matrix may use"), qPrintable(refused.error));
+        }
+        reader.reset();
+
+        // Damage the deflate stream near its end: the header still reads, the last slice does not.
+        QByteArray damaged = npzArchive({{"w.npy", npy}}, true);
+        const qsizetype directory = damaged.indexOf(QByteArray("PK\x01\x02", 4));
+        for (qsizetype i = directory - 64; i < directory - 16; ++i)
+            damaged[i] = char(0xFF);
+        saveBytes(path, damaged);
+        reader = openCheckpoint(path, &error);
+        QVERIFY2(reader, qPrintable(error));
+        QVERIFY(reader->readMatrix("w", 0).ok());
+        const MatrixRead cut = reader->readMatrix("w", 2);
+        QVERIFY2(!cut.ok() && cut.error.startsWith("zip entry w.npy"), qPrintable(cut.error));
+    }
+
     void allocationFailureFailsOneTensor()
     {
         ExhaustedReader reader;

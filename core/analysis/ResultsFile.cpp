@@ -14,8 +14,13 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QStandardPaths>
+#include <QTemporaryFile>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <unistd.h>
 #include <vector>
 
@@ -24,6 +29,8 @@ namespace rankscope {
 namespace {
 
 constexpr const char *kFormat = "rankscope-results";
+// Between a results file's name and the saving process's id in its temporary's name.
+constexpr const char *kTemporaryInfix = ".tmp-";
 
 hid_t utf8StringType()
 {
@@ -411,41 +418,82 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     return run;
 }
 
+// Removes the temporaries of saves whose process is gone (killed while saving):
+// <name>.tmp-<pid>-XXXXXX, or <name>.tmp-<pid> as earlier versions named them.
+void removeStaleTemporaries(const QFileInfo &target)
+{
+    static const QRegularExpression owner(QStringLiteral(R"(^(\d+)(?:-[A-Za-z0-9]{6})?$)"));
+    const QString prefix = target.fileName() + QLatin1String(kTemporaryInfix);
+    for (const QString &name : target.dir().entryList(QDir::Files | QDir::Hidden | QDir::System)) {
+        if (!name.startsWith(prefix))
+            continue;
+        const QRegularExpressionMatch m = owner.match(name.mid(prefix.size()));
+        const pid_t pid = m.hasMatch() ? pid_t(m.captured(1).toLongLong()) : 0;
+        if (pid > 0 && pid != pid_t(QCoreApplication::applicationPid()) && ::kill(pid, 0) != 0 && errno == ESRCH)
+            QFile::remove(target.dir().filePath(name));
+    }
+}
+
 } // namespace
 
 bool ResultsFile::save(const RunAnalysis &run, const QString &path, QString *error)
 {
-    const QFileInfo target(path);
+    const QFileInfo target(QFileInfo(path).absoluteFilePath());
     if (!QDir().mkpath(target.absolutePath())) {
         *error = QStringLiteral("%1: cannot create its folder").arg(path);
         return false;
     }
-    const QString temporary = QStringLiteral("%1.tmp-%2").arg(target.absoluteFilePath()).arg(QCoreApplication::applicationPid());
+    removeStaleTemporaries(target);
+    // The file is built in memory (HDF5's core driver) and reaches the disk in one checked write:
+    // a full disk is then a write that fails here, never an HDF5 file that cannot be flushed, which
+    // stayed open and crashed the process at exit.
+    QByteArray image;
     {
         Hdf5Lock lock;
-        Hdf5Id file(H5Fcreate(temporary.toLocal8Bit().constData(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
-        if (!file.ok()) {
-            *error = QStringLiteral("%1: cannot be created").arg(temporary);
+        const Hdf5Id access(H5Pcreate(H5P_FILE_ACCESS));
+        if (!access.ok() || H5Pset_fapl_core(access, 4 << 20, false) < 0) {
+            *error = QStringLiteral("%1: HDF5 cannot build a file in memory").arg(path);
             return false;
         }
-        if (!writeRun(file, run)) {
-            *error = QStringLiteral("%1: writing failed (disk full?)").arg(path);
-            file.close();
-            QFile::remove(temporary);
+        Hdf5Id file(H5Fcreate("rankscope-results.h5", H5F_ACC_TRUNC, H5P_DEFAULT, access));
+        if (!file.ok() || !writeRun(file, run) || H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
+            *error = QStringLiteral("%1: the results cannot be assembled (out of memory?)").arg(path);
+            return false;
+        }
+        const ssize_t size = H5Fget_file_image(file, nullptr, 0);
+        if (size > 0) {
+            image.resize(qsizetype(size));
+            if (H5Fget_file_image(file, image.data(), size_t(size)) != size)
+                image.clear();
+        }
+        if (!file.close() || image.isEmpty()) {
+            *error = QStringLiteral("%1: the results cannot be assembled (out of memory?)").arg(path);
             return false;
         }
     }
-    // The data must be on disk before the rename makes it the results file.
-    QFile written(temporary);
-    if (written.open(QIODevice::ReadOnly)) {
-        ::fsync(written.handle());
-        written.close();
-    }
-    if (std::rename(temporary.toLocal8Bit().constData(), target.absoluteFilePath().toLocal8Bit().constData()) != 0) {
-        QFile::remove(temporary);
-        *error = QStringLiteral("%1: cannot be replaced").arg(path);
+    // O_EXCL under an unpredictable name beside the target; the process id in the name lets a
+    // later save tell a dead process's leftover from a save in progress.
+    QTemporaryFile temporary(target.absoluteFilePath() + QLatin1String(kTemporaryInfix) +
+                             QString::number(QCoreApplication::applicationPid()) + QStringLiteral("-XXXXXX"));
+    if (!temporary.open()) {
+        *error = QStringLiteral("%1: cannot create a file in its folder: %2").arg(path, temporary.errorString());
         return false;
     }
+    temporary.setPermissions(target.exists() ? target.permissions()
+                                             : QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther);
+    // The data must be on disk before the rename makes it the results file.
+    const bool written = temporary.write(image) == image.size() && temporary.flush() && ::fsync(temporary.handle()) == 0;
+    const QString writeError = temporary.errorString();
+    temporary.close();
+    if (!written || temporary.error() != QFileDevice::NoError) {
+        *error = QStringLiteral("%1: writing failed: %2").arg(path, written ? temporary.errorString() : writeError);
+        return false;
+    }
+    if (std::rename(QFile::encodeName(temporary.fileName()).constData(), QFile::encodeName(target.absoluteFilePath()).constData()) != 0) {
+        *error = QStringLiteral("%1: cannot be replaced: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+        return false;
+    }
+    temporary.setAutoRemove(false);
     return true;
 }
 
@@ -486,7 +534,13 @@ QString ResultsFile::cachePathFor(const QString &folder)
 {
     const QByteArray key = QDir::cleanPath(QFileInfo(folder).absoluteFilePath()).toUtf8();
     const QString hash = QString::fromLatin1(QCryptographicHash::hash(key, QCryptographicHash::Sha1).toHex().left(20));
-    return QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/runs/") + hash + QStringLiteral(".h5");
+    QString cache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
+    // The XDG spec makes a relative XDG_CACHE_HOME invalid, to be ignored; Qt 6.4 would use it,
+    // relative to whatever the working folder is.
+    const QString xdg = qEnvironmentVariable("XDG_CACHE_HOME");
+    if (!xdg.isEmpty() && QDir::isRelativePath(xdg) && cache.startsWith(xdg))
+        cache = QDir::homePath() + QStringLiteral("/.cache") + cache.mid(xdg.size());
+    return cache + QStringLiteral("/runs/") + hash + QStringLiteral(".h5");
 }
 
 } // namespace rankscope

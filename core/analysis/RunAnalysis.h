@@ -42,6 +42,7 @@ struct RunAnalysis {
     QList<SkippedFile> sidecars;
     QStringList notes;                // how the run was read (e.g. steps by order, cache rebuilt)
     QStringList pending;              // checkpoints still being written, left for a later pass
+    QString resultsError;             // why the results file could not be saved; empty when it was (or none was asked for)
     int checkpointsFound = 0;
     int checkpointsAnalysed = 0;      // checkpoints with at least one analysed matrix
     bool cancelled = false;

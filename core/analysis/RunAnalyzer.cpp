@@ -169,8 +169,12 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
 void RunAnalyzer::saveResults(const RunAnalysis &run, RunAnalysis &report)
 {
     QString error;
-    if (!ResultsFile::save(run, m_settings.resultsPath, &error))
+    if (ResultsFile::save(run, m_settings.resultsPath, &error)) {
+        report.resultsError.clear();
+    } else if (report.resultsError != error) {
+        report.resultsError = error;
         report.notes << QStringLiteral("results not saved: %1").arg(error);
+    }
 }
 
 QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, RunAnalysis &run,

@@ -327,6 +327,21 @@ private slots:
         QVERIFY(loads >= 20); // the earlier file survives every kill of a run over it
     }
 
+    // The XDG spec makes a relative XDG_CACHE_HOME invalid: the cache goes to ~/.cache, not under
+    // whatever folder the command runs in.
+    void relativeXdgCacheHomeIsIgnored()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath("home") && QDir(dir.path()).mkpath("work"));
+        Launch launch;
+        launch.environment = {{"XDG_CACHE_HOME", "relative-cache"}, {"HOME", dir.filePath("home")}};
+        launch.workingDirectory = dir.filePath("work");
+        const Run r = runRankscope({"analyze", RANKSCOPE_DEMO_RUN}, launch);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(!QFileInfo::exists(dir.filePath("work/relative-cache")));
+        QVERIFY2(r.err.contains("results in " + dir.filePath("home/.cache/RankScope/RankScope/runs/")), qPrintable(r.err));
+    }
+
     // Discovery opens every .h5 to ask whether it is a results file: a 64-element format attribute
     // there crashed `rankscope info`.
     void infoSurvivesHostileHdf5Attributes()

@@ -237,6 +237,41 @@ private slots:
         }
     }
 
+    // The temporary a save writes is created exclusively under an unpredictable name, so nothing
+    // planted at a guessable name is followed; those of dead processes are removed.
+    void temporariesAreExclusiveAndStaleOnesRemoved()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("run.h5");
+        const pid_t dead = fork();
+        if (dead == 0)
+            _exit(0);
+        waitpid(dead, nullptr, 0);
+        const QString stale = path + QStringLiteral(".tmp-%1-Ab12Cd").arg(dead), older = path + QStringLiteral(".tmp-%1").arg(dead);
+        const QString alive = path + QStringLiteral(".tmp-1-Ab12Cd"); // pid 1 never dies
+        for (const QString &name : {stale, older, alive}) {
+            QFile f(name);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+        }
+        // What an older RankScope would have written to: a symlink to a victim, planted there.
+        const QString victim = dir.filePath("victim.txt");
+        QFile v(victim);
+        QVERIFY(v.open(QIODevice::WriteOnly));
+        v.write("precious");
+        v.close();
+        QVERIFY(QFile::link(victim, path + QStringLiteral(".tmp-%1").arg(getpid())));
+
+        QString error;
+        QVERIFY2(ResultsFile::save(smallRun(dir.path()), path, &error), qPrintable(error));
+        QVERIFY(ResultsFile::load(path, &error));
+        QVERIFY(!QFile::exists(stale));
+        QVERIFY(!QFile::exists(older));
+        QVERIFY(QFile::exists(alive));
+        QVERIFY(v.open(QIODevice::ReadOnly));
+        QCOMPARE(v.readAll(), QByteArray("precious"));
+        const QStringList left = QDir(dir.path()).entryList({"run.h5.tmp-*"}, QDir::Files | QDir::System);
+        QCOMPARE(left.size(), 2); // the live process's, and the planted link
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHdf5Inputs)

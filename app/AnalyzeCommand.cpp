@@ -6,6 +6,7 @@
 #include "analysis/RunAnalyzer.h"
 
 #include "analysis/FolderWatcher.h"
+#include "io/PrintableText.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -114,7 +115,7 @@ int runAnalyzeCommand(const QStringList &arguments)
         QString error;
         options.rules = TensorNameRules::withUserRules(parser.value(rulesOption), &error);
         if (!options.rules) {
-            err << "rankscope analyze: " << error << '\n';
+            err << "rankscope analyze: " << printableText(error) << '\n';
             return 1;
         }
     }
@@ -144,7 +145,7 @@ int runAnalyzeCommand(const QStringList &arguments)
                     return; // plain lines: one per checkpoint
                 QString line = QStringLiteral("%1/%2 checkpoints, %3/%4 matrices, %5")
                                    .arg(p.checkpointsDone).arg(p.checkpointsTotal).arg(p.matricesDone).arg(p.matricesTotal)
-                                   .arg(QFileInfo(p.currentFile).fileName());
+                                   .arg(printableText(QFileInfo(p.currentFile).fileName()));
                 if (p.etaSeconds >= 0 && p.checkpointsDone < p.checkpointsTotal)
                     line += QStringLiteral(", ETA %1 s").arg(p.etaSeconds, 0, 'f', 0);
                 if (terminal) {
@@ -164,9 +165,9 @@ int runAnalyzeCommand(const QStringList &arguments)
         for (const AnalysisIssue &issue : run.issues)
             err << issue.text() << '\n';
         for (const QString &note : run.notes)
-            err << "note: " << note << '\n';
+            err << "note: " << printableText(note) << '\n';
         for (const QString &path : silent ? QStringList() : run.pending)
-            err << QFileInfo(path).fileName() << ": still being written; analysed once it has not changed for "
+            err << printableText(QFileInfo(path).fileName()) << ": still being written; analysed once it has not changed for "
                 << options.settings.settleSeconds << " s\n";
         if (parser.isSet(csv)) {
             QFile file;
@@ -189,11 +190,11 @@ int runAnalyzeCommand(const QStringList &arguments)
                        .arg(run.checkpointsAnalysed).arg(run.checkpointsFound)
                        .arg(std::count_if(run.checkpoints.begin(), run.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }))
                        .arg(run.results.size()).arg(timer.elapsed() / 1000.0, 0, 'f', 2)
-                       .arg(settings.resultsPath.isEmpty() ? QString() : QStringLiteral("; results in ") + settings.resultsPath);
+                       .arg(settings.resultsPath.isEmpty() ? QString() : QStringLiteral("; results in ") + printableText(settings.resultsPath));
         err.flush();
         const int status = run.results.isEmpty() ? 1 : run.issues.isEmpty() ? 0 : 2;
         if (run.results.isEmpty() && run.checkpointsFound == 0 && run.pending.isEmpty() && !watch)
-            err << folder << ": no checkpoints found\n";
+            err << printableText(folder) << ": no checkpoints found\n";
         last = std::move(loaded);
         return status;
     };
@@ -206,7 +207,7 @@ int runAnalyzeCommand(const QStringList &arguments)
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
     if (!QFileInfo(folder).isDir()) {
-        err << folder << ": not a folder\n";
+        err << printableText(folder) << ": not a folder\n";
         return 1;
     }
     int status = pass();
@@ -220,7 +221,7 @@ int runAnalyzeCommand(const QStringList &arguments)
         const int before = last ? int(last->checkpoints.size()) : 0;
         status = pass();
         if (!silent && last && int(last->checkpoints.size()) != before)
-            err << "watching " << folder << ": " << last->checkpoints.size() << " checkpoints\n";
+            err << "watching " << printableText(folder) << ": " << last->checkpoints.size() << " checkpoints\n";
         if (last && !last->pending.isEmpty())
             watcher.recheckAfter(options.settings.settleSeconds);
     });
@@ -231,10 +232,10 @@ int runAnalyzeCommand(const QStringList &arguments)
     });
     interruptPoll.start(100);
     if (!silent)
-        err << "watching " << folder << " (Ctrl+C to stop)\n";
+        err << "watching " << printableText(folder) << " (Ctrl+C to stop)\n";
     QCoreApplication::exec();
     if (!silent)
-        err << "stopped; results are complete" << (settings.resultsPath.isEmpty() ? QString() : QStringLiteral(" in ") + settings.resultsPath) << '\n';
+        err << "stopped; results are complete" << (settings.resultsPath.isEmpty() ? QString() : QStringLiteral(" in ") + printableText(settings.resultsPath)) << '\n';
     return status == 1 && last && !last->results.isEmpty() ? 0 : status;
 }
 

@@ -7,6 +7,7 @@
 #include "SpectrumView.h"
 #include "TypeLayerHeatmap.h"
 #include "ViewState.h"
+#include "io/PrintableText.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -102,7 +103,7 @@ int runExportCommand(const QStringList &arguments)
             for (const AnalysisIssue &issue : run->issues)
                 err << issue.text() << '\n';
         if (!run || run->results.isEmpty()) {
-            err << sources[i] << ": nothing to draw\n";
+            err << printableText(sources[i]) << ": nothing to draw\n";
             return 1;
         }
         anyIssue |= !run->issues.isEmpty();
@@ -187,10 +188,10 @@ int runExportCommand(const QStringList &arguments)
     }
     QString error;
     if (!FigureExporter::write(panels, path, size, &error)) {
-        err << "rankscope export: " << error << '\n';
+        err << "rankscope export: " << printableText(error) << '\n';
         return 1;
     }
-    err << "wrote " << path << '\n';
+    err << "wrote " << printableText(path) << '\n';
     return anyIssue ? 2 : 0;
 }
 

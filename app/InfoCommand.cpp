@@ -4,6 +4,7 @@
 #include "analysis/CheckpointPlan.h"
 #include "model/RuleSuggestions.h"
 #include "io/OutputFile.h"
+#include "io/PrintableText.h"
 #include "io/CheckpointReader.h"
 #include "model/TensorNameRules.h"
 
@@ -53,19 +54,19 @@ int runInfoCommand(const QStringList &arguments)
         QString error;
         auto user = TensorNameRules::withUserRules(parser.value(rulesOption), &error);
         if (!user) {
-            err << "rankscope info: " << error << '\n';
+            err << "rankscope info: " << printableText(error) << '\n';
             return 1;
         }
         rules = *user;
     }
     const QString folder = parser.positionalArguments().first();
     if (!QFileInfo(folder).isDir()) {
-        err << folder << ": not a folder\n";
+        err << printableText(folder) << ": not a folder\n";
         return 1;
     }
     const CheckpointListing listing = CheckpointDiscovery::scan(folder);
     if (listing.checkpoints.isEmpty()) {
-        err << folder << ": no checkpoints found\n";
+        err << printableText(folder) << ": no checkpoints found\n";
         return 1;
     }
     const QDir base(QFileInfo(folder).absoluteFilePath());
@@ -83,16 +84,17 @@ int runInfoCommand(const QStringList &arguments)
                      base.relativeFilePath(QFileInfo(file.path).absoluteFilePath()), error, &file});
         anyProblem |= !reader;
     }
-    out << "Checkpoints in " << QDir::toNativeSeparators(base.absolutePath()) << " (" << rows.size() << "):\n";
+    out << "Checkpoints in " << printableText(QDir::toNativeSeparators(base.absolutePath())) << " (" << rows.size() << "):\n";
     out << "  " << QStringLiteral("step").leftJustified(10) << QStringLiteral("format").leftJustified(24) << "path\n";
     for (const Row &row : rows) {
-        out << "  " << row.step.leftJustified(10) << row.format.leftJustified(24) << row.path;
+        out << "  " << row.step.leftJustified(10) << row.format.leftJustified(24) << printableText(row.path);
         if (!row.problem.isEmpty())
-            out << "  — not readable: " << row.problem;
+            out << "  — not readable: " << printableText(row.problem);
         out << '\n';
     }
     for (const SkippedFile &skipped : listing.skipped)
-        out << "  skipped " << base.relativeFilePath(QFileInfo(skipped.path).absoluteFilePath()) << ": " << skipped.reason << '\n';
+        out << "  skipped " << printableText(base.relativeFilePath(QFileInfo(skipped.path).absoluteFilePath())) << ": "
+            << printableText(skipped.reason) << '\n';
 
     const QString wanted = parser.value(stepOption);
     const Row *chosen = nullptr;
@@ -106,14 +108,14 @@ int runInfoCommand(const QStringList &arguments)
     QString error;
     auto reader = openCheckpoint(chosen->file->path, &error);
     if (!reader) {
-        err << chosen->path << ": " << error << '\n';
+        err << printableText(chosen->path) << ": " << printableText(error) << '\n';
         return 1;
     }
     const CheckpointPlan plan = CheckpointPlan::make(*chosen->file, *reader, rules);
-    out << "\nTensors of step " << chosen->step << " (" << chosen->path << "):\n";
+    out << "\nTensors of step " << chosen->step << " (" << printableText(chosen->path) << "):\n";
     if (!plan.config.isEmpty())
-        out << "  model: " << (plan.config.describeModel().isEmpty() ? QStringLiteral("no model_type") : plan.config.describeModel())
-            << "; config from " << plan.config.sources().join(QLatin1String(", ")) << '\n';
+        out << "  model: " << printableText(plan.config.describeModel().isEmpty() ? QStringLiteral("no model_type") : plan.config.describeModel())
+            << "; config from " << printableText(plan.config.sources().join(QLatin1String(", "))) << '\n';
     else
         out << "  model: no config.json or hyper-parameters found\n";
 
@@ -170,6 +172,9 @@ int runInfoCommand(const QStringList &arguments)
         typed += t ? int(t->parts.size()) : 0;
     }
     QList<qsizetype> widths(table[0].size(), 0);
+    for (QStringList &row : table)
+        for (QString &cell : row)
+            cell = printableText(cell);
     for (const QStringList &row : table)
         for (qsizetype c = 0; c + 1 < row.size(); ++c)
             widths[c] = std::max(widths[c], row[c].size());
@@ -186,7 +191,7 @@ int runInfoCommand(const QStringList &arguments)
     out << '\n';
     if (!reported.isEmpty() && plan.layout.typed.isEmpty()) {
         const QString model = plan.config.describeModel();
-        out << "\nNo rule knows this model" << (model.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(model))
+        out << "\nNo rule knows this model" << (model.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(printableText(model)))
             << ". Write naming rules (docs/naming-rules.md) and pass them with --rules;\n"
                "rankscope info FOLDER --suggest-rules FILE writes a first draft from these tensor names.\n";
     }
@@ -199,10 +204,10 @@ int runInfoCommand(const QStringList &arguments)
         } else {
             QString writeError;
             if (!writeOutputFile(path, draft.toJson(QJsonDocument::Indented), &writeError)) {
-                err << "rankscope info: " << writeError << '\n';
+                err << "rankscope info: " << printableText(writeError) << '\n';
                 return 1;
             }
-            out << "\nWrote a draft of " << draft.object().value(QLatin1String("rules")).toArray().size() << " rules to " << path
+            out << "\nWrote a draft of " << draft.object().value(QLatin1String("rules")).toArray().size() << " rules to " << printableText(path)
                 << ": check each rule's type (and split), then pass it with --rules.\n";
         }
     }

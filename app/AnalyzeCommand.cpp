@@ -6,10 +6,13 @@
 #include "analysis/RunAnalyzer.h"
 
 #include "analysis/FolderWatcher.h"
+#include "io/OutputFile.h"
 #include "io/PrintableText.h"
 
+#include <QBuffer>
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
 #include <QTimer>
 #include <atomic>
 #include <csignal>
@@ -39,15 +42,6 @@ void onInterrupt(int)
     g_interrupted = true;
     if (RunAnalyzer *analyzer = g_activeAnalyzer.load())
         analyzer->cancel(); // an atomic store: safe in a signal handler
-}
-
-bool openOutput(const QString &name, QFile &file, QTextStream &err)
-{
-    const bool ok = name == QLatin1String("-") ? file.open(stdout, QIODevice::WriteOnly)
-                                               : (file.setFileName(name), file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    if (!ok)
-        err << "rankscope: cannot write " << name << ": " << file.errorString() << '\n';
-    return ok;
 }
 
 } // namespace
@@ -128,6 +122,25 @@ int runAnalyzeCommand(const QStringList &arguments)
             return 1;
         }
     }
+    // Every output is checked before the analysis, so a mistyped path costs no analysis. The
+    // results file's folder is made, as every save would.
+    if (parser.isSet(results))
+        QDir().mkpath(QFileInfo(settings.resultsPath).absolutePath());
+    for (const QCommandLineOption *output : {&csv, &json, &results}) {
+        if (!parser.isSet(*output))
+            continue;
+        if (const QString problem = outputFileProblem(parser.value(*output)); !problem.isEmpty()) {
+            err << "rankscope analyze: " << printableText(problem) << '\n';
+            return 1;
+        }
+    }
+    // An explicit results file is replaced by every save: whatever else sits at that path (a
+    // checkpoint, say) is never overwritten. A damaged file of RankScope's own is rebuilt.
+    if (parser.isSet(results) && QFileInfo::exists(settings.resultsPath) && !ResultsFile::isResultsFile(settings.resultsPath)) {
+        err << "rankscope analyze: " << printableText(settings.resultsPath)
+            << ": exists and is not a RankScope results file; it is not replaced (give another --results path)\n";
+        return 1;
+    }
 
     // One pass: an incremental analysis, its report, and the CSV/JSON rewritten whole.
     std::optional<RunAnalysis> last;
@@ -169,18 +182,26 @@ int runAnalyzeCommand(const QStringList &arguments)
         for (const QString &path : silent ? QStringList() : run.pending)
             err << printableText(QFileInfo(path).fileName()) << ": still being written; analysed once it has not changed for "
                 << options.settings.settleSeconds << " s\n";
+        // Whole or not at all, and any failure (a full disk, /dev/full) is exit status 1.
+        bool written = true;
+        auto write = [&](const QCommandLineOption &option, const QByteArray &bytes) {
+            QString error;
+            if (parser.isSet(option) && !writeOutputFile(parser.value(option), bytes, &error)) {
+                err << "rankscope analyze: " << printableText(error) << '\n';
+                written = false;
+            }
+        };
         if (parser.isSet(csv)) {
-            QFile file;
-            if (!openOutput(parser.value(csv), file, err))
-                return 1;
-            MetricsTable::writeCsv(run.results, file);
+            QBuffer table;
+            table.open(QIODevice::WriteOnly);
+            MetricsTable::writeCsv(run.results, table);
+            write(csv, table.data());
         }
-        if (parser.isSet(json)) {
-            QFile file;
-            if (!openOutput(parser.value(json), file, err))
-                return 1;
-            file.write(MetricsTable::toJson(run.results).toJson(QJsonDocument::Indented));
-        }
+        if (parser.isSet(json))
+            write(json, MetricsTable::toJson(run.results).toJson(QJsonDocument::Indented));
+        // The cache only saves time; a results file the user named is an output like the others.
+        if (parser.isSet(results) && !run.resultsError.isEmpty())
+            written = false;
         if (!silent && run.timings.readSeconds > 0)
             err << QStringLiteral("time: reading %1 s; spectra %2 s and metrics %3 s of CPU on %4 workers\n")
                        .arg(run.timings.readSeconds, 0, 'f', 2).arg(run.timings.spectraSeconds, 0, 'f', 2)
@@ -190,9 +211,10 @@ int runAnalyzeCommand(const QStringList &arguments)
                        .arg(run.checkpointsAnalysed).arg(run.checkpointsFound)
                        .arg(std::count_if(run.checkpoints.begin(), run.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }))
                        .arg(run.results.size()).arg(timer.elapsed() / 1000.0, 0, 'f', 2)
-                       .arg(settings.resultsPath.isEmpty() ? QString() : QStringLiteral("; results in ") + printableText(settings.resultsPath));
+                       .arg(settings.resultsPath.isEmpty() || !run.resultsError.isEmpty() ? QString()
+                                                                                          : QStringLiteral("; results in ") + printableText(settings.resultsPath));
         err.flush();
-        const int status = run.results.isEmpty() ? 1 : run.issues.isEmpty() ? 0 : 2;
+        const int status = !written || run.results.isEmpty() ? 1 : run.issues.isEmpty() ? 0 : 2;
         if (run.results.isEmpty() && run.checkpointsFound == 0 && run.pending.isEmpty() && !watch)
             err << printableText(folder) << ": no checkpoints found\n";
         last = std::move(loaded);

@@ -7,6 +7,7 @@
 #include "SpectrumView.h"
 #include "TypeLayerHeatmap.h"
 #include "ViewState.h"
+#include "io/OutputFile.h"
 #include "io/PrintableText.h"
 
 #include <QCommandLineParser>
@@ -78,6 +79,9 @@ int runExportCommand(const QStringList &arguments)
     const QString path = parser.value(output);
     if (path.isEmpty() || !FigureExporter::formats().contains(QFileInfo(path).suffix().toLower()))
         return usage(QStringLiteral("--out needs a .png, .svg or .pdf file"));
+    // Checked before any run is loaded or analysed.
+    if (const QString problem = outputFileProblem(path); !problem.isEmpty())
+        return usage(printableText(problem));
     std::optional<Metric> metric;
     if (parser.isSet(metricOption) && !(metric = metricFromColumn(parser.value(metricOption))))
         return usage(QStringLiteral("unknown --metric '%1'").arg(parser.value(metricOption)));

@@ -1,5 +1,8 @@
 #include "FigureExporter.h"
 
+#include "io/OutputFile.h"
+
+#include <QBuffer>
 #include <QFileInfo>
 #include <QImage>
 #include <QPdfWriter>
@@ -54,6 +57,10 @@ bool FigureExporter::write(const QList<QCustomPlot *> &panels, const QString &pa
         return false;
     }
     const QString suffix = QFileInfo(path).suffix().toLower();
+    // Drawn into memory, then written whole: a failed export leaves the earlier file as it was,
+    // and never an SVG cut short.
+    QBuffer figure;
+    figure.open(QIODevice::WriteOnly);
     bool ok = false;
     if (suffix == QLatin1String("png")) {
         QImage image(qRound(size.width * size.scale), qRound(size.height * size.scale), QImage::Format_ARGB32);
@@ -67,16 +74,16 @@ bool FigureExporter::write(const QList<QCustomPlot *> &panels, const QString &pa
         }
         image.setDotsPerMeterX(qRound(3780 * size.scale)); // 96 dpi at scale 1
         image.setDotsPerMeterY(qRound(3780 * size.scale));
-        ok = image.save(path, "PNG");
+        ok = image.save(&figure, "PNG");
     } else if (suffix == QLatin1String("svg")) {
         QSvgGenerator generator;
-        generator.setFileName(path);
+        generator.setOutputDevice(&figure);
         generator.setSize(QSize(size.width, size.height));
         generator.setViewBox(QRect(0, 0, size.width, size.height));
         generator.setTitle(QStringLiteral("RankScope figure"));
         ok = paintVectorized(&generator, panels, size.width, size.height);
     } else if (suffix == QLatin1String("pdf")) {
-        QPdfWriter writer(path);
+        QPdfWriter writer(&figure);
         writer.setCreator(QStringLiteral("RankScope"));
         writer.setPageMargins(QMarginsF(0, 0, 0, 0));
         writer.setPageSize(QPageSize(QSizeF(size.width, size.height), QPageSize::Point, QString(), QPageSize::ExactMatch));
@@ -90,9 +97,11 @@ bool FigureExporter::write(const QList<QCustomPlot *> &panels, const QString &pa
         plot->setViewport(plot->rect());
         plot->replot();
     }
-    if (!ok)
-        *error = QStringLiteral("%1: cannot be written").arg(path);
-    return ok;
+    if (!ok) {
+        *error = QStringLiteral("%1: the figure could not be drawn").arg(path);
+        return false;
+    }
+    return writeOutputFile(path, figure.data(), error);
 }
 
 } // namespace rankscope

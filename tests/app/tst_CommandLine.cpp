@@ -68,6 +68,19 @@ Run runRankscope(const QStringList &arguments, const Launch &launch = {})
             QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
 }
 
+QByteArray contents(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void writeBytes(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytes);
+}
+
 } // namespace
 
 class TestCommandLine : public QObject {
@@ -325,6 +338,67 @@ private slots:
             }
         }
         QVERIFY(loads >= 20); // the earlier file survives every kill of a run over it
+    }
+
+    // A write that fails is exit status 1 and leaves the earlier file whole: /dev/full, a full disk
+    // (a file-size limit stands in for one), a folder that does not exist, found before analysing.
+    void outputsAreWholeOrFailLoudly()
+    {
+        QTemporaryDir dir;
+        for (const char *option : {"--csv", "--json"}) {
+            const Run r = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, option, "/dev/full", "--quiet"});
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.contains("/dev/full: cannot be written"), qPrintable(r.err));
+        }
+        Run r = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--csv", dir.filePath("missing/m.csv"), "--no-cache"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("m.csv: its folder") && r.err.contains("does not exist"), qPrintable(r.err));
+        QVERIFY2(!r.err.contains("checkpoints analysed"), qPrintable(r.err)); // refused before any analysis
+
+        const QString csv = dir.filePath("m.csv"), results = dir.filePath("run.h5");
+        writeBytes(csv, "the earlier table\n");
+        Launch fullDisk;
+        fullDisk.fileSizeLimit = 16 * 1024;
+        r = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--csv", csv, "--results", results, "--no-cache"}, fullDisk);
+        QCOMPARE(r.exitCode, 1); // and not a crash at exit
+        QVERIFY2(r.err.contains("m.csv: cannot be written"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("results not saved: " + results + ": writing failed"), qPrintable(r.err));
+        QCOMPARE(contents(csv), QByteArray("the earlier table\n"));
+        QVERIFY(!QFileInfo::exists(results));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"m.csv"}); // no temporaries left
+    }
+
+    // A failed export leaves the figure that was there, and never says "wrote".
+    void exportNeverDestroysTheEarlierFigure()
+    {
+        QTemporaryDir dir;
+        for (const char *name : {"f.png", "f.svg", "f.pdf"}) {
+            const QString path = dir.filePath(name);
+            QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--out", path}).exitCode, 0);
+            const QByteArray before = contents(path);
+            Launch fullDisk;
+            fullDisk.fileSizeLimit = 2048;
+            const Run r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "heatmaps", "--out", path}, fullDisk);
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.contains(QStringLiteral("%1: cannot be written").arg(path)) && !r.err.contains("wrote"), qPrintable(r.err));
+            QCOMPARE(contents(path), before);
+        }
+        const Run missing = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--out", dir.filePath("no/f.png")});
+        QCOMPARE(missing.exitCode, 1);
+        QVERIFY2(missing.err.contains("does not exist"), qPrintable(missing.err));
+    }
+
+    // --results names the file every save replaces: anything else found there is kept.
+    void resultsNeverReplaceAForeignFile()
+    {
+        QTemporaryDir dir;
+        const QString checkpoint = dir.filePath("precious.h5");
+        QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_000000.pt"), checkpoint));
+        const QByteArray before = contents(checkpoint);
+        const Run r = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--results", checkpoint, "--no-cache"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("precious.h5: exists and is not a RankScope results file"), qPrintable(r.err));
+        QCOMPARE(contents(checkpoint), before);
     }
 
     // The XDG spec makes a relative XDG_CACHE_HOME invalid: the cache goes to ~/.cache, not under

@@ -187,13 +187,14 @@ bool writeRun(hid_t file, const RunAnalysis &run)
               writeStringAttribute(file, "created", QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
 
     Hdf5Id checkpoints(H5Gcreate2(file, "checkpoints", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    QStringList paths, formats, errors;
+    QStringList paths, formats, errors, fingerprints;
     std::vector<long long> steps, sizes, mtimes;
     std::vector<int> matrices, fromOrder;
     for (const CheckpointRecord &c : run.checkpoints) {
         paths << c.path;
         formats << c.format;
         errors << c.error;
+        fingerprints << c.fingerprint;
         steps.push_back(c.step);
         sizes.push_back(c.size);
         mtimes.push_back(c.mtimeMs);
@@ -201,7 +202,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
         fromOrder.push_back(c.stepFromOrder);
     }
     ok = ok && checkpoints.ok() && writeStrings(checkpoints, "path", paths) && writeStrings(checkpoints, "format", formats) &&
-         writeStrings(checkpoints, "error", errors) &&
+         writeStrings(checkpoints, "error", errors) && writeStrings(checkpoints, "fingerprint", fingerprints) &&
          writeNumbers(checkpoints, "step", steps, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(checkpoints, "size", sizes, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(checkpoints, "mtime_ms", mtimes, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
@@ -281,7 +282,7 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         return std::nullopt;
     }
     const auto schema = Hdf5Attribute::readInteger(file, "schema_version");
-    if (schema != 1 && schema != ResultsFile::kSchemaVersion) {
+    if (!schema || *schema < 1 || *schema > ResultsFile::kSchemaVersion) {
         *error = QStringLiteral("results file schema %1 is not the %2 this RankScope reads").arg(schema.value_or(0)).arg(ResultsFile::kSchemaVersion);
         return std::nullopt;
     }
@@ -305,18 +306,21 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     const auto paths = readStrings(checkpoints, "path", c, problems);
     const auto formats = readStrings(checkpoints, "format", c, problems);
     const auto errors = readStrings(checkpoints, "error", c, problems);
+    const auto fingerprints = *schema < 3 ? (paths ? std::optional<QStringList>(QStringList(paths->size(), QString())) : std::nullopt)
+                                          : readStrings(checkpoints, "fingerprint", c, problems);
     const auto steps = readNumbers<long long>(checkpoints, "step", c, H5T_NATIVE_LLONG, problems);
     const auto sizes = readNumbers<long long>(checkpoints, "size", c, H5T_NATIVE_LLONG, problems);
     const auto mtimes = readNumbers<long long>(checkpoints, "mtime_ms", c, H5T_NATIVE_LLONG, problems);
     const auto counts = readNumbers<int>(checkpoints, "matrices", c, H5T_NATIVE_INT, problems);
     const auto fromOrder = readNumbers<int>(checkpoints, "step_from_order", c, H5T_NATIVE_INT, problems);
-    if (!paths || !formats || !errors || !steps || !sizes || !mtimes || !counts || !fromOrder)
+    if (!paths || !formats || !errors || !fingerprints || !steps || !sizes || !mtimes || !counts || !fromOrder)
         return damaged(QStringLiteral("checkpoint table is incomplete") + problems.suffix());
     for (qint64 i = 0; i < c; ++i) {
         CheckpointRecord r;
         r.path = (*paths)[i];
         r.format = (*formats)[i];
         r.error = (*errors)[i];
+        r.fingerprint = (*fingerprints)[i];
         r.step = (*steps)[size_t(i)];
         r.size = (*sizes)[size_t(i)];
         r.mtimeMs = (*mtimes)[size_t(i)];

@@ -11,9 +11,11 @@ namespace rankscope {
 
 class ResultsFile {
 public:
-    // 2: matrices are identified by block, layer, type and expert (1: layer and type; read with empty
-    // blocks and experts, which is all the rules of schema 1 could give).
-    static constexpr int kSchemaVersion = 2;
+    // 3: checkpoints carry a content fingerprint. 2: matrices are identified by block, layer, type
+    // and expert (1: layer and type; read with empty blocks and experts, which is all the rules of
+    // schema 1 could give). Files of schema 1 and 2 are read with empty fingerprints, which match no
+    // checkpoint: their checkpoints are analysed again, never taken for unchanged.
+    static constexpr int kSchemaVersion = 3;
 
     static bool save(const RunAnalysis &run, const QString &path, QString *error);
     static std::optional<RunAnalysis> load(const QString &path, QString *error);

@@ -20,13 +20,15 @@ struct AnalysisIssue {
     QString text() const;
 };
 
-// What was read from one checkpoint, and the identity that decides whether it must be read again.
+// What was read from one checkpoint, and the identity (size, mtime, content fingerprint) that
+// decides whether it must be read again.
 struct CheckpointRecord {
     QString path;
     qint64 step = 0;
     bool stepFromOrder = false; // no step recorded anywhere: numbered by position
     qint64 size = 0;            // bytes (a folder: the sum of its files)
     qint64 mtimeMs = 0;         // last modification (a folder: its newest file)
+    QString fingerprint;        // ContentFingerprint: what it holds, whatever its size and mtime say
     QString format;
     QString error;              // why the checkpoint could not be read at all; empty when it was
     int matrices = 0;

@@ -1,6 +1,7 @@
 #include "analysis/RunAnalyzer.h"
 
 #include "analysis/CheckpointPlan.h"
+#include "analysis/ContentFingerprint.h"
 #include "analysis/MatrixPartExtractor.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointReader.h"
@@ -105,9 +106,10 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
             continue;
         }
         progress.currentFile = file.path;
+        record.fingerprint = ContentFingerprint::of(file);
         QList<MatrixResult> results;
         const CheckpointRecord *cached = known.value(record.path);
-        if (cached && cached->size == record.size && cached->mtimeMs == record.mtimeMs) {
+        if (cached && cached->size == record.size && cached->mtimeMs == record.mtimeMs && cached->fingerprint == record.fingerprint) {
             record = *cached;
             record.fromCache = true;
             results = knownResults.value(record.path);

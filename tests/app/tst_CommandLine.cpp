@@ -416,6 +416,36 @@ private slots:
         QVERIFY2(r.err.contains("results in " + dir.filePath("home/.cache/RankScope/RankScope/runs/")), qPrintable(r.err));
     }
 
+    // cp -p, rsync -a, tar x: a checkpoint replaced by one of the same size and mtime, or a step
+    // sidecar edited in place, is analysed again, not shown with the stale metrics.
+    void replacedCheckpointWithTheSameSizeAndTimeIsAnalysedAgain()
+    {
+        QTemporaryDir dir;
+        const QString weights = dir.filePath("model_000100.pt"), meta = dir.filePath("meta_000100.json");
+        QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_000000.pt"), weights));
+        writeBytes(meta, R"({"step": 100})");
+        const Run first = runRankscope({"analyze", dir.path(), "--csv", "-"});
+        QVERIFY2(first.out.contains("\n100,0,Q,"), qPrintable(first.out));
+        auto replaceKeepingTime = [](const QString &path, const QByteArray &bytes) {
+            const QDateTime modified = QFileInfo(path).lastModified();
+            writeBytes(path, bytes);
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadWrite) && f.setFileTime(modified, QFileDevice::FileModificationTime));
+        };
+        const QByteArray other = contents(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_000100.pt"));
+        QCOMPARE(other.size(), QFileInfo(weights).size());
+        replaceKeepingTime(weights, other);
+        const Run second = runRankscope({"analyze", dir.path(), "--csv", "-"});
+        QVERIFY2(second.err.contains("(0 from the results file)"), qPrintable(second.err));
+        QVERIFY(second.out != first.out);
+        QVERIFY(runRankscope({"analyze", dir.path()}).err.contains("(1 from the results file)"));
+
+        replaceKeepingTime(meta, R"({"step": 700})");
+        const Run third = runRankscope({"analyze", dir.path(), "--csv", "-"});
+        QVERIFY2(third.err.contains("(0 from the results file)"), qPrintable(third.err));
+        QVERIFY2(third.out.contains("\n700,0,Q,"), qPrintable(third.out));
+    }
+
     // Discovery opens every .h5 to ask whether it is a results file: a 64-element format attribute
     // there crashed `rankscope info`.
     void infoSurvivesHostileHdf5Attributes()

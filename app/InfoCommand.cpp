@@ -72,6 +72,7 @@ int runInfoCommand(const QStringList &arguments)
     const QDir base(QFileInfo(folder).absoluteFilePath());
     struct Row {
         QString step, format, path, problem;
+        QStringList warnings; // read, but not clean (an unsafe pickle)
         const CheckpointFile *file;
     };
     QList<Row> rows;
@@ -80,9 +81,10 @@ int runInfoCommand(const QStringList &arguments)
         QString error;
         auto reader = openCheckpoint(file.path, &error);
         const std::optional<qint64> step = CheckpointPlan::stepOf(file, reader.get()).first;
+        const QStringList warnings = reader ? reader->warnings() : QStringList();
         rows.append({step ? QString::number(*step) : QStringLiteral("?"), reader ? reader->formatName() : QStringLiteral("-"),
-                     base.relativeFilePath(QFileInfo(file.path).absoluteFilePath()), error, &file});
-        anyProblem |= !reader;
+                     base.relativeFilePath(QFileInfo(file.path).absoluteFilePath()), error, warnings, &file});
+        anyProblem |= !reader || !warnings.isEmpty();
     }
     out << "Checkpoints in " << printableText(QDir::toNativeSeparators(base.absolutePath())) << " (" << rows.size() << "):\n";
     out << "  " << QStringLiteral("step").leftJustified(10) << QStringLiteral("format").leftJustified(24) << "path\n";
@@ -90,6 +92,8 @@ int runInfoCommand(const QStringList &arguments)
         out << "  " << row.step.leftJustified(10) << row.format.leftJustified(24) << printableText(row.path);
         if (!row.problem.isEmpty())
             out << "  — not readable: " << printableText(row.problem);
+        for (const QString &warning : row.warnings)
+            out << "  — " << printableText(warning);
         out << '\n';
     }
     for (const SkippedFile &skipped : listing.skipped)

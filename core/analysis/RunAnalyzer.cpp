@@ -193,6 +193,8 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
         return {};
     }
     record.format = reader->formatName();
+    for (const QString &warning : reader->warnings())
+        issues.append({record.path, {}, warning, true});
     const qsizetype issuesBefore = issues.size();
     const CheckpointPlan plan = CheckpointPlan::make(file, *reader, m_rules);
     record.stepFromOrder = !plan.step.has_value();

@@ -12,6 +12,21 @@ namespace {
 
 constexpr qint64 kMaxPickleBytes = qint64(256) << 20;
 
+// Whoever loads the file with torch must know it is not a plain weights file: torch.load refuses
+// it, and with weights_only=False would call what it names. Nothing in it was run here.
+QString unsafePickleText(const QStringList &globals)
+{
+    constexpr qsizetype kNamed = 8, kNameLength = 120;
+    QStringList named;
+    for (const QString &global : globals.mid(0, kNamed))
+        named << (global.size() > kNameLength ? global.left(kNameLength) + QStringLiteral("…") : global);
+    if (globals.size() > kNamed)
+        named << QStringLiteral("%1 more").arg(globals.size() - kNamed);
+    return QStringLiteral("unsafe pickle: it references %1, which torch.load(weights_only=True) refuses and "
+                          "weights_only=False would import and call; nothing was executed")
+        .arg(named.join(QLatin1String(", ")));
+}
+
 QVariant toVariant(const PickleRef &v, int depth = 0)
 {
     using Kind = PickleValue::Kind;
@@ -92,15 +107,16 @@ bool TorchCheckpointReader::load(const QString &path, QString *error)
     }
 
     const PickleResult result = readPickle(pickleBytes);
-    if (!result.error.isEmpty()) {
-        *error = result.error;
+    // An unsafe pickle is said to be one whether or not its tensors can be read.
+    auto fail = [&](const QString &why) {
+        *error = result.unsafeGlobals.isEmpty() ? why : QStringLiteral("%1; and %2").arg(unsafePickleText(result.unsafeGlobals), why);
         return false;
-    }
+    };
+    if (!result.error.isEmpty())
+        return fail(result.error);
     using Kind = PickleValue::Kind;
-    if (!result.root || result.root->kind != Kind::Dict) {
-        *error = QStringLiteral("the pickled object is not a dict of tensors");
-        return false;
-    }
+    if (!result.root || result.root->kind != Kind::Dict)
+        return fail(QStringLiteral("the pickled object is not a dict of tensors"));
     // The weights are the top-level dict or the one under a conventional key; optimizer state
     // (nanoGPT's 'optimizer', Lightning's 'optimizer_states') is never looked at.
     PickleRef weights = result.root;
@@ -112,10 +128,10 @@ bool TorchCheckpointReader::load(const QString &path, QString *error)
         }
     }
     collectTensors(weights, QString(), 0);
-    if (m_order.isEmpty()) {
-        *error = QStringLiteral("no tensors found in the checkpoint");
-        return false;
-    }
+    if (m_order.isEmpty())
+        return fail(QStringLiteral("no tensors found in the checkpoint"));
+    if (!result.unsafeGlobals.isEmpty())
+        m_warnings << unsafePickleText(result.unsafeGlobals) + QStringLiteral(", and its tensors were read");
     for (const char *key : {"iter_num", "step", "global_step"}) {
         const PickleRef v = result.root->value(QLatin1String(key));
         if (v && v->kind == Kind::Int) {

@@ -401,6 +401,32 @@ private slots:
         QCOMPARE(contents(checkpoint), before);
     }
 
+    // A pickle naming a global torch's weights_only policy refuses is reported (exit 2) with its
+    // tensors read; names from files never reach the terminal raw: a global that would erase its
+    // own warning, a file name that would set the terminal's title.
+    void unsafePicklesAndHostileNamesAreReportedEscaped()
+    {
+        QTemporaryDir dir;
+        PickleBuilder hparams;
+        hparams.str("hparams").global("cProfile", "run\r\x1b[2K\x1b[1A").op('(').str("import os").op('t').op('R');
+        const QByteArray pickle = torchPickle({{"transformer.h.0.attn.c_proj.weight", "FloatStorage", "0", 16, 0, {4, 4}, {4, 1}}}, 100);
+        writeBytes(dir.filePath("ckpt_000100.pt"), zipArchive({{"archive/data.pkl", pickle.chopped(2) + hparams.bytes + "u."},
+                                                                {"archive/data/0", rawBytes<float>({1, 2, 3, 4, 2, 4, 6, 9, 1, 0, 1, 0, 5, 5, 5, 1})}}));
+        writeBytes(dir.filePath("ckpt_000200\x1b]0;owned\x07.pt"), "not a checkpoint");
+        const Run r = runRankscope({"analyze", dir.path(), "--no-cache", "--csv", "-"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("ckpt_000100.pt: unsafe pickle: it references cProfile.run\\r\\x1b[2K\\x1b[1A, which torch.load"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("ckpt_000200\\x1b]0;owned\\x07.pt: not a recognised checkpoint format"), qPrintable(r.err));
+        for (const QChar control : {QChar(0x1b), QChar('\r'), QChar(0x07)})
+            QVERIFY(!r.err.contains(control));
+        QVERIFY2(r.out.contains("100,0,O,transformer.h.0.attn.c_proj.weight,4,4,"), qPrintable(r.out)); // its tensors were read
+
+        const Run info = runRankscope({"info", dir.path()});
+        QCOMPARE(info.exitCode, 2);
+        QVERIFY2(info.out.contains("unsafe pickle: it references cProfile.run\\r"), qPrintable(info.out));
+        QVERIFY(!info.out.contains(QChar(0x1b)));
+    }
+
     // The XDG spec makes a relative XDG_CACHE_HOME invalid: the cache goes to ~/.cache, not under
     // whatever folder the command runs in.
     void relativeXdgCacheHomeIsIgnored()

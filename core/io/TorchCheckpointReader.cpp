@@ -187,8 +187,12 @@ MatrixRead TorchCheckpointReader::readElements(const TensorInfo &tensor, qint64 
     const qint64 sliceStride = rank == 3 ? t.stride[0] : 0;
     if (t.offset < 0)
         return {{}, QStringLiteral("has a negative storage offset (%1)").arg(t.offset)};
-    if (rowStride < 0 || colStride < 0 || sliceStride < 0)
-        return {{}, QStringLiteral("has negative strides (%1, %2)").arg(rowStride).arg(colStride)};
+    if (rowStride < 0 || colStride < 0 || sliceStride < 0) {
+        QStringList strides;
+        for (const qint64 stride : t.stride)
+            strides << QString::number(stride);
+        return {{}, QStringLiteral("has negative strides (%1)").arg(strides.join(QLatin1String(", ")))};
+    }
     // The elements this view touches: first … first + (rows−1)·rowStride + (cols−1)·colStride. In
     // 128 bits: offsets and strides come from the file and their products must not wrap.
     const __int128 firstWide = __int128(t.offset) + __int128(std::max<qint64>(slice, 0)) * sliceStride;

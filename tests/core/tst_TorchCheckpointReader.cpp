@@ -301,6 +301,35 @@ private slots:
         QVERIFY(!QFile::exists(marker));
     }
 
+    // Each message says what is wrong once, and rightly: the tensor's name once, a negative offset as
+    // an offset, a view's shape in the order it is stored.
+    void messagesSayWhatIsWrong()
+    {
+        QTemporaryDir folder;
+        const QByteArray storage = rawBytes<float>(QList<float>(256, 1.0f));
+        const QString name = "transformer.h.0.attn.c_proj.weight";
+        const QList<std::pair<FakeTensor, QString>> cases = {
+            {{name, "FloatStorage", "0", 256, 0, {32, 16}, {16, 1}}, "ckpt_000100.pt: " + name + ": [32, 16] lies outside its storage of 256 elements"},
+            {{name, "FloatStorage", "0", 256, -4, {16, 16}, {16, 1}}, "ckpt_000200.pt: " + name + ": has a negative storage offset (-4)"},
+            {{name, "FloatStorage", "0", 256, 0, {0, 16}, {16, 1}}, "ckpt_000300.pt: " + name + ": has an empty shape [0, 16]"},
+            {{"model.layers.0.mlp.experts.down_proj", "FloatStorage", "0", 256, 128, {2, 8, 8}, {-64, 8, 1}},
+             "ckpt_000400.pt: model.layers.0.mlp.experts.down_proj: has negative strides (-64, 8, 1)"}};
+        for (qsizetype i = 0; i < cases.size(); ++i)
+            writeFile(folder.filePath(QStringLiteral("ckpt_%1.pt").arg((i + 1) * 100, 6, 10, QLatin1Char('0'))),
+                      checkpoint({cases[i].first}, {{"0", storage}}, (i + 1) * 100));
+        const RunAnalysis run = RunAnalyzer().analyzeFolder(folder.path());
+        QStringList texts;
+        for (const AnalysisIssue &issue : run.issues)
+            texts << issue.text();
+        for (const auto &[tensor, expected] : cases)
+            QVERIFY2(texts.contains(expected), qPrintable(texts.join('\n')));
+        // A matrix read outside the layout still says rows × columns as stored.
+        QString error;
+        auto reader = openBytes(m_dir, checkpoint({{"w", "FloatStorage", "0", 256, 0, {0, 16}, {16, 1}}}, {{"0", storage}}, 0), &error);
+        QVERIFY2(reader, qPrintable(error));
+        QCOMPARE(reader->readMatrix("w").error, QStringLiteral("is empty (shape 0×16)"));
+    }
+
     void damagedFilesGetClearErrors()
     {
         const QByteArray good = checkpoint({{"w", "FloatStorage", "0", 2, 0, {1, 2}, {2, 1}}}, {{"0", rawBytes<float>({1, 2})}}, 0);

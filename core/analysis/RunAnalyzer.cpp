@@ -2,6 +2,7 @@
 
 #include "analysis/CheckpointPlan.h"
 #include "analysis/CheckpointSteps.h"
+#include "analysis/ContentFingerprint.h"
 #include "analysis/MatrixPartExtractor.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointReader.h"
@@ -14,6 +15,7 @@
 #include <QThreadPool>
 #include <QtConcurrent>
 #include <deque>
+#include <new>
 
 namespace rankscope {
 
@@ -132,9 +134,10 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         record.path = QFileInfo(file.path).absoluteFilePath();
         RunAnalysis::identify(record, file.files);
         progress.currentFile = file.path;
+        record.fingerprint = ContentFingerprint::of(file);
         QList<MatrixResult> results;
         const CheckpointRecord *cached = known.value(record.path);
-        if (cached && cached->size == record.size && cached->mtimeMs == record.mtimeMs) {
+        if (cached && cached->size == record.size && cached->mtimeMs == record.mtimeMs && cached->fingerprint == record.fingerprint) {
             record = *cached;
             record.fromCache = true;
             results = knownResults.value(record.path);
@@ -187,8 +190,12 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
 void RunAnalyzer::saveResults(const RunAnalysis &run, RunAnalysis &report)
 {
     QString error;
-    if (!ResultsFile::save(run, m_settings.resultsPath, &error))
+    if (ResultsFile::save(run, m_settings.resultsPath, &error)) {
+        report.resultsError.clear();
+    } else if (report.resultsError != error) {
+        report.resultsError = error;
         report.notes << QStringLiteral("results not saved: %1").arg(error);
+    }
 }
 
 QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, RunAnalysis &run,
@@ -205,6 +212,8 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
         return {};
     }
     record.format = reader->formatName();
+    for (const QString &warning : reader->warnings())
+        issues.append({record.path, {}, warning, true});
     const qsizetype issuesBefore = issues.size();
     const CheckpointPlan plan = CheckpointPlan::make(file, *reader, m_rules);
     for (const LeftOutTensor &left : plan.layout.reported())
@@ -256,7 +265,21 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
             for (const MatrixPart &part : tensor.parts) {
                 if (part.slice != slice)
                     continue;
-                auto matrix = std::make_shared<RowMajorMatrix>(extractMatrixPart(read.values, part));
+                std::shared_ptr<RowMajorMatrix> matrix;
+                QString problem;
+                try {
+                    matrix = std::make_shared<RowMajorMatrix>(extractMatrixPart(read.values, part));
+                    // Said here, as stored: the solver is given the transpose and would say it the other way round.
+                    if (matrix->size() == 0)
+                        problem = QStringLiteral("is empty (shape %1×%2)").arg(matrix->rows()).arg(matrix->cols());
+                } catch (const std::bad_alloc &) {
+                    problem = QStringLiteral("there was not enough memory to copy it out of its tensor");
+                }
+                if (!problem.isEmpty()) {
+                    QMutexLocker lock(&mutex);
+                    issues.append({record.path, part.label, problem, false});
+                    continue;
+                }
                 MatrixResult base;
                 base.step = record.step;
                 base.block = part.id.block;
@@ -273,15 +296,23 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                     QElapsedTimer clock;
                     clock.start();
                     const Eigen::Map<const Eigen::MatrixXd> transposed(matrix->data(), matrix->cols(), matrix->rows());
-                    const Spectrum spectrum = solver.compute(transposed);
-                    matrix.reset();
-                    const double spectrumSeconds = clock.nsecsElapsed() * 1e-9;
-                    clock.restart();
-                    if (spectrum.ok()) {
-                        base.singularValues = spectrum.singularValues;
-                        base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
+                    Spectrum spectrum;
+                    double spectrumSeconds = 0, metricsSeconds = 0;
+                    // The solver's workspace can still fail to be allocated: that matrix fails, not the run.
+                    try {
+                        spectrum = solver.compute(transposed);
+                        matrix.reset();
+                        spectrumSeconds = clock.nsecsElapsed() * 1e-9;
+                        clock.restart();
+                        if (spectrum.ok()) {
+                            base.singularValues = spectrum.singularValues;
+                            base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
+                        }
+                        metricsSeconds = clock.nsecsElapsed() * 1e-9;
+                    } catch (const std::bad_alloc &) {
+                        matrix.reset();
+                        spectrum = {{}, QStringLiteral("there was not enough memory to compute its spectrum")};
                     }
-                    const double metricsSeconds = clock.nsecsElapsed() * 1e-9;
                     QMutexLocker lock(&mutex);
                     run.timings.spectraSeconds += spectrumSeconds;
                     run.timings.metricsSeconds += metricsSeconds;

@@ -1,8 +1,8 @@
 // Turns a folder of checkpoints into every metric of every typed matrix at every step. Tensors
 // are read one at a time on the calling thread while a pool of workers (one per core) computes
 // spectra, each matrix single-threaded. A bad file or matrix is reported and the rest goes on.
-// Given an earlier analysis of the same folder, checkpoints whose identity (path, size, mtime)
-// and settings are unchanged are taken from it and not read again.
+// Given an earlier analysis of the same folder, checkpoints whose identity (path, size, mtime,
+// content fingerprint) and settings are unchanged are taken from it and not read again.
 #pragma once
 
 #include "analysis/RunAnalysis.h"

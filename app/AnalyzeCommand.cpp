@@ -40,9 +40,21 @@ std::atomic<RunAnalyzer *> g_activeAnalyzer{nullptr};
 
 void onInterrupt(int)
 {
-    g_interrupted = true;
+    // A second Ctrl+C is not asked twice: the user wants out now.
+    if (g_interrupted.exchange(true))
+        _exit(130);
     if (RunAnalyzer *analyzer = g_activeAnalyzer.load())
         analyzer->cancel(); // an atomic store: safe in a signal handler
+}
+
+// After an interrupted pass has saved every completed checkpoint: solves still running (minutes,
+// for a large matrix) are not waited for, and nothing that could wait on them runs at exit.
+[[noreturn]] void endInterrupted(QTextStream &err, int status)
+{
+    err.flush();
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(status);
 }
 
 // Runs named by their path below FOLDER, as a file name: seed0, lr3e-4-seed1.
@@ -169,6 +181,11 @@ int runAnalyzeCommand(const QStringList &arguments)
     };
     if (!eachRun && foreignResultsFile(settings.resultsPath))
         return 1;
+
+    // Ctrl+C (or SIGTERM) cancels the analysis: the checkpoints completed so far are saved and the
+    // process ends at once, not after the solves in flight.
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
 
     // Where one run is read from and written to: FOLDER itself, or each run below it with --runs.
     struct RunTarget {
@@ -304,6 +321,10 @@ int runAnalyzeCommand(const QStringList &arguments)
             last.reset(); // each run its own analysis
             statuses << pass(targets[i]);
             written << QStringLiteral("  %1 → %2").arg(names[i], targets[i].resultsPath.isEmpty() ? QStringLiteral("no results file (--no-cache)") : targets[i].resultsPath);
+            if (g_interrupted) {
+                err << "interrupted in run " << printableText(names[i]) << "; its completed checkpoints are kept:\n" << written.join(QLatin1Char('\n')) << '\n';
+                endInterrupted(err, 130);
+            }
         }
         err << runs.size() << " runs analysed:\n" << written.join(QLatin1Char('\n')) << '\n';
         // 0 when every run was analysed whole, 1 when none gave anything, 2 otherwise.
@@ -312,13 +333,19 @@ int runAnalyzeCommand(const QStringList &arguments)
         return std::all_of(statuses.begin(), statuses.end(), [](int s) { return s == 1; }) ? 1 : 2;
     }
 
-    if (!watch)
-        return pass(single);
+    if (!watch) {
+        const int status = pass(single);
+        if (g_interrupted) {
+            err << "interrupted: " << (last ? last->checkpointsAnalysed : 0) << " completed checkpoint(s) kept"
+                << (settings.resultsPath.isEmpty() ? QString() : QStringLiteral(" in ") + printableText(settings.resultsPath))
+                << "; the same command goes on from there\n";
+            endInterrupted(err, 130);
+        }
+        return status;
+    }
 
     // Watch: a pass now, then one whenever the folder changes, until Ctrl+C (or SIGTERM). The
     // results file is replaced whole after every pass, so an interrupt leaves a complete one.
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
     if (!QFileInfo(folder).isDir()) {
         err << printableText(folder) << ": not a folder\n";
         return 1;
@@ -346,10 +373,11 @@ int runAnalyzeCommand(const QStringList &arguments)
     interruptPoll.start(100);
     if (!silent)
         err << "watching " << printableText(folder) << " (Ctrl+C to stop)\n";
-    QCoreApplication::exec();
+    if (!g_interrupted)
+        QCoreApplication::exec();
     if (!silent)
         err << "stopped; results are complete" << (settings.resultsPath.isEmpty() ? QString() : QStringLiteral(" in ") + printableText(settings.resultsPath)) << '\n';
-    return status == 1 && last && !last->results.isEmpty() ? 0 : status;
+    endInterrupted(err, status == 1 && last && !last->results.isEmpty() ? 0 : status);
 }
 
 } // namespace rankscope

@@ -19,6 +19,31 @@
 
 namespace rankscope {
 
+namespace {
+
+// What the solves of one checkpoint share. Each solve holds it too: a cancelled analysis stops
+// waiting for the solves still running (one large matrix takes minutes) and they finish into this
+// instead of into a stack frame that is gone.
+struct CheckpointSolves {
+    QMutex mutex;
+    QList<MatrixResult> results;
+    QList<AnalysisIssue> issues;
+    double spectraSeconds = 0, metricsSeconds = 0;
+};
+
+// Waits for a solve, but no longer than the analysis is wanted.
+bool finishedUnlessCancelled(const QFuture<void> &future, const std::atomic<bool> &cancelled)
+{
+    while (!future.isFinished()) {
+        if (cancelled)
+            return false;
+        QThread::msleep(5);
+    }
+    return true;
+}
+
+} // namespace
+
 RunAnalyzer::RunAnalyzer(AnalysisSettings settings) : m_settings(settings)
 {
     if (m_settings.jobs <= 0)
@@ -219,10 +244,10 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     for (const LeftOutTensor &left : plan.layout.reported())
         issues.append({record.path, left.tensor, left.reason, false});
 
-    QThreadPool pool;
-    pool.setMaxThreadCount(m_settings.jobs);
-    QMutex mutex;
-    QList<MatrixResult> results;
+    // Released rather than destroyed when cancelled: destroying a pool waits for its solves.
+    auto pool = std::make_unique<QThreadPool>();
+    pool->setMaxThreadCount(m_settings.jobs);
+    const auto solves = std::make_shared<CheckpointSolves>();
     std::deque<QFuture<void>> inFlight;
     const SingularValueSolver solver(m_settings.method);
     const double energy = m_settings.energy;
@@ -253,15 +278,14 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
             }
             run.timings.readSeconds += readClock.nsecsElapsed() * 1e-9;
             if (!read.ok()) {
-                QMutexLocker lock(&mutex);
                 issues.append({record.path, tensor.tensor, read.error, false});
                 continue;
             }
             // Bound the matrices held in memory: wait for the oldest when the workers are all busy.
-            while (int(inFlight.size()) > m_settings.jobs) {
-                inFlight.front().waitForFinished();
+            while (int(inFlight.size()) > m_settings.jobs && finishedUnlessCancelled(inFlight.front(), m_cancelled))
                 inFlight.pop_front();
-            }
+            if (m_cancelled)
+                break;
             for (const MatrixPart &part : tensor.parts) {
                 if (part.slice != slice)
                     continue;
@@ -276,7 +300,6 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                     problem = QStringLiteral("there was not enough memory to copy it out of its tensor");
                 }
                 if (!problem.isEmpty()) {
-                    QMutexLocker lock(&mutex);
                     issues.append({record.path, part.label, problem, false});
                     continue;
                 }
@@ -291,7 +314,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                 base.dtype = tensor.dtype;
                 base.rows = matrix->rows();
                 base.cols = matrix->cols();
-                inFlight.push_back(QtConcurrent::run(&pool, [&, matrix, base]() mutable {
+                inFlight.push_back(QtConcurrent::run(pool.get(), [solves, solver, energy, matrix, base]() mutable {
                     // A row-major W read as column-major is Wᵀ: same spectrum, no copy.
                     QElapsedTimer clock;
                     clock.start();
@@ -313,14 +336,14 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                         matrix.reset();
                         spectrum = {{}, QStringLiteral("there was not enough memory to compute its spectrum")};
                     }
-                    QMutexLocker lock(&mutex);
-                    run.timings.spectraSeconds += spectrumSeconds;
-                    run.timings.metricsSeconds += metricsSeconds;
+                    QMutexLocker lock(&solves->mutex);
+                    solves->spectraSeconds += spectrumSeconds;
+                    solves->metricsSeconds += metricsSeconds;
                     if (!spectrum.ok()) {
-                        issues.append({record.path, base.tensor, spectrum.error, false});
+                        solves->issues.append({base.checkpointPath, base.tensor, spectrum.error, false});
                         return;
                     }
-                    results.append(std::move(base));
+                    solves->results.append(std::move(base));
                 }));
                 ++progress.matricesDone;
                 ++m_matricesComputedHere;
@@ -332,7 +355,15 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
         }
     }
     for (auto &future : inFlight)
-        future.waitForFinished();
+        if (!finishedUnlessCancelled(future, m_cancelled)) {
+            (void)pool.release(); // its threads end with their solves, or with the process
+            return {};
+        }
+    pool.reset();
+    QList<MatrixResult> results = std::move(solves->results);
+    issues.append(solves->issues);
+    run.timings.spectraSeconds += solves->spectraSeconds;
+    run.timings.metricsSeconds += solves->metricsSeconds;
     if (results.isEmpty() && !m_cancelled && issues.size() == issuesBefore + plan.layout.reported().size()) {
         const QString model = plan.config.describeModel();
         record.error = QStringLiteral("no attention or MLP matrices recognised among %1 tensors%2 (see rankscope info)")

@@ -291,6 +291,57 @@ private slots:
         QCOMPARE(check.out.split('\n', Qt::SkipEmptyParts).size(), 73);
     }
 
+    // Ctrl+C during a long solve: the process ends at once, not after the solve, with exit status
+    // 130 and the completed checkpoints in the results file; the same command then goes on.
+    void interruptEndsWithinTwoSecondsAndKeepsCompletedCheckpoints()
+    {
+        QTemporaryDir dir;
+        const QString folder = dir.filePath("run"), results = dir.filePath("run.h5");
+        QDir().mkpath(folder);
+        std::mt19937 random(7);
+        std::normal_distribution<float> normal;
+        auto matrices = [&](qint64 n) {
+            QList<SafeTensor> tensors;
+            for (const char *name : {"q_proj", "k_proj", "v_proj", "o_proj"}) {
+                QList<float> values(n * n);
+                for (float &v : values)
+                    v = normal(random);
+                tensors.append({QStringLiteral("model.layers.0.self_attn.%1.weight").arg(QLatin1String(name)), "F32", {n, n}, rawBytes(values)});
+            }
+            return tensors;
+        };
+        saveBytes(QDir(folder).filePath("model_000100.safetensors"), safetensorsFile(matrices(16)));
+        // Exact SVDs of 2500×2500 on one worker: many seconds each, far more than the 2 s allowed.
+        saveBytes(QDir(folder).filePath("model_000200.safetensors"), safetensorsFile(matrices(2500)));
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("XDG_CACHE_HOME", cacheHome().path());
+        process.setProcessEnvironment(env);
+        const QStringList arguments{"analyze", folder, "--results", results, "--method", "svd", "--jobs", "1"};
+        process.start(QStringLiteral(RANKSCOPE_BINARY), arguments);
+        QVERIFY(process.waitForStarted());
+        QByteArray errors;
+        // A progress line per checkpoint: once the first is done, the second is read and solved.
+        QTRY_VERIFY_WITH_TIMEOUT((errors += process.readAllStandardError()).contains("1/2 checkpoints"), 30000);
+        QTest::qWait(800);
+        QElapsedTimer clock;
+        clock.start();
+        ::kill(pid_t(process.processId()), SIGINT);
+        QVERIFY(process.waitForFinished(20000));
+        const qint64 elapsed = clock.elapsed();
+        errors += process.readAllStandardError();
+        QVERIFY2(elapsed < 2000, qPrintable(QStringLiteral("took %1 ms to stop").arg(elapsed)));
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 130);
+        QVERIFY2(errors.contains("interrupted: 1 completed checkpoint(s) kept in " + results.toUtf8()), errors.constData());
+        QString error;
+        const std::optional<rankscope::RunAnalysis> kept = rankscope::ResultsFile::load(results, &error);
+        QVERIFY2(kept, qPrintable(error));
+        QCOMPARE(kept->results.size(), 4);
+        for (const rankscope::MatrixResult &r : kept->results)
+            QCOMPARE(r.step, 100);
+    }
+
     // SIGKILL at random moments never leaves a results file that fails to open or holds a
     // checkpoint as analysed without its matrices.
     void killedAnalysisLosesNothing()

@@ -63,8 +63,12 @@ bool isHeadlessInvocation(int argc, char **argv)
     for (const Subcommand &command : subcommands())
         if (std::strcmp(first, command.name) == 0)
             return true;
-    // Neither an option nor an existing path: a mistyped command, answered without a window.
-    return first[0] != '-' && !QFileInfo::exists(QString::fromLocal8Bit(first));
+    // A word that is neither a command nor an existing path is a mistyped command, answered
+    // without a window; anything written as a path (runs/seed0, ./x, ~/ckpt, model.h5) opens the
+    // window, which says what is wrong with it.
+    const QString word = QString::fromLocal8Bit(first);
+    const bool looksLikePath = word.contains(QLatin1Char('/')) || word.contains(QLatin1Char('.'));
+    return first[0] != '-' && !looksLikePath && !QFileInfo::exists(word);
 }
 
 int runHeadless(int argc, char **argv)

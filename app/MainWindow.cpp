@@ -39,6 +39,9 @@
 #include <QShortcut>
 #include <QSlider>
 #include <QSpinBox>
+#include <QScreen>
+#include <QStackedWidget>
+#include <QStyle>
 #include <QDockWidget>
 #include <QFutureWatcher>
 #include <QGridLayout>
@@ -100,7 +103,16 @@ MainWindow::MainWindow(QWidget *parent)
         m_figures << new FigureView(m_state, kind, this);
         m_tabs->addTab(m_figures.last(), titles[int(kind)]);
     }
-    setCentralWidget(m_tabs);
+    // Empty axes titled "… — empty" tell nothing: until there is something to draw, the area says why.
+    m_central = new QStackedWidget(this);
+    m_central->addWidget(m_tabs);
+    m_message = new QLabel(this);
+    m_message->setAlignment(Qt::AlignCenter);
+    m_message->setWordWrap(true);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_message->setMargin(40);
+    m_central->addWidget(m_message);
+    setCentralWidget(m_central);
 
     buildMenus();
     buildControls();
@@ -108,7 +120,13 @@ MainWindow::MainWindow(QWidget *parent)
     buildStatusBar();
 
     connect(m_state, &ViewState::spectrumRequested, this, [this] { m_tabs->setCurrentWidget(figure(FigureKind::Spectrum)); });
-    connect(m_state, &ViewState::resultsChanged, this, [this] { syncStepControls(); syncLayerControls(); syncRunsDock(); });
+    connect(m_state, &ViewState::resultsChanged, this, [this] {
+        syncStepControls();
+        syncLayerControls();
+        syncRunsDock();
+        if (!m_state->run().results.isEmpty())
+            showFiguresOr({});
+    });
     connect(m_state, &ViewState::displayChanged, this, &MainWindow::syncLayerControls);
     auto *runsDock = new QDockWidget(tr("Runs"), this);
     runsDock->setObjectName(QStringLiteral("runs"));
@@ -130,6 +148,7 @@ MainWindow::MainWindow(QWidget *parent)
         m_progress->setVisible(true);
         m_cancel->setVisible(true);
         m_issuesButton->setVisible(false);
+        showFiguresOr(tr("Opening %1…").arg(QDir::toNativeSeparators(source)));
     });
     connect(m_controller, &AnalysisController::checkpointArrived, m_state, &ViewState::addResults);
     connect(m_controller, &AnalysisController::progressed, this, &MainWindow::onProgress);
@@ -178,7 +197,7 @@ void MainWindow::buildMenus()
             addComparedRun(path);
     });
     file->addSeparator();
-    file->addAction(tr("&Export figure…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
+    QAction *exportAction = file->addAction(tr("&Export figure…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
         const int tab = m_tabs->currentIndex();
         const QString suggested = QDir(QFileInfo(m_recent.value(0)).absolutePath())
                                       .filePath(QStringLiteral("%1-%2.png").arg(m_state->runName(), FigureView::name(FigureKind(tab))));
@@ -191,6 +210,9 @@ void MainWindow::buildMenus()
         else
             QMessageBox::warning(this, tr("Export figure"), error);
     });
+    // "Export this view…" in a figure's context menu: the same dialog, for the tab it is on.
+    for (FigureView *figureView : m_figures)
+        connect(figureView, &FigureView::exportRequested, exportAction, &QAction::trigger);
     file->addAction(tr("Export &all figures…"), this, [this] {
         const QString folder = QFileDialog::getExistingDirectory(this, tr("Export every figure into a folder"));
         if (folder.isEmpty())
@@ -239,6 +261,11 @@ void MainWindow::buildMenus()
     });
     view->addAction(tr("&Previous step"), QKeySequence(Qt::Key_Left), this, [this] { m_state->stepBy(-1); });
     view->addAction(tr("&Next step"), QKeySequence(Qt::Key_Right), this, [this] { m_state->stepBy(1); });
+    view->addAction(tr("&Log y"), QKeySequence(Qt::CTRL | Qt::Key_L), this, [this] { m_logY->toggle(); });
+    view->addSeparator();
+    const QStringList tabNames = {tr("&Metric vs step"), tr("&Per layer"), tr("&Heatmaps"), tr("&Spectrum")};
+    for (int tab = 0; tab < int(tabNames.size()); ++tab)
+        view->addAction(tabNames[tab], QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + tab)), this, [this, tab] { m_tabs->setCurrentIndex(tab); });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About RankScope"), this, [this] { showAboutRankScope(this); });
@@ -277,7 +304,11 @@ void MainWindow::buildControls()
     m_energy->setToolTip(tr("The share of the energy Σσ² kept for compression %, energy rank and parameter saving"));
     connect(m_energy, &QDoubleSpinBox::valueChanged, m_state, &ViewState::setEnergy);
     bar->addWidget(m_energy);
-    bar->addSeparator();
+    // The display options on a row of their own: one row cut them off behind the overflow at 1024 px.
+    addToolBarBreak();
+    bar = addToolBar(tr("Display"));
+    bar->setObjectName(QStringLiteral("display"));
+    bar->setMovable(false);
     m_aggregate = new QComboBox(this);
     m_aggregate->addItem(tr("Mean over layers"), int(Aggregate::Mean));
     m_aggregate->addItem(tr("Median over layers"), int(Aggregate::Median));
@@ -309,12 +340,16 @@ void MainWindow::buildStepBar()
     addToolBar(Qt::BottomToolBarArea, bar);
     m_play = new QToolButton(this);
     m_play->setCheckable(true);
-    m_play->setText(tr("▶ Play"));
-    m_play->setToolTip(tr("Step through the checkpoints"));
+    m_play->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_play->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    m_play->setText(tr("Play"));
+    m_play->setShortcut(QKeySequence(Qt::Key_Space));
+    m_play->setToolTip(tr("Step through the checkpoints (Space)"));
     m_playTimer = new QTimer(this);
     m_playTimer->setInterval(700);
     connect(m_play, &QToolButton::toggled, this, [this](bool on) {
-        m_play->setText(on ? tr("⏸ Pause") : tr("▶ Play"));
+        m_play->setText(on ? tr("Pause") : tr("Play"));
+        m_play->setIcon(style()->standardIcon(on ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
         if (on && !m_state->steps().isEmpty() && m_state->currentStep() == m_state->steps().last())
             m_state->setCurrentStep(m_state->steps().first());
         on ? m_playTimer->start() : m_playTimer->stop();
@@ -352,7 +387,9 @@ void MainWindow::buildStatusBar()
     connect(m_issuesButton, &QToolButton::clicked, this, &MainWindow::showIssues);
     statusBar()->addPermanentWidget(m_issuesButton);
     m_progress = new QProgressBar(this);
-    m_progress->setMaximumWidth(260);
+    // Wide enough for its text: "118/120 checkpoints" was clipped in a 260 px bar under some styles.
+    m_progress->setMinimumWidth(m_progress->fontMetrics().horizontalAdvance(tr("0000/0000 checkpoints")) + 60);
+    m_progress->setMaximumWidth(m_progress->minimumWidth() + 100);
     m_progress->setVisible(false);
     statusBar()->addPermanentWidget(m_progress);
     m_cancel = new QToolButton(this);
@@ -397,6 +434,20 @@ void MainWindow::onProgress(const AnalysisProgress &p)
     if (p.etaSeconds >= 0)
         text += tr(" — about %1 s left").arg(std::ceil(p.etaSeconds));
     m_status->setText(text);
+    if (m_state->run().results.isEmpty())
+        showFiguresOr(tr("Analysing %1\n\n%2 of %3 checkpoints done; the figures appear with the first one.")
+                          .arg(QDir::toNativeSeparators(m_source)).arg(p.checkpointsDone).arg(p.checkpointsTotal));
+}
+
+void MainWindow::showFiguresOr(const QString &message)
+{
+    m_message->setText(message);
+    m_central->setCurrentWidget(message.isEmpty() ? static_cast<QWidget *>(m_tabs) : m_message);
+}
+
+QString MainWindow::centralMessage() const
+{
+    return m_central->currentWidget() == m_message ? m_message->text() : QString();
 }
 
 void MainWindow::onFinished(const RunAnalysis &run)
@@ -420,6 +471,27 @@ void MainWindow::onFinished(const RunAnalysis &run)
     m_issuesButton->setVisible(problems > 0);
     if (run.results.isEmpty() && !run.issues.isEmpty())
         m_status->setText(tr("Nothing could be analysed in %1 — see what was skipped").arg(runNameOf(m_source)));
+    if (run.results.isEmpty()) {
+        // Why there is nothing to draw, in the words that say what to do next.
+        const QString where = QDir::toNativeSeparators(m_source);
+        QString message;
+        if (!run.pending.isEmpty() && run.checkpointsFound == 0)
+            message = tr("Waiting for %n checkpoint(s) in %1 still being written: each is read once it has not changed for a few seconds.",
+                         nullptr, int(run.pending.size())).arg(where);
+        else if (!run.issues.isEmpty())
+            message = tr("Nothing in %1 could be analysed: %n file(s) or tensor(s) could not be read as checkpoints.\n\n"
+                         "The list of what was skipped and why is under the ⚠ button in the status bar.", nullptr, int(run.issues.size())).arg(where);
+        else if (run.checkpoints.isEmpty() && !run.runs.isEmpty())
+            message = tr("%1 holds no checkpoints of its own, but %n run(s) in its subfolders.", nullptr, int(run.runs.size())).arg(where);
+        else if (run.checkpoints.isEmpty())
+            message = tr("No checkpoints in %1.\n\nRankScope reads PyTorch (.pt, .bin), safetensors, HDF5 and NumPy checkpoints; "
+                         "File ▸ Open folder… opens another folder, and new checkpoints written here appear as they arrive.").arg(where);
+        else if (run.cancelled)
+            message = tr("The analysis of %1 was cancelled before its first checkpoint was done.").arg(where);
+        else
+            message = tr("No attention or MLP matrices were found in %1.").arg(where);
+        showFiguresOr(message);
+    }
     if (run.checkpoints.isEmpty() && !run.runs.isEmpty())
         offerRunsAsComparison(this, run.folder, run.runs);
 }
@@ -549,6 +621,9 @@ void MainWindow::openPath(const QString &path)
     const QFileInfo info(path);
     if (!info.exists()) {
         m_status->setText(tr("%1 does not exist").arg(QDir::toNativeSeparators(path)));
+        setWindowTitle(tr("RankScope"));
+        showFiguresOr(tr("%1 does not exist.\n\nFile ▸ Open folder… opens a folder of checkpoints, or drop one on this window.")
+                          .arg(QDir::toNativeSeparators(info.absoluteFilePath())));
         return;
     }
     addRecent(info.absoluteFilePath());
@@ -603,7 +678,7 @@ void MainWindow::restoreSettings()
 {
     QSettings settings;
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
-        resize(1500, 920);
+        resize(QSize(1500, 920).boundedTo(screen()->availableGeometry().size() * 0.95));
     m_recent = settings.value(QStringLiteral("recent")).toStringList();
     rebuildRecentMenu();
     if (const auto metric = metricFromColumn(settings.value(QStringLiteral("lines/metric")).toString()))

@@ -14,6 +14,7 @@ class QProgressBar;
 class QSlider;
 class QSpinBox;
 class QTabWidget;
+class QStackedWidget;
 class QTimer;
 class QToolButton;
 class QCheckBox;
@@ -51,6 +52,8 @@ public:
     TypeLayerHeatmap *heatmap(int i) const { return figure(FigureKind::Heatmaps)->heatmapPanels().value(i); }
     SpectrumView *spectrumView() const { return figure(FigureKind::Spectrum)->spectrumView(); }
     QTabWidget *tabs() const { return m_tabs; }
+    // What the central area says instead of empty axes (empty while the figures are shown).
+    QString centralMessage() const;
     QSlider *stepSlider() const { return m_stepSlider; }
 
     // The views of a tab and their export, as the menus do it.
@@ -85,11 +88,15 @@ private:
     void showIssues();
     void onFinished(const RunAnalysis &run);
     void onProgress(const AnalysisProgress &progress);
+    // The figures when there is something to show; otherwise a message in their place.
+    void showFiguresOr(const QString &message);
 
     ViewState *m_state;
     AnalysisController *m_controller;
     QString m_source;
     QTabWidget *m_tabs;
+    QStackedWidget *m_central = nullptr; // the tabs, or m_message
+    QLabel *m_message = nullptr;
     QList<FigureView *> m_figures; // one tab each, in FigureKind's order
     RunListPanel *m_runList = nullptr;
     QDockWidget *m_runsDock = nullptr;

@@ -5,7 +5,12 @@
 #include "FigureSize.h"
 #include "analysis/MetricsTable.h"
 
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QLabel>
+#include <QMenu>
+#include <QShortcut>
+#include <QTimer>
 #include <cmath>
 #include <QMap>
 
@@ -79,8 +84,140 @@ ChartView::ChartView(ViewState *state, QWidget *parent)
     m_body->addElement(0, 0, rect);
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, &ChartView::onMouseMove);
-    connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *e) { m_pressPos = e->pos(); });
+    connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *e) {
+        m_pressPos = e->pos();
+        m_userInteracting = true;
+        // Shift+drag draws a rectangle to zoom into; a plain drag pans.
+        m_plot->setSelectionRectMode(e->modifiers() & Qt::ShiftModifier && !m_zoomRects.isEmpty() ? QCP::srmZoom : QCP::srmNone);
+    });
     connect(m_plot, &QCustomPlot::mouseRelease, this, &ChartView::onMouseRelease);
+    connect(m_plot, &QCustomPlot::mouseWheel, this, [this] {
+        m_userInteracting = true; // the wheel zooms right after this signal
+        QTimer::singleShot(0, this, [this] { m_userInteracting = false; });
+    });
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent *e) {
+        if (e->button() == Qt::LeftButton && isZoomed())
+            resetZoom();
+    });
+    m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_plot, &QWidget::customContextMenuRequested, this, &ChartView::showContextMenu);
+    auto *home = new QShortcut(QKeySequence(Qt::Key_Home), this, this, &ChartView::resetZoom);
+    home->setContext(Qt::WidgetWithChildrenShortcut);
+}
+
+void ChartView::enableZoom(const QList<QCPAxisRect *> &rects)
+{
+    m_zoomRects = rects;
+    m_plot->setInteractions(m_plot->interactions() | QCP::iRangeDrag | QCP::iRangeZoom);
+    for (QCPAxisRect *rect : rects) {
+        rect->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+        rect->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+        rect->setRangeZoomFactor(0.85);
+        for (QCPAxis *axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)})
+            connect(axis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this, rect] { rememberZoom(rect); });
+    }
+}
+
+void ChartView::rememberZoom(QCPAxisRect *rect)
+{
+    if (!m_userInteracting || isExporting())
+        return;
+    QCPAxis *x = rect->axis(QCPAxis::atBottom), *y = rect->axis(QCPAxis::atLeft);
+    m_zoom.insert(rect, {x->range(), y->range(), fullLabel(x), fullLabel(y)});
+}
+
+void ChartView::applyZoom()
+{
+    for (auto it = m_zoom.begin(); it != m_zoom.end();) {
+        QCPAxis *x = it.key()->axis(QCPAxis::atBottom), *y = it.key()->axis(QCPAxis::atLeft);
+        if (fullLabel(x) != it->xLabel || fullLabel(y) != it->yLabel) {
+            it = m_zoom.erase(it); // the axes show something else now: fit it
+            continue;
+        }
+        x->setRange(it->x);
+        y->setRange(y->scaleType() == QCPAxis::stLogarithmic && it->y.lower <= 0 ? y->range() : it->y);
+        ++it;
+    }
+}
+
+void ChartView::resetZoom()
+{
+    if (m_zoom.isEmpty())
+        return;
+    m_zoom.clear();
+    rebuild();
+}
+
+void ChartView::showContextMenu(const QPoint &pixel)
+{
+    QMenu menu(this);
+    QAction *reset = menu.addAction(tr("Reset zoom"), this, &ChartView::resetZoom);
+    reset->setShortcut(QKeySequence(Qt::Key_Home));
+    reset->setEnabled(isZoomed());
+    menu.addSeparator();
+    menu.addAction(tr("Copy figure"), this, [this] { QGuiApplication::clipboard()->setPixmap(m_plot->toPixmap()); });
+    menu.addAction(tr("Copy data as CSV"), this, [this] { QGuiApplication::clipboard()->setText(dataCsv()); });
+    menu.addAction(tr("Export this view…"), this, &ChartView::exportRequested);
+    menu.exec(m_plot->mapToGlobal(pixel));
+}
+
+void ChartView::updateCrosshair(const QPoint &pixel)
+{
+    QCPAxisRect *rect = m_plot->axisRect();
+    if (!m_crosshairEnabled || isExporting() || !rect->rect().contains(pixel)) {
+        hideCrosshair();
+        return;
+    }
+    if (!m_crossX) {
+        // Items of their own on the overlay layer: a replot of the crosshair redraws nothing else.
+        const QString layer = m_plot->layer(QStringLiteral("overlay")) ? QStringLiteral("overlay") : QString();
+        m_crossX = new QCPItemStraightLine(m_plot);
+        m_crossY = new QCPItemStraightLine(m_plot);
+        m_readout = new QCPItemText(m_plot);
+        for (QCPAbstractItem *item : std::initializer_list<QCPAbstractItem *>{m_crossX, m_crossY, m_readout}) {
+            if (!layer.isEmpty())
+                item->setLayer(layer);
+            item->setSelectable(false);
+            item->setClipToAxisRect(true);
+        }
+        for (QCPItemStraightLine *line : {m_crossX.data(), m_crossY.data()}) {
+            line->setPen(QPen(QColor(0, 0, 0, 90), 1, Qt::DotLine));
+            for (QCPItemPosition *position : {line->point1, line->point2})
+                position->setType(QCPItemPosition::ptAbsolute);
+        }
+        m_readout->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
+        m_readout->position->setType(QCPItemPosition::ptAxisRectRatio);
+        m_readout->position->setCoords(0.01, 0.01);
+        m_readout->setPadding(QMargins(4, 2, 4, 2));
+        m_readout->setBrush(QColor(255, 255, 255, 220));
+        m_readout->setColor(QColor(40, 40, 40));
+    }
+    m_crossX->point1->setCoords(pixel.x(), rect->top());
+    m_crossX->point2->setCoords(pixel.x(), rect->bottom());
+    m_crossY->point1->setCoords(rect->left(), pixel.y());
+    m_crossY->point2->setCoords(rect->right(), pixel.y());
+    const double x = rect->axis(QCPAxis::atBottom)->pixelToCoord(pixel.x());
+    const double y = rect->axis(QCPAxis::atLeft)->pixelToCoord(pixel.y());
+    auto named = [this](const QCPAxis *axis) { return fullLabel(axis).isEmpty() ? QStringLiteral("value") : fullLabel(axis).toLower(); };
+    m_readout->setText(QStringLiteral("%1 %2 · %3 %4").arg(named(rect->axis(QCPAxis::atBottom))).arg(x, 0, 'g', 5)
+                           .arg(named(rect->axis(QCPAxis::atLeft))).arg(y, 0, 'g', 4));
+    for (QCPAbstractItem *item : std::initializer_list<QCPAbstractItem *>{m_crossX, m_crossY, m_readout})
+        item->setVisible(true);
+    m_plot->layer(m_crossX->layer()->name())->replot();
+}
+
+void ChartView::hideCrosshair()
+{
+    if (!m_crossX || !m_crossX->visible())
+        return;
+    for (QCPAbstractItem *item : std::initializer_list<QCPAbstractItem *>{m_crossX, m_crossY, m_readout})
+        item->setVisible(false);
+    m_plot->layer(m_crossX->layer()->name())->replot();
+}
+
+QString ChartView::crosshairText() const
+{
+    return m_readout && m_readout->visible() ? m_readout->text() : QString();
 }
 
 QString ChartView::title() const { return m_titleText; }
@@ -224,10 +361,11 @@ void ChartView::resizeEvent(QResizeEvent *event)
 void ChartView::beginExport(QSize size, double fontPt)
 {
     m_plot->deselectAll(); // a selection is a way of looking, not part of a figure
+    hideCrosshair();
     m_exportSize = size;
     m_fontPt = fontPt;
     PlotStyle::applyFonts(m_plot, fontPt);
-    rebuild();
+    rebuild(); // with the user's zoom: "Export this view" exports what is seen
     adaptLayout(size);
     // Lay the plot out at the export size, so what depends on it (cell labels, ticks) matches what is drawn.
     m_plot->setViewport(QRect(QPoint(0, 0), size));
@@ -255,6 +393,7 @@ void ChartView::setTitleOverride(const QString &title)
 
 void ChartView::refresh()
 {
+    applyZoom();
     if (isVisible()) {
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         m_stale = false;
@@ -274,6 +413,7 @@ void ChartView::showEvent(QShowEvent *event)
 
 void ChartView::onMouseMove(QMouseEvent *event)
 {
+    updateCrosshair(event->pos());
     const QString text = tooltipAt(event->pos());
     m_lastTooltip = text;
     if (text.isEmpty())
@@ -284,8 +424,11 @@ void ChartView::onMouseMove(QMouseEvent *event)
 
 void ChartView::onMouseRelease(QMouseEvent *event)
 {
+    // The release ends the interaction only after QCustomPlot has applied a rectangle zoom.
+    QTimer::singleShot(0, this, [this] { m_userInteracting = false; });
     if ((event->pos() - m_pressPos).manhattanLength() > 4 || event->button() != Qt::LeftButton)
         return;
+    m_userInteracting = false; // a click: what it changes is not a zoom
     activate(event->pos());
 }
 

@@ -5,6 +5,7 @@
 #include "ViewState.h"
 #include "spectral/MetricCatalog.h"
 
+#include <QPointer>
 #include <QWidget>
 #include <qcustomplot.h>
 
@@ -37,6 +38,18 @@ public:
     bool isExporting() const { return m_exportSize.isValid(); }
     double fontSize() const { return m_fontPt; }
 
+    // Whether the user zoomed or panned (the wheel, a drag, a Shift+drag rectangle); the ranges
+    // chosen survive rebuilds (another step, a new checkpoint) while the axes show the same thing.
+    bool isZoomed() const { return !m_zoom.isEmpty(); }
+    // Back to the ranges that fit the data (double-click, Home, the context menu).
+    void resetZoom();
+    // The readout of the values under the cursor, as the crosshair shows it (empty: none).
+    QString crosshairText() const;
+
+signals:
+    // The context menu's "Export this view…": the window opens its export dialog.
+    void exportRequested();
+
 public slots:
     virtual void rebuild() = 0;
 
@@ -61,10 +74,36 @@ protected:
     QHBoxLayout *headerLayout() const { return m_header; }
     // A labelled metric choice in the header.
     MetricSelector *addMetricSelector(Metric initial);
+    // Zoom and pan on these axis rects (the views whose axes are continuous: not the heatmaps).
+    void enableZoom(const QList<QCPAxisRect *> &rects);
+    // A crosshair with the axis values under the cursor in the main axis rect.
+    void enableCrosshair() { m_crosshairEnabled = true; }
 
 private:
     void onMouseMove(QMouseEvent *event);
     void onMouseRelease(QMouseEvent *event);
+    void showContextMenu(const QPoint &pixel);
+    // A range a user interaction set is kept; one a rebuild set is not.
+    void rememberZoom(QCPAxisRect *rect);
+    void applyZoom();
+    void updateCrosshair(const QPoint &pixel);
+    void hideCrosshair();
+    // An axis label as the view last set it, before any wrapping.
+    QString fullLabel(const QCPAxis *axis) const
+    {
+        return axis->label() != m_wrappedLabels.value(axis) ? axis->label() : m_fullLabels.value(axis, axis->label());
+    }
+
+    struct Zoom {
+        QCPRange x, y;
+        QString xLabel, yLabel; // what the axes showed: another metric or unit drops the zoom
+    };
+    QList<QCPAxisRect *> m_zoomRects;
+    QHash<QCPAxisRect *, Zoom> m_zoom;
+    bool m_userInteracting = false;
+    bool m_crosshairEnabled = false;
+    QPointer<QCPItemStraightLine> m_crossX, m_crossY;
+    QPointer<QCPItemText> m_readout;
 
     ViewState *m_state;
     QCustomPlot *m_plot;

@@ -39,11 +39,13 @@ FigureView::FigureView(ViewState *state, FigureKind kind, QWidget *parent)
         m_lines = new MetricLineChart(state, this);
         m_metrics = {m_lines->metric()};
         m_grid->addWidget(m_lines, 0, 0);
+        connect(m_lines, &ChartView::exportRequested, this, &FigureView::exportRequested);
         connect(m_lines, &MetricLineChart::metricChanged, this, [this](Metric m) { m_metrics = {m}; });
         return;
     case FigureKind::Spectrum:
         m_spectrum = new SpectrumView(state, this);
         m_grid->addWidget(m_spectrum, 0, 0);
+        connect(m_spectrum, &ChartView::exportRequested, this, &FigureView::exportRequested);
         return;
     case FigureKind::Bars:
         m_metrics = {Metric::CompressionPct};
@@ -106,6 +108,7 @@ void FigureView::syncPanels()
                 view = heatmap;
             }
             view->setRunIndex(run);
+            connect(view, &ChartView::exportRequested, this, &FigureView::exportRequested);
             if (!m_titleOverride.isEmpty())
                 view->setTitleOverride(m_titleOverride);
             m_byMetric[int(row)] << view;

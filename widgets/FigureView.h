@@ -42,6 +42,12 @@ public:
     void setMetrics(const QList<Metric> &metrics);
     void setTitleOverride(const QString &title);
 
+signals:
+    // A panel's context menu asked to export the figure as it is seen.
+    void exportRequested();
+
+public:
+
     // The panels as drawn at a size (default: the widget's): rows of views.
     QList<QList<ChartView *>> panels(QSize size = {}) const;
     MetricLineChart *lineChart() const { return m_lines; }

@@ -21,6 +21,7 @@ LayerBarChart::LayerBarChart(ViewState *state, QWidget *parent)
     plot()->xAxis->grid()->setVisible(false);
     useSideLegend();
     plot()->setInteractions(QCP::iSelectLegend);
+    enableZoom({plot()->axisRect()});
     plot()->legend->setSelectableParts(QCPLegend::spItems);
     connect(plot(), &QCustomPlot::legendClick, this, [this](QCPLegend *, QCPAbstractLegendItem *item, QMouseEvent *) {
         if (auto *plottableItem = qobject_cast<QCPPlottableLegendItem *>(item))

@@ -58,7 +58,9 @@ MetricLineChart::MetricLineChart(ViewState *state, QWidget *parent)
     plot()->xAxis->setLabel(tr("Training step"));
     plot()->yAxis->setRangeLower(0);
     useSideLegend();
+    enableCrosshair();
     plot()->setInteractions(QCP::iSelectLegend);
+    enableZoom({plot()->axisRect()});
     plot()->legend->setSelectableParts(QCPLegend::spItems);
     connect(plot(), &QCustomPlot::legendClick, this, [this](QCPLegend *, QCPAbstractLegendItem *item, QMouseEvent *) {
         auto *plottableItem = qobject_cast<QCPPlottableLegendItem *>(item);

@@ -164,11 +164,63 @@ void placeLegend(QCPLayoutGrid *body, QCPLegend *legend, LegendPlacement where, 
     legend->setVisible(true);
 }
 
+namespace {
+
+// Decades alone leave a short log axis unreadable: 2–55 showed only 10. Under two decades the
+// labelled ticks are 1, 2 and 5 of each decade (every integer multiple under one decade), with
+// the other multiples as minor ticks; longer ranges get decades as usual. Computed per range, so
+// zooming in gains labels.
+class ShortSpanLogTicker : public QCPAxisTickerLog {
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange &range) override
+    {
+        m_shortSpan = range.lower > 0 && range.upper / range.lower < 100;
+        if (!m_shortSpan)
+            return QCPAxisTickerLog::createTickVector(tickStep, range);
+        const QVector<int> mantissas = range.upper / range.lower < 10 ? QVector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9} : QVector<int>{1, 2, 5};
+        QVector<double> ticks;
+        // One tick beyond each end, as QCustomPlot's tickers give, for the minor ticks there.
+        double below = 0, above = 0;
+        for (int exponent = int(std::floor(std::log10(range.lower))) - 1; exponent <= int(std::ceil(std::log10(range.upper))); ++exponent)
+            for (int m : mantissas) {
+                const double v = m * std::pow(10.0, exponent);
+                if (v < range.lower)
+                    below = v;
+                else if (v <= range.upper)
+                    ticks << v;
+                else if (above == 0)
+                    above = v;
+            }
+        if (below > 0)
+            ticks.prepend(below);
+        if (above > 0)
+            ticks.append(above);
+        return ticks;
+    }
+    QVector<double> createSubTickVector(int subTickCount, const QVector<double> &ticks) override
+    {
+        if (!m_shortSpan)
+            return QCPAxisTickerLog::createSubTickVector(subTickCount, ticks);
+        QVector<double> subTicks;
+        for (qsizetype i = 0; i + 1 < ticks.size(); ++i) {
+            const double step = std::pow(10.0, std::floor(std::log10(ticks[i]) + 1e-9));
+            for (double v = ticks[i] + step; v < ticks[i + 1] * (1 - 1e-9); v += step)
+                subTicks << v;
+        }
+        return subTicks;
+    }
+
+private:
+    bool m_shortSpan = false;
+};
+
+} // namespace
+
 void setLogScale(QCPAxis *axis, bool log)
 {
     if (log) {
         axis->setScaleType(QCPAxis::stLogarithmic);
-        QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+        QSharedPointer<QCPAxisTickerLog> ticker(new ShortSpanLogTicker);
         ticker->setSubTickCount(8);
         axis->setTicker(ticker);
         axis->setNumberFormat(QStringLiteral("g")); // 0.01, 0.1, 1, 10: plain decades read best

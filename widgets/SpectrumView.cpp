@@ -52,6 +52,7 @@ SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
     connect(m_overlayBox, &QCheckBox::toggled, this, &SpectrumView::setOverlayFirstStep);
 
     body()->addElement(0, 1, m_densityRect);
+    enableZoom({m_rankRect, m_densityRect});
     body()->setColumnSpacing(24);
     PlotStyle::applyPaperStyle(plot());
     m_rankRect->axis(QCPAxis::atBottom)->setLabel(tr("Rank i"));

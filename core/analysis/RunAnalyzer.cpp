@@ -174,11 +174,11 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
             results = analyzeCheckpoint(file, record, run, progress, onProgress);
             if (m_cancelled)
                 break; // a checkpoint cut short is not recorded as analysed
-            // Watching: a recent file that cannot be read at all is most likely still being
-            // written (a writer that paused longer than the settle time): try again later, and
-            // cache nothing about it.
+            // Watching: a recent file of a known format that cannot be read at all is most likely
+            // still being written (a writer that paused longer than the settle time): try again
+            // later, and cache nothing about it. Bytes no format recognises are said at once.
             const qint64 age = QDateTime::currentMSecsSinceEpoch() - record.mtimeMs;
-            if (m_settings.settleSeconds > 0 && !record.error.isEmpty() &&
+            if (m_settings.settleSeconds > 0 && !record.error.isEmpty() && record.error != kUnrecognisedFormat &&
                 age < qint64(std::max(30.0, 10 * m_settings.settleSeconds) * 1000)) {
                 run.issues.resize(issuesBefore);
                 run.pending.append(record.path);

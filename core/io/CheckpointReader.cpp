@@ -150,7 +150,7 @@ std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *e
         file.close();
         return SafetensorsReader::open(path, error);
     }
-    *error = QStringLiteral("not a recognised checkpoint format");
+    *error = kUnrecognisedFormat;
     return nullptr;
 }
 

@@ -70,6 +70,10 @@ bool isTrainingSidecar(const QString &fileName);
 // error to what is wrong (without the file name; callers prefix it).
 std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *error);
 
+// openCheckpoint's error for bytes no reader recognises (not a truncated file of a known format):
+// such a file is not a checkpoint still being written, and is never waited for.
+inline const QString kUnrecognisedFormat = QStringLiteral("not a recognised checkpoint format");
+
 // How one checkpoint's weights lie on disk: one file; an index and its shards; shards named
 // -0000k-of-0000n without an index; .npy arrays, one per tensor.
 enum class WeightsLayout { OneFile, ShardIndex, NamedShards, NpyArrays };

@@ -8,6 +8,9 @@
 #include "SpectrumView.h"
 #include "ViewState.h"
 
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -52,6 +55,36 @@ private slots:
         // A click request switches to the spectrum tab.
         window.state()->requestSpectrum({0, 300, {{}, 1, MatrixType::K, {}}});
         QCOMPARE(window.tabs()->currentWidget(), window.figure(FigureKind::Spectrum));
+    }
+
+    // Nothing to draw is said in words where the figures would be, not as empty 0–5 axes; the
+    // figures come back with the first results.
+    void emptyFolderAndMissingPathAreSaidInThePlotArea()
+    {
+        QTemporaryDir empty;
+        MainWindow window;
+        window.show();
+        window.openPath(empty.filePath("no-such-run"));
+        QVERIFY2(window.centralMessage().contains("no-such-run does not exist"), qPrintable(window.centralMessage()));
+
+        QSignalSpy finished(window.controller(), &AnalysisController::finished);
+        window.openPath(empty.path());
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(window.centralMessage().startsWith("No checkpoints in " + empty.path()), qPrintable(window.centralMessage()));
+
+        // Written 10 s ago, past the settle time but recent: a file no format recognises is said to be
+        // one at once, not waited for as if it were still being written.
+        QFile junk(QDir(empty.path()).filePath("ckpt_000100.pt"));
+        QVERIFY(junk.open(QIODevice::WriteOnly) && junk.write("definitely not a checkpoint") > 0 && junk.flush());
+        QVERIFY(junk.setFileTime(QDateTime::currentDateTime().addSecs(-10), QFileDevice::FileModificationTime));
+        junk.close();
+        window.openPath(empty.path());
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(window.centralMessage().startsWith("Nothing in " + empty.path() + " could be analysed"), qPrintable(window.centralMessage()));
+
+        window.openPath(RANKSCOPE_DEMO_RUN);
+        QTRY_VERIFY_WITH_TIMEOUT(window.centralMessage().isEmpty(), 30000);
+        QCOMPARE(window.centralWidget()->findChild<QTabWidget *>(), window.tabs());
     }
 
     void reopeningComesFromTheCache()

@@ -10,6 +10,7 @@
 
 #include <QSignalSpy>
 #include <QTest>
+#include <QWheelEvent>
 #include <QToolButton>
 #include <cmath>
 
@@ -134,6 +135,67 @@ private slots:
         QTest::mouseMove(chart.plot(), layer2->coordsToPixels(1000, valueAt(layer2, 1000)).toPoint());
         QVERIFY2(chart.lastTooltip().contains("transformer.h.2.mlp.c_fc.weight [256×64]"), qPrintable(chart.lastTooltip()));
         QVERIFY(chart.lastTooltip().contains(QString::number(expectedValue("stable_rank", 1000, 2, "MLP_UP"), 'g', 5)));
+    }
+
+    // The wheel zooms, the zoom survives a new step and is dropped for another metric; a
+    // double-click fits the data again; the crosshair reads the values under the cursor.
+    void zoomSurvivesRebuildsAndResets()
+    {
+        MetricLineChart chart(m_state);
+        chart.resize(1000, 650);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.plot()->replot();
+        QCPAxis *x = chart.plot()->xAxis, *y = chart.plot()->yAxis;
+        const QCPRange fittedX = x->range(), fittedY = y->range();
+        const QPoint centre = chart.plot()->axisRect()->rect().center();
+        QWheelEvent wheel(centre, chart.plot()->mapToGlobal(centre), {}, {0, 120}, Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(chart.plot(), &wheel);
+        QCoreApplication::processEvents(); // the wheel's interaction ends
+        QVERIFY(chart.isZoomed());
+        const QCPRange zoomedX = x->range();
+        QVERIFY(zoomedX.size() < fittedX.size() * 0.9);
+
+        m_state->setCurrentStep(300); // a rebuild keeps what the user chose
+        chart.rebuild();
+        QCOMPARE(x->range().lower, zoomedX.lower);
+        QCOMPARE(x->range().upper, zoomedX.upper);
+
+        QTest::mouseMove(chart.plot(), centre);
+        QVERIFY2(chart.crosshairText().startsWith("training step "), qPrintable(chart.crosshairText()));
+        QVERIFY(chart.crosshairText().contains("stable rank "));
+
+        // Sent directly: QTest's own double-click leaves its mouse state pressed for later tests.
+        QMouseEvent doubleClick(QEvent::MouseButtonDblClick, centre, chart.plot()->mapToGlobal(centre), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(chart.plot(), &doubleClick);
+        QVERIFY(!chart.isZoomed());
+        QCOMPARE(x->range().lower, fittedX.lower);
+        QCOMPARE(y->range().upper, fittedY.upper);
+
+        QCoreApplication::sendEvent(chart.plot(), &wheel);
+        QCoreApplication::processEvents();
+        QVERIFY(chart.isZoomed());
+        chart.setMetric(Metric::WeightedAlpha); // other numbers: fitted anew
+        QVERIFY(!chart.isZoomed());
+        QVERIFY(y->range().upper != fittedY.upper);
+    }
+
+    // Log y over less than two decades labels 1, 2 and 5 of each decade, not only the decades.
+    void shortLogAxisLabelsMoreThanDecades()
+    {
+        MetricLineChart chart(m_state);
+        chart.resize(1000, 650);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        m_state->setLogY(true);
+        chart.plot()->replot();
+        QCPAxis *y = chart.plot()->yAxis;
+        QVERIFY2(y->range().upper / y->range().lower < 100, "the demo's stable ranks span under two decades");
+        QStringList labels;
+        for (const QString &label : y->tickVectorLabels())
+            labels << label;
+        QVERIFY2(labels.contains("2") && labels.contains("5") && labels.contains("10") && labels.contains("20"), qPrintable(labels.join(' ')));
+        m_state->setLogY(false);
     }
 
     void stepSliderChangesBarHeights()

@@ -1,5 +1,8 @@
 #include "SpectrumView.h"
 
+#include "MatrixPicker.h"
+#include "analysis/MetricsTable.h"
+
 #include "PlotStyle.h"
 #include "TypeStyle.h"
 #include "spectral/PowerLawFit.h"
@@ -47,7 +50,11 @@ SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
     : ChartView(state, parent), m_rankRect(plot()->axisRect()), m_densityRect(new QCPAxisRect(plot())),
       m_densityLegend(new QCPLegend), m_overlayBox(new QCheckBox(tr("Overlay the first step"), this))
 {
+    m_picker = new MatrixPicker(state, this);
+    headerLayout()->addWidget(m_picker);
+    headerLayout()->addSpacing(12);
     headerLayout()->addWidget(m_overlayBox);
+    connect(m_picker, &MatrixPicker::picked, this, &SpectrumView::showMatrix);
     headerLayout()->addStretch(1);
     connect(m_overlayBox, &QCheckBox::toggled, this, &SpectrumView::setOverlayFirstStep);
 
@@ -72,7 +79,12 @@ SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
     m_densityLegend->setBrush(QColor(255, 255, 255, 220));
     m_densityLegend->setVisible(true);
     plot()->legend->setBrush(QColor(255, 255, 255, 220));
-    connect(state, &ViewState::resultsChanged, this, &SpectrumView::rebuild);
+    // Until a matrix is chosen, the picker's first one (Q of the first layer at the last step) is shown.
+    connect(state, &ViewState::resultsChanged, this, [this] {
+        if (!m_key && m_picker->key())
+            m_key = m_picker->key();
+        rebuild();
+    });
     connect(state, &ViewState::spectrumRequested, this, &SpectrumView::showMatrix);
     rebuild();
 }
@@ -80,6 +92,7 @@ SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
 void SpectrumView::showMatrix(const MatrixKey &key)
 {
     m_key = key;
+    m_picker->setKey(key);
     rebuild();
 }
 
@@ -259,10 +272,14 @@ QString SpectrumView::tooltipAt(const QPoint &pixel) const
 
 QString SpectrumView::dataCsv() const
 {
-    QString csv = QStringLiteral("rank,singular_value,eigenvalue\n");
-    if (const MatrixResult *r = m_key ? state()->find(*m_key) : nullptr)
+    // Every row names its matrix, so files from several spectra can be concatenated and still read.
+    QString csv = QStringLiteral("step,block,layer,type,expert,tensor,rank,singular_value,eigenvalue\n");
+    if (const MatrixResult *r = m_key ? state()->find(*m_key) : nullptr) {
+        const QString matrix = QStringLiteral("%1,%2,%3,%4,%5,%6").arg(r->step).arg(MetricsTable::csvField(r->block)).arg(r->layer)
+                                   .arg(csvName(r->type), MetricsTable::csvField(r->expert), MetricsTable::csvField(r->tensor));
         for (Eigen::Index i = 0; i < r->singularValues.size(); ++i)
-            csv += QStringLiteral("%1,%2,%3\n").arg(i + 1).arg(r->singularValues[i], 0, 'g', 17).arg(r->singularValues[i] * r->singularValues[i], 0, 'g', 17);
+            csv += QStringLiteral("%1,%2,%3,%4\n").arg(matrix).arg(i + 1).arg(r->singularValues[i], 0, 'g', 17).arg(r->singularValues[i] * r->singularValues[i], 0, 'g', 17);
+    }
     return csv;
 }
 

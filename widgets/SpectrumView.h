@@ -9,6 +9,8 @@ class QCheckBox;
 
 namespace rankscope {
 
+class MatrixPicker;
+
 class SpectrumView : public ChartView {
     Q_OBJECT
 public:
@@ -17,6 +19,7 @@ public:
     std::optional<MatrixKey> matrix() const { return m_key; }
     void showMatrix(const MatrixKey &key);
     void setOverlayFirstStep(bool overlay);
+    MatrixPicker *picker() const { return m_picker; }
 
     QCPAxisRect *rankRect() const { return m_rankRect; }
     QCPAxisRect *densityRect() const { return m_densityRect; }
@@ -40,6 +43,7 @@ private:
     QCPAxisRect *m_densityRect;
     QCPLegend *m_densityLegend;
     QCheckBox *m_overlayBox;
+    MatrixPicker *m_picker = nullptr;
     QString fitTextFor(QSize size) const;
     // Whether the legends fit inside the panels at this size (else they go in a row below).
     static bool legendsInside(QSize size);

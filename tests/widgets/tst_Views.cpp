@@ -3,11 +3,13 @@
 #include "DemoFixture.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
+#include "MatrixPicker.h"
 #include "SpectrumView.h"
 #include "TypeFilterChips.h"
 #include "TypeLayerHeatmap.h"
 #include "ViewState.h"
 
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QTest>
 #include <QWheelEvent>
@@ -196,6 +198,45 @@ private slots:
             labels << label;
         QVERIFY2(labels.contains("2") && labels.contains("5") && labels.contains("10") && labels.contains("20"), qPrintable(labels.join(' ')));
         m_state->setLogY(false);
+    }
+
+    // The Spectrum tab chooses its own matrix: the first one at the last step until told
+    // otherwise, any type, layer and step from its boxes, and its CSV names the matrix on each row.
+    void spectrumPickerChoosesAnyMatrix()
+    {
+        ViewState state;
+        SpectrumView spectrum(&state);
+        state.setRun(test::demoRun(), QStringLiteral("nanogpt-d4"));
+        QVERIFY(spectrum.matrix());
+        QCOMPARE(spectrum.matrix()->step, 1500);
+        QCOMPARE(spectrum.matrix()->id.type, MatrixType::Q);
+        QCOMPARE(spectrum.matrix()->id.layer, 0);
+
+        const QList<QComboBox *> boxes = spectrum.picker()->boxes(); // run, block, type, layer, expert, step
+        QCOMPARE(boxes[2]->count(), 6);
+        QCOMPARE(boxes[3]->count(), 4);
+        QCOMPARE(boxes[5]->count(), 6);
+        auto choose = [](QComboBox *box, const QVariant &data) {
+            box->setCurrentIndex(box->findData(data));
+            emit box->activated(box->currentIndex());
+        };
+        choose(boxes[2], int(MatrixType::MlpDown));
+        choose(boxes[3], 2);
+        choose(boxes[5], 300);
+        QCOMPARE(spectrum.matrix()->id.type, MatrixType::MlpDown);
+        QCOMPARE(spectrum.matrix()->id.layer, 2);
+        QCOMPARE(spectrum.matrix()->step, 300);
+        QVERIFY2(spectrum.title().contains("transformer.h.2.mlp.c_proj.weight"), qPrintable(spectrum.title()));
+        const QStringList csv = spectrum.dataCsv().split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(csv.first(), QStringLiteral("step,block,layer,type,expert,tensor,rank,singular_value,eigenvalue"));
+        QCOMPARE(csv.size(), 1 + 64);
+        QVERIFY2(csv[1].startsWith("300,,2,MLP_DOWN,,transformer.h.2.mlp.c_proj.weight,1,"), qPrintable(csv[1]));
+
+        // A click elsewhere shows in the boxes.
+        state.requestSpectrum({0, 600, {{}, 1, MatrixType::K, {}}});
+        QCOMPARE(boxes[2]->currentData().toInt(), int(MatrixType::K));
+        QCOMPARE(boxes[3]->currentData().toInt(), 1);
+        QCOMPARE(boxes[5]->currentData().toLongLong(), 600);
     }
 
     void stepSliderChangesBarHeights()

@@ -8,6 +8,9 @@
 #include <QTest>
 #include <QElapsedTimer>
 #include "analysis/ResultsFile.h"
+#include "spectral/BlasKernelChoice.h"
+#include "spectral/CpuFeatures.h"
+#include <QRegularExpression>
 #include "core/FormatWriters.h"
 #include <random>
 #include <csignal>
@@ -28,10 +31,19 @@ QTemporaryDir &cacheHome()
     return dir;
 }
 
-Run runRankscope(const QStringList &arguments)
+// Environment variables to set (a value) or remove (an empty value) for one run.
+using EnvironmentChanges = QList<QPair<QString, QString>>;
+
+Run runRankscope(const QStringList &arguments, const EnvironmentChanges &changes = {})
 {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const auto &[name, value] : changes) {
+        if (value.isEmpty())
+            env.remove(name);
+        else
+            env.insert(name, value);
+    }
     env.insert("XDG_CACHE_HOME", cacheHome().path());
     env.remove("DISPLAY");
     env.remove("WAYLAND_DISPLAY");
@@ -44,6 +56,8 @@ Run runRankscope(const QStringList &arguments)
 }
 
 } // namespace
+
+using namespace rankscope;
 
 class TestCommandLine : public QObject {
     Q_OBJECT
@@ -60,6 +74,57 @@ private slots:
         r = runRankscope({"analyze", "--help"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("--energy"));
+    }
+
+    // --version names the BLAS and its kernels, and who chose them: OpenBLAS's own detection, the
+    // user's OPENBLAS_CORETYPE (which always wins), or RankScope when OpenBLAS detected a core whose
+    // kernels lack the CPU's vector instructions (shown with the test hook that makes RankScope see
+    // "Prescott", as the Emerald Rapids VM reports).
+    void versionNamesTheBlasKernel()
+    {
+        const CpuFeatures cpu = CpuFeatures::detect();
+        Run r = runRankscope({"--version"}, {{"OPENBLAS_CORETYPE", ""}, {kPretendBlasCoreHook, ""}, {kBlasChoiceMarker, ""}});
+        QCOMPARE(r.exitCode, 0);
+        static const QRegularExpression blasLine(QStringLiteral("^BLAS: OpenBLAS [0-9.]+, (\\w+) kernels \\((.*)\\)$"), QRegularExpression::MultilineOption);
+        QRegularExpressionMatch line = blasLine.match(r.out);
+        QVERIFY2(line.hasMatch(), qPrintable(r.out));
+        // Unset: whatever OpenBLAS detected, or RankScope's choice; never generic kernels on an AVX2 CPU.
+        if (cpu.avx2 && cpu.fma)
+            QVERIFY2(line.captured(1) != "Prescott", qPrintable(r.out));
+        QVERIFY(line.captured(2) == "detected by OpenBLAS" || line.captured(2).startsWith("chosen by RankScope"));
+
+        r = runRankscope({"--version"}, {{"OPENBLAS_CORETYPE", "Prescott"}, {kPretendBlasCoreHook, ""}, {kBlasChoiceMarker, ""}});
+        line = blasLine.match(r.out);
+        QVERIFY2(line.hasMatch(), qPrintable(r.out));
+        QCOMPARE(line.captured(1), QStringLiteral("Prescott"));
+        QCOMPARE(line.captured(2), QStringLiteral("set by OPENBLAS_CORETYPE"));
+
+        // The user's variable wins over RankScope's choice too.
+        r = runRankscope({"--version"}, {{"OPENBLAS_CORETYPE", "Prescott"}, {kPretendBlasCoreHook, "Prescott"}, {kBlasChoiceMarker, ""}});
+        QCOMPARE(blasLine.match(r.out).captured(1), QStringLiteral("Prescott"));
+
+        if (!cpu.avx)
+            QSKIP("this CPU has no AVX: generic kernels are the right ones");
+        const QString expected = QString::fromStdString(chooseOpenBlasCoreType(cpu, "Prescott"));
+        r = runRankscope({"--version"}, {{"OPENBLAS_CORETYPE", ""}, {kPretendBlasCoreHook, "Prescott"}, {kBlasChoiceMarker, ""}});
+        QCOMPARE(r.exitCode, 0);
+        line = blasLine.match(r.out);
+        QVERIFY2(line.hasMatch(), qPrintable(r.out));
+        QCOMPARE(line.captured(1), expected);
+        QVERIFY(line.captured(2).startsWith("chosen by RankScope"));
+    }
+
+    // Re-executed with the kernel chosen, a subcommand keeps its arguments and its results.
+    void reexecutionKeepsTheArguments()
+    {
+        if (!CpuFeatures::detect().avx)
+            QSKIP("this CPU has no AVX: RankScope never re-executes");
+        const Run plain = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--csv", "-", "--quiet", "--no-cache"});
+        const Run chosen = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--csv", "-", "--quiet", "--no-cache"},
+                                        {{"OPENBLAS_CORETYPE", ""}, {kPretendBlasCoreHook, "Prescott"}, {kBlasChoiceMarker, ""}});
+        QCOMPARE(chosen.exitCode, 0);
+        QCOMPARE(chosen.out.split('\n').size(), 146);
+        QCOMPARE(chosen.out.section('\n', 0, 1), plain.out.section('\n', 0, 1));
     }
 
     void analyzeWritesTheContractCsv()

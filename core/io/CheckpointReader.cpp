@@ -39,6 +39,14 @@ std::unique_ptr<CheckpointReader> openFolder(const QString &folder, QString *err
 
 MatrixRead CheckpointReader::readMatrix(const QString &name, qint64 slice)
 {
+    const StoredRead stored = readStoredMatrix(name, slice);
+    if (!stored.ok())
+        return {{}, stored.error};
+    return {stored.matrix.widened(), {}};
+}
+
+StoredRead CheckpointReader::readStoredMatrix(const QString &name, qint64 slice)
+{
     if (m_lookup.isEmpty()) {
         const QList<TensorInfo> list = tensors();
         for (qsizetype i = 0; i < list.size(); ++i)

@@ -45,7 +45,7 @@ std::unique_ptr<NpyFolderReader> NpyFolderReader::openFiles(const QStringList &p
     return reader;
 }
 
-MatrixRead NpyFolderReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
+StoredRead NpyFolderReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
     const NpyHeader header = m_headers.value(tensor.name);
     const qint64 needed = NpyFormat::dataBytes(header);
@@ -108,7 +108,7 @@ std::unique_ptr<NpzReader> NpzReader::open(const QString &path, QString *error)
     return reader;
 }
 
-MatrixRead NpzReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
+StoredRead NpzReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
     const ZipEntry *entry = m_zip.find(m_entries.value(tensor.name));
     if (!entry)

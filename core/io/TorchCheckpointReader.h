@@ -21,7 +21,7 @@ public:
     QVariantMap modelConfig() const override { return m_modelConfig; }
 
 protected:
-    MatrixRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
+    StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
 
 private:
     TorchCheckpointReader() = default;

@@ -2,7 +2,7 @@
 
 #include "analysis/CheckpointPlan.h"
 #include "analysis/CheckpointSteps.h"
-#include "analysis/MatrixPartExtractor.h"
+#include "analysis/MatrixPartSource.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointReader.h"
 
@@ -12,8 +12,9 @@
 #include <QMutex>
 #include <QThread>
 #include <QThreadPool>
+#include <QWaitCondition>
 #include <QtConcurrent>
-#include <deque>
+#include "spectral/BlasThreadBudget.h"
 
 namespace rankscope {
 
@@ -29,20 +30,26 @@ QString RunAnalyzer::settingsKey() const
     return QStringLiteral("solver=%1;rules=%2;schema=%3").arg(QLatin1String(svdMethodName(m_settings.method)), m_rules.identity()).arg(ResultsFile::kSchemaVersion);
 }
 
-void RunAnalyzer::updateEta(AnalysisProgress &progress) const
+void RunAnalyzer::updateEta(AnalysisProgress &progress, double doneSeconds) const
 {
     progress.elapsedSeconds = m_clock.elapsed() / 1000.0;
-    const int remaining = progress.matricesTotal - progress.matricesDone;
-    progress.etaSeconds = m_matricesComputedHere > 0 && remaining >= 0
-                              ? progress.elapsedSeconds / m_matricesComputedHere * remaining
-                              : -1;
+    const double remaining = std::max(0.0, m_plannedSeconds - doneSeconds);
+    if (m_plannedSeconds <= 0) {
+        progress.etaSeconds = -1;
+    } else if (doneSeconds > 0 && progress.elapsedSeconds > 0) {
+        // The pace measured so far (reading, scheduling and this machine's speed included).
+        progress.etaSeconds = remaining / (doneSeconds / progress.elapsedSeconds);
+    } else {
+        // Nothing finished yet (e.g. one huge matrix): the model's estimate, counting down.
+        progress.etaSeconds = std::max(0.0, remaining / m_modelPace - progress.elapsedSeconds);
+    }
 }
 
 RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCallback &onProgress, const RunAnalysis *previous)
 {
-    SingularValueSolver::setBlasThreads(1); // one matrix per worker beats threads inside one call
     m_clock.start();
-    m_matricesComputedHere = 0;
+    m_plannedSeconds = m_doneSeconds = 0;
+    m_checkpointsComputed = 0;
     RunAnalysis run;
     run.folder = QFileInfo(folder).absoluteFilePath();
     run.settingsKey = settingsKey();
@@ -163,10 +170,14 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         if (!results.isEmpty())
             ++run.checkpointsAnalysed;
         ++progress.checkpointsDone;
-        // Until every checkpoint is open, assume the rest hold as many matrices as those seen.
-        progress.matricesTotal = progress.matricesDone +
-                                 (progress.checkpointsTotal - progress.checkpointsDone) * (progress.matricesDone / std::max(1, progress.checkpointsDone));
-        updateEta(progress);
+        // Until every checkpoint is open, assume the rest hold as many matrices, and cost as much, as
+        // those seen.
+        const int checkpointsLeft = progress.checkpointsTotal - progress.checkpointsDone;
+        progress.matricesTotal = progress.matricesDone + checkpointsLeft * (progress.matricesDone / std::max(1, progress.checkpointsDone));
+        if (!record.fromCache)
+            ++m_checkpointsComputed;
+        m_plannedSeconds = m_doneSeconds + checkpointsLeft * (m_doneSeconds / std::max(1, m_checkpointsComputed));
+        updateEta(progress, m_doneSeconds);
         sortResults(results);
         run.checkpoints.append(record);
         if (onProgress)
@@ -210,12 +221,43 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     for (const LeftOutTensor &left : plan.layout.reported())
         issues.append({record.path, left.tensor, left.reason, false});
 
+    // What this checkpoint will cost, from the shapes alone (no tensor is read for it): the ETA.
+    const QList<TensorInfo> tensorList = reader->tensors();
+    QHash<QString, TensorInfo> tensorInfo;
+    for (const TensorInfo &t : tensorList)
+        tensorInfo.insert(t.name, t);
+    auto partShape = [&](const PlannedTensor &tensor, const MatrixPart &part) {
+        const QList<qint64> shape = tensorInfo.value(tensor.tensor).shape;
+        const qint64 rows = shape.size() >= 2 ? shape[shape.size() - 2] : 0, cols = shape.size() >= 2 ? shape.back() : 0;
+        return part.axis == MatrixPart::Axis::Rows ? MatrixShape{part.extent(), cols} : MatrixShape{rows, part.extent()};
+    };
+    int plannedMatrices = 0;
+    double plannedSeconds = 0;
+    for (const PlannedTensor &tensor : plan.layout.typed)
+        for (const MatrixPart &part : tensor.parts) {
+            ++plannedMatrices;
+            plannedSeconds += m_costModel.matrixSeconds(partShape(tensor, part));
+        }
+    const int matricesBefore = progress.matricesDone;
+    progress.matricesTotal = std::max(progress.matricesTotal, matricesBefore + plannedMatrices);
+    m_plannedSeconds = std::max(m_plannedSeconds, m_doneSeconds + plannedSeconds);
+    // The model's own pace for this checkpoint (core-seconds per wall second), until work is done.
+    QList<MatrixShape> shapes;
+    for (const PlannedTensor &tensor : plan.layout.typed)
+        for (const MatrixPart &part : tensor.parts)
+            shapes << partShape(tensor, part);
+    const double plannedWall = m_costModel.wallSeconds(shapes, m_settings.jobs);
+    m_modelPace = plannedWall > 0 ? plannedSeconds / plannedWall : m_settings.jobs;
+
     QThreadPool pool;
     pool.setMaxThreadCount(m_settings.jobs);
+    BlasThreadBudget blasThreads(m_settings.jobs);
+    // Shared with the workers, under `mutex`: what they finished, and the results.
     QMutex mutex;
+    QWaitCondition finished;
+    int inFlight = 0, completed = 0;
     QList<MatrixResult> results;
-    std::deque<QFuture<void>> inFlight;
-    const SingularValueSolver solver(m_settings.method);
+    const SingularValueSolver solver(m_settings.method, m_settings.eigensolver);
     const double energy = m_settings.energy;
     const QList<qint64> blockSize = [&] {
         QList<qint64> size;
@@ -223,6 +265,30 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
             size << v.toLongLong();
         return size.size() == 2 ? size : QList<qint64>{128, 128};
     }();
+
+    // Progress on this thread, from what the workers finished.
+    auto reportProgress = [&] {
+        double doneSeconds = 0;
+        {
+            QMutexLocker lock(&mutex);
+            progress.matricesDone = matricesBefore + completed;
+            doneSeconds = m_doneSeconds;
+        }
+        updateEta(progress, doneSeconds);
+        if (onProgress)
+            onProgress(progress, {});
+    };
+    // Waits until `done` holds, reporting progress as matrices complete and every half second
+    // meanwhile, so that one long matrix still moves the ETA.
+    auto waitUntil = [&](const std::function<bool()> &done) {
+        QMutexLocker lock(&mutex);
+        while (!done()) {
+            finished.wait(&mutex, 500);
+            lock.unlock();
+            reportProgress();
+            lock.relock();
+        }
+    };
 
     for (const PlannedTensor &tensor : plan.layout.typed) {
         // A 3-D tensor of experts is read one slice (one expert) at a time.
@@ -233,30 +299,42 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
         for (const qint64 slice : slices) {
             if (m_cancelled)
                 break;
+            // Bound what is held: the stored tensors of the matrices in flight plus this one.
+            waitUntil([&] { return inFlight <= m_settings.jobs; });
             readClock.restart();
-            MatrixRead read = reader->readMatrix(tensor.tensor, slice);
+            StoredRead read = reader->readStoredMatrix(tensor.tensor, slice);
+            std::shared_ptr<const MatrixPartSource::BlockScales> scales;
             if (read.ok() && !tensor.blockScales.isEmpty()) {
-                const MatrixRead scales = reader->readMatrix(tensor.blockScales);
-                if (!scales.ok() || !applyBlockScales(read.values, scales.values, blockSize[0], blockSize[1]))
+                const MatrixRead scaleRead = reader->readMatrix(tensor.blockScales);
+                auto grid = std::make_shared<MatrixPartSource::BlockScales>(MatrixPartSource::BlockScales{scaleRead.values, blockSize[0], blockSize[1]});
+                if (!scaleRead.ok() || !grid->fit(read.matrix.rows(), read.matrix.cols()))
                     read.error = QStringLiteral("its FP8 block scales %1 do not fit it (%2)")
-                                     .arg(tensor.blockScales, scales.ok() ? QStringLiteral("weight_block_size %1×%2").arg(blockSize[0]).arg(blockSize[1])
-                                                                          : scales.error);
+                                     .arg(tensor.blockScales, scaleRead.ok() ? QStringLiteral("weight_block_size %1×%2").arg(blockSize[0]).arg(blockSize[1])
+                                                                             : scaleRead.error);
+                scales = std::move(grid);
             }
             run.timings.readSeconds += readClock.nsecsElapsed() * 1e-9;
             if (!read.ok()) {
                 QMutexLocker lock(&mutex);
                 issues.append({record.path, tensor.tensor, read.error, false});
+                completed += int(std::count_if(tensor.parts.begin(), tensor.parts.end(), [&](const MatrixPart &p) { return p.slice == slice; }));
                 continue;
             }
-            // Bound the matrices held in memory: wait for the oldest when the workers are all busy.
-            while (int(inFlight.size()) > m_settings.jobs) {
-                inFlight.front().waitForFinished();
-                inFlight.pop_front();
-            }
+            // Shared by the parts of a fused tensor; freed when the last of them is done.
+            const auto stored = std::make_shared<const StoredMatrix>(std::move(read.matrix));
             for (const MatrixPart &part : tensor.parts) {
                 if (part.slice != slice)
                     continue;
-                auto matrix = std::make_shared<RowMajorMatrix>(extractMatrixPart(read.values, part));
+                const bool rowsAxis = part.axis == MatrixPart::Axis::Rows;
+                const double cost = m_costModel.matrixSeconds(partShape(tensor, part));
+                if (!part.fits(rowsAxis ? stored->rows() : stored->cols())) {
+                    QMutexLocker lock(&mutex);
+                    issues.append({record.path, part.label, QStringLiteral("matrix is empty (0×0)"), false});
+                    ++completed;
+                    m_doneSeconds += cost;
+                    continue;
+                }
+                auto source = std::make_shared<MatrixPartSource>(stored, part, scales);
                 MatrixResult base;
                 base.step = record.step;
                 base.block = part.id.block;
@@ -266,15 +344,21 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                 base.tensor = part.label;
                 base.checkpointPath = record.path;
                 base.dtype = tensor.dtype;
-                base.rows = matrix->rows();
-                base.cols = matrix->cols();
-                inFlight.push_back(QtConcurrent::run(&pool, [&, matrix, base]() mutable {
-                    // A row-major W read as column-major is Wᵀ: same spectrum, no copy.
+                base.rows = source->rows();
+                base.cols = source->cols();
+                {
+                    QMutexLocker lock(&mutex);
+                    ++inFlight;
+                }
+                pool.start([&, source, base, cost]() mutable {
                     QElapsedTimer clock;
                     clock.start();
-                    const Eigen::Map<const Eigen::MatrixXd> transposed(matrix->data(), matrix->cols(), matrix->rows());
-                    const Spectrum spectrum = solver.compute(transposed);
-                    matrix.reset();
+                    Spectrum spectrum;
+                    {
+                        const BlasThreadBudget::Claim claim(blasThreads);
+                        spectrum = solver.compute(*source);
+                    }
+                    source.reset();
                     const double spectrumSeconds = clock.nsecsElapsed() * 1e-9;
                     clock.restart();
                     if (spectrum.ok()) {
@@ -285,23 +369,24 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                     QMutexLocker lock(&mutex);
                     run.timings.spectraSeconds += spectrumSeconds;
                     run.timings.metricsSeconds += metricsSeconds;
-                    if (!spectrum.ok()) {
+                    if (!spectrum.ok())
                         issues.append({record.path, base.tensor, spectrum.error, false});
-                        return;
-                    }
-                    results.append(std::move(base));
-                }));
-                ++progress.matricesDone;
-                ++m_matricesComputedHere;
+                    else
+                        results.append(std::move(base));
+                    // Work counts when it is done, not when it is queued.
+                    --inFlight;
+                    ++completed;
+                    m_doneSeconds += cost;
+                    finished.wakeAll();
+                });
             }
-            progress.matricesTotal = std::max(progress.matricesTotal, progress.matricesDone);
-            updateEta(progress);
-            if (onProgress)
-                onProgress(progress, {});
+            reportProgress();
         }
     }
-    for (auto &future : inFlight)
-        future.waitForFinished();
+    blasThreads.allHandedOut();
+    waitUntil([&] { return inFlight == 0; });
+    pool.waitForDone();
+    progress.matricesDone = matricesBefore + completed;
     if (results.isEmpty() && !m_cancelled && issues.size() == issuesBefore + plan.layout.reported().size()) {
         const QString model = plan.config.describeModel();
         record.error = QStringLiteral("no attention or MLP matrices recognised among %1 tensors%2 (see rankscope info)")

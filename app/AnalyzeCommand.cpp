@@ -8,7 +8,10 @@
 
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/FolderWatcher.h"
+#include "io/OutputFile.h"
+#include "io/PrintableText.h"
 
+#include <QBuffer>
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
@@ -41,15 +44,6 @@ void onInterrupt(int)
     g_interrupted = true;
     if (RunAnalyzer *analyzer = g_activeAnalyzer.load())
         analyzer->cancel(); // an atomic store: safe in a signal handler
-}
-
-bool openOutput(const QString &name, QFile &file, QTextStream &err)
-{
-    const bool ok = name == QLatin1String("-") ? file.open(stdout, QIODevice::WriteOnly)
-                                               : (file.setFileName(name), file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    if (!ok)
-        err << "rankscope: cannot write " << name << ": " << file.errorString() << '\n';
-    return ok;
 }
 
 // Runs named by their path below FOLDER, as a file name: seed0, lr3e-4-seed1.
@@ -138,7 +132,7 @@ int runAnalyzeCommand(const QStringList &arguments)
         QString error;
         options.rules = TensorNameRules::withUserRules(parser.value(rulesOption), &error);
         if (!options.rules) {
-            err << "rankscope analyze: " << error << '\n';
+            err << "rankscope analyze: " << printableText(error) << '\n';
             return 1;
         }
     }
@@ -151,6 +145,31 @@ int runAnalyzeCommand(const QStringList &arguments)
             return 1;
         }
     }
+    // Every output is checked before the analysis, so a mistyped path costs no analysis. The
+    // results file's folder is made, as every save would (with --runs, --results names that folder).
+    const bool eachRun = parser.isSet(runsOption);
+    if (parser.isSet(results))
+        QDir().mkpath(eachRun ? settings.resultsPath : QFileInfo(settings.resultsPath).absolutePath());
+    for (const QCommandLineOption *output : {&csv, &json, &results}) {
+        if (!parser.isSet(*output))
+            continue;
+        const QString outputPath = eachRun && output == &results ? QDir(parser.value(results)).filePath(QStringLiteral("run.h5")) : parser.value(*output);
+        if (const QString problem = outputFileProblem(outputPath); !problem.isEmpty()) {
+            err << "rankscope analyze: " << printableText(problem) << '\n';
+            return 1;
+        }
+    }
+    // An explicit results file is replaced by every save: whatever else sits at that path (a
+    // checkpoint, say) is never overwritten. A damaged file of RankScope's own is rebuilt.
+    auto foreignResultsFile = [&](const QString &path) {
+        if (!parser.isSet(results) || !QFileInfo::exists(path) || ResultsFile::isResultsFile(path))
+            return false;
+        err << "rankscope analyze: " << printableText(path)
+            << ": exists and is not a RankScope results file; it is not replaced (give another --results path)\n";
+        return true;
+    };
+    if (!eachRun && foreignResultsFile(settings.resultsPath))
+        return 1;
 
     // Where one run is read from and written to: FOLDER itself, or each run below it with --runs.
     struct RunTarget {
@@ -175,7 +194,7 @@ int runAnalyzeCommand(const QStringList &arguments)
                     return; // plain lines: one per checkpoint
                 QString line = QStringLiteral("%1/%2 checkpoints, %3/%4 matrices, %5")
                                    .arg(p.checkpointsDone).arg(p.checkpointsTotal).arg(p.matricesDone).arg(p.matricesTotal)
-                                   .arg(QFileInfo(p.currentFile).fileName());
+                                   .arg(printableText(QFileInfo(p.currentFile).fileName()));
                 if (p.etaSeconds >= 0 && p.checkpointsDone < p.checkpointsTotal)
                     line += QStringLiteral(", ETA %1 s").arg(p.etaSeconds, 0, 'f', 0);
                 if (terminal) {
@@ -199,22 +218,30 @@ int runAnalyzeCommand(const QStringList &arguments)
             if (skipped.duplicate)
                 err << QFileInfo(skipped.path).fileName() << ": not analysed: " << skipped.reason << '\n';
         for (const QString &note : run.notes)
-            err << "note: " << note << '\n';
+            err << "note: " << printableText(note) << '\n';
         for (const QString &path : silent ? QStringList() : run.pending)
-            err << QFileInfo(path).fileName() << ": still being written; analysed once it has not changed for "
+            err << printableText(QFileInfo(path).fileName()) << ": still being written; analysed once it has not changed for "
                 << options.settings.settleSeconds << " s\n";
+        // Whole or not at all, and any failure (a full disk, /dev/full) is exit status 1.
+        bool written = true;
+        auto write = [&](const QString &outputPath, const QByteArray &bytes) {
+            QString error;
+            if (!outputPath.isEmpty() && !writeOutputFile(outputPath, bytes, &error)) {
+                err << "rankscope analyze: " << printableText(error) << '\n';
+                written = false;
+            }
+        };
         if (!target.csvPath.isEmpty()) {
-            QFile file;
-            if (!openOutput(target.csvPath, file, err))
-                return 1;
-            MetricsTable::writeCsv(run.results, file);
+            QBuffer table;
+            table.open(QIODevice::WriteOnly);
+            MetricsTable::writeCsv(run.results, table);
+            write(target.csvPath, table.data());
         }
-        if (!target.jsonPath.isEmpty()) {
-            QFile file;
-            if (!openOutput(target.jsonPath, file, err))
-                return 1;
-            file.write(MetricsTable::toJson(run.results).toJson(QJsonDocument::Indented));
-        }
+        if (!target.jsonPath.isEmpty())
+            write(target.jsonPath, MetricsTable::toJson(run.results).toJson(QJsonDocument::Indented));
+        // The cache only saves time; a results file the user named is an output like the others.
+        if (parser.isSet(results) && !run.resultsError.isEmpty())
+            written = false;
         if (!silent && run.timings.readSeconds > 0)
             err << QStringLiteral("time: reading %1 s; spectra %2 s and metrics %3 s in %4 workers; %5\n")
                        .arg(run.timings.readSeconds, 0, 'f', 2).arg(run.timings.spectraSeconds, 0, 'f', 2)
@@ -225,25 +252,27 @@ int runAnalyzeCommand(const QStringList &arguments)
                        .arg(run.checkpointsAnalysed).arg(run.checkpointsFound)
                        .arg(std::count_if(run.checkpoints.begin(), run.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }))
                        .arg(run.results.size()).arg(timer.elapsed() / 1000.0, 0, 'f', 2)
-                       .arg(target.resultsPath.isEmpty() ? QString() : QStringLiteral("; results in ") + target.resultsPath);
-        const int status = run.results.isEmpty() ? 1 : run.issues.isEmpty() ? 0 : 2;
+                       .arg(target.resultsPath.isEmpty() || !run.resultsError.isEmpty() ? QString()
+                                                                                        : QStringLiteral("; results in ") + printableText(target.resultsPath));
+        const int status = !written || run.results.isEmpty() ? 1 : run.issues.isEmpty() ? 0 : 2;
         if (run.results.isEmpty() && run.checkpointsFound == 0 && run.pending.isEmpty() && !watch) {
             if (!run.runs.isEmpty())
-                err << target.folder << " holds no checkpoints of its own but " << run.runs.size() << " run(s): " << runNames(target.folder, run.runs).join(QLatin1String(", "))
-                    << ".\nrankscope analyze " << target.folder << " --runs analyses each into its own results file; rankscope analyze "
-                    << run.runs.first() << " analyses one.\n";
+                err << printableText(target.folder) << " holds no checkpoints of its own but " << run.runs.size() << " run(s): "
+                    << printableText(runNames(target.folder, run.runs).join(QLatin1String(", "))) << ".\nrankscope analyze "
+                    << printableText(target.folder) << " --runs analyses each into its own results file; rankscope analyze "
+                    << printableText(run.runs.first()) << " analyses one.\n";
             else
-                err << target.folder << ": no checkpoints found\n";
+                err << printableText(target.folder) << ": no checkpoints found\n";
         } else {
             for (const QString &inner : run.runs)
-                err << "note: " << runNames(target.folder, {inner}).first() << " holds a run of its own, not analysed with this one (see --runs)\n";
+                err << "note: " << printableText(runNames(target.folder, {inner}).first()) << " holds a run of its own, not analysed with this one (see --runs)\n";
         }
         err.flush();
         last = std::move(loaded);
         return status;
     };
 
-    if (parser.isSet(runsOption)) {
+    if (eachRun) {
         if (watch) {
             err << "rankscope analyze: --watch follows one run; give it one of the runs\n";
             return 1;
@@ -258,19 +287,25 @@ int runAnalyzeCommand(const QStringList &arguments)
             return pass(single);
         }
         const QStringList names = runNames(folder, runs);
-        QStringList written;
-        QList<int> statuses;
+        QList<RunTarget> targets;
         for (qsizetype i = 0; i < runs.size(); ++i) {
             RunTarget target{runs[i], {}, withRunName(parser.value(csv), names[i]), withRunName(parser.value(json), names[i])};
             if (parser.isSet(results))
                 target.resultsPath = QDir(parser.value(results)).filePath(names[i] + QStringLiteral(".h5"));
             else if (options.useCache)
                 target.resultsPath = ResultsFile::cachePathFor(runs[i]);
+            if (foreignResultsFile(target.resultsPath))
+                return 1;
+            targets << target;
+        }
+        QStringList written;
+        QList<int> statuses;
+        for (qsizetype i = 0; i < targets.size(); ++i) {
             if (!silent)
-                err << "run " << names[i] << " (" << runs[i] << "):\n";
+                err << "run " << printableText(names[i]) << " (" << printableText(runs[i]) << "):\n";
             last.reset(); // each run its own analysis
-            statuses << pass(target);
-            written << QStringLiteral("  %1 → %2").arg(names[i], target.resultsPath.isEmpty() ? QStringLiteral("no results file (--no-cache)") : target.resultsPath);
+            statuses << pass(targets[i]);
+            written << QStringLiteral("  %1 → %2").arg(names[i], targets[i].resultsPath.isEmpty() ? QStringLiteral("no results file (--no-cache)") : targets[i].resultsPath);
         }
         err << runs.size() << " runs analysed:\n" << written.join(QLatin1Char('\n')) << '\n';
         // 0 when every run was analysed whole, 1 when none gave anything, 2 otherwise.
@@ -287,7 +322,7 @@ int runAnalyzeCommand(const QStringList &arguments)
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
     if (!QFileInfo(folder).isDir()) {
-        err << folder << ": not a folder\n";
+        err << printableText(folder) << ": not a folder\n";
         return 1;
     }
     int status = pass(single);
@@ -301,7 +336,7 @@ int runAnalyzeCommand(const QStringList &arguments)
         const int before = last ? int(last->checkpoints.size()) : 0;
         status = pass(single);
         if (!silent && last && int(last->checkpoints.size()) != before)
-            err << "watching " << folder << ": " << last->checkpoints.size() << " checkpoints\n";
+            err << "watching " << printableText(folder) << ": " << last->checkpoints.size() << " checkpoints\n";
         if (last && !last->pending.isEmpty())
             watcher.recheckAfter(options.settings.settleSeconds);
     });
@@ -312,10 +347,10 @@ int runAnalyzeCommand(const QStringList &arguments)
     });
     interruptPoll.start(100);
     if (!silent)
-        err << "watching " << folder << " (Ctrl+C to stop)\n";
+        err << "watching " << printableText(folder) << " (Ctrl+C to stop)\n";
     QCoreApplication::exec();
     if (!silent)
-        err << "stopped; results are complete" << (settings.resultsPath.isEmpty() ? QString() : QStringLiteral(" in ") + settings.resultsPath) << '\n';
+        err << "stopped; results are complete" << (settings.resultsPath.isEmpty() ? QString() : QStringLiteral(" in ") + printableText(settings.resultsPath)) << '\n';
     return status == 1 && last && !last->results.isEmpty() ? 0 : status;
 }
 

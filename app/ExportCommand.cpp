@@ -6,6 +6,8 @@
 #include "RunLoader.h"
 #include "SpectrumView.h"
 #include "ViewState.h"
+#include "io/OutputFile.h"
+#include "io/PrintableText.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -83,6 +85,9 @@ int runExportCommand(const QStringList &arguments)
     const QString path = parser.value(output);
     if (path.isEmpty() || !FigureExporter::formats().contains(QFileInfo(path).suffix().toLower()))
         return usage(QStringLiteral("--out needs a .png, .svg or .pdf file"));
+    // Checked before any run is loaded or analysed.
+    if (const QString problem = outputFileProblem(path); !problem.isEmpty())
+        return usage(printableText(problem));
     std::optional<Metric> metric;
     if (parser.isSet(metricOption) && !(metric = metricFromColumn(parser.value(metricOption))))
         return usage(QStringLiteral("unknown --metric '%1'").arg(parser.value(metricOption)));
@@ -135,7 +140,7 @@ int runExportCommand(const QStringList &arguments)
             for (const AnalysisIssue &issue : run->issues)
                 err << issue.text() << '\n';
         if (!run || run->results.isEmpty()) {
-            err << sources[i] << ": nothing to draw\n";
+            err << printableText(sources[i]) << ": nothing to draw\n";
             return 1;
         }
         anyIssue |= !run->issues.isEmpty();
@@ -215,10 +220,10 @@ int runExportCommand(const QStringList &arguments)
         view.setTitleOverride(parser.value(titleOption));
     QString error;
     if (!view.exportTo(path, size, &error)) {
-        err << "rankscope export: " << error << '\n';
+        err << "rankscope export: " << printableText(error) << '\n';
         return 1;
     }
-    err << "wrote " << path << '\n';
+    err << "wrote " << printableText(path) << '\n';
     return anyIssue ? 2 : 0;
 }
 

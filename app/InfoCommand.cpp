@@ -6,6 +6,7 @@
 #include "analysis/MatrixResult.h"
 #include "model/RuleSuggestions.h"
 #include "io/OutputFile.h"
+#include "io/PrintableText.h"
 #include "io/CheckpointReader.h"
 #include "model/TensorNameRules.h"
 
@@ -30,8 +31,12 @@ QString shapeText(const QList<qint64> &shape)
 
 
 // Rows of cells, every column but the last as wide as its widest cell, two spaces apart.
-void printTable(QTextStream &out, const QList<QStringList> &rows)
+// Cells are made printable first: a file or tensor name must not drive the terminal.
+void printTable(QTextStream &out, QList<QStringList> rows)
 {
+    for (QStringList &row : rows)
+        for (QString &cell : row)
+            cell = printableText(cell);
     QList<qsizetype> widths;
     for (const QStringList &row : rows)
         for (qsizetype c = 0; c + 1 < row.size(); ++c) {
@@ -73,14 +78,14 @@ int runInfoCommand(const QStringList &arguments)
         QString error;
         auto user = TensorNameRules::withUserRules(parser.value(rulesOption), &error);
         if (!user) {
-            err << "rankscope info: " << error << '\n';
+            err << "rankscope info: " << printableText(error) << '\n';
             return 1;
         }
         rules = *user;
     }
     const QString folder = parser.positionalArguments().first();
     if (!QFileInfo(folder).isDir()) {
-        err << folder << ": not a folder\n";
+        err << printableText(folder) << ": not a folder\n";
         return 1;
     }
     const CheckpointListing listing = CheckpointDiscovery::scan(folder);
@@ -91,7 +96,7 @@ int runInfoCommand(const QStringList &arguments)
     };
 
     // Every file and folder, with what it was taken for and why: nothing is left out unexplained.
-    out << "Files and folders in " << QDir::toNativeSeparators(base.absolutePath()) << " (" << listing.files.size() << "):\n";
+    out << "Files and folders in " << printableText(QDir::toNativeSeparators(base.absolutePath())) << " (" << listing.files.size() << "):\n";
     QList<QStringList> fileTable;
     for (const ClassifiedFile &file : listing.files)
         fileTable << QStringList{relative(file.path), fileRoleName(file.role), file.reason};
@@ -103,11 +108,11 @@ int runInfoCommand(const QStringList &arguments)
             QStringList names;
             for (const QString &run : listing.runs)
                 names << relative(run);
-            out << "No checkpoints of its own: " << folder << " holds " << listing.runs.size() << " run(s): " << names.join(QLatin1String(", "))
-                << ".\nrankscope info " << QDir(folder).filePath(names.first()) << " lists one; rankscope analyze " << folder
-                << " --runs analyses each into its own results file.\n";
+            out << "No checkpoints of its own: " << printableText(folder) << " holds " << listing.runs.size() << " run(s): "
+                << printableText(names.join(QLatin1String(", "))) << ".\nrankscope info " << printableText(QDir(folder).filePath(names.first()))
+                << " lists one; rankscope analyze " << printableText(folder) << " --runs analyses each into its own results file.\n";
         }
-        err << folder << ": no checkpoints found\n";
+        err << printableText(folder) << ": no checkpoints found\n";
         return 1;
     }
     QList<const CheckpointFile *> files;
@@ -116,6 +121,7 @@ int runInfoCommand(const QStringList &arguments)
     const StepPlan steps = CheckpointSteps::decide(files);
     struct Row {
         QString step, format, path, problem, stepSource, config;
+        QStringList warnings; // read, but not clean (an unsafe pickle)
         const CheckpointFile *file;
     };
     QList<Row> rows;
@@ -124,22 +130,27 @@ int runInfoCommand(const QStringList &arguments)
         const CheckpointFile &file = *placed.file;
         QString error;
         auto reader = file.open(&error);
+        const QStringList warnings = reader ? reader->warnings() : QStringList();
         rows.append({stepLabel(placed.step, placed.unnumbered), reader ? reader->formatName() : QStringLiteral("-"), relative(file.path), error,
-                     placed.stepSource, file.configPath.isEmpty() ? QStringLiteral("none") : relative(file.configPath), &file});
-        anyProblem |= !reader;
+                     placed.stepSource, file.configPath.isEmpty() ? QStringLiteral("none") : relative(file.configPath), warnings, &file});
+        anyProblem |= !reader || !warnings.isEmpty();
     }
-    out << "Checkpoints in " << QDir::toNativeSeparators(base.absolutePath()) << " (" << rows.size() << "):\n";
+    out << "Checkpoints in " << printableText(QDir::toNativeSeparators(base.absolutePath())) << " (" << rows.size() << "):\n";
     QList<QStringList> checkpointTable{{"step", "format", "path", "config.json", "step from"}};
-    for (const Row &row : rows)
-        checkpointTable << QStringList{row.step, row.format, row.path, row.config,
-                                       row.stepSource + (row.problem.isEmpty() ? QString() : QStringLiteral("  — not readable: ") + row.problem)};
+    for (const Row &row : rows) {
+        QString last = row.stepSource + (row.problem.isEmpty() ? QString() : QStringLiteral("  — not readable: ") + row.problem);
+        for (const QString &warning : row.warnings)
+            last += QStringLiteral("  — ") + warning;
+        checkpointTable << QStringList{row.step, row.format, row.path, row.config, last};
+    }
     printTable(out, checkpointTable);
     for (const SkippedFile &duplicate : steps.duplicates)
-        out << "  not analysed: " << relative(duplicate.path) << ": " << duplicate.reason << '\n';
+        out << "  not analysed: " << printableText(relative(duplicate.path)) << ": " << printableText(duplicate.reason) << '\n';
     for (const QString &note : steps.notes)
-        out << "  note: " << note << '\n';
+        out << "  note: " << printableText(note) << '\n';
     for (const QString &run : listing.runs)
-        out << "  note: " << relative(run) << " holds a run of its own, not part of this one: rankscope info " << QDir(folder).filePath(relative(run)) << '\n';
+        out << "  note: " << printableText(relative(run)) << " holds a run of its own, not part of this one: rankscope info "
+            << printableText(QDir(folder).filePath(relative(run))) << '\n';
 
     const QString wanted = parser.value(stepOption);
     const Row *chosen = nullptr;
@@ -153,14 +164,14 @@ int runInfoCommand(const QStringList &arguments)
     QString error;
     auto reader = chosen->file->open(&error);
     if (!reader) {
-        err << chosen->path << ": " << error << '\n';
+        err << printableText(chosen->path) << ": " << printableText(error) << '\n';
         return 1;
     }
     const CheckpointPlan plan = CheckpointPlan::make(*chosen->file, *reader, rules);
-    out << "\nTensors of step " << chosen->step << " (" << chosen->path << "):\n";
+    out << "\nTensors of step " << chosen->step << " (" << printableText(chosen->path) << "):\n";
     if (!plan.config.isEmpty())
-        out << "  model: " << (plan.config.describeModel().isEmpty() ? QStringLiteral("no model_type") : plan.config.describeModel())
-            << "; config from " << plan.config.sources().join(QLatin1String(", ")) << '\n';
+        out << "  model: " << printableText(plan.config.describeModel().isEmpty() ? QStringLiteral("no model_type") : plan.config.describeModel())
+            << "; config from " << printableText(plan.config.sources().join(QLatin1String(", "))) << '\n';
     else
         out << "  model: no config.json or hyper-parameters found\n";
 
@@ -224,7 +235,7 @@ int runInfoCommand(const QStringList &arguments)
     out << '\n';
     if (!reported.isEmpty() && plan.layout.typed.isEmpty()) {
         const QString model = plan.config.describeModel();
-        out << "\nNo rule knows this model" << (model.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(model))
+        out << "\nNo rule knows this model" << (model.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(printableText(model)))
             << ". Write naming rules (docs/naming-rules.md) and pass them with --rules;\n"
                "rankscope info FOLDER --suggest-rules FILE writes a first draft from these tensor names.\n";
     }
@@ -237,10 +248,10 @@ int runInfoCommand(const QStringList &arguments)
         } else {
             QString writeError;
             if (!writeOutputFile(path, draft.toJson(QJsonDocument::Indented), &writeError)) {
-                err << "rankscope info: " << writeError << '\n';
+                err << "rankscope info: " << printableText(writeError) << '\n';
                 return 1;
             }
-            out << "\nWrote a draft of " << draft.object().value(QLatin1String("rules")).toArray().size() << " rules to " << path
+            out << "\nWrote a draft of " << draft.object().value(QLatin1String("rules")).toArray().size() << " rules to " << printableText(path)
                 << ": check each rule's type (and split), then pass it with --rules.\n";
         }
     }

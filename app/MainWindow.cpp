@@ -13,9 +13,11 @@
 #include "ViewState.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/ResultsFile.h"
+#include "io/OutputFile.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QBuffer>
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -208,26 +210,22 @@ void MainWindow::buildMenus()
         const QString path = QFileDialog::getSaveFileName(this, tr("Export the data behind this view"), QString(), tr("CSV (*.csv)"));
         if (path.isEmpty())
             return;
-        QFile f(path);
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-            QMessageBox::warning(this, tr("Export view data"), f.errorString());
-            return;
-        }
-        QString csv;
+        QString csv, error;
         for (ChartView *view : viewsOfTab(m_tabs->currentIndex()))
             csv += view->dataCsv();
-        f.write(csv.toUtf8());
+        if (!writeOutputFile(path, csv.toUtf8(), &error))
+            QMessageBox::warning(this, tr("Export view data"), error);
     });
     file->addAction(tr("Export &metrics table (CSV)…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export every metric of every matrix"), QString(), tr("CSV (*.csv)"));
         if (path.isEmpty())
             return;
-        QFile f(path);
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-            QMessageBox::warning(this, tr("Export metrics table"), f.errorString());
-            return;
-        }
-        MetricsTable::writeCsv(m_state->results(), f);
+        QBuffer table;
+        table.open(QIODevice::WriteOnly);
+        MetricsTable::writeCsv(m_state->results(), table);
+        QString error;
+        if (!writeOutputFile(path, table.data(), &error))
+            QMessageBox::warning(this, tr("Export metrics table"), error);
     });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);

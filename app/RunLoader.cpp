@@ -1,6 +1,7 @@
 #include "RunLoader.h"
 
 #include "analysis/ResultsFile.h"
+#include "io/PrintableText.h"
 
 #include <QFileInfo>
 
@@ -14,13 +15,13 @@ std::optional<RunAnalysis> loadRun(const QString &source, RunLoadOptions options
         QString error;
         std::optional<RunAnalysis> run = ResultsFile::load(source, &error);
         if (!run)
-            err << source << ": " << error << '\n';
+            err << printableText(source) << ": " << printableText(error) << '\n';
         else
             applyEnergy(run->results, options.settings.energy);
         return run;
     }
     if (!info.isDir()) {
-        err << source << ": no such folder or results file\n";
+        err << printableText(source) << ": no such folder or results file\n";
         return std::nullopt;
     }
     AnalysisSettings settings = options.settings;
@@ -33,7 +34,7 @@ std::optional<RunAnalysis> loadRun(const QString &source, RunLoadOptions options
         QString error;
         previous = ResultsFile::load(settings.resultsPath, &error);
         if (!previous)
-            err << settings.resultsPath << ": " << error << "; it will be rebuilt\n";
+            err << printableText(settings.resultsPath) << ": " << printableText(error) << "; it will be rebuilt\n";
     }
     RunAnalyzer analyzer(settings);
     if (options.rules)

@@ -7,6 +7,7 @@
 
 #include <QLabel>
 #include <cmath>
+#include <QMap>
 
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -111,9 +112,89 @@ void ChartView::useSideLegend()
     PlotStyle::placeLegend(m_body, m_plot->legend, PlotStyle::LegendPlacement::Right);
 }
 
+void ChartView::fitTicks(QSize size)
+{
+    // The axis rects' lengths at `size`: what the last layout gave them, plus the change in size
+    // (margins hold the tick labels, which do not grow with the figure).
+    const QRect viewport = m_plot->viewport();
+    QList<QPair<QCPAxis *, QRect>> axes;
+    for (QCPAxisRect *rect : m_plot->axisRects())
+        for (QCPAxis *axis : rect->axes())
+            axes.append({axis, rect->rect()});
+    for (QCPLayoutElement *element : m_plot->plotLayout()->elements(true))
+        if (auto *scale = qobject_cast<QCPColorScale *>(element))
+            axes.append({scale->axis(), scale->axis()->axisRect()->rect()});
+    {
+        for (const auto &[axis, rect] : axes) {
+            if (!axis->visible())
+                continue;
+            const bool horizontal = axis->orientation() == Qt::Horizontal;
+            const int last = horizontal ? rect.width() : rect.height();
+            const int length = std::max(40, last > 0 ? last + (horizontal ? size.width() - viewport.width() : size.height() - viewport.height())
+                                                     : int((horizontal ? size.width() : size.height()) * 0.7));
+            // An axis label longer than its axis breaks onto a second line (the label is kept whole
+            // until the view sets a new one).
+            QString &fullLabel = m_fullLabels[axis];
+            if (axis->label() != m_wrappedLabels.value(axis))
+                fullLabel = axis->label();
+            const QString wrapped = PlotStyle::wrapText(fullLabel, axis->labelFont(), length);
+            axis->setLabel(wrapped);
+            m_wrappedLabels[axis] = wrapped;
+            const QFontMetrics metrics(axis->tickLabelFont());
+            if (auto text = axis->ticker().dynamicCast<QCPAxisTickerText>(); text && !horizontal) {
+                // Row labels (heatmap types) are all wanted: their font shrinks until they fit the rows,
+                // down to 5 pt; rows thinner still are labelled every k-th, like layers.
+                Ticks &full = m_fullTicks[axis];
+                if (full.ticker != text.data())
+                    full = {text.data(), text->ticks()};
+                const qsizetype rows = std::max<qsizetype>(1, full.labels.size());
+                QFont font = PlotStyle::tickFont(m_fontPt);
+                while (font.pointSizeF() > 5 && QFontMetrics(font).height() > double(length) / rows)
+                    font.setPointSizeF(font.pointSizeF() - 0.5);
+                axis->setTickLabelFont(font);
+                const int every = std::max(1, int(std::ceil(QFontMetrics(font).height() * double(rows) / length)));
+                QMap<double, QString> shown;
+                qsizetype i = 0;
+                for (auto it = full.labels.begin(); it != full.labels.end(); ++it, ++i)
+                    if (i % every == 0)
+                        shown.insert(it.key(), it.value());
+                text->setTicks(shown);
+            } else if (text) {
+                // Layer labels: every k-th, so neighbours never touch. The full set is kept per ticker.
+                Ticks &full = m_fullTicks[axis];
+                if (full.ticker != text.data())
+                    full = {text.data(), text->ticks()};
+                int widest = 0;
+                for (const QString &label : full.labels)
+                    widest = std::max(widest, horizontal ? metrics.horizontalAdvance(label) : metrics.height());
+                const qsizetype count = full.labels.size();
+                const int every = count > 1 ? std::max<int>(1, int(std::ceil(double(count) * (widest + (horizontal ? 8 : 2)) / length))) : 1;
+                QMap<double, QString> shown;
+                qsizetype i = 0;
+                for (auto it = full.labels.begin(); it != full.labels.end(); ++it, ++i)
+                    if (i % every == 0)
+                        shown.insert(it.key(), it.value());
+                text->setTicks(shown);
+            } else {
+                // Numbers: as many ticks as their labels leave room for (between 2 and 8). The ticker
+                // rounds its step to 1, 2, 2.5 or 5 (a log ticker to whole decades) and may give up to
+                // twice the count asked for.
+                const QCPRange range = axis->range();
+                const int label = horizontal ? std::max(metrics.horizontalAdvance(QString::number(range.lower, 'g', 5)),
+                                                        metrics.horizontalAdvance(QString::number(range.upper, 'g', 5))) + 14
+                                             : 2 * metrics.height();
+                axis->ticker()->setTickCount(std::clamp(int(length / (1.6 * std::max(1, label))), 2, 8));
+                // An axis too short for two labels (a colour bar in a tiny panel) shows none.
+                axis->setTickLabels(length >= 2.5 * label);
+            }
+        }
+    }
+}
+
 void ChartView::adaptLayout(QSize size)
 {
     applyTitle();
+    fitTicks(size);
     if (!m_sideLegend || m_plot->legend->itemCount() == 0)
         return;
     // Beside the plot while the plot keeps its minimum (ticks, labels) and most of the width; below

@@ -72,6 +72,15 @@ private:
     QCPLayoutGrid *m_body;
     QHBoxLayout *m_header;
     void applyTitle();
+    // Tick labels that fit their axis at `size`: fewer numbers, every k-th layer label.
+    void fitTicks(QSize size);
+    struct Ticks {
+        const QCPAxisTicker *ticker = nullptr; // the ticker the labels were taken from
+        QMap<double, QString> labels;          // every label, before thinning
+    };
+    QHash<const QCPAxis *, Ticks> m_fullTicks;
+    QHash<const QCPAxis *, QString> m_fullLabels;    // an axis label as the view set it
+    QHash<const QCPAxis *, QString> m_wrappedLabels; // and as it was last shown
 
     QString m_lastTooltip;
     QString m_titleOverride;

@@ -1,11 +1,12 @@
 #include "FigureExporter.h"
 
 #include "ChartView.h"
+#include "io/OutputFile.h"
 
+#include <QBuffer>
 #include <QFileInfo>
 #include <QImage>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <qcustomplot.h>
 
@@ -62,9 +63,12 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
         for (ChartView *view : row)
             view->beginExport(QSize(layout.width() / int(row.size()), layout.height() / int(rows.size())), size.fontPt);
 
-    QSaveFile file(path);
-    bool ok = file.open(QIODevice::WriteOnly);
-    if (ok && suffix == QLatin1String("png")) {
+    // Drawn into memory, then written whole: a failed export leaves the earlier file as it was,
+    // and never an SVG cut short.
+    QBuffer figure;
+    figure.open(QIODevice::WriteOnly);
+    bool ok = false;
+    if (suffix == QLatin1String("png")) {
         const QSize pixels = size.pixelSize();
         QImage image(pixels, QImage::Format_ARGB32);
         image.fill(Qt::white);
@@ -78,17 +82,17 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
         const int dotsPerMeter = int(std::lround(size.dpi / 0.0254));
         image.setDotsPerMeterX(dotsPerMeter);
         image.setDotsPerMeterY(dotsPerMeter);
-        ok = image.save(&file, "PNG");
-    } else if (ok && suffix == QLatin1String("svg")) {
+        ok = image.save(&figure, "PNG");
+    } else if (suffix == QLatin1String("svg")) {
         QSvgGenerator generator;
-        generator.setOutputDevice(&file);
+        generator.setOutputDevice(&figure);
         generator.setResolution(int(FigureSize::kLayoutDpi)); // width and height then come out in real units
         generator.setSize(layout);
         generator.setViewBox(QRect(QPoint(0, 0), layout));
         generator.setTitle(QStringLiteral("RankScope figure"));
         ok = paintVectorized(&generator, rows, layout);
-    } else if (ok) {
-        QPdfWriter writer(&file);
+    } else {
+        QPdfWriter writer(&figure);
         writer.setCreator(QStringLiteral("RankScope"));
         writer.setPageMargins(QMarginsF(0, 0, 0, 0));
         writer.setPageSize(QPageSize(QSizeF(size.widthPt, size.heightPt), QPageSize::Point, QString(), QPageSize::ExactMatch));
@@ -98,11 +102,11 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
     for (const QList<ChartView *> &row : rows)
         for (ChartView *view : row)
             view->endExport();
-    if (ok && !file.commit())
-        ok = false;
-    if (!ok)
-        *error = QStringLiteral("%1: cannot be written: %2").arg(path, file.errorString());
-    return ok;
+    if (!ok) {
+        *error = QStringLiteral("%1: the figure could not be drawn").arg(path);
+        return false;
+    }
+    return writeOutputFile(path, figure.data(), error);
 }
 
 } // namespace rankscope

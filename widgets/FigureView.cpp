@@ -120,8 +120,10 @@ void FigureView::syncPanels()
     layoutPanels();
 }
 
-QList<QList<ChartView *>> FigureView::panels() const
+QList<QList<ChartView *>> FigureView::panels(QSize size) const
 {
+    if (!size.isValid())
+        size = this->size();
     switch (m_kind) {
     case FigureKind::Lines: return {{m_lines}};
     case FigureKind::Spectrum: return {{m_spectrum}};
@@ -152,9 +154,17 @@ QList<QList<ChartView *>> FigureView::panels() const
     return {};
 }
 
+void FigureView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    layoutPanels();
+}
+
 void FigureView::layoutPanels()
 {
     const QList<QList<ChartView *>> rows = panels();
+    for (ChartView *view : findChildren<ChartView *>(Qt::FindDirectChildrenOnly))
+        m_grid->removeWidget(view);
     for (int r = 0; r < rows.size(); ++r)
         for (int c = 0; c < rows[r].size(); ++c)
             m_grid->addWidget(rows[r][c], r, c);
@@ -166,7 +176,7 @@ bool FigureView::exportTo(const QString &path, const FigureSize &size, QString *
         *error = QStringLiteral("no matrix is chosen for the spectrum");
         return false;
     }
-    const QList<QList<ChartView *>> rows = panels();
+    const QList<QList<ChartView *>> rows = panels(size.layoutSize());
     if (rows.isEmpty() || rows.first().isEmpty()) {
         *error = QStringLiteral("no run is shown");
         return false;

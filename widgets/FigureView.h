@@ -42,8 +42,8 @@ public:
     void setMetrics(const QList<Metric> &metrics);
     void setTitleOverride(const QString &title);
 
-    // The panels as drawn: rows of views.
-    QList<QList<ChartView *>> panels() const;
+    // The panels as drawn at a size (default: the widget's): rows of views.
+    QList<QList<ChartView *>> panels(QSize size = {}) const;
     MetricLineChart *lineChart() const { return m_lines; }
     SpectrumView *spectrumView() const { return m_spectrum; }
     QList<LayerBarChart *> barPanels() const { return m_bars; }
@@ -56,6 +56,7 @@ private:
     // Recreates the per-run panels when the shown runs change.
     void syncPanels();
     void layoutPanels();
+    void resizeEvent(QResizeEvent *event) override;
 
     ViewState *m_state;
     FigureKind m_kind;

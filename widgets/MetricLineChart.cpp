@@ -14,19 +14,25 @@ namespace rankscope {
 namespace {
 QString number(double v) { return std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN"); }
 
-// The k-th visible run's line style and marker: runs differ by these, types by colour.
+// Types differ by colour and marker; the k-th visible run by its line's dash pattern.
 Qt::PenStyle runLineStyle(int k)
 {
     static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine, Qt::DashDotDotLine};
     return styles[k % 5];
 }
 
-QCPScatterStyle::ScatterShape runMarker(int k)
+QCPScatterStyle::ScatterShape markerShape(MatrixType type)
 {
-    static const QCPScatterStyle::ScatterShape shapes[] = {QCPScatterStyle::ssCircle, QCPScatterStyle::ssSquare,
-                                                           QCPScatterStyle::ssTriangle, QCPScatterStyle::ssDiamond,
-                                                           QCPScatterStyle::ssCrossCircle};
-    return shapes[k % 5];
+    switch (typeMarker(type)) {
+    case TypeMarker::Circle: return QCPScatterStyle::ssCircle;
+    case TypeMarker::Square: return QCPScatterStyle::ssSquare;
+    case TypeMarker::Triangle: return QCPScatterStyle::ssTriangle;
+    case TypeMarker::Diamond: return QCPScatterStyle::ssDiamond;
+    case TypeMarker::TriangleInverted: return QCPScatterStyle::ssTriangleInverted;
+    case TypeMarker::Star: return QCPScatterStyle::ssStar;
+    case TypeMarker::Cross: return QCPScatterStyle::ssCrossCircle;
+    }
+    return QCPScatterStyle::ssCircle;
 }
 } // namespace
 
@@ -64,6 +70,7 @@ MetricLineChart::MetricLineChart(ViewState *state, QWidget *parent)
         plot()->legend->setSelectedParts(QCPLegend::spNone);
     });
 
+    plot()->addLayer(QStringLiteral("bands"), plot()->layer(QStringLiteral("main")), QCustomPlot::limBelow);
     m_stepMarker = new QCPItemStraightLine(plot());
     m_stepMarker->setPen(QPen(QColor(0x88, 0x88, 0x88), 1, Qt::DashLine));
     m_stepMarker->setSelectable(false);
@@ -108,6 +115,12 @@ void MetricLineChart::rebuild()
     p->clearGraphs();
     p->legend->clearItems();
     m_lines.clear();
+    if (m_layerScale) { // the colour bar of the per-layer lines
+        body()->remove(m_layerScale);
+        body()->simplify();
+        m_layerScale = nullptr;
+    }
+    p->legend->setVisible(true);
     const ViewState *s = state();
     const QList<MatrixResult> &results = s->results();
     p->xAxis->setLabel(s->relativeStep() ? tr("Fraction of training (step / last step)") : tr("Training step"));
@@ -120,6 +133,11 @@ void MetricLineChart::rebuild()
         const QString aggregateName = s->aggregate() == Aggregate::Mean ? tr("mean") : tr("median");
         const QList<int> runs = s->visibleRuns();
         const bool comparing = runs.size() > 1;
+        // Bands sit below every line so no band tints another type's line; with many types they are lighter.
+        int shownTypes = 0;
+        for (MatrixType type : s->typesIn(s->block()))
+            shownTypes += s->isTypeVisible(type);
+        const int bandAlpha = shownTypes > 3 ? 22 : 45;
         for (qsizetype k = 0; k < runs.size(); ++k) {
             const int run = runs[k];
             if (s->visibleLayersAt(run).isEmpty())
@@ -138,9 +156,10 @@ void MetricLineChart::rebuild()
                         g->removeFromLegend();
                         g->setSelectable(QCP::stNone);
                         g->setVisible(visible);
+                        g->setLayer(QStringLiteral("bands"));
                     }
                     QColor fill = colour;
-                    fill.setAlpha(45);
+                    fill.setAlpha(bandAlpha);
                     upper->setBrush(fill);
                     upper->setChannelFillGraph(lower);
                     for (const AggregatePoint &pt : points) {
@@ -148,14 +167,28 @@ void MetricLineChart::rebuild()
                         upper->addData(xOf(run, pt.step), plotted(pt.max));
                     }
                 }
+                const bool highlighted = !isExporting() && s->highlighted() && s->highlighted()->id.type == type &&
+                                         s->highlighted()->id.block == s->block();
+                const double width = highlighted ? 3.4 : 2.0;
+                if (isLightColour(colour)) {
+                    // A light line gets a darker casing under it, so it holds its own on white.
+                    QCPGraph *casing = p->addGraph();
+                    QPen edge(typeOutline(type), width + 1.4);
+                    edge.setStyle(runLineStyle(int(k)));
+                    casing->setPen(edge);
+                    casing->removeFromLegend();
+                    casing->setSelectable(QCP::stNone);
+                    casing->setVisible(visible);
+                    for (const AggregatePoint &pt : points)
+                        casing->addData(xOf(run, pt.step), plotted(pt.value));
+                }
                 QCPGraph *graph = p->addGraph();
                 graph->setName(displayLabel(type));
-                const bool highlighted = s->highlighted() && s->highlighted()->id.type == type && s->highlighted()->id.block == s->block();
-                // Colour is the type; line style and marker are the run.
-                QPen pen = typePen(type, highlighted ? 3.4 : 2.0);
+                // Colour and marker are the type; the dash pattern is the run.
+                QPen pen = typePen(type, width);
                 pen.setStyle(runLineStyle(int(k)));
                 graph->setPen(pen);
-                graph->setScatterStyle(QCPScatterStyle(runMarker(int(k)), colour.darker(135), colour, 6));
+                graph->setScatterStyle(QCPScatterStyle(markerShape(type), QPen(typeOutline(type), 1.2), colour, 7));
                 for (const AggregatePoint &pt : points)
                     graph->addData(xOf(run, pt.step), plotted(pt.value));
                 graph->setVisible(visible);
@@ -171,7 +204,6 @@ void MetricLineChart::rebuild()
                 QCPGraph *key = p->addGraph(); // no data: a legend entry for the run's line style
                 key->setName(s->runNameAt(runs[k]));
                 key->setPen(QPen(QColor(0x44, 0x44, 0x44), 1.6, runLineStyle(int(k))));
-                key->setScatterStyle(QCPScatterStyle(runMarker(int(k)), QColor(0x44, 0x44, 0x44), Qt::white, 6));
                 key->setSelectable(QCP::stNone);
             }
         }
@@ -192,8 +224,12 @@ void MetricLineChart::rebuild()
                                                          s->block().isEmpty() ? layerText : s->block() + QStringLiteral(", ") + layerText,
                                                          names.join(QLatin1String(" vs "))));
     } else {
+        // One line per layer on a sequential colour map, read off a colour bar rather than a legend
+        // of indistinguishable shades.
         const MatrixType type = *m_perLayerType;
         const QList<int> layers = s->visibleLayers();
+        const QCPColorGradient gradient = PlotStyle::viridis(8); // no pale yellow lines on white
+        const QCPRange layerRange(layers.isEmpty() ? -0.5 : layers.first() - 0.5, layers.isEmpty() ? 0.5 : layers.last() + 0.5);
         for (qsizetype i = 0; i < layers.size(); ++i) {
             const int layer = layers[i];
             MatrixFilter filter = s->filterAt(0);
@@ -201,19 +237,36 @@ void MetricLineChart::rebuild()
             const QList<AggregatePoint> points = aggregateOverLayers(results, type, m_metric, Aggregate::Mean, filter);
             if (points.isEmpty())
                 continue;
-            const QColor colour = PlotStyle::layerRamp(type, int(i), int(layers.size()));
+            const QColor colour = QColor::fromRgb(QCPColorGradient(gradient).color(layer, layerRange));
             QCPGraph *graph = p->addGraph();
             graph->setName(tr("layer %1").arg(layer));
             graph->setPen(QPen(colour, 1.8));
-            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour.darker(130), colour, 5));
+            graph->setScatterStyle(QCPScatterStyle(markerShape(type), colour.darker(130), colour, 5));
+            graph->removeFromLegend();
             for (const AggregatePoint &pt : points)
                 graph->addData(xOf(0, pt.step), plotted(pt.value));
             const auto h = s->highlighted();
-            const bool highlighted = h && h->id.layer == layer && h->id.type == type && h->id.block == s->block();
+            const bool highlighted = !isExporting() && h && h->id.layer == layer && h->id.type == type && h->id.block == s->block();
             if (highlighted)
                 graph->setPen(QPen(colour, 3.2));
             m_lines.append({graph, type, layer, points, 0});
         }
+        p->legend->setVisible(false);
+        // The colour bar sits where the legend was: the column right of the plot.
+        m_layerScale = new QCPColorScale(p);
+        m_layerScale->setType(QCPAxis::atRight);
+        m_layerScale->setGradient(gradient);
+        m_layerScale->setDataRange(layerRange);
+        m_layerScale->setBarWidth(10);
+        m_layerScale->axis()->setLabel(tr("Layer"));
+        m_layerScale->axis()->setTicker(QSharedPointer<QCPAxisTickerFixed>::create());
+        m_layerScale->axis()->ticker().staticCast<QCPAxisTickerFixed>()->setTickStep(1);
+        m_layerScale->axis()->ticker().staticCast<QCPAxisTickerFixed>()->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        PlotStyle::applyFonts(p, fontSize());
+        body()->addElement(0, body()->columnCount(), m_layerScale);
+        auto *margins = new QCPMarginGroup(p); // the bar as tall as the plot
+        p->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+        m_layerScale->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
         setTitle(tr("%1 of %2 by layer vs training step — %3")
                      .arg(QString::fromUtf8(metricInfo(m_metric).label),
                           s->block().isEmpty() ? displayLabel(type) : QStringLiteral("%1 %2").arg(s->block(), displayLabel(type)), s->runName()));

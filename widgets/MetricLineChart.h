@@ -58,6 +58,7 @@ private:
     std::optional<MatrixType> m_perLayerType;
     QList<Line> m_lines;
     QCPItemStraightLine *m_stepMarker = nullptr;
+    QCPColorScale *m_layerScale = nullptr; // the layer colours of the per-layer lines
     MetricSelector *m_metricBox = nullptr;
     QComboBox *m_modeBox;
 };

@@ -195,7 +195,7 @@ QCPColorGradient yellowOrangeRed()
     return g;
 }
 
-QCPColorGradient viridis()
+QCPColorGradient viridis(int stopsUsed)
 {
     QCPColorGradient g;
     g.setColorInterpolation(QCPColorGradient::ciRGB);
@@ -203,8 +203,9 @@ QCPColorGradient viridis()
                             QColor(0x31, 0x68, 0x8E), QColor(0x26, 0x82, 0x8E), QColor(0x1F, 0x9E, 0x89),
                             QColor(0x35, 0xB7, 0x79), QColor(0x6E, 0xCE, 0x58), QColor(0xB5, 0xDE, 0x2B),
                             QColor(0xFD, 0xE7, 0x25)};
-    for (int i = 0; i < 10; ++i)
-        g.setColorStopAt(i / 9.0, stops[i]);
+    const int n = std::clamp(stopsUsed, 2, 10);
+    for (int i = 0; i < n; ++i)
+        g.setColorStopAt(i / double(n - 1), stops[i]);
     g.setNanHandling(QCPColorGradient::nhNanColor);
     g.setNanColor(nanColour());
     return g;

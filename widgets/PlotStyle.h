@@ -31,7 +31,8 @@ QString wrapText(const QString &text, const QFont &font, int width, int maxLines
 
 // Sequential colour scales (light → dark) for heatmaps.
 QCPColorGradient yellowOrangeRed();
-QCPColorGradient viridis();
+// stopsUsed < 10 ends before viridis' lightest yellows (for lines on white).
+QCPColorGradient viridis(int stopsUsed = 10);
 QColor nanColour();
 // i-th of n colours on a light-to-dark ramp of a type's colour (per-layer lines).
 QColor layerRamp(MatrixType type, int i, int n);

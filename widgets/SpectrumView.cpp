@@ -107,9 +107,13 @@ void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool
     density->setLineStyle(QCPGraph::lsStepCenter);
     for (const auto &[x, y] : logDensity(lambda, std::clamp(int(std::sqrt(double(lambda.size())) * 1.5), 8, 60)))
         density->addData(x, y);
-    density->setName(main ? tr("ESD, step %1").arg(r.step) : tr("ESD, step %1").arg(r.step));
-    m_densityLegend->addItem(new QCPPlottableLegendItem(m_densityLegend, density));
+    density->setName(tr("ESD, step %1").arg(r.step));
     density->removeFromLegend(plot()->legend);
+    // With one spectrum the title names its step: the legends then carry only the fit.
+    if (m_overlay)
+        m_densityLegend->addItem(new QCPPlottableLegendItem(m_densityLegend, density));
+    else
+        sigma->removeFromLegend(plot()->legend);
 
     if (!main)
         return;
@@ -129,7 +133,8 @@ void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool
     }
     m_fitText = tr("power law: \u03b1 = %1, D = %2, x\u2098\u1d62\u2099 = %3 (%4 of %5)")
                     .arg(fit.alpha, 0, 'f', 2).arg(fit.ksDistance, 0, 'f', 3).arg(fit.xmin, 0, 'g', 3).arg(fit.tailSize).arg(fit.fitted);
-    law->setName(m_fitText);
+    m_lawGraph = law;
+    law->setName(fitTextFor(layoutSize()));
     m_densityLegend->addItem(new QCPPlottableLegendItem(m_densityLegend, law));
     law->removeFromLegend(plot()->legend);
     auto *xminLine = new QCPItemStraightLine(plot());
@@ -147,6 +152,7 @@ void SpectrumView::rebuild()
     plot()->clearItems();
     m_densityLegend->clearItems();
     m_fitText.clear();
+    m_lawGraph = nullptr;
     const MatrixResult *r = m_key ? state()->find(*m_key) : nullptr;
     if (!r) {
         setTitle(tr("Click a bar, a heatmap cell or a per-layer point to see that matrix's spectrum"));
@@ -190,6 +196,51 @@ void SpectrumView::rebuild()
             line->point2->setCoords(line->point2->coords().x(), y.upper);
         }
     refresh();
+}
+
+bool SpectrumView::legendsInside(QSize size) { return size.width() >= 560; }
+
+QString SpectrumView::fitTextFor(QSize size) const
+{
+    // The fit's legend entry breaks into lines no wider than its panel (as laid out last, plus half
+    // the change in the figure's width).
+    const int panel = !legendsInside(size)        ? size.width() - 40
+                      : m_densityRect->width() > 0 ? m_densityRect->width() + (size.width() - plot()->viewport().width()) / 2
+                                                   : size.width() / 2 - 60;
+    const int width = std::max(80, panel - 24 - m_densityLegend->iconSize().width());
+    return PlotStyle::wrapText(m_fitText, m_densityLegend->font(), width, 4);
+}
+
+void SpectrumView::adaptLayout(QSize size)
+{
+    if (m_lawGraph)
+        m_lawGraph->setName(fitTextFor(size));
+    ChartView::adaptLayout(size);
+    // Each panel's legend sits in its upper right where log–log spectra leave room, or in a row of
+    // its own under both panels when they are too narrow to hold it.
+    const bool inside = legendsInside(size);
+    const QList<std::pair<QCPAxisRect *, QCPLegend *>> legends = {{m_rankRect, plot()->legend}, {m_densityRect, m_densityLegend}};
+    plot()->legend->setVisible(plot()->legend->itemCount() > 0);
+    for (int column = 0; column < 2; ++column) {
+        auto [rect, legend] = legends[column];
+        if (QCPLayout *parent = legend->layout()) {
+            parent->take(legend);
+            // The row an earlier layout made under the panels goes when it holds no legend.
+            if (auto *row = qobject_cast<QCPLayoutGrid *>(parent); row && row != body() && row->elementCount() > 0 &&
+                                                                    row->elements(false).count(nullptr) == row->elementCount())
+                plot()->plotLayout()->remove(row);
+        }
+        if (inside)
+            rect->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
+    }
+    plot()->plotLayout()->simplify();
+    if (!inside) {
+        auto *row = new QCPLayoutGrid;
+        plot()->plotLayout()->addElement(plot()->plotLayout()->rowCount(), 0, row);
+        plot()->plotLayout()->setRowStretchFactor(plot()->plotLayout()->rowCount() - 1, 0.01);
+        row->addElement(0, 0, plot()->legend);
+        row->addElement(0, 1, m_densityLegend);
+    }
 }
 
 QString SpectrumView::tooltipAt(const QPoint &pixel) const

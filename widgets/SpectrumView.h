@@ -28,6 +28,9 @@ public:
 public slots:
     void rebuild() override;
 
+protected:
+    void adaptLayout(QSize size) override;
+
 private:
     void addSpectrum(const MatrixResult &r, const QColor &colour, bool main);
 
@@ -37,7 +40,12 @@ private:
     QCPAxisRect *m_densityRect;
     QCPLegend *m_densityLegend;
     QCheckBox *m_overlayBox;
+    QString fitTextFor(QSize size) const;
+    // Whether the legends fit inside the panels at this size (else they go in a row below).
+    static bool legendsInside(QSize size);
+
     QString m_fitText;
+    QCPGraph *m_lawGraph = nullptr; // the fitted power law, whose legend entry wraps to the panel
 };
 
 } // namespace rankscope

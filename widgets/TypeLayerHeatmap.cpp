@@ -98,16 +98,16 @@ void TypeLayerHeatmap::rebuild()
         const auto [lowest, highest] = *range;
         m_map->setDataRange(highest > lowest ? QCPRange(lowest, highest) : QCPRange(lowest - 0.5, highest + 0.5));
     }
-    m_scale->axis()->setLabel(metricAxisLabel(m_metric, s->energy()));
+    m_scale->axis()->setLabel(layoutSize().width() < 420 ? QString() : metricAxisLabel(m_metric, s->energy()));
 
     QSharedPointer<QCPAxisTickerText> xTicks(new QCPAxisTickerText), yTicks(new QCPAxisTickerText);
     for (int x = 0; x < nx; ++x)
         xTicks->addTick(x, s->relativeDepth() ? QString::number(s->depthFraction(m_run, m_columns[x]), 'f', 2) : QString::number(m_columns[x]));
-    plot()->xAxis->setLabel(s->relativeDepth() ? tr("Relative depth") : tr("Layer"));
+    plot()->xAxis->setLabel(xAxisLabel());
     for (int y = 0; y < ny; ++y)
         yTicks->addTick(y, m_rows[y].block.isEmpty() ? displayLabel(m_rows[y].type)
                                                      : QStringLiteral("%1 · %2").arg(m_rows[y].block, displayLabel(m_rows[y].type)));
-    plot()->yAxis->setLabel(blocks.size() > 1 ? tr("Block · matrix type") : tr("Matrix type"));
+    plot()->yAxis->setLabel(layoutSize().width() < 420 ? QString() : yAxisLabel());
     plot()->xAxis->setTicker(xTicks);
     plot()->yAxis->setTicker(yTicks);
     plot()->xAxis->setRange(-0.5, std::max(0, nx - 1) + 0.5);
@@ -141,6 +141,42 @@ void TypeLayerHeatmap::rebuild()
     refresh();
 }
 
+std::optional<QFont> TypeLayerHeatmap::cellFont(QSizeF cell) const
+{
+    // The largest font, up to the tick labels', whose widest value fits the cell; none below 5 pt.
+    QFont font = PlotStyle::tickFont(fontSize());
+    for (double pt = fontSize() - 0.5; pt >= 5; pt -= 0.5) {
+        font.setPointSizeF(pt);
+        const QFontMetricsF metrics(font);
+        if (metrics.horizontalAdvance(QStringLiteral("88.8")) + 4 <= cell.width() && metrics.height() + 1 <= cell.height())
+            return font;
+    }
+    return std::nullopt;
+}
+
+void TypeLayerHeatmap::adaptLayout(QSize size)
+{
+    RunStepView::adaptLayout(size);
+    // A narrow panel keeps its colour bar but drops its label (the title names the metric), and
+    // says when its cells are too small to print their values.
+    const bool narrow = size.width() < 420;
+    m_scale->setBarWidth(narrow ? 8 : 12);
+    m_scale->axis()->setLabel(narrow ? QString() : metricAxisLabel(m_metric, state()->energy()));
+    const QRect rect = plot()->axisRect()->rect();
+    const QRect viewport = plot()->viewport();
+    const double width = rect.width() > 0 ? rect.width() + size.width() - viewport.width() : size.width() * 0.6;
+    const double height = rect.height() > 0 ? rect.height() + size.height() - viewport.height() : size.height() * 0.6;
+    const QSizeF cell(width / std::max<qsizetype>(1, m_columns.size()), height / std::max<qsizetype>(1, m_rows.size()));
+    const bool printable = cellFont(cell).has_value();
+    const QString label = printable || m_columns.isEmpty() ? xAxisLabel() : tr("%1 (no room for values)").arg(xAxisLabel());
+    plot()->xAxis->setLabel(PlotStyle::wrapText(label, plot()->xAxis->labelFont(), int(width) + 40));
+    plot()->yAxis->setLabel(narrow ? QString() : yAxisLabel());
+}
+
+QString TypeLayerHeatmap::yAxisLabel() const { return state()->blocks().size() > 1 ? tr("Block · matrix type") : tr("Matrix type"); }
+
+QString TypeLayerHeatmap::xAxisLabel() const { return state()->relativeDepth() ? tr("Relative depth") : tr("Layer"); }
+
 void TypeLayerHeatmap::placeCellTexts()
 {
     const double cellWidth = std::abs(plot()->xAxis->coordToPixel(1) - plot()->xAxis->coordToPixel(0));
@@ -155,10 +191,9 @@ void TypeLayerHeatmap::placeCellTexts()
     const int nx = int(m_columns.size()), ny = int(m_rows.size());
     if (nx == 0 || ny == 0)
         return;
-    if (cellWidth < 34 || cellHeight < 15)
-        return; // too small to read: the tooltip has the value
-    QFont font = PlotStyle::tickFont();
-    font.setPointSizeF(cellHeight < 20 ? 7.5 : 8.5);
+    const std::optional<QFont> font = cellFont(QSizeF(cellWidth, cellHeight));
+    if (!font)
+        return; // too small to read: the tooltip has the value, and the axis says so
     QCPColorGradient gradient = m_map->gradient(); // colorize() is not const
     const QCPRange range = m_map->dataRange();
     for (int x = 0; x < nx; ++x)
@@ -167,7 +202,7 @@ void TypeLayerHeatmap::placeCellTexts()
             auto *text = new QCPItemText(plot());
             text->position->setCoords(x, y);
             text->setText(cellText(v));
-            text->setFont(font);
+            text->setFont(*font);
             text->setSelectable(false);
             text->setClipToAxisRect(true);
             // Dark text on light cells, light text on dark ones.

@@ -34,9 +34,16 @@ public:
 public slots:
     void rebuild() override;
 
+protected:
+    void adaptLayout(QSize size) override;
+
 private:
     // Called after every layout: (re)writes the cell labels when the data or the cell size changed.
     void placeCellTexts();
+    // The font of the values in cells of this size; none when no readable font fits.
+    std::optional<QFont> cellFont(QSizeF cell) const;
+    QString xAxisLabel() const;
+    QString yAxisLabel() const;
 
     QCPColorMap *m_map;
     QCPColorScale *m_scale;

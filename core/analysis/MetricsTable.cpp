@@ -1,5 +1,7 @@
 #include "analysis/MetricsTable.h"
 
+#include "io/PrintableText.h"
+
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTextStream>
@@ -44,10 +46,12 @@ QString MetricsTable::formatNumber(double value)
 
 QString MetricsTable::csvField(const QString &text)
 {
-    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n')) &&
-        !text.contains(QLatin1Char('\r')))
-        return text;
-    return QLatin1Char('"') + QString(text).replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
+    // Control characters are escaped first: a line break in a name cannot split a row, and a CSV
+    // written to a terminal cannot drive it.
+    const QString printable = printableText(text);
+    if (!printable.contains(QLatin1Char(',')) && !printable.contains(QLatin1Char('"')))
+        return printable;
+    return QLatin1Char('"') + QString(printable).replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
 }
 
 bool MetricsTable::writeCsv(const QList<MatrixResult> &results, QIODevice &out)

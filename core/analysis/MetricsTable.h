@@ -19,7 +19,7 @@ public:
     // NaN and infinity become null.
     static QJsonDocument toJson(const QList<MatrixResult> &results);
     static QString formatNumber(double value);
-    // A CSV field, quoted when it holds a comma, quote, or line break.
+    // A CSV field: control characters escaped (printableText), quoted when it holds a comma or quote.
     static QString csvField(const QString &text);
 };
 

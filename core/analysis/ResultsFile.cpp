@@ -1,7 +1,12 @@
 #include "analysis/ResultsFile.h"
 
 #include "RankScopeVersion.h"
+#include "io/Hdf5Attribute.h"
+#include "io/Hdf5DatasetStorage.h"
+#include "io/Hdf5Id.h"
 #include "io/Hdf5Library.h"
+#include "io/MemoryBudget.h"
+#include "io/RegularFile.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -9,9 +14,13 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QStandardPaths>
+#include <QTemporaryFile>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
-#include <hdf5.h>
+#include <cstring>
 #include <unistd.h>
 #include <vector>
 
@@ -20,22 +29,8 @@ namespace rankscope {
 namespace {
 
 constexpr const char *kFormat = "rankscope-results";
-
-// Small RAII holder so every early return closes what it opened.
-struct Handle {
-    hid_t id = -1;
-    herr_t (*close)(hid_t) = nullptr;
-    Handle(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
-    ~Handle()
-    {
-        if (id >= 0 && close)
-            close(id);
-    }
-    Handle(const Handle &) = delete;
-    Handle &operator=(const Handle &) = delete;
-    operator hid_t() const { return id; }
-    bool ok() const { return id >= 0; }
-};
+// Between a results file's name and the saving process's id in its temporary's name.
+constexpr const char *kTemporaryInfix = ".tmp-";
 
 hid_t utf8StringType()
 {
@@ -55,9 +50,9 @@ bool writeStrings(hid_t group, const char *name, const QStringList &values)
     for (const QByteArray &b : utf8)
         pointers.push_back(b.constData());
     const hsize_t n = hsize_t(values.size());
-    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    Handle type(utf8StringType(), H5Tclose);
-    Handle data(H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+    Hdf5Id space(H5Screate_simple(1, &n, nullptr));
+    Hdf5Id type(utf8StringType());
+    Hdf5Id data(H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     return data.ok() && (n == 0 || H5Dwrite(data, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) >= 0);
 }
 
@@ -65,8 +60,8 @@ template <typename T>
 bool writeNumbers(hid_t group, const char *name, const std::vector<T> &values, hid_t fileType, hid_t memType)
 {
     const hsize_t n = hsize_t(values.size());
-    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    Handle data(H5Dcreate2(group, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+    Hdf5Id space(H5Screate_simple(1, &n, nullptr));
+    Hdf5Id data(H5Dcreate2(group, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     return data.ok() && (n == 0 || H5Dwrite(data, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
 }
 
@@ -74,53 +69,35 @@ bool writeStringAttribute(hid_t object, const char *name, const QString &value)
 {
     const QByteArray utf8 = value.toUtf8();
     const char *pointer = utf8.constData();
-    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-    Handle type(utf8StringType(), H5Tclose);
-    Handle attribute(H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    Hdf5Id space(H5Screate(H5S_SCALAR));
+    Hdf5Id type(utf8StringType());
+    Hdf5Id attribute(H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT));
     return attribute.ok() && H5Awrite(attribute, type, &pointer) >= 0;
 }
 
 template <typename T>
 bool writeNumberAttribute(hid_t object, const char *name, T value, hid_t fileType, hid_t memType)
 {
-    Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-    Handle attribute(H5Acreate2(object, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    Hdf5Id space(H5Screate(H5S_SCALAR));
+    Hdf5Id attribute(H5Acreate2(object, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT));
     return attribute.ok() && H5Awrite(attribute, memType, &value) >= 0;
 }
 
-std::optional<QString> readStringAttribute(hid_t object, const char *name)
-{
-    if (H5Aexists(object, name) <= 0)
-        return std::nullopt;
-    Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
-    Handle stored(H5Aget_type(attribute), H5Tclose);
-    if (H5Tget_class(stored) != H5T_STRING || H5Tis_variable_str(stored) <= 0)
-        return std::nullopt;
-    Handle type(utf8StringType(), H5Tclose);
-    char *text = nullptr;
-    if (H5Aread(attribute, type, &text) < 0 || !text)
-        return std::nullopt;
-    const QString value = QString::fromUtf8(text);
-    H5free_memory(text);
-    return value;
-}
-
-template <typename T>
-std::optional<T> readNumberAttribute(hid_t object, const char *name, hid_t memType)
-{
-    if (H5Aexists(object, name) <= 0)
-        return std::nullopt;
-    Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
-    T value{};
-    if (H5Aread(attribute, memType, &value) < 0)
-        return std::nullopt;
-    return value;
-}
+// The first dataset of a results file found unusable and why: what the user is told it is damaged by.
+struct TableProblems {
+    QString first;
+    void note(const char *name, const QString &what)
+    {
+        if (first.isEmpty())
+            first = QStringLiteral("%1 %2").arg(QLatin1String(name), what);
+    }
+    QString suffix() const { return first.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(first); }
+};
 
 // The length of a 1-D dataset, or -1 when it is missing or not 1-D.
 qint64 datasetLength(hid_t data)
 {
-    Handle space(H5Dget_space(data), H5Sclose);
+    Hdf5Id space(H5Dget_space(data));
     if (!space.ok() || H5Sget_simple_extent_ndims(space) != 1)
         return -1;
     hsize_t n = 0;
@@ -128,37 +105,74 @@ qint64 datasetLength(hid_t data)
     return qint64(n);
 }
 
-std::optional<QStringList> readStrings(hid_t group, const char *name, qint64 expected)
+// A 1-D dataset's length when it holds `expected` elements (any number when expected < 0) of the
+// given class, stored in the file itself and fitting in memory at memoryBytes each: a file that
+// declares 2³³ singular values is refused before anything is allocated for them.
+std::optional<qint64> checkedLength(hid_t data, const char *name, qint64 expected, H5T_class_t kind, size_t memoryBytes,
+                                    TableProblems &problems)
 {
-    Handle data(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
-    if (!data.ok() || datasetLength(data) != expected)
+    const qint64 n = datasetLength(data);
+    if (n < 0 || (expected >= 0 && n != expected)) {
+        problems.note(name, n < 0 ? QStringLiteral("is not a 1-D dataset") : QStringLiteral("has %1 entries, not %2").arg(n).arg(expected));
+        return std::nullopt;
+    }
+    const Hdf5Id type(H5Dget_type(data));
+    if (!type.ok() || H5Tget_class(type) != kind || (kind == H5T_STRING && H5Tis_variable_str(type) <= 0)) {
+        problems.note(name, QStringLiteral("holds values of another type"));
+        return std::nullopt;
+    }
+    if (const QString problem = Hdf5DatasetStorage::problem(data); !problem.isEmpty()) {
+        problems.note(name, problem);
+        return std::nullopt;
+    }
+    if (quint64(n) > quint64(MemoryBudget::availableBytes() / 2) / memoryBytes) {
+        problems.note(name, QStringLiteral("holds %1 entries, more than the memory available").arg(n));
+        return std::nullopt;
+    }
+    return n;
+}
+
+std::optional<QStringList> readStrings(hid_t group, const char *name, qint64 expected, TableProblems &problems)
+{
+    Hdf5Id data(H5Dopen2(group, name, H5P_DEFAULT));
+    if (!data.ok()) {
+        problems.note(name, QStringLiteral("is missing"));
+        return std::nullopt;
+    }
+    if (!checkedLength(data, name, expected, H5T_STRING, sizeof(char *) + sizeof(QString), problems))
         return std::nullopt;
     QStringList out;
     if (expected == 0)
         return out;
     std::vector<char *> pointers(size_t(expected), nullptr);
-    Handle type(utf8StringType(), H5Tclose);
-    if (H5Dread(data, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) < 0)
+    Hdf5Id type(utf8StringType());
+    if (H5Dread(data, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) < 0) {
+        problems.note(name, QStringLiteral("cannot be read"));
         return std::nullopt;
+    }
     for (char *p : pointers)
         out << QString::fromUtf8(p ? p : "");
-    Handle space(H5Dget_space(data), H5Sclose);
+    Hdf5Id space(H5Dget_space(data));
     H5Dvlen_reclaim(type, space, H5P_DEFAULT, pointers.data());
     return out;
 }
 
 template <typename T>
-std::optional<std::vector<T>> readNumbers(hid_t group, const char *name, qint64 expected, hid_t memType)
+std::optional<std::vector<T>> readNumbers(hid_t group, const char *name, qint64 expected, hid_t memType, TableProblems &problems)
 {
-    Handle data(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
-    if (!data.ok() || (expected >= 0 && datasetLength(data) != expected))
+    Hdf5Id data(H5Dopen2(group, name, H5P_DEFAULT));
+    if (!data.ok()) {
+        problems.note(name, QStringLiteral("is missing"));
         return std::nullopt;
-    const qint64 n = datasetLength(data);
-    if (n < 0 || n > (qint64(1) << 34))
+    }
+    const auto n = checkedLength(data, name, expected, H5Tget_class(memType), sizeof(T), problems);
+    if (!n)
         return std::nullopt;
-    std::vector<T> out(static_cast<size_t>(n));
-    if (n > 0 && H5Dread(data, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+    std::vector<T> out(static_cast<size_t>(*n));
+    if (*n > 0 && H5Dread(data, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) {
+        problems.note(name, QStringLiteral("cannot be read"));
         return std::nullopt;
+    }
     return out;
 }
 
@@ -172,14 +186,15 @@ bool writeRun(hid_t file, const RunAnalysis &run)
               writeNumberAttribute<double>(file, "energy", kDefaultEnergy, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) &&
               writeStringAttribute(file, "created", QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
 
-    Handle checkpoints(H5Gcreate2(file, "checkpoints", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-    QStringList paths, formats, errors;
+    Hdf5Id checkpoints(H5Gcreate2(file, "checkpoints", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    QStringList paths, formats, errors, fingerprints;
     std::vector<long long> steps, sizes, mtimes;
     std::vector<int> matrices, unnumbered;
     for (const CheckpointRecord &c : run.checkpoints) {
         paths << c.path;
         formats << c.format;
         errors << c.error;
+        fingerprints << c.fingerprint;
         steps.push_back(c.step);
         sizes.push_back(c.size);
         mtimes.push_back(c.mtimeMs);
@@ -187,14 +202,14 @@ bool writeRun(hid_t file, const RunAnalysis &run)
         unnumbered.push_back(c.unnumbered);
     }
     ok = ok && checkpoints.ok() && writeStrings(checkpoints, "path", paths) && writeStrings(checkpoints, "format", formats) &&
-         writeStrings(checkpoints, "error", errors) &&
+         writeStrings(checkpoints, "error", errors) && writeStrings(checkpoints, "fingerprint", fingerprints) &&
          writeNumbers(checkpoints, "step", steps, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(checkpoints, "size", sizes, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(checkpoints, "mtime_ms", mtimes, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(checkpoints, "matrices", matrices, H5T_STD_I32LE, H5T_NATIVE_INT) &&
          writeNumbers(checkpoints, "step_unnumbered", unnumbered, H5T_STD_I32LE, H5T_NATIVE_INT);
 
-    Handle group(H5Gcreate2(file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    Hdf5Id group(H5Gcreate2(file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     QStringList blocks, types, experts, tensors, dtypes, sources;
     std::vector<long long> mSteps, rows, cols, svOffset, svCount;
     std::vector<int> layers, mUnnumbered;
@@ -237,7 +252,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
     for (qsizetype i = 0; ok && i < columns.size(); ++i)
         ok = writeNumbers(group, columns[i].toUtf8().constData(), metricColumns[size_t(i)], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
 
-    Handle issues(H5Gcreate2(file, "issues", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    Hdf5Id issues(H5Gcreate2(file, "issues", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     QStringList issuePaths, issueTensors, issueMessages;
     for (const AnalysisIssue &i : run.issues) {
         issuePaths << i.path;
@@ -253,7 +268,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
         sidecarReasons << s.reason;
         duplicates.push_back(s.duplicate);
     }
-    Handle skipped(H5Gcreate2(file, "skipped_files", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    Hdf5Id skipped(H5Gcreate2(file, "skipped_files", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     ok = ok && skipped.ok() && writeStrings(skipped, "path", sidecarPaths) && writeStrings(skipped, "reason", sidecarReasons) &&
          writeNumbers(skipped, "duplicate", duplicates, H5T_STD_I32LE, H5T_NATIVE_INT) &&
          writeStrings(file, "notes", run.notes);
@@ -267,51 +282,58 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         *error = QStringLiteral("damaged results file: %1").arg(what);
         return std::nullopt;
     };
-    if (readStringAttribute(file, "format") != QString::fromLatin1(kFormat)) {
+    if (Hdf5Attribute::readText(file, "format") != QString::fromLatin1(kFormat)) {
         *error = QStringLiteral("not a RankScope results file");
         return std::nullopt;
     }
-    const auto schema = readNumberAttribute<int>(file, "schema_version", H5T_NATIVE_INT);
-    if (schema != 1 && schema != 2 && schema != ResultsFile::kSchemaVersion) {
+    const auto schema = Hdf5Attribute::readInteger(file, "schema_version");
+    if (!schema || *schema < 1 || *schema > ResultsFile::kSchemaVersion) {
         *error = QStringLiteral("results file schema %1 is not the %2 this RankScope reads").arg(schema.value_or(0)).arg(ResultsFile::kSchemaVersion);
         return std::nullopt;
     }
-    if (readNumberAttribute<int>(file, "complete", H5T_NATIVE_INT) != 1)
+    if (Hdf5Attribute::readInteger(file, "complete") != 1)
         return damaged(QStringLiteral("it was never finished"));
 
+    // The first problem of a required table is what the file is called damaged for; those of the
+    // optional ones (stored metrics, skipped files, notes) only make them missing.
+    TableProblems problems, optional;
     RunAnalysis run;
-    run.folder = readStringAttribute(file, "folder").value_or(QString());
-    run.settingsKey = readStringAttribute(file, "settings_key").value_or(QString());
+    run.folder = Hdf5Attribute::readText(file, "folder").value_or(QString());
+    run.settingsKey = Hdf5Attribute::readText(file, "settings_key").value_or(QString());
 
-    Handle checkpoints(H5Gopen2(file, "checkpoints", H5P_DEFAULT), H5Gclose);
+    Hdf5Id checkpoints(H5Gopen2(file, "checkpoints", H5P_DEFAULT));
     if (!checkpoints.ok())
         return damaged(QStringLiteral("no checkpoints group"));
-    Handle pathData(H5Dopen2(checkpoints, "path", H5P_DEFAULT), H5Dclose);
+    Hdf5Id pathData(H5Dopen2(checkpoints, "path", H5P_DEFAULT));
     const qint64 c = pathData.ok() ? datasetLength(pathData) : -1;
     if (c < 0)
         return damaged(QStringLiteral("no checkpoint paths"));
-    const auto paths = readStrings(checkpoints, "path", c);
-    const auto formats = readStrings(checkpoints, "format", c);
-    const auto errors = readStrings(checkpoints, "error", c);
-    const auto steps = readNumbers<long long>(checkpoints, "step", c, H5T_NATIVE_LLONG);
-    const auto sizes = readNumbers<long long>(checkpoints, "size", c, H5T_NATIVE_LLONG);
-    const auto mtimes = readNumbers<long long>(checkpoints, "mtime_ms", c, H5T_NATIVE_LLONG);
-    const auto counts = readNumbers<int>(checkpoints, "matrices", c, H5T_NATIVE_INT);
+    const auto paths = readStrings(checkpoints, "path", c, problems);
+    const auto formats = readStrings(checkpoints, "format", c, problems);
+    const auto errors = readStrings(checkpoints, "error", c, problems);
+    // Before schema 4 no fingerprint was kept: empty ones match no checkpoint, which is analysed again.
+    const auto fingerprints = *schema < 4 ? (paths ? std::optional<QStringList>(QStringList(paths->size(), QString())) : std::nullopt)
+                                          : readStrings(checkpoints, "fingerprint", c, problems);
+    const auto steps = readNumbers<long long>(checkpoints, "step", c, H5T_NATIVE_LLONG, problems);
+    const auto sizes = readNumbers<long long>(checkpoints, "size", c, H5T_NATIVE_LLONG, problems);
+    const auto mtimes = readNumbers<long long>(checkpoints, "mtime_ms", c, H5T_NATIVE_LLONG, problems);
+    const auto counts = readNumbers<int>(checkpoints, "matrices", c, H5T_NATIVE_INT, problems);
     // Before schema 3 a checkpoint without a step was numbered by its position among the others
     // (step_from_order); such steps are kept as they are and said to be positions, never taken for
     // a "final" placement.
     const bool placesUnnumbered = *schema >= 3;
     const auto unnumbered = placesUnnumbered || H5Lexists(checkpoints, "step_from_order", H5P_DEFAULT) > 0
-                                ? readNumbers<int>(checkpoints, placesUnnumbered ? "step_unnumbered" : "step_from_order", c, H5T_NATIVE_INT)
-                                : std::optional<std::vector<int>>(std::vector<int>(size_t(c), 0));
-    if (!paths || !formats || !errors || !steps || !sizes || !mtimes || !counts || !unnumbered)
-        return damaged(QStringLiteral("checkpoint table is incomplete"));
+                                ? readNumbers<int>(checkpoints, placesUnnumbered ? "step_unnumbered" : "step_from_order", c, H5T_NATIVE_INT, problems)
+                                : std::optional<std::vector<int>>(std::vector<int>(size_t(std::max<qint64>(c, 0)), 0));
+    if (!paths || !formats || !errors || !fingerprints || !steps || !sizes || !mtimes || !counts || !unnumbered)
+        return damaged(QStringLiteral("checkpoint table is incomplete") + problems.suffix());
     int numberedByPosition = 0;
     for (qint64 i = 0; i < c; ++i) {
         CheckpointRecord r;
         r.path = (*paths)[i];
         r.format = (*formats)[i];
         r.error = (*errors)[i];
+        r.fingerprint = (*fingerprints)[i];
         r.step = (*steps)[size_t(i)];
         r.size = (*sizes)[size_t(i)];
         r.mtimeMs = (*mtimes)[size_t(i)];
@@ -324,34 +346,37 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     }
     run.checkpointsFound = int(c);
 
-    Handle group(H5Gopen2(file, "matrices", H5P_DEFAULT), H5Gclose);
+    Hdf5Id group(H5Gopen2(file, "matrices", H5P_DEFAULT));
     if (!group.ok())
         return damaged(QStringLiteral("no matrices group"));
-    Handle typeData(H5Dopen2(group, "type", H5P_DEFAULT), H5Dclose);
+    Hdf5Id typeData(H5Dopen2(group, "type", H5P_DEFAULT));
     const qint64 m = typeData.ok() ? datasetLength(typeData) : -1;
-    const auto types = readStrings(group, "type", m);
-    // Schema 1 knew no blocks or experts: every matrix had neither.
-    const auto blocks = schema == 1 ? std::optional<QStringList>(QStringList(m < 0 ? 0 : m, QString())) : readStrings(group, "block", m);
-    const auto experts = schema == 1 ? std::optional<QStringList>(QStringList(m < 0 ? 0 : m, QString())) : readStrings(group, "expert", m);
-    const auto tensors = readStrings(group, "tensor", m);
-    const auto dtypes = readStrings(group, "dtype", m);
-    const auto sources = readStrings(group, "checkpoint_path", m);
-    const auto mSteps = readNumbers<long long>(group, "step", m, H5T_NATIVE_LLONG);
-    const auto layers = readNumbers<int>(group, "layer", m, H5T_NATIVE_INT);
-    const auto mUnnumbered = placesUnnumbered ? readNumbers<int>(group, "step_unnumbered", m, H5T_NATIVE_INT)
+    const auto types = readStrings(group, "type", m, problems);
+    // Schema 1 knew no blocks or experts: every matrix has neither, as many as the types say.
+    auto empty = [](const std::optional<QStringList> &read) {
+        return read ? std::optional<QStringList>(QStringList(read->size(), QString())) : std::nullopt;
+    };
+    const auto blocks = schema == 1 ? empty(types) : readStrings(group, "block", m, problems);
+    const auto experts = schema == 1 ? empty(types) : readStrings(group, "expert", m, problems);
+    const auto tensors = readStrings(group, "tensor", m, problems);
+    const auto dtypes = readStrings(group, "dtype", m, problems);
+    const auto sources = readStrings(group, "checkpoint_path", m, problems);
+    const auto mSteps = readNumbers<long long>(group, "step", m, H5T_NATIVE_LLONG, problems);
+    const auto layers = readNumbers<int>(group, "layer", m, H5T_NATIVE_INT, problems);
+    const auto mUnnumbered = placesUnnumbered ? readNumbers<int>(group, "step_unnumbered", m, H5T_NATIVE_INT, problems)
                                               : std::optional<std::vector<int>>(std::vector<int>(size_t(std::max<qint64>(m, 0)), 0));
-    const auto rows = readNumbers<long long>(group, "rows", m, H5T_NATIVE_LLONG);
-    const auto cols = readNumbers<long long>(group, "cols", m, H5T_NATIVE_LLONG);
-    const auto offsets = readNumbers<long long>(group, "sv_offset", m, H5T_NATIVE_LLONG);
-    const auto lengths = readNumbers<long long>(group, "sv_count", m, H5T_NATIVE_LLONG);
-    const auto spectra = readNumbers<double>(file, "singular_values", -1, H5T_NATIVE_DOUBLE);
+    const auto rows = readNumbers<long long>(group, "rows", m, H5T_NATIVE_LLONG, problems);
+    const auto cols = readNumbers<long long>(group, "cols", m, H5T_NATIVE_LLONG, problems);
+    const auto offsets = readNumbers<long long>(group, "sv_offset", m, H5T_NATIVE_LLONG, problems);
+    const auto lengths = readNumbers<long long>(group, "sv_count", m, H5T_NATIVE_LLONG, problems);
+    const auto spectra = readNumbers<double>(file, "singular_values", -1, H5T_NATIVE_DOUBLE, problems);
     if (m < 0 || !types || !blocks || !experts || !tensors || !dtypes || !sources || !mSteps || !layers || !mUnnumbered || !rows || !cols || !offsets || !lengths || !spectra)
-        return damaged(QStringLiteral("matrix table is incomplete"));
+        return damaged(QStringLiteral("matrix table is incomplete") + problems.suffix());
     // The stored metrics spare the power-law fits; a file without them has them recomputed.
     const QStringList columns = spectralMetricColumns();
     std::vector<std::vector<double>> stored;
     for (const QString &column : columns) {
-        auto values = readNumbers<double>(group, column.toUtf8().constData(), m, H5T_NATIVE_DOUBLE);
+        auto values = readNumbers<double>(group, column.toUtf8().constData(), m, H5T_NATIVE_DOUBLE, optional);
         if (!values) {
             stored.clear();
             break;
@@ -361,7 +386,8 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     for (qint64 i = 0; i < m; ++i) {
         const auto type = matrixTypeFromCsvName((*types)[i]);
         const long long offset = (*offsets)[size_t(i)], length = (*lengths)[size_t(i)];
-        if (!type || offset < 0 || length < 0 || quint64(offset + length) > spectra->size())
+        if (!type || offset < 0 || length < 0 || quint64(offset) > spectra->size() || quint64(length) > spectra->size() - quint64(offset) ||
+            (*rows)[size_t(i)] < 0 || (*cols)[size_t(i)] < 0)
             return damaged(QStringLiteral("matrix %1 is inconsistent").arg(i));
         MatrixResult r;
         r.type = *type;
@@ -387,29 +413,29 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         run.results.append(std::move(r));
     }
 
-    Handle issues(H5Gopen2(file, "issues", H5P_DEFAULT), H5Gclose);
-    Handle issuePathData(issues.ok() ? H5Dopen2(issues, "path", H5P_DEFAULT) : -1, H5Dclose);
+    Hdf5Id issues(H5Gopen2(file, "issues", H5P_DEFAULT));
+    Hdf5Id issuePathData(issues.ok() ? H5Dopen2(issues, "path", H5P_DEFAULT) : -1);
     const qint64 n = issuePathData.ok() ? datasetLength(issuePathData) : -1;
-    const auto issuePaths = readStrings(issues, "path", n);
-    const auto issueTensors = readStrings(issues, "tensor", n);
-    const auto issueMessages = readStrings(issues, "message", n);
+    const auto issuePaths = readStrings(issues, "path", n, problems);
+    const auto issueTensors = readStrings(issues, "tensor", n, problems);
+    const auto issueMessages = readStrings(issues, "message", n, problems);
     if (!issuePaths || !issueTensors || !issueMessages)
-        return damaged(QStringLiteral("issue table is incomplete"));
+        return damaged(QStringLiteral("issue table is incomplete") + problems.suffix());
     for (qint64 i = 0; i < n; ++i)
         run.issues.append({(*issuePaths)[i], (*issueTensors)[i], (*issueMessages)[i], (*issueTensors)[i].isEmpty()});
 
-    Handle skipped(H5Gopen2(file, "skipped_files", H5P_DEFAULT), H5Gclose);
-    Handle skippedPathData(skipped.ok() ? H5Dopen2(skipped, "path", H5P_DEFAULT) : -1, H5Dclose);
+    Hdf5Id skipped(H5Gopen2(file, "skipped_files", H5P_DEFAULT));
+    Hdf5Id skippedPathData(skipped.ok() ? H5Dopen2(skipped, "path", H5P_DEFAULT) : -1);
     const qint64 s = skippedPathData.ok() ? datasetLength(skippedPathData) : -1;
-    const auto skippedPaths = readStrings(skipped, "path", s);
-    const auto skippedReasons = readStrings(skipped, "reason", s);
-    const auto skippedDuplicates = placesUnnumbered ? readNumbers<int>(skipped, "duplicate", s, H5T_NATIVE_INT) : std::nullopt;
+    const auto skippedPaths = readStrings(skipped, "path", s, optional);
+    const auto skippedReasons = readStrings(skipped, "reason", s, optional);
+    const auto skippedDuplicates = placesUnnumbered ? readNumbers<int>(skipped, "duplicate", s, H5T_NATIVE_INT, optional) : std::nullopt;
     if (skippedPaths && skippedReasons)
         for (qint64 i = 0; i < s; ++i)
             run.sidecars.append({(*skippedPaths)[i], (*skippedReasons)[i], skippedDuplicates && (*skippedDuplicates)[size_t(i)] != 0});
-    Handle notesData(H5Dopen2(file, "notes", H5P_DEFAULT), H5Dclose);
+    Hdf5Id notesData(H5Dopen2(file, "notes", H5P_DEFAULT));
     if (notesData.ok())
-        run.notes = readStrings(file, "notes", datasetLength(notesData)).value_or(QStringList());
+        run.notes = readStrings(file, "notes", datasetLength(notesData), optional).value_or(QStringList());
     if (numberedByPosition > 0)
         run.notes << QStringLiteral("%1 checkpoint(s) record no step and were numbered by their position among the others by an older "
                                     "RankScope (results schema %2); analyse the folder again to place them after the numbered steps as final")
@@ -418,42 +444,82 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     return run;
 }
 
+// Removes the temporaries of saves whose process is gone (killed while saving):
+// <name>.tmp-<pid>-XXXXXX, or <name>.tmp-<pid> as earlier versions named them.
+void removeStaleTemporaries(const QFileInfo &target)
+{
+    static const QRegularExpression owner(QStringLiteral(R"(^(\d+)(?:-[A-Za-z0-9]{6})?$)"));
+    const QString prefix = target.fileName() + QLatin1String(kTemporaryInfix);
+    for (const QString &name : target.dir().entryList(QDir::Files | QDir::Hidden | QDir::System)) {
+        if (!name.startsWith(prefix))
+            continue;
+        const QRegularExpressionMatch m = owner.match(name.mid(prefix.size()));
+        const pid_t pid = m.hasMatch() ? pid_t(m.captured(1).toLongLong()) : 0;
+        if (pid > 0 && pid != pid_t(QCoreApplication::applicationPid()) && ::kill(pid, 0) != 0 && errno == ESRCH)
+            QFile::remove(target.dir().filePath(name));
+    }
+}
+
 } // namespace
 
 bool ResultsFile::save(const RunAnalysis &run, const QString &path, QString *error)
 {
-    const QFileInfo target(path);
+    const QFileInfo target(QFileInfo(path).absoluteFilePath());
     if (!QDir().mkpath(target.absolutePath())) {
         *error = QStringLiteral("%1: cannot create its folder").arg(path);
         return false;
     }
-    const QString temporary = QStringLiteral("%1.tmp-%2").arg(target.absoluteFilePath()).arg(QCoreApplication::applicationPid());
+    removeStaleTemporaries(target);
+    // The file is built in memory (HDF5's core driver) and reaches the disk in one checked write:
+    // a full disk is then a write that fails here, never an HDF5 file that cannot be flushed, which
+    // stayed open and crashed the process at exit.
+    QByteArray image;
     {
         Hdf5Lock lock;
-        Handle file(H5Fcreate(temporary.toLocal8Bit().constData(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-        if (!file.ok()) {
-            *error = QStringLiteral("%1: cannot be created").arg(temporary);
+        const Hdf5Id access(H5Pcreate(H5P_FILE_ACCESS));
+        if (!access.ok() || H5Pset_fapl_core(access, 4 << 20, false) < 0) {
+            *error = QStringLiteral("%1: HDF5 cannot build a file in memory").arg(path);
             return false;
         }
-        if (!writeRun(file, run)) {
-            *error = QStringLiteral("%1: writing failed (disk full?)").arg(path);
-            H5Fclose(file.id);
-            file.id = -1;
-            QFile::remove(temporary);
+        Hdf5Id file(H5Fcreate("rankscope-results.h5", H5F_ACC_TRUNC, H5P_DEFAULT, access));
+        if (!file.ok() || !writeRun(file, run) || H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
+            *error = QStringLiteral("%1: the results cannot be assembled (out of memory?)").arg(path);
+            return false;
+        }
+        const ssize_t size = H5Fget_file_image(file, nullptr, 0);
+        if (size > 0) {
+            image.resize(qsizetype(size));
+            if (H5Fget_file_image(file, image.data(), size_t(size)) != size)
+                image.clear();
+        }
+        if (!file.close() || image.isEmpty()) {
+            *error = QStringLiteral("%1: the results cannot be assembled (out of memory?)").arg(path);
             return false;
         }
     }
-    // The data must be on disk before the rename makes it the results file.
-    QFile written(temporary);
-    if (written.open(QIODevice::ReadOnly)) {
-        ::fsync(written.handle());
-        written.close();
-    }
-    if (std::rename(temporary.toLocal8Bit().constData(), target.absoluteFilePath().toLocal8Bit().constData()) != 0) {
-        QFile::remove(temporary);
-        *error = QStringLiteral("%1: cannot be replaced").arg(path);
+    // O_EXCL under an unpredictable name beside the target; the process id in the name lets a
+    // later save tell a dead process's leftover from a save in progress.
+    QTemporaryFile temporary(target.absoluteFilePath() + QLatin1String(kTemporaryInfix) +
+                             QString::number(QCoreApplication::applicationPid()) + QStringLiteral("-XXXXXX"));
+    if (!temporary.open()) {
+        *error = QStringLiteral("%1: cannot create a file in its folder: %2").arg(path, temporary.errorString());
         return false;
     }
+    temporary.setPermissions(target.exists() ? target.permissions()
+                                             : QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther);
+    // The data must be on disk before the rename makes it the results file.
+    const bool written = temporary.write(image) == image.size() && temporary.flush() && ::fsync(temporary.handle()) == 0;
+    const QString writeError = temporary.errorString();
+    temporary.close();
+    if (!written || temporary.error() != QFileDevice::NoError) {
+        *error = QStringLiteral("%1: writing failed: %2").arg(path, written ? temporary.errorString() : writeError);
+        return false;
+    }
+    if (std::rename(QFile::encodeName(temporary.fileName()).constData(), QFile::encodeName(target.absoluteFilePath()).constData()) != 0) {
+        *error = QStringLiteral("%1: cannot be replaced: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+        return false;
+    }
+    temporary.setAutoRemove(false);
     return true;
 }
 
@@ -464,11 +530,16 @@ std::optional<RunAnalysis> ResultsFile::load(const QString &path, QString *error
         *error = QStringLiteral("no such file");
         return std::nullopt;
     }
-    if (H5Fis_hdf5(path.toLocal8Bit().constData()) <= 0) {
+    // H5Fopen would wait forever on a FIFO.
+    if (!RegularFile::isRegular(path)) {
+        *error = QStringLiteral("not a regular file: not read");
+        return std::nullopt;
+    }
+    if (H5Fis_hdf5(QFile::encodeName(path).constData()) <= 0) {
         *error = QStringLiteral("damaged results file: not an HDF5 file (truncated?)");
         return std::nullopt;
     }
-    Handle file(H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    Hdf5Id file(H5Fopen(QFile::encodeName(path).constData(), H5F_ACC_RDONLY, H5P_DEFAULT));
     if (!file.ok()) {
         *error = QStringLiteral("damaged results file: HDF5 cannot open it");
         return std::nullopt;
@@ -479,17 +550,23 @@ std::optional<RunAnalysis> ResultsFile::load(const QString &path, QString *error
 bool ResultsFile::isResultsFile(const QString &path)
 {
     Hdf5Lock lock;
-    if (!QFileInfo(path).isFile() || H5Fis_hdf5(path.toLocal8Bit().constData()) <= 0)
+    if (!RegularFile::isRegular(path) || H5Fis_hdf5(QFile::encodeName(path).constData()) <= 0)
         return false;
-    Handle file(H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-    return file.ok() && readStringAttribute(file, "format") == QString::fromLatin1(kFormat);
+    Hdf5Id file(H5Fopen(QFile::encodeName(path).constData(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    return file.ok() && Hdf5Attribute::readText(file, "format") == QString::fromLatin1(kFormat);
 }
 
 QString ResultsFile::cachePathFor(const QString &folder)
 {
     const QByteArray key = QDir::cleanPath(QFileInfo(folder).absoluteFilePath()).toUtf8();
     const QString hash = QString::fromLatin1(QCryptographicHash::hash(key, QCryptographicHash::Sha1).toHex().left(20));
-    return QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/runs/") + hash + QStringLiteral(".h5");
+    QString cache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
+    // The XDG spec makes a relative XDG_CACHE_HOME invalid, to be ignored; Qt 6.4 would use it,
+    // relative to whatever the working folder is.
+    const QString xdg = qEnvironmentVariable("XDG_CACHE_HOME");
+    if (!xdg.isEmpty() && QDir::isRelativePath(xdg) && cache.startsWith(xdg))
+        cache = QDir::homePath() + QStringLiteral("/.cache") + cache.mid(xdg.size());
+    return cache + QStringLiteral("/runs/") + hash + QStringLiteral(".h5");
 }
 
 } // namespace rankscope

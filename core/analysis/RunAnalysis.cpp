@@ -1,5 +1,7 @@
 #include "analysis/RunAnalysis.h"
 
+#include "io/PrintableText.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QHash>
@@ -8,9 +10,9 @@ namespace rankscope {
 
 QString AnalysisIssue::text() const
 {
-    const QString file = QFileInfo(path).fileName();
-    return tensor.isEmpty() ? QStringLiteral("%1: %2").arg(file, message)
-                            : QStringLiteral("%1: %2: %3").arg(file, tensor, message);
+    const QString file = printableText(QFileInfo(path).fileName());
+    return tensor.isEmpty() ? QStringLiteral("%1: %2").arg(file, printableText(message))
+                            : QStringLiteral("%1: %2: %3").arg(file, printableText(tensor), printableText(message));
 }
 
 QStringList RunAnalysis::issueLines() const

@@ -20,7 +20,8 @@ struct AnalysisIssue {
     QString text() const;
 };
 
-// What was read from one checkpoint, and the identity that decides whether it must be read again.
+// What was read from one checkpoint, and the identity (size, mtime, content fingerprint) that
+// decides whether it must be read again.
 struct CheckpointRecord {
     QString path;
     qint64 step = 0;
@@ -29,6 +30,7 @@ struct CheckpointRecord {
     bool unnumbered = false;
     qint64 size = 0;            // bytes (several files: the sum of its weights files)
     qint64 mtimeMs = 0;         // last modification (several files: the newest)
+    QString fingerprint;        // ContentFingerprint: what it holds, whatever its size and mtime say
     QString format;
     QString error;              // why the checkpoint could not be read at all; empty when it was
     int matrices = 0;
@@ -45,6 +47,7 @@ struct RunAnalysis {
     QStringList notes;                // how the run was read (e.g. checkpoints without a step, cache rebuilt)
     QStringList runs;                 // subfolders holding runs of their own (the folder itself is a set of runs when it has no checkpoints)
     QStringList pending;              // checkpoints still being written, left for a later pass
+    QString resultsError;             // why the results file could not be saved; empty when it was (or none was asked for)
     int checkpointsFound = 0;
     int checkpointsAnalysed = 0;      // checkpoints with at least one analysed matrix
     bool cancelled = false;

@@ -2,6 +2,7 @@
 
 #include "analysis/CheckpointPlan.h"
 #include "analysis/CheckpointSteps.h"
+#include "analysis/ContentFingerprint.h"
 #include "analysis/MatrixPartSource.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointReader.h"
@@ -14,6 +15,8 @@
 #include <QThreadPool>
 #include <QWaitCondition>
 #include <QtConcurrent>
+#include <functional>
+#include <new>
 #include "spectral/BlasThreadBudget.h"
 
 namespace rankscope {
@@ -139,9 +142,10 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         record.path = QFileInfo(file.path).absoluteFilePath();
         RunAnalysis::identify(record, file.files);
         progress.currentFile = file.path;
+        record.fingerprint = ContentFingerprint::of(file);
         QList<MatrixResult> results;
         const CheckpointRecord *cached = known.value(record.path);
-        if (cached && cached->size == record.size && cached->mtimeMs == record.mtimeMs) {
+        if (cached && cached->size == record.size && cached->mtimeMs == record.mtimeMs && cached->fingerprint == record.fingerprint) {
             record = *cached;
             record.fromCache = true;
             results = knownResults.value(record.path);
@@ -198,8 +202,12 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
 void RunAnalyzer::saveResults(const RunAnalysis &run, RunAnalysis &report)
 {
     QString error;
-    if (!ResultsFile::save(run, m_settings.resultsPath, &error))
+    if (ResultsFile::save(run, m_settings.resultsPath, &error)) {
+        report.resultsError.clear();
+    } else if (report.resultsError != error) {
+        report.resultsError = error;
         report.notes << QStringLiteral("results not saved: %1").arg(error);
+    }
 }
 
 QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, RunAnalysis &run,
@@ -216,6 +224,8 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
         return {};
     }
     record.format = reader->formatName();
+    for (const QString &warning : reader->warnings())
+        issues.append({record.path, {}, warning, true});
     const qsizetype issuesBefore = issues.size();
     const CheckpointPlan plan = CheckpointPlan::make(file, *reader, m_rules);
     for (const LeftOutTensor &left : plan.layout.reported())
@@ -327,14 +337,18 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                     continue;
                 const bool rowsAxis = part.axis == MatrixPart::Axis::Rows;
                 const double cost = m_costModel.matrixSeconds(partShape(tensor, part));
-                if (!part.fits(rowsAxis ? stored->rows() : stored->cols())) {
+                auto source = part.fits(rowsAxis ? stored->rows() : stored->cols())
+                                  ? std::make_shared<MatrixPartSource>(stored, part, scales)
+                                  : nullptr;
+                // Said here, as stored: a part that does not fit its tensor is an empty matrix.
+                const qint64 partRows = source ? source->rows() : 0, partCols = source ? source->cols() : 0;
+                if (partRows == 0 || partCols == 0) {
                     QMutexLocker lock(&mutex);
-                    issues.append({record.path, part.label, QStringLiteral("matrix is empty (0×0)"), false});
+                    issues.append({record.path, part.label, QStringLiteral("is empty (shape %1×%2)").arg(partRows).arg(partCols), false});
                     ++completed;
                     m_doneSeconds += cost;
                     continue;
                 }
-                auto source = std::make_shared<MatrixPartSource>(stored, part, scales);
                 MatrixResult base;
                 base.step = record.step;
                 base.block = part.id.block;
@@ -354,18 +368,26 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                     QElapsedTimer clock;
                     clock.start();
                     Spectrum spectrum;
-                    {
-                        const BlasThreadBudget::Claim claim(blasThreads);
-                        spectrum = solver.compute(*source);
+                    double spectrumSeconds = 0, metricsSeconds = 0;
+                    // The solver's Gram matrix and block can still fail to be allocated: that matrix
+                    // fails, not the run.
+                    try {
+                        {
+                            const BlasThreadBudget::Claim claim(blasThreads);
+                            spectrum = solver.compute(*source);
+                        }
+                        source.reset();
+                        spectrumSeconds = clock.nsecsElapsed() * 1e-9;
+                        clock.restart();
+                        if (spectrum.ok()) {
+                            base.singularValues = spectrum.singularValues;
+                            base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
+                        }
+                        metricsSeconds = clock.nsecsElapsed() * 1e-9;
+                    } catch (const std::bad_alloc &) {
+                        source.reset();
+                        spectrum = {{}, QStringLiteral("there was not enough memory to compute its spectrum")};
                     }
-                    source.reset();
-                    const double spectrumSeconds = clock.nsecsElapsed() * 1e-9;
-                    clock.restart();
-                    if (spectrum.ok()) {
-                        base.singularValues = spectrum.singularValues;
-                        base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
-                    }
-                    const double metricsSeconds = clock.nsecsElapsed() * 1e-9;
                     QMutexLocker lock(&mutex);
                     run.timings.spectraSeconds += spectrumSeconds;
                     run.timings.metricsSeconds += metricsSeconds;

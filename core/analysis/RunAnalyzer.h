@@ -2,8 +2,8 @@
 // are read one at a time on the calling thread, as stored, while a pool of workers (one per core)
 // computes spectra, each matrix single-threaded (a matrix left alone gets the idle cores) and
 // widened a block at a time. A bad file or matrix is reported and the rest goes on.
-// Given an earlier analysis of the same folder, checkpoints whose identity (path, size, mtime)
-// and settings are unchanged are taken from it and not read again.
+// Given an earlier analysis of the same folder, checkpoints whose identity (path, size, mtime,
+// content fingerprint) and settings are unchanged are taken from it and not read again.
 #pragma once
 
 #include "analysis/RunAnalysis.h"

@@ -8,6 +8,7 @@
 #include "io/ZipDirectory.h"
 #include "io/ElementDecoder.h"
 #include "io/FolderWeights.h"
+#include "io/MemoryBudget.h"
 #include "io/RegularFile.h"
 
 #include <QDir>
@@ -15,6 +16,7 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <limits>
+#include <new>
 
 namespace rankscope {
 
@@ -42,7 +44,14 @@ MatrixRead CheckpointReader::readMatrix(const QString &name, qint64 slice)
     const StoredRead stored = readStoredMatrix(name, slice);
     if (!stored.ok())
         return {{}, stored.error};
-    return {stored.matrix.widened(), {}};
+    // Widening allocates the float64 copy the limit was checked against; it can still fail.
+    try {
+        return {stored.matrix.widened(), {}};
+    } catch (const std::bad_alloc &) {
+        return {{}, QStringLiteral("there was not enough memory to read it (%1×%2, %3 as float64)")
+                        .arg(stored.matrix.rows()).arg(stored.matrix.cols())
+                        .arg(MemoryBudget::bytesText(stored.matrix.rows() * stored.matrix.cols() * qint64(sizeof(double))))};
+    }
 }
 
 StoredRead CheckpointReader::readStoredMatrix(const QString &name, qint64 slice)
@@ -69,7 +78,16 @@ StoredRead CheckpointReader::readStoredMatrix(const QString &name, qint64 slice)
         return {{}, QStringLiteral("unsupported dtype %1").arg(tensor.dtype)};
     if (rows > std::numeric_limits<qint32>::max() / cols)
         return {{}, QStringLiteral("a %1×%2 matrix is beyond what RankScope reads").arg(rows).arg(cols)};
-    return readElements(tensor, slice, rows, cols);
+    if (const QString problem = MemoryBudget::matrixProblem(rows, cols); !problem.isEmpty())
+        return {{}, problem};
+    // What memory is available changes while RankScope runs: an allocation can still fail, and it
+    // fails this tensor only.
+    try {
+        return readElements(tensor, slice, rows, cols);
+    } catch (const std::bad_alloc &) {
+        return {{}, QStringLiteral("there was not enough memory to read it (%1×%2, %3 as float64)")
+                        .arg(rows).arg(cols).arg(MemoryBudget::bytesText(rows * cols * qint64(sizeof(double))))};
+    }
 }
 
 const QStringList &weightFileSuffixes()
@@ -113,16 +131,9 @@ std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *e
 {
     if (QFileInfo(path).isDir())
         return openFolder(path, error);
-    // Checked before anything opens it: opening a FIFO blocks, reading a device never ends.
-    if (const QString irregular = notRegularFileReason(path); !irregular.isEmpty()) {
-        *error = irregular + QStringLiteral(": not read");
+    QFile file;
+    if (!RegularFile::open(file, path, error))
         return nullptr;
-    }
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        *error = file.errorString();
-        return nullptr;
-    }
     if (file.size() == 0) {
         *error = QStringLiteral("empty file (0 bytes)");
         return nullptr;

@@ -43,6 +43,9 @@ public:
     virtual std::optional<qint64> step() const { return std::nullopt; }
     // Model hyper-parameters found inside the file (nanoGPT's model_args), for naming rules.
     virtual QVariantMap modelConfig() const { return {}; }
+    // What is wrong with the file as a whole that did not stop its tensors being read (an unsafe
+    // pickle): reported with the file, never dropped, so a file is never taken for clean.
+    virtual QStringList warnings() const { return {}; }
 
     // A 2-D tensor, or one matrix of a 3-D one (index `slice` along its first dimension, e.g. one
     // expert of experts stored together), as stored: its bytes and how to widen them. The checks

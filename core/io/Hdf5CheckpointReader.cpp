@@ -1,63 +1,33 @@
 #include "io/Hdf5CheckpointReader.h"
 
 #include "io/ElementDecoder.h"
+#include "io/Hdf5Attribute.h"
+#include "io/Hdf5DatasetStorage.h"
+#include "io/Hdf5Id.h"
 #include "io/Hdf5Library.h"
 
-#include <hdf5.h>
 #include <vector>
 
 namespace rankscope {
 
 namespace {
 
-QString attributeString(hid_t object, const char *name)
-{
-    if (H5Aexists(object, name) <= 0)
-        return {};
-    const hid_t attribute = H5Aopen(object, name, H5P_DEFAULT);
-    const hid_t type = H5Aget_type(attribute);
-    QString value;
-    if (H5Tget_class(type) == H5T_STRING) {
-        if (H5Tis_variable_str(type) > 0) {
-            char *text = nullptr;
-            const hid_t memType = H5Tcopy(H5T_C_S1);
-            H5Tset_size(memType, H5T_VARIABLE);
-            if (H5Aread(attribute, memType, &text) >= 0 && text) {
-                value = QString::fromUtf8(text);
-                H5free_memory(text);
-            }
-            H5Tclose(memType);
-        } else {
-            const size_t size = H5Tget_size(type);
-            if (size < 4096) {
-                std::vector<char> buffer(size + 1, '\0');
-                if (H5Aread(attribute, type, buffer.data()) >= 0)
-                    value = QString::fromUtf8(buffer.data());
-            }
-        }
-    }
-    H5Tclose(type);
-    H5Aclose(attribute);
-    return value;
-}
-
 // The dtype RankScope gives a dataset: float16/32/64, bfloat16 (uint16 + attribute), or a
 // description of what it is.
 QString datasetDtype(hid_t dataset)
 {
-    const hid_t type = H5Dget_type(dataset);
+    const Hdf5Id type(H5Dget_type(dataset));
     const H5T_class_t cls = H5Tget_class(type);
     const size_t size = H5Tget_size(type);
     QString dtype;
     if (cls == H5T_FLOAT)
         dtype = size == 2 ? QStringLiteral("float16") : size == 4 ? QStringLiteral("float32") : size == 8 ? QStringLiteral("float64") : QStringLiteral("float%1").arg(size * 8);
-    else if (cls == H5T_INTEGER && size == 2 && attributeString(dataset, "dtype") == QLatin1String("bfloat16"))
+    else if (cls == H5T_INTEGER && size == 2 && Hdf5Attribute::readText(dataset, "dtype") == QLatin1String("bfloat16"))
         dtype = QStringLiteral("bfloat16");
     else if (cls == H5T_INTEGER)
         dtype = QStringLiteral("int%1").arg(size * 8);
     else
         dtype = QStringLiteral("hdf5 class %1").arg(int(cls));
-    H5Tclose(type);
     return dtype;
 }
 
@@ -70,11 +40,11 @@ struct Hdf5Visitor {
         if (info->type != H5L_TYPE_HARD)
             return 0; // soft and external links could point anywhere: not followed
         auto *self = static_cast<Hdf5Visitor *>(data);
-        const hid_t object = H5Oopen(group, name, H5P_DEFAULT);
-        if (object < 0)
+        const Hdf5Id object(H5Oopen(group, name, H5P_DEFAULT));
+        if (!object.ok())
             return 0;
         if (H5Iget_type(object) == H5I_DATASET) {
-            const hid_t space = H5Dget_space(object);
+            const Hdf5Id space(H5Dget_space(object));
             const int rank = H5Sget_simple_extent_ndims(space);
             QList<qint64> shape;
             if (rank > 0 && rank <= 8) {
@@ -83,14 +53,12 @@ struct Hdf5Visitor {
                 for (int i = 0; i < rank; ++i)
                     shape.append(qint64(dims[i]));
             }
-            H5Sclose(space);
             const QString path = QString::fromUtf8(name);
             QString tensorName = path;
             tensorName.replace(QLatin1Char('/'), QLatin1Char('.'));
             self->reader->m_tensors.append({tensorName, shape, datasetDtype(object)});
             self->reader->m_datasetPaths.insert(tensorName, path);
         }
-        H5Oclose(object);
         return 0;
     }
 };
@@ -111,13 +79,7 @@ std::unique_ptr<Hdf5CheckpointReader> Hdf5CheckpointReader::open(const QString &
         *error = QStringLiteral("HDF5 file's groups cannot be listed (damaged?)");
         return nullptr;
     }
-    if (H5Aexists(reader->m_file, "step") > 0) {
-        const hid_t attribute = H5Aopen(reader->m_file, "step", H5P_DEFAULT);
-        long long step = 0;
-        if (H5Aread(attribute, H5T_NATIVE_LLONG, &step) >= 0)
-            reader->m_step = step;
-        H5Aclose(attribute);
-    }
+    reader->m_step = Hdf5Attribute::readInteger(reader->m_file, "step");
     if (reader->m_tensors.isEmpty()) {
         *error = QStringLiteral("HDF5 file holds no datasets");
         return nullptr;
@@ -136,19 +98,21 @@ Hdf5CheckpointReader::~Hdf5CheckpointReader()
 StoredRead Hdf5CheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
     Hdf5Lock lock;
-    const hid_t dataset = H5Dopen2(m_file, m_datasetPaths.value(tensor.name).toUtf8().constData(), H5P_DEFAULT);
-    if (dataset < 0)
+    const Hdf5Id dataset(H5Dopen2(m_file, m_datasetPaths.value(tensor.name).toUtf8().constData(), H5P_DEFAULT));
+    if (!dataset.ok())
         return {{}, QStringLiteral("dataset cannot be opened")};
+    if (const QString problem = Hdf5DatasetStorage::problem(dataset); !problem.isEmpty())
+        return {{}, problem};
     // Select the one matrix (all of a 2-D dataset, one slice of a 3-D one) in the file and in memory.
     const int rank = int(tensor.shape.size());
-    const hid_t fileSpace = H5Dget_space(dataset);
+    const Hdf5Id fileSpace(H5Dget_space(dataset));
     hsize_t start[3] = {0, 0, 0}, count[3] = {1, hsize_t(rows), hsize_t(cols)};
     if (rank == 3)
         start[0] = hsize_t(slice);
     const hsize_t *offset = rank == 3 ? start : start + 1;
     const hsize_t *extent = rank == 3 ? count : count + 1;
     const hsize_t memoryDims[2] = {hsize_t(rows), hsize_t(cols)};
-    const hid_t memorySpace = H5Screate_simple(2, memoryDims, nullptr);
+    const Hdf5Id memorySpace(H5Screate_simple(2, memoryDims, nullptr));
     herr_t status = H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, offset, nullptr, extent, nullptr);
     // Read as stored where a native type holds it exactly (bfloat16 as its uint16 bits, float16 and
     // float32 as float), otherwise as double: HDF5 converts any stored float itself.
@@ -161,9 +125,6 @@ StoredRead Hdf5CheckpointReader::readElements(const TensorInfo &tensor, qint64 s
         status = H5Dread(dataset, asBits ? H5T_NATIVE_UINT16 : asFloat ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, memorySpace,
                          fileSpace, H5P_DEFAULT, bytes.data());
     }
-    H5Sclose(memorySpace);
-    H5Sclose(fileSpace);
-    H5Dclose(dataset);
     if (status < 0)
         return {{}, QStringLiteral("data cannot be read (truncated or damaged file)")};
     return {StoredMatrix(std::move(bytes), memoryDtype, QSysInfo::ByteOrder == QSysInfo::BigEndian, rows, cols), {}};

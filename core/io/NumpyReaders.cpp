@@ -1,5 +1,6 @@
 #include "io/NumpyReaders.h"
 
+#include "io/MemoryBudget.h"
 #include "io/RegularFile.h"
 
 #include <QDir>
@@ -25,10 +26,11 @@ std::unique_ptr<NpyFolderReader> NpyFolderReader::openFiles(const QStringList &p
     QStringList problems;
     for (const QString &path : paths) {
         const QFileInfo file(path);
+        QFile f;
         QString problem;
         std::optional<NpyHeader> header;
-        if (const auto head = readRegularFileHead(file.filePath(), NpyFormat::kMaxHeaderBytes + 16, &problem))
-            header = NpyFormat::parseHeader(*head, &problem);
+        if (RegularFile::open(f, file.filePath(), &problem))
+            header = NpyFormat::parseHeader(f.read(NpyFormat::kMaxHeaderBytes + 16), &problem);
         const QString name = file.completeBaseName();
         if (!header) {
             problems << QStringLiteral("%1: %2").arg(file.fileName(), problem);
@@ -49,9 +51,10 @@ StoredRead NpyFolderReader::readElements(const TensorInfo &tensor, qint64 slice,
 {
     const NpyHeader header = m_headers.value(tensor.name);
     const qint64 needed = NpyFormat::dataBytes(header);
-    QFile f(m_paths.value(tensor.name));
-    if (!f.open(QIODevice::ReadOnly))
-        return {{}, f.errorString()};
+    QFile f;
+    QString error;
+    if (!RegularFile::open(f, m_paths.value(tensor.name), &error))
+        return {{}, error};
     if (needed < 0 || quint64(needed) > kMaxArrayBytes || f.size() - header.dataOffset < needed)
         return {{}, QStringLiteral("the file holds %1 data bytes, the header claims %2").arg(f.size() - header.dataOffset).arg(needed)};
     const qint64 matrixBytes = rows * cols * header.elementSize;
@@ -66,11 +69,8 @@ StoredRead NpyFolderReader::readElements(const TensorInfo &tensor, qint64 slice,
 std::unique_ptr<NpzReader> NpzReader::open(const QString &path, QString *error)
 {
     std::unique_ptr<NpzReader> reader(new NpzReader);
-    reader->m_file.setFileName(path);
-    if (!reader->m_file.open(QIODevice::ReadOnly)) {
-        *error = reader->m_file.errorString();
+    if (!RegularFile::open(reader->m_file, path, error))
         return nullptr;
-    }
     auto zip = ZipDirectory::read(reader->m_file, error);
     if (!zip)
         return nullptr;
@@ -78,21 +78,15 @@ std::unique_ptr<NpzReader> NpzReader::open(const QString &path, QString *error)
     for (const ZipEntry &entry : reader->m_zip.entries()) {
         if (!entry.name.endsWith(QLatin1String(".npy")))
             continue;
-        // Only the header is needed to list the tensor; read the whole (small) entry if compressed.
+        // Only the header is needed to list the tensor.
         QString problem;
-        std::optional<QByteArray> head;
-        if (entry.method == 0) {
-            const auto start = reader->m_zip.dataOffset(reader->m_file, entry, &problem);
-            if (start) {
-                reader->m_file.seek(qint64(*start));
-                head = reader->m_file.read(std::min<qint64>(qint64(entry.size), NpyFormat::kMaxHeaderBytes + 16));
-            }
-        } else {
-            head = reader->m_zip.readEntry(reader->m_file, entry, kMaxArrayBytes, &problem);
+        const std::optional<QByteArray> head =
+            reader->m_zip.readEntry(reader->m_file, entry, 0, std::min<quint64>(entry.size, NpyFormat::kMaxHeaderBytes + 16), &problem);
+        if (!head) {
+            *error = problem; // it names the entry
+            return nullptr;
         }
-        std::optional<NpyHeader> header;
-        if (head)
-            header = NpyFormat::parseHeader(*head, &problem);
+        const std::optional<NpyHeader> header = NpyFormat::parseHeader(*head, &problem);
         if (!header) {
             *error = QStringLiteral("%1: %2").arg(entry.name, problem);
             return nullptr;
@@ -100,6 +94,7 @@ std::unique_ptr<NpzReader> NpzReader::open(const QString &path, QString *error)
         const QString name = entry.name.chopped(4);
         reader->m_tensors.append({name, header->shape, header->dtype});
         reader->m_entries.insert(name, entry.name);
+        reader->m_headers.insert(name, *header);
     }
     if (reader->m_tensors.isEmpty()) {
         *error = QStringLiteral("no .npy arrays in the archive");
@@ -113,14 +108,24 @@ StoredRead NpzReader::readElements(const TensorInfo &tensor, qint64 slice, qint6
     const ZipEntry *entry = m_zip.find(m_entries.value(tensor.name));
     if (!entry)
         return {{}, QStringLiteral("its archive entry is missing")};
+    const NpyHeader header = m_headers.value(tensor.name);
+    const qint64 needed = NpyFormat::dataBytes(header);
+    if (needed < 0 || quint64(needed) > entry->size - std::min<quint64>(entry->size, quint64(header.dataOffset)))
+        return {{}, QStringLiteral("its entry holds %1 bytes, fewer than its header and the %2 data bytes it claims").arg(entry->size).arg(needed)};
     QString error;
-    const auto bytes = m_zip.readEntry(m_file, *entry, kMaxArrayBytes, &error);
-    if (!bytes)
-        return {{}, error};
-    const auto header = NpyFormat::parseHeader(*bytes, &error);
-    if (!header)
-        return {{}, error};
-    return NpyFormat::decodeMatrix(*header, bytes->mid(header->dataOffset), rows, cols, slice);
+    if (!header.fortranOrder) {
+        // Row-major: the matrix is one run of bytes, and only those are inflated and kept.
+        const qint64 matrixBytes = rows * cols * header.elementSize;
+        const auto bytes = m_zip.readEntry(m_file, *entry, quint64(header.dataOffset + std::max<qint64>(slice, 0) * matrixBytes),
+                                           quint64(matrixBytes), &error);
+        return bytes ? NpyFormat::decodeMatrix(header, *bytes, rows, cols) : StoredRead{{}, error};
+    }
+    // Column-major: one matrix's elements are spread over the whole array, which is read whole.
+    if (needed > MemoryBudget::maxMatrixBytes())
+        return {{}, QStringLiteral("a column-major array is read whole, and its %1 are more than the %2 one matrix may use")
+                        .arg(MemoryBudget::bytesText(needed), MemoryBudget::bytesText(MemoryBudget::maxMatrixBytes()))};
+    const auto bytes = m_zip.readEntry(m_file, *entry, quint64(header.dataOffset), quint64(needed), &error);
+    return bytes ? NpyFormat::decodeMatrix(header, *bytes, rows, cols, slice) : StoredRead{{}, error};
 }
 
 } // namespace rankscope

@@ -44,6 +44,7 @@ private:
     ZipDirectory m_zip;
     QList<TensorInfo> m_tensors;
     QHash<QString, QString> m_entries; // tensor name → zip entry name
+    QHash<QString, NpyHeader> m_headers;
 };
 
 } // namespace rankscope

@@ -1,5 +1,7 @@
 #include "io/PickleReader.h"
 
+#include "io/TorchWeightsOnlyPolicy.h"
+
 #include <QHash>
 #include <QSet>
 #include <QtEndian>
@@ -14,30 +16,6 @@ PickleRef PickleValue::value(const QString &key) const
         if (k && k->kind == Kind::String && k->text == key)
             return v;
     return nullptr;
-}
-
-bool isUnsafeGlobal(const QString &module, const QString &name)
-{
-    static const QSet<QString> unsafeModules = {
-        "os",      "posix",     "nt",       "subprocess", "sys",     "shutil", "socket",    "importlib",
-        "runpy",   "pty",       "ctypes",   "code",       "codeop",  "pickle", "_pickle",   "marshal",
-        "webbrowser", "multiprocessing", "signal", "threading", "asyncio", "commands", "popen2", "pdb",
-        "timeit",  "platform",  "tempfile", "io",      "_io",    "operator",  "functools",
-        "types",   "inspect",   "zipimport", "pkgutil"};
-    static const QSet<QString> unsafeBuiltins = {
-        "eval", "exec", "compile", "open", "__import__", "getattr", "setattr", "delattr", "globals",
-        "locals", "vars", "input", "breakpoint", "exit", "quit", "help", "memoryview", "type", "super",
-        "classmethod", "staticmethod", "property", "apply", "execfile", "file", "reload"};
-    const QString root = module.section(QLatin1Char('.'), 0, 0);
-    if (unsafeModules.contains(module) || unsafeModules.contains(root))
-        return true;
-    if (module == QLatin1String("builtins") || module == QLatin1String("__builtin__"))
-        return unsafeBuiltins.contains(name);
-    // Loaders and hubs inside the ML libraries fetch and run code too.
-    if (name == QLatin1String("system") || name == QLatin1String("popen") || name.startsWith(QLatin1String("load")) ||
-        module.contains(QLatin1String(".hub")))
-        return true;
-    return false;
 }
 
 namespace {
@@ -93,7 +71,7 @@ public:
             step(op);
         }
         result.error = m_error;
-        result.unsafe = m_unsafe;
+        result.unsafeGlobals = m_unsafeGlobals;
         if (!m_error.isEmpty())
             result.root = nullptr;
         return result;
@@ -187,15 +165,17 @@ private:
     PickleRef makeTuple(QList<PickleRef> items) { auto v = m_arena->make(Kind::Tuple); v->items = std::move(items); return v; }
     PickleRef makeOpaque(const QString &what) { auto v = m_arena->make(Kind::Opaque); v->text = what; return v; }
 
+    // A global as torch would look it up; one torch refuses is recorded, and is then an opaque
+    // value like any other (types.SimpleNamespace, functools.partial): the rest is still read.
     PickleRef makeGlobal(const QString &module, const QString &name)
     {
-        if (isUnsafeGlobal(module, name)) {
-            m_unsafe = true;
-            fail(QStringLiteral("unsafe pickle: it references %1.%2, which could run code; nothing was executed")
-                     .arg(module, name));
+        const QString qualified = TorchWeightsOnlyPolicy::qualifiedName(module, name);
+        if (!TorchWeightsOnlyPolicy::allows(qualified) && !m_seenUnsafe.contains(qualified)) {
+            m_seenUnsafe.insert(qualified);
+            m_unsafeGlobals.append(qualified);
         }
         auto v = m_arena->make(Kind::Global);
-        v->text = module + QLatin1Char('.') + name;
+        v->text = qualified;
         return v;
     }
 
@@ -362,9 +342,9 @@ private:
         case 'i': {                                          // INST (protocol 0)
             const QString module = QString::fromUtf8(readLine());
             const QString name = QString::fromUtf8(readLine());
-            makeGlobal(module, name);
+            const QString qualified = makeGlobal(module, name)->text;
             popToMark();
-            push(makeOpaque(module + QLatin1Char('.') + name));
+            push(makeOpaque(qualified));
             break;
         }
         case 'o': {                                          // OBJ
@@ -469,7 +449,8 @@ private:
     std::vector<size_t> m_marks;
     QHash<quint64, PickleRef> m_memo;
     QString m_error;
-    bool m_unsafe = false;
+    QStringList m_unsafeGlobals;
+    QSet<QString> m_seenUnsafe;
 };
 
 } // namespace

@@ -1,14 +1,15 @@
 // A pickle reader for protocols 2–5 that never imports or calls anything. It records globals,
 // builds tensors and storages from torch's rebuild functions and persistent ids, keeps plain
-// data, and turns every other object into an opaque value. Globals that could run code
-// (os.system, subprocess, builtins.eval, …) make the whole pickle refused as unsafe, the policy
-// of torch.load(weights_only=True).
+// data, and turns every other object into an opaque value. Every global that
+// torch.load(weights_only=True) does not allow is listed: such a pickle is unsafe to load with
+// torch, though reading it here runs nothing.
 #pragma once
 
 #include "io/PickleValue.h"
 
 #include <QByteArray>
 #include <QString>
+#include <QStringList>
 
 namespace rankscope {
 
@@ -16,12 +17,11 @@ struct PickleResult {
     std::shared_ptr<PickleArena> arena; // owns root and everything it refers to
     PickleRef root = nullptr;
     QString error; // empty on success
-    bool unsafe = false;
+    // The globals it names that torch's weights_only policy refuses, each once, in order of
+    // appearance ("posix.system"); what torch.load(weights_only=False) would import and call.
+    QStringList unsafeGlobals;
 };
 
 PickleResult readPickle(const QByteArray &data);
-
-// True for globals that torch.load(weights_only=True) would refuse because they can run code.
-bool isUnsafeGlobal(const QString &module, const QString &name);
 
 } // namespace rankscope

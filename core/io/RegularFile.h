@@ -1,9 +1,11 @@
-// Files that come with a checkpoint folder may be anything: a FIFO named config.json, a link to
-// /dev/zero or /dev/urandom, a socket. Only regular files are ever opened, sidecars are read only
-// up to a byte limit, and nothing is opened in a way that could block.
+// Files that come with a checkpoint folder may be anything: a FIFO named config.json or
+// model.safetensors, a link to /dev/zero or /dev/urandom, a socket. Only regular files are ever
+// opened, sidecars are read only up to a byte limit, and nothing is opened in a way that could block
+// (a FIFO would hang the open forever; /dev/zero would feed a reader endless bytes).
 #pragma once
 
 #include <QByteArray>
+#include <QFile>
 #include <QJsonObject>
 #include <QString>
 #include <optional>
@@ -28,5 +30,21 @@ std::optional<QByteArray> readRegularFileHead(const QString &path, qint64 bytes,
 // A small regular file holding a JSON object; nullopt (and why) when it is missing, not a regular
 // file, larger than maxBytes or not a JSON object.
 std::optional<QJsonObject> readSmallJsonObject(const QString &path, qint64 maxBytes = kMaxSidecarBytes, QString *error = nullptr);
+
+// Checkpoints, which are read in place rather than slurped.
+class RegularFile {
+public:
+    // Opens path read-only into file. False, with what is wrong (without the path), for anything
+    // but a regular file.
+    static bool open(QFile &file, const QString &path, QString *error);
+    // Whether path names a regular file, asked without opening it.
+    static bool isRegular(const QString &path);
+    // Said when [offset, offset + length) of an open file, at least kMinHoleBytes long, is mostly
+    // holes of a sparse file: it reads as zeros, but its bytes are not stored (an 8.5 GB "tensor"
+    // in a file that takes 4 KB of disk); empty otherwise. Smaller ranges are never called holes: a
+    // filesystem may store an all-zero block as one, and reading a few zeros costs nothing.
+    static QString holeProblem(const QFile &file, qint64 offset, qint64 length);
+    static constexpr qint64 kMinHoleBytes = qint64(1) << 20;
+};
 
 } // namespace rankscope

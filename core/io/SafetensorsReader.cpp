@@ -1,6 +1,7 @@
 #include "io/SafetensorsReader.h"
 
 #include "io/ElementDecoder.h"
+#include "io/RegularFile.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -55,11 +56,8 @@ std::unique_ptr<SafetensorsReader> SafetensorsReader::open(const QString &path, 
 
 bool SafetensorsReader::load(const QString &path, QString *error)
 {
-    m_file.setFileName(path);
-    if (!m_file.open(QIODevice::ReadOnly)) {
-        *error = m_file.errorString();
+    if (!RegularFile::open(m_file, path, error))
         return false;
-    }
     const quint64 fileSize = quint64(m_file.size());
     const QByteArray lengthBytes = m_file.read(8);
     if (lengthBytes.size() != 8) {
@@ -168,6 +166,8 @@ StoredRead SafetensorsReader::readElements(const TensorInfo &tensor, qint64 slic
     const Range range = m_ranges.value(tensor.name);
     const qint64 bytesPerMatrix = rows * cols * elementSize(tensor.dtype);
     const qint64 start = qint64(m_dataStart + range.begin) + std::max<qint64>(slice, 0) * bytesPerMatrix;
+    if (const QString hole = RegularFile::holeProblem(m_file, start, bytesPerMatrix); !hole.isEmpty())
+        return {{}, hole};
     if (!m_file.seek(start))
         return {{}, QStringLiteral("cannot seek to its data")};
     QByteArray bytes = m_file.read(bytesPerMatrix);

@@ -48,6 +48,8 @@ std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::open(const QSt
             }
             for (const TensorInfo &t : shard->tensors())
                 infoByShard[shardFile].insert(t.name, t);
+            for (const QString &warning : shard->warnings())
+                reader->m_warnings << QStringLiteral("%1: %2").arg(shardFile, warning);
             reader->m_format = shard->formatName() + QStringLiteral(" (sharded)");
             shardByFile.insert(shardFile, shard.get());
             reader->m_shards.push_back(std::move(shard));

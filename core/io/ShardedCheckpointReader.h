@@ -17,6 +17,7 @@ public:
 
     QString formatName() const override { return m_format; }
     QList<TensorInfo> tensors() const override { return m_tensors; }
+    QStringList warnings() const override { return m_warnings; } // each shard's, named
 
 protected:
     StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
@@ -24,6 +25,7 @@ protected:
 private:
     QString m_format;
     QList<TensorInfo> m_tensors;
+    QStringList m_warnings;
     QHash<QString, CheckpointReader *> m_shardOf;
     std::vector<std::unique_ptr<CheckpointReader>> m_shards;
 };

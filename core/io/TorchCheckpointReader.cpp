@@ -2,6 +2,7 @@
 
 #include "io/ElementDecoder.h"
 #include "io/PickleReader.h"
+#include "io/RegularFile.h"
 
 #include <limits>
 
@@ -10,6 +11,21 @@ namespace rankscope {
 namespace {
 
 constexpr qint64 kMaxPickleBytes = qint64(256) << 20;
+
+// Whoever loads the file with torch must know it is not a plain weights file: torch.load refuses
+// it, and with weights_only=False would call what it names. Nothing in it was run here.
+QString unsafePickleText(const QStringList &globals)
+{
+    constexpr qsizetype kNamed = 8, kNameLength = 120;
+    QStringList named;
+    for (const QString &global : globals.mid(0, kNamed))
+        named << (global.size() > kNameLength ? global.left(kNameLength) + QStringLiteral("…") : global);
+    if (globals.size() > kNamed)
+        named << QStringLiteral("%1 more").arg(globals.size() - kNamed);
+    return QStringLiteral("unsafe pickle: it references %1, which torch.load(weights_only=True) refuses and "
+                          "weights_only=False would import and call; nothing was executed")
+        .arg(named.join(QLatin1String(", ")));
+}
 
 QVariant toVariant(const PickleRef &v, int depth = 0)
 {
@@ -44,11 +60,8 @@ std::unique_ptr<TorchCheckpointReader> TorchCheckpointReader::open(const QString
 
 bool TorchCheckpointReader::load(const QString &path, QString *error)
 {
-    m_file.setFileName(path);
-    if (!m_file.open(QIODevice::ReadOnly)) {
-        *error = m_file.errorString();
+    if (!RegularFile::open(m_file, path, error))
         return false;
-    }
     auto zip = ZipDirectory::read(m_file, error);
     if (!zip)
         return false;
@@ -94,15 +107,19 @@ bool TorchCheckpointReader::load(const QString &path, QString *error)
     }
 
     const PickleResult result = readPickle(pickleBytes);
-    if (!result.error.isEmpty()) {
-        *error = result.error;
+    // An unsafe pickle is said to be one whether or not its tensors can be read.
+    auto fail = [&](const QString &why) {
+        *error = result.unsafeGlobals.isEmpty() ? why : QStringLiteral("%1; and %2").arg(unsafePickleText(result.unsafeGlobals), why);
         return false;
-    }
+    };
+    if (!result.error.isEmpty())
+        return fail(result.error);
     using Kind = PickleValue::Kind;
     // Anything else torch.save wrote (a list of RNG states, a scaler's dict of floats) is a
-    // readable archive holding no tensors by name: callers decide it is not weights.
+    // readable archive holding no tensors by name: callers decide it is not weights. Unless it
+    // references globals outside torch's allow-list: that is said whatever the file holds.
     if (!result.root || result.root->kind != Kind::Dict)
-        return true;
+        return result.unsafeGlobals.isEmpty() ? true : fail(QStringLiteral("the pickled object is not a dict of tensors"));
     // The weights are the top-level dict or the one under a conventional key; optimizer state
     // (nanoGPT's 'optimizer', Lightning's 'optimizer_states') is never looked at.
     PickleRef weights = result.root;
@@ -114,6 +131,11 @@ bool TorchCheckpointReader::load(const QString &path, QString *error)
         }
     }
     collectTensors(weights, QString(), 0);
+    if (!result.unsafeGlobals.isEmpty()) {
+        if (m_order.isEmpty())
+            return fail(QStringLiteral("no tensors found in the checkpoint"));
+        m_warnings << unsafePickleText(result.unsafeGlobals) + QStringLiteral(", and its tensors were read");
+    }
     for (const char *key : {"iter_num", "step", "global_step"}) {
         const PickleRef v = result.root->value(QLatin1String(key));
         if (v && v->kind == Kind::Int) {
@@ -169,8 +191,12 @@ StoredRead TorchCheckpointReader::readElements(const TensorInfo &tensor, qint64 
     const qint64 sliceStride = rank == 3 ? t.stride[0] : 0;
     if (t.offset < 0)
         return {{}, QStringLiteral("has a negative storage offset (%1)").arg(t.offset)};
-    if (rowStride < 0 || colStride < 0 || sliceStride < 0)
-        return {{}, QStringLiteral("has negative strides (%1, %2)").arg(rowStride).arg(colStride)};
+    if (rowStride < 0 || colStride < 0 || sliceStride < 0) {
+        QStringList strides;
+        for (const qint64 stride : t.stride)
+            strides << QString::number(stride);
+        return {{}, QStringLiteral("has negative strides (%1)").arg(strides.join(QLatin1String(", ")))};
+    }
     // The elements this view touches: first … first + (rows−1)·rowStride + (cols−1)·colStride. In
     // 128 bits: offsets and strides come from the file and their products must not wrap.
     const __int128 firstWide = __int128(t.offset) + __int128(std::max<qint64>(slice, 0)) * sliceStride;
@@ -194,6 +220,8 @@ StoredRead TorchCheckpointReader::readElements(const TensorInfo &tensor, qint64 
         return {{}, error};
     const qint64 first = qint64(firstWide), last = qint64(lastWide);
     const qint64 spanElements = last - first + 1;
+    if (const QString hole = RegularFile::holeProblem(m_file, static_cast<qint64>(*start) + first * size, spanElements * size); !hole.isEmpty())
+        return {{}, hole};
     if (!m_file.seek(static_cast<qint64>(*start) + first * size))
         return {{}, QStringLiteral("cannot seek to its data")};
     QByteArray bytes = m_file.read(spanElements * size);

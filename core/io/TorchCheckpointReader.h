@@ -19,6 +19,7 @@ public:
     QList<TensorInfo> tensors() const override;
     std::optional<qint64> step() const override { return m_step; }
     QVariantMap modelConfig() const override { return m_modelConfig; }
+    QStringList warnings() const override { return m_warnings; }
 
 protected:
     StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
@@ -36,6 +37,7 @@ private:
     QHash<QString, TensorRecord> m_tensors;
     std::optional<qint64> m_step;
     QVariantMap m_modelConfig;
+    QStringList m_warnings;
 };
 
 } // namespace rankscope

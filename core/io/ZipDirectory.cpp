@@ -1,8 +1,11 @@
 #include "io/ZipDirectory.h"
 
+#include "io/MemoryBudget.h"
+
 #include <QtEndian>
 #include <zlib.h>
 #include <algorithm>
+#include <limits>
 
 namespace rankscope {
 
@@ -145,18 +148,17 @@ const ZipEntry *ZipDirectory::find(const QString &name) const
     return it == m_index.constEnd() ? nullptr : &m_entries[*it];
 }
 
-std::optional<QByteArray> ZipDirectory::readEntry(QFile &file, const ZipEntry &entry, quint64 maxBytes, QString *error) const
+std::optional<QByteArray> ZipDirectory::readEntry(QFile &file, const ZipEntry &entry, quint64 offset, quint64 length, QString *error) const
 {
-    if (entry.size > maxBytes) {
-        *error = QStringLiteral("zip entry %1 claims %2 bytes, more than the %3 allowed").arg(entry.name).arg(entry.size).arg(maxBytes);
-        return std::nullopt;
-    }
     if (entry.method != 0 && entry.method != 8) {
         *error = QStringLiteral("zip entry %1 uses compression method %2 (only stored and deflate are read)").arg(entry.name).arg(entry.method);
         return std::nullopt;
     }
-    // deflate cannot expand by more than about 1032:1; a larger claim is a bomb, refused before allocating.
-    if (entry.method == 8 && entry.size > entry.compressedSize * 1032 + 1024) {
+    if (offset > entry.size || length > entry.size - offset) {
+        *error = QStringLiteral("zip entry %1 holds %2 bytes, not the %3 needed").arg(entry.name).arg(entry.size).arg(offset + length);
+        return std::nullopt;
+    }
+    if (entry.method == 8 && entry.size > entry.compressedSize * MemoryBudget::kMaxInflationRatio + 1024) {
         *error = QStringLiteral("zip entry %1 claims %2 bytes from %3 compressed (a decompression bomb?)")
                      .arg(entry.name).arg(entry.size).arg(entry.compressedSize);
         return std::nullopt;
@@ -164,33 +166,71 @@ std::optional<QByteArray> ZipDirectory::readEntry(QFile &file, const ZipEntry &e
     const auto start = localDataStart(file, entry, entry.method == 0 ? entry.size : entry.compressedSize, error);
     if (!start)
         return std::nullopt;
-    file.seek(qint64(*start));
     if (entry.method == 0) {
-        QByteArray data = file.read(qint64(entry.size));
-        if (quint64(data.size()) != entry.size) {
+        if (!file.seek(qint64(*start + offset))) {
+            *error = QStringLiteral("zip entry %1 cannot be read").arg(entry.name);
+            return std::nullopt;
+        }
+        QByteArray data = file.read(qint64(length));
+        if (quint64(data.size()) != length) {
             *error = QStringLiteral("zip entry %1 is truncated").arg(entry.name);
             return std::nullopt;
         }
         return data;
     }
-    const QByteArray compressed = file.read(qint64(entry.compressedSize));
-    QByteArray out(qsizetype(entry.size), Qt::Uninitialized);
+
+    QByteArray out(qsizetype(length), Qt::Uninitialized);
     z_stream stream{};
     if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) {
         *error = QStringLiteral("cannot start inflating %1").arg(entry.name);
         return std::nullopt;
     }
-    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(compressed.constData()));
-    stream.avail_in = uInt(compressed.size());
-    stream.next_out = reinterpret_cast<Bytef *>(out.data());
-    stream.avail_out = uInt(out.size());
-    const int status = inflate(&stream, Z_FINISH);
+    // Compressed bytes go in, and what precedes offset comes out, a block at a time.
+    constexpr qint64 kBlock = 64 * 1024;
+    QByteArray input, skipped(kBlock, Qt::Uninitialized);
+    quint64 compressedLeft = entry.compressedSize;
+    const quint64 end = offset + length;
+    // One byte past the end is asked for when the entry is read to its end, to catch a stream that
+    // inflates past its declared size.
+    const quint64 wanted = end == entry.size ? end + 1 : end;
+    file.seek(qint64(*start));
+    int status = Z_OK;
+    while (stream.total_out < wanted && status == Z_OK) {
+        if (stream.avail_in == 0 && compressedLeft > 0) {
+            input = file.read(std::min<qint64>(kBlock, qint64(compressedLeft)));
+            if (input.isEmpty())
+                break;
+            compressedLeft -= quint64(input.size());
+            stream.next_in = reinterpret_cast<Bytef *>(input.data());
+            stream.avail_in = uInt(input.size());
+        }
+        const quint64 produced = stream.total_out;
+        if (produced < offset) {
+            stream.next_out = reinterpret_cast<Bytef *>(skipped.data());
+            stream.avail_out = uInt(std::min<quint64>(kBlock, offset - produced));
+        } else if (produced < end) {
+            stream.next_out = reinterpret_cast<Bytef *>(out.data() + (produced - offset));
+            stream.avail_out = uInt(std::min<quint64>(std::numeric_limits<uInt>::max(), end - produced));
+        } else {
+            stream.next_out = reinterpret_cast<Bytef *>(skipped.data());
+            stream.avail_out = 1;
+        }
+        status = inflate(&stream, Z_NO_FLUSH);
+        if (status == Z_BUF_ERROR && stream.avail_in == 0 && compressedLeft > 0)
+            status = Z_OK; // more input is on its way
+    }
     const quint64 produced = stream.total_out;
     inflateEnd(&stream);
-    if (status != Z_STREAM_END || produced != entry.size) {
-        *error = status == Z_BUF_ERROR || status == Z_OK
-                     ? QStringLiteral("zip entry %1 inflates past its declared %2 bytes or is truncated").arg(entry.name).arg(entry.size)
-                     : QStringLiteral("zip entry %1 is not valid deflate data").arg(entry.name);
+    if (status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR) {
+        *error = QStringLiteral("zip entry %1 is not valid deflate data").arg(entry.name);
+        return std::nullopt;
+    }
+    if (produced > entry.size) {
+        *error = QStringLiteral("zip entry %1 inflates past its declared %2 bytes").arg(entry.name).arg(entry.size);
+        return std::nullopt;
+    }
+    if (produced < end) {
+        *error = QStringLiteral("zip entry %1 inflates to fewer bytes than it declares (truncated?)").arg(entry.name);
         return std::nullopt;
     }
     return out;

@@ -29,10 +29,12 @@ public:
     const QList<ZipEntry> &entries() const { return m_entries; }
     const ZipEntry *find(const QString &name) const;
 
-    // An entry's bytes, inflated if deflate-compressed (as np.savez_compressed writes). Refuses
-    // entries larger than maxBytes before allocating, and stops a stream that inflates past its
-    // declared size (a decompression bomb).
-    std::optional<QByteArray> readEntry(QFile &file, const ZipEntry &entry, quint64 maxBytes, QString *error) const;
+    // Bytes [offset, offset + length) of an entry, inflated if deflate-compressed (as
+    // np.savez_compressed writes) while holding only those: what comes before offset is inflated
+    // and dropped. An entry declaring more than its compressed bytes can inflate to (a
+    // decompression bomb) is refused before anything is allocated, and a stream that inflates past
+    // its declared size is stopped.
+    std::optional<QByteArray> readEntry(QFile &file, const ZipEntry &entry, quint64 offset, quint64 length, QString *error) const;
 
     // Where a stored entry's bytes start in the file, checked to lie inside it.
     std::optional<quint64> dataOffset(QFile &file, const ZipEntry &entry, QString *error) const;

@@ -1,5 +1,6 @@
 #include "model/TensorNameRules.h"
 
+#include "io/PrintableText.h"
 #include "model/MatrixIdentity.h"
 
 #include <QCryptographicHash>
@@ -381,6 +382,10 @@ std::optional<TensorNameRules> TensorNameRules::withUserRules(const QString &jso
 std::optional<RuleMatch> TensorNameRules::match(const QString &tensorName, const ModelConfig &config,
                                                 const std::function<bool(const QString &)> &exists) const
 {
+    // No model names a tensor with a control character, and a pattern's $ matches before a final
+    // "\n": such a name ("….q_proj.weight\n") is never typed.
+    if (printableText(tensorName) != tensorName)
+        return std::nullopt;
     const QString name = withoutWrapperPrefixes(tensorName);
     const QString modelType = config.modelType();
     for (const Rule &rule : m_rules) {

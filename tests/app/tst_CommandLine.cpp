@@ -14,7 +14,12 @@
 #include "core/FormatWriters.h"
 #include <random>
 #include <csignal>
+#include <sys/resource.h>
 #include <sys/types.h>
+#include "core/Hdf5TestFiles.h"
+#include "core/TorchCheckpointWriter.h"
+
+using namespace rankscope::test;
 
 namespace {
 
@@ -31,28 +36,58 @@ QTemporaryDir &cacheHome()
     return dir;
 }
 
-// Environment variables to set (a value) or remove (an empty value) for one run.
-using EnvironmentChanges = QList<QPair<QString, QString>>;
+// How a run differs from the default: environment variables set (a value) or removed (an empty
+// value), another working folder, and a limit on the size of any file it writes (a full disk,
+// without filling one).
+struct Launch {
+    QList<QPair<QString, QString>> environment;
+    QString workingDirectory;
+    rlim_t fileSizeLimit = 0;
+};
 
-Run runRankscope(const QStringList &arguments, const EnvironmentChanges &changes = {})
+Run runRankscope(const QStringList &arguments, const Launch &launch = {})
 {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const auto &[name, value] : changes) {
+    env.insert("XDG_CACHE_HOME", cacheHome().path());
+    env.remove("DISPLAY");
+    env.remove("WAYLAND_DISPLAY");
+    env.remove("QT_QPA_PLATFORM");
+    for (const auto &[name, value] : launch.environment) {
         if (value.isEmpty())
             env.remove(name);
         else
             env.insert(name, value);
     }
-    env.insert("XDG_CACHE_HOME", cacheHome().path());
-    env.remove("DISPLAY");
-    env.remove("WAYLAND_DISPLAY");
-    env.remove("QT_QPA_PLATFORM");
     process.setProcessEnvironment(env);
+    if (!launch.workingDirectory.isEmpty())
+        process.setWorkingDirectory(launch.workingDirectory);
+    if (launch.fileSizeLimit > 0) {
+        const rlim_t limit = launch.fileSizeLimit;
+        process.setChildProcessModifier([limit] {
+            // A write past the limit then fails with EFBIG, as one on a full disk fails with ENOSPC.
+            std::signal(SIGXFSZ, SIG_IGN);
+            const rlimit size{limit, limit};
+            setrlimit(RLIMIT_FSIZE, &size);
+        });
+    }
     process.start(QStringLiteral(RANKSCOPE_BINARY), arguments);
     process.waitForFinished(120000);
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
             QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+}
+
+QByteArray contents(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void writeBytes(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytes);
 }
 
 } // namespace
@@ -83,7 +118,7 @@ private slots:
     void versionNamesTheBlasKernel()
     {
         const CpuFeatures cpu = CpuFeatures::detect();
-        Run r = runRankscope({"--version"}, {{"OPENBLAS_CORETYPE", ""}, {kPretendBlasCoreHook, ""}, {kBlasChoiceMarker, ""}});
+        Run r = runRankscope({"--version"}, Launch{{{"OPENBLAS_CORETYPE", ""}, {kPretendBlasCoreHook, ""}, {kBlasChoiceMarker, ""}}});
         QCOMPARE(r.exitCode, 0);
         static const QRegularExpression blasLine(QStringLiteral("^BLAS: OpenBLAS [0-9.]+, (\\w+) kernels \\((.*)\\)$"), QRegularExpression::MultilineOption);
         QRegularExpressionMatch line = blasLine.match(r.out);
@@ -93,20 +128,20 @@ private slots:
             QVERIFY2(line.captured(1) != "Prescott", qPrintable(r.out));
         QVERIFY(line.captured(2) == "detected by OpenBLAS" || line.captured(2).startsWith("chosen by RankScope"));
 
-        r = runRankscope({"--version"}, {{"OPENBLAS_CORETYPE", "Prescott"}, {kPretendBlasCoreHook, ""}, {kBlasChoiceMarker, ""}});
+        r = runRankscope({"--version"}, Launch{{{"OPENBLAS_CORETYPE", "Prescott"}, {kPretendBlasCoreHook, ""}, {kBlasChoiceMarker, ""}}});
         line = blasLine.match(r.out);
         QVERIFY2(line.hasMatch(), qPrintable(r.out));
         QCOMPARE(line.captured(1), QStringLiteral("Prescott"));
         QCOMPARE(line.captured(2), QStringLiteral("set by OPENBLAS_CORETYPE"));
 
         // The user's variable wins over RankScope's choice too.
-        r = runRankscope({"--version"}, {{"OPENBLAS_CORETYPE", "Prescott"}, {kPretendBlasCoreHook, "Prescott"}, {kBlasChoiceMarker, ""}});
+        r = runRankscope({"--version"}, Launch{{{"OPENBLAS_CORETYPE", "Prescott"}, {kPretendBlasCoreHook, "Prescott"}, {kBlasChoiceMarker, ""}}});
         QCOMPARE(blasLine.match(r.out).captured(1), QStringLiteral("Prescott"));
 
         if (!cpu.avx)
             QSKIP("this CPU has no AVX: generic kernels are the right ones");
         const QString expected = QString::fromStdString(chooseOpenBlasCoreType(cpu, "Prescott"));
-        r = runRankscope({"--version"}, {{"OPENBLAS_CORETYPE", ""}, {kPretendBlasCoreHook, "Prescott"}, {kBlasChoiceMarker, ""}});
+        r = runRankscope({"--version"}, Launch{{{"OPENBLAS_CORETYPE", ""}, {kPretendBlasCoreHook, "Prescott"}, {kBlasChoiceMarker, ""}}});
         QCOMPARE(r.exitCode, 0);
         line = blasLine.match(r.out);
         QVERIFY2(line.hasMatch(), qPrintable(r.out));
@@ -121,7 +156,7 @@ private slots:
             QSKIP("this CPU has no AVX: RankScope never re-executes");
         const Run plain = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--csv", "-", "--quiet", "--no-cache"});
         const Run chosen = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--csv", "-", "--quiet", "--no-cache"},
-                                        {{"OPENBLAS_CORETYPE", ""}, {kPretendBlasCoreHook, "Prescott"}, {kBlasChoiceMarker, ""}});
+                                        Launch{{{"OPENBLAS_CORETYPE", ""}, {kPretendBlasCoreHook, "Prescott"}, {kBlasChoiceMarker, ""}}});
         QCOMPARE(chosen.exitCode, 0);
         QCOMPARE(chosen.out.split('\n').size(), 146);
         QCOMPARE(chosen.out.section('\n', 0, 1), plain.out.section('\n', 0, 1));
@@ -441,6 +476,154 @@ private slots:
         r = runRankscope({"info", runs.path()});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.out.contains(QRegularExpression("seed0\\s+run\\s+a run of its own \\(2 checkpoints\\)")) && r.out.contains("--runs"), qPrintable(r.out));
+    }
+
+    // A write that fails is exit status 1 and leaves the earlier file whole: /dev/full, a full disk
+    // (a file-size limit stands in for one), a folder that does not exist, found before analysing.
+    void outputsAreWholeOrFailLoudly()
+    {
+        QTemporaryDir dir;
+        for (const char *option : {"--csv", "--json"}) {
+            const Run r = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, option, "/dev/full", "--quiet"});
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.contains("/dev/full: cannot be written"), qPrintable(r.err));
+        }
+        Run r = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--csv", dir.filePath("missing/m.csv"), "--no-cache"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("m.csv: its folder") && r.err.contains("does not exist"), qPrintable(r.err));
+        QVERIFY2(!r.err.contains("checkpoints analysed"), qPrintable(r.err)); // refused before any analysis
+
+        const QString csv = dir.filePath("m.csv"), results = dir.filePath("run.h5");
+        writeBytes(csv, "the earlier table\n");
+        Launch fullDisk;
+        fullDisk.fileSizeLimit = 16 * 1024;
+        r = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--csv", csv, "--results", results, "--no-cache"}, fullDisk);
+        QCOMPARE(r.exitCode, 1); // and not a crash at exit
+        QVERIFY2(r.err.contains("m.csv: cannot be written"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("results not saved: " + results + ": writing failed"), qPrintable(r.err));
+        QCOMPARE(contents(csv), QByteArray("the earlier table\n"));
+        QVERIFY(!QFileInfo::exists(results));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"m.csv"}); // no temporaries left
+    }
+
+    // A failed export leaves the figure that was there, and never says "wrote".
+    void exportNeverDestroysTheEarlierFigure()
+    {
+        QTemporaryDir dir;
+        for (const char *name : {"f.png", "f.svg", "f.pdf"}) {
+            const QString path = dir.filePath(name);
+            QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--out", path}).exitCode, 0);
+            const QByteArray before = contents(path);
+            Launch fullDisk;
+            fullDisk.fileSizeLimit = 2048;
+            const Run r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "heatmaps", "--out", path}, fullDisk);
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.contains(QStringLiteral("%1: cannot be written").arg(path)) && !r.err.contains("wrote"), qPrintable(r.err));
+            QCOMPARE(contents(path), before);
+        }
+        const Run missing = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--out", dir.filePath("no/f.png")});
+        QCOMPARE(missing.exitCode, 1);
+        QVERIFY2(missing.err.contains("does not exist"), qPrintable(missing.err));
+    }
+
+    // --results names the file every save replaces: anything else found there is kept.
+    void resultsNeverReplaceAForeignFile()
+    {
+        QTemporaryDir dir;
+        const QString checkpoint = dir.filePath("precious.h5");
+        QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_000000.pt"), checkpoint));
+        const QByteArray before = contents(checkpoint);
+        const Run r = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--results", checkpoint, "--no-cache"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("precious.h5: exists and is not a RankScope results file"), qPrintable(r.err));
+        QCOMPARE(contents(checkpoint), before);
+    }
+
+    // A pickle naming a global torch's weights_only policy refuses is reported (exit 2) with its
+    // tensors read; names from files never reach the terminal raw: a global that would erase its
+    // own warning, a file name that would set the terminal's title.
+    void unsafePicklesAndHostileNamesAreReportedEscaped()
+    {
+        QTemporaryDir dir;
+        PickleBuilder hparams;
+        hparams.str("hparams").global("cProfile", "run\r\x1b[2K\x1b[1A").op('(').str("import os").op('t').op('R');
+        const QByteArray pickle = torchPickle({{"transformer.h.0.attn.c_proj.weight", "FloatStorage", "0", 16, 0, {4, 4}, {4, 1}}}, 100);
+        writeBytes(dir.filePath("ckpt_000100.pt"), zipArchive({{"archive/data.pkl", pickle.chopped(2) + hparams.bytes + "u."},
+                                                                {"archive/data/0", rawBytes<float>({1, 2, 3, 4, 2, 4, 6, 9, 1, 0, 1, 0, 5, 5, 5, 1})}}));
+        writeBytes(dir.filePath("ckpt_000200\x1b]0;owned\x07.pt"), "not a checkpoint");
+        const Run r = runRankscope({"analyze", dir.path(), "--no-cache", "--csv", "-"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("ckpt_000100.pt: unsafe pickle: it references cProfile.run\\r\\x1b[2K\\x1b[1A, which torch.load"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("ckpt_000200\\x1b]0;owned\\x07.pt: not a recognised checkpoint format"), qPrintable(r.err));
+        for (const QChar control : {QChar(0x1b), QChar('\r'), QChar(0x07)})
+            QVERIFY(!r.err.contains(control));
+        QVERIFY2(r.out.contains("100,0,O,transformer.h.0.attn.c_proj.weight,4,4,"), qPrintable(r.out)); // its tensors were read
+
+        const Run info = runRankscope({"info", dir.path()});
+        QCOMPARE(info.exitCode, 2);
+        QVERIFY2(info.out.contains("unsafe pickle: it references cProfile.run\\r"), qPrintable(info.out));
+        QVERIFY(!info.out.contains(QChar(0x1b)));
+    }
+
+    // The XDG spec makes a relative XDG_CACHE_HOME invalid: the cache goes to ~/.cache, not under
+    // whatever folder the command runs in.
+    void relativeXdgCacheHomeIsIgnored()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath("home") && QDir(dir.path()).mkpath("work"));
+        Launch launch;
+        launch.environment = {{"XDG_CACHE_HOME", "relative-cache"}, {"HOME", dir.filePath("home")}};
+        launch.workingDirectory = dir.filePath("work");
+        const Run r = runRankscope({"analyze", RANKSCOPE_DEMO_RUN}, launch);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(!QFileInfo::exists(dir.filePath("work/relative-cache")));
+        QVERIFY2(r.err.contains("results in " + dir.filePath("home/.cache/RankScope/RankScope/runs/")), qPrintable(r.err));
+    }
+
+    // cp -p, rsync -a, tar x: a checkpoint replaced by one of the same size and mtime, or a step
+    // sidecar edited in place, is analysed again, not shown with the stale metrics.
+    void replacedCheckpointWithTheSameSizeAndTimeIsAnalysedAgain()
+    {
+        QTemporaryDir dir;
+        const QString weights = dir.filePath("model_000100.pt"), meta = dir.filePath("meta_000100.json");
+        QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_000000.pt"), weights));
+        writeBytes(meta, R"({"step": 100})");
+        const Run first = runRankscope({"analyze", dir.path(), "--csv", "-"});
+        QVERIFY2(first.out.contains("\n100,0,Q,"), qPrintable(first.out));
+        auto replaceKeepingTime = [](const QString &path, const QByteArray &bytes) {
+            const QDateTime modified = QFileInfo(path).lastModified();
+            writeBytes(path, bytes);
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadWrite) && f.setFileTime(modified, QFileDevice::FileModificationTime));
+        };
+        const QByteArray other = contents(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_000100.pt"));
+        QCOMPARE(other.size(), QFileInfo(weights).size());
+        replaceKeepingTime(weights, other);
+        const Run second = runRankscope({"analyze", dir.path(), "--csv", "-"});
+        QVERIFY2(second.err.contains("(0 from the results file)"), qPrintable(second.err));
+        QVERIFY(second.out != first.out);
+        QVERIFY(runRankscope({"analyze", dir.path()}).err.contains("(1 from the results file)"));
+
+        replaceKeepingTime(meta, R"({"step": 700})");
+        const Run third = runRankscope({"analyze", dir.path(), "--csv", "-"});
+        QVERIFY2(third.err.contains("(0 from the results file)"), qPrintable(third.err));
+        QVERIFY2(third.out.contains("\n700,0,Q,"), qPrintable(third.out));
+    }
+
+    // Discovery opens every .h5 to ask whether it is a results file: a 64-element format attribute
+    // there crashed `rankscope info`.
+    void infoSurvivesHostileHdf5Attributes()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_000000.pt"), dir.filePath("ckpt_000000.pt")));
+        for (const auto shape : {AttributeShape::VlenStringArray, AttributeShape::FixedStringArray, AttributeShape::Int64Array}) {
+            const hid_t file = H5Fcreate(QFile::encodeName(dir.filePath("odd.h5")).constData(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+            writeAttribute(file, "format", shape, "rankscope-results", 1, 64, 8);
+            H5Fclose(file);
+            const Run r = runRankscope({"info", dir.path()});
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.out.contains(QRegularExpression("odd\\.h5\\s+unreadable weights\\s+HDF5 file holds no datasets")), qPrintable(r.out));
+        }
     }
 
     void infoListsCheckpointsAndTensors()

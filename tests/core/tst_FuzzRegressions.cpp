@@ -1,11 +1,13 @@
-// Every input the fuzzers ever found a problem with (tests/fuzz/regressions/<target>/), replayed
-// through the code it broke. Under the sanitizer build a relapse is a test failure.
+// Every input a fuzzer found a problem with, or that stands for a case of the hardening table
+// (tests/fuzz/regressions/<target>/), replayed through the code of its target. Each input X comes
+// with X.expected, the problem the replay must report: no input passes by merely not crashing.
+// Under the sanitizer build a relapse is a test failure.
+#include "../fuzz/Hdf5FuzzImage.h"
 #include "analysis/MatrixPartExtractor.h"
 #include "io/CheckpointReader.h"
 #include "io/NpyFormat.h"
-#include "io/NumpyReaders.h"
 #include "io/PickleReader.h"
-#include "io/SafetensorsReader.h"
+#include "model/CheckpointLayout.h"
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -15,25 +17,28 @@ using namespace rankscope;
 
 namespace {
 
-QFileInfoList inputs(const QString &target)
+QByteArray contents(const QString &path)
 {
-    return QDir(QStringLiteral(RANKSCOPE_FUZZ_REGRESSIONS "/") + target).entryInfoList(QDir::Files, QDir::Name);
-}
-
-QByteArray contents(const QFileInfo &file)
-{
-    QFile f(file.filePath());
+    QFile f(path);
     f.open(QIODevice::ReadOnly);
     return f.readAll();
 }
 
-void readEverything(const QString &path)
+// What the readers say of a checkpoint: why it cannot be opened, or its warnings and each
+// tensor's problem.
+QStringList checkpointProblems(const QString &path)
 {
     QString error;
-    if (auto reader = openCheckpoint(path, &error))
-        for (const TensorInfo &t : reader->tensors())
-            if (t.shape.size() == 2)
-                reader->readMatrix(t.name);
+    const auto reader = openCheckpoint(path, &error);
+    if (!reader)
+        return {error};
+    QStringList problems = reader->warnings();
+    for (const TensorInfo &t : reader->tensors()) {
+        const MatrixRead read = reader->readMatrix(t.name, t.shape.size() == 3 ? 0 : -1);
+        if (!read.ok())
+            problems << t.name + ": " + read.error;
+    }
+    return problems;
 }
 
 } // namespace
@@ -42,40 +47,86 @@ class TestFuzzRegressions : public QObject {
     Q_OBJECT
     QTemporaryDir m_dir;
 
-    QString asFile(const QFileInfo &input, const QString &name)
+    QString asFile(const QByteArray &bytes, const QString &name)
     {
         const QString path = m_dir.filePath(name);
         QFile f(path);
         f.open(QIODevice::WriteOnly | QIODevice::Truncate);
-        f.write(contents(input));
+        f.write(bytes);
         return path;
     }
 
-private slots:
-    void pickles()
+    // The problems an input makes its target's code report, as that fuzz target runs it.
+    QStringList replay(const QString &target, const QByteArray &input)
     {
-        const QFileInfoList files = inputs("fuzz_pickle");
-        QVERIFY(!files.isEmpty());
-        for (const QFileInfo &file : files) {
-            const PickleResult result = readPickle(contents(file));
-            QVERIFY2(!result.error.isEmpty() || result.root, qPrintable(file.fileName()));
+        if (target == QLatin1String("fuzz_pickle")) {
+            const PickleResult result = readPickle(input);
+            QStringList problems{result.error};
+            if (!result.unsafeGlobals.isEmpty())
+                problems << QStringLiteral("unsafe: ") + result.unsafeGlobals.join(QLatin1String(", "));
+            if (result.error.isEmpty() && result.root)
+                problems << QStringLiteral("read");
+            return problems;
         }
+        if (target == QLatin1String("fuzz_torch_checkpoint"))
+            return checkpointProblems(asFile(input, "checkpoint.pt"));
+        if (target == QLatin1String("fuzz_safetensors"))
+            return checkpointProblems(asFile(input, "model.safetensors"));
+        if (target == QLatin1String("fuzz_numpy")) {
+            QString error;
+            if (const auto header = NpyFormat::parseHeader(input, &error); header && header->shape.size() == 2) {
+                const StoredRead read = NpyFormat::decodeMatrix(*header, input.mid(header->dataOffset), header->shape[0], header->shape[1]);
+                error = read.error;
+                if (read.ok())
+                    read.matrix.widened(); // widening reads every element the header promised
+            }
+            return QStringList{error} + checkpointProblems(asFile(input, "arrays.npz"));
+        }
+        if (target == QLatin1String("fuzz_name_rules")) {
+            const QString name = QString::fromUtf8(input.mid(6));
+            const CheckpointLayout layout = CheckpointLayout::plan({{name, {12, 4}, "float32"}}, ModelConfig(), TensorNameRules::builtIn());
+            QStringList problems;
+            for (const LeftOutTensor &left : layout.leftOut)
+                problems << left.reason;
+            for (const PlannedTensor &t : layout.typed)
+                problems << QStringLiteral("typed as %1").arg(csvName(t.parts.first().id.type));
+            QString error;
+            if (!TensorNameRules::withUserRules(asFile(input.mid(6), "rules.json"), &error))
+                problems << error;
+            return problems;
+        }
+        if (target == QLatin1String("fuzz_hdf5")) {
+            const QByteArray image = fuzz::Hdf5FuzzImage::build(reinterpret_cast<const uint8_t *>(input.constData()), size_t(input.size()));
+            const QString path = asFile(image, "fuzz.h5");
+            QString error;
+            ResultsFile::load(path, &error);
+            return checkpointProblems(path) << error;
+        }
+        return {QStringLiteral("no replay for %1").arg(target)};
     }
 
-    void checkpoints()
+private slots:
+    void everyTargetHasRegressions_data()
     {
-        for (const QFileInfo &file : inputs("fuzz_torch_checkpoint"))
-            readEverything(asFile(file, "checkpoint.pt"));
-        for (const QFileInfo &file : inputs("fuzz_safetensors"))
-            readEverything(asFile(file, "model.safetensors"));
-        for (const QFileInfo &file : inputs("fuzz_numpy")) {
-            QString error;
-            const QByteArray bytes = contents(file);
-            if (const auto header = NpyFormat::parseHeader(bytes, &error))
-                if (header->shape.size() == 2)
-                    if (const auto read = NpyFormat::decodeMatrix(*header, bytes.mid(header->dataOffset), header->shape[0], header->shape[1]); read.ok())
-                        read.matrix.widened(); // widening reads every element the header promised
-            readEverything(asFile(file, "arrays.npz"));
+        QTest::addColumn<QString>("target");
+        for (const char *target : {"fuzz_pickle", "fuzz_torch_checkpoint", "fuzz_safetensors", "fuzz_numpy", "fuzz_name_rules", "fuzz_hdf5"})
+            QTest::newRow(target) << QString::fromLatin1(target);
+    }
+
+    void everyTargetHasRegressions()
+    {
+        QFETCH(QString, target);
+        const QDir folder(QStringLiteral(RANKSCOPE_FUZZ_REGRESSIONS "/") + target);
+        QVERIFY2(folder.exists(), qPrintable(folder.path()));
+        const QStringList expectations = folder.entryList({"*.expected"}, QDir::Files, QDir::Name);
+        const QStringList inputs = folder.entryList(QDir::Files, QDir::Name).filter(QRegularExpression(QStringLiteral("^(?!.*\\.expected$)")));
+        QVERIFY(!inputs.isEmpty());
+        QCOMPARE(expectations.size(), inputs.size()); // each input says what it must produce
+        for (const QString &input : inputs) {
+            const QString expected = QString::fromUtf8(contents(folder.filePath(input + ".expected"))).trimmed();
+            QVERIFY2(!expected.isEmpty(), qPrintable(input + ".expected"));
+            const QString said = replay(target, contents(folder.filePath(input))).join('\n');
+            QVERIFY2(said.contains(expected), qPrintable(QStringLiteral("%1: expected \"%2\" in:\n%3").arg(input, expected, said)));
         }
     }
 };

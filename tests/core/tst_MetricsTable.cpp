@@ -1,6 +1,8 @@
 // The metrics table as CSV and JSON: the contract's columns in order, block and expert after them,
-// fields with commas, quotes or line breaks quoted, NaN as "nan" in CSV and null in JSON.
+// control characters escaped, fields with commas or quotes quoted, NaN as "nan" in CSV and null in JSON.
 #include "analysis/MetricsTable.h"
+#include "analysis/RunAnalysis.h"
+#include "io/PrintableText.h"
 
 #include <QBuffer>
 #include <QJsonArray>
@@ -32,15 +34,31 @@ private slots:
         buffer.open(QIODevice::WriteOnly);
         QVERIFY(MetricsTable::writeCsv({r}, buffer));
         const QString text = QString::fromUtf8(buffer.data());
-        QVERIFY2(text.contains("0,0,Q,\"a,b \"\"c\"\"\nd\",0,0,nan,nan,nan,nan,nan,0,0,decoder-cross,3,"), qPrintable(text));
+        // A line break in a name is escaped, so it cannot split the row.
+        QVERIFY2(text.contains("0,0,Q,\"a,b \"\"c\"\"\\nd\",0,0,nan,nan,nan,nan,nan,0,0,decoder-cross,3,"), qPrintable(text));
+        QCOMPARE(text.count('\n'), 2);
         QCOMPARE(MetricsTable::csvField("plain"), QStringLiteral("plain"));
-        QCOMPARE(MetricsTable::csvField("cr\r"), QStringLiteral("\"cr\r\""));
+        QCOMPARE(MetricsTable::csvField("cr\r"), QStringLiteral("cr\\r"));
+        QCOMPARE(MetricsTable::csvField("title\x1b]0;pwned\x07"), QStringLiteral("title\\x1b]0;pwned\\x07"));
 
         const QJsonObject o = MetricsTable::toJson({r}).array().first().toObject();
         QCOMPARE(o.value("tensor").toString(), r.tensor);
         QCOMPARE(o.value("expert").toString(), QStringLiteral("3"));
         QVERIFY(o.value("stable_rank").isNull());
         QCOMPARE(o.value("frobenius_norm").toDouble(), 0.0);
+    }
+
+    // One function escapes what files say before it is shown: an issue's file, tensor and message
+    // alike, so a name cannot move the cursor, erase a line, set a title or reorder the text.
+    void controlCharactersAreEscapedWherever()
+    {
+        QCOMPARE(printableText("plain ünïcode 名前"), QStringLiteral("plain ünïcode 名前"));
+        QCOMPARE(printableText("a\nb\rc\td\x1b[2K\x07"), QStringLiteral("a\\nb\\rc\\td\\x1b[2K\\x07"));
+        QCOMPARE(printableText(QString(QChar(0x9B)) + "31m"), QStringLiteral("\\x9b31m")); // C1 CSI
+        QCOMPARE(printableText(QString(QChar(0x202E)) + "txt.exe"), QStringLiteral("\\u{202e}txt.exe")); // right-to-left override
+        QCOMPARE(printableText(QString(QChar(0x2028))), QStringLiteral("\\u{2028}"));
+        const AnalysisIssue issue{"/runs/ckpt\x1b]0;owned\x07.pt", "w\r", "unsafe pickle: it references os.system\x1b[1A", false};
+        QCOMPARE(issue.text(), QStringLiteral("ckpt\\x1b]0;owned\\x07.pt: w\\r: unsafe pickle: it references os.system\\x1b[1A"));
     }
 };
 

@@ -194,6 +194,10 @@ private slots:
         QCOMPARE(record->format, QStringLiteral("pytorch"));
         QCOMPARE(record->size, QFileInfo(dir.filePath("ckpt_001500.pt")).size());
         QCOMPARE(record->matrices, 24);
+        QCOMPARE(record->fingerprint.size(), 64); // SHA-256, kept to tell a replaced file from the one analysed
+        QCOMPARE(record->fingerprint, std::find_if(run.checkpoints.begin(), run.checkpoints.end(), [](const CheckpointRecord &c) {
+                                          return c.path.endsWith("ckpt_001500.pt");
+                                      })->fingerprint);
     }
 
     void damagedFilesAreReportedNotTrusted()

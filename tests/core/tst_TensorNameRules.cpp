@@ -54,6 +54,18 @@ private slots:
         QCOMPARE(l.typed[0].parts[0].label, QStringLiteral("_orig_mod.transformer.h.2.mlp.c_fc.weight"));
     }
 
+    // A pattern's $ matches before a final "\n": "…q_proj.weight\n" was typed as Q. No model names a
+    // tensor with a control character, and no rule types one.
+    void namesWithControlCharactersAreNeverTyped()
+    {
+        QCOMPARE(plan({{"model.layers.0.self_attn.q_proj.weight", {16, 16}, "float32"}}).typed.size(), 1);
+        for (const char *name : {"model.layers.0.self_attn.q_proj.weight\n", "model.layers.0.self_attn.q_proj.weight\r",
+                                 "model.layers.0.self_attn.q_proj\x1b[2K.weight", "transformer.h.0.attn.c_proj.weight\n"}) {
+            const CheckpointLayout layout = plan({{name, {16, 16}, "float32"}});
+            QVERIFY2(layout.typed.isEmpty(), name);
+        }
+    }
+
     void attentionAndMlpLookalikes()
     {
         for (const char *name : {"model.layers.3.self_attn.qkv.weight", "encoder.layers.0.mlp.fc_gate.weight", "blocks.2.attn.in_proj_weight",

@@ -47,6 +47,12 @@ int main(int argc, char **argv)
     write("fuzz_name_rules", "rules", QByteArray("\x01\x04\x04\x00\x00\x00", 6) +
                                           R"({"rules":[{"pattern":"^blocks\\.(\\d+)\\.attn\\.qkv\\.weight$","split":"qkv"},{"pattern":"x","ignore":true}],"config":{"num_attention_heads":2}})");
     write("fuzz_name_rules", "index", QByteArray("\x01\x04\x04\x00\x00\x00", 6) + R"({"weight_map":{"a":"model-1.safetensors"}})");
+    // fuzz_hdf5: programs for Hdf5FuzzImage (a base file, then operations): the bases unchanged, a
+    // results file whose format is an array, a checkpoint with a matrix never written.
+    write("fuzz_hdf5", "results", QByteArray("\x01", 1));
+    write("fuzz_hdf5", "checkpoint", QByteArray("\x02", 1));
+    write("fuzz_hdf5", "format-array", QByteArray("\x01\x00\x00\x00\x04\x3f\x00\x11", 8) + "rankscope-results" + QByteArray(8, '\0'));
+    write("fuzz_hdf5", "never-written", QByteArray("\x02\x01\x14\x02\x01\x01\x84\x83", 8));
     std::printf("seeds written to %s\n", argv[1]);
     return 0;
 }

@@ -3,6 +3,7 @@
 #include "DemoFixture.h"
 #include "ExportCommand.h"
 #include "FigureView.h"
+#include "SpectrumView.h"
 #include "FigureExporter.h"
 #include "LayerBarChart.h"
 #include "MainWindow.h"
@@ -53,6 +54,52 @@ SvgContent readSvg(const QString &path)
     }
     svg.wellFormed = !xml.hasError();
     return svg;
+}
+
+// Every text of an SVG with the box it covers in the figure's coordinates.
+struct PlacedText {
+    QString text;
+    QRectF box;
+};
+
+QList<PlacedText> placedTexts(const QString &path, QSizeF *figureSize)
+{
+    QList<PlacedText> out;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return out;
+    QXmlStreamReader xml(&file);
+    QList<QTransform> stack{QTransform()};
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isEndElement() && xml.name() == QLatin1String("g"))
+            stack.removeLast();
+        if (!xml.isStartElement())
+            continue;
+        const QXmlStreamAttributes a = xml.attributes();
+        if (xml.name() == QLatin1String("svg")) {
+            const QStringList box = a.value("viewBox").toString().split(' ');
+            *figureSize = QSizeF(box.value(2).toDouble(), box.value(3).toDouble());
+        } else if (xml.name() == QLatin1String("g")) {
+            QTransform t;
+            static const QRegularExpression matrix(QStringLiteral(R"(matrix\(([^,]+),([^,]+),([^,]+),([^,]+),([^,]+),([^)]+)\))"));
+            if (const auto m = matrix.match(a.value("transform").toString()); m.hasMatch())
+                t = QTransform(m.captured(1).toDouble(), m.captured(2).toDouble(), m.captured(3).toDouble(), m.captured(4).toDouble(),
+                               m.captured(5).toDouble(), m.captured(6).toDouble());
+            stack.append(t * stack.last());
+        } else if (xml.name() == QLatin1String("text")) {
+            QFont font(a.value("font-family").toString());
+            font.setPixelSize(qRound(a.value("font-size").toDouble()));
+            font.setWeight(a.value("font-weight").toInt() >= 600 ? QFont::DemiBold : QFont::Normal);
+            const QPointF at(a.value("x").toDouble(), a.value("y").toDouble());
+            const QString text = xml.readElementText(QXmlStreamReader::IncludeChildElements);
+            const QFontMetricsF metrics(font);
+            const QRectF local(at.x(), at.y() - metrics.ascent(), metrics.horizontalAdvance(text), metrics.ascent() + metrics.descent());
+            if (!text.trimmed().isEmpty())
+                out.append({text, stack.last().mapRect(local)});
+        }
+    }
+    return out;
 }
 
 } // namespace
@@ -159,6 +206,50 @@ private slots:
         for (const QString &file : written)
             QVERIFY(QFileInfo(file).size() > 1000);
         QVERIFY(written[2].endsWith("nanogpt-d4-heatmaps.pdf"));
+    }
+
+    // Every figure at every paper preset: no text runs off the figure, and no two texts overlap
+    // (titles, axis and tick labels, legends, colour bars, cell values), with one run and with two.
+    void presetsLayTextOutCleanly_data()
+    {
+        QTest::addColumn<QString>("figure");
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<bool>("compare");
+        // Comparisons at two columns and on slides; a single column holds one run's figure.
+        for (const char *figure : {"lines", "bars", "heatmaps", "spectrum"})
+            for (const QString &preset : FigureSize::presetNames())
+                for (bool compare : {false, true})
+                    if (!compare || preset != QLatin1String("column"))
+                        QTest::newRow(qPrintable(QStringLiteral("%1 %2%3").arg(figure, preset, compare ? " two runs" : "")))
+                        << figure << preset << compare;
+    }
+    void presetsLayTextOutCleanly()
+    {
+        QFETCH(QString, figure);
+        QFETCH(QString, preset);
+        QFETCH(bool, compare);
+        if (compare)
+            m_state->addComparedRun(test::demoRun(), QStringLiteral("nanogpt-d4 again"));
+        FigureView view(m_state, *FigureView::kindFromName(figure));
+        if (view.spectrumView())
+            view.spectrumView()->showMatrix({0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
+        const QString path = m_dir.filePath(QStringLiteral("%1-%2-%3.svg").arg(figure, preset).arg(compare));
+        QString error;
+        QVERIFY2(view.exportTo(path, *FigureSize::preset(preset), &error), qPrintable(error));
+        QSizeF size;
+        const QList<PlacedText> texts = placedTexts(path, &size);
+        QVERIFY(texts.size() > 5);
+        const QRectF figureRect = QRectF(QPointF(0, 0), size).adjusted(-0.5, -0.5, 0.5, 0.5);
+        for (const PlacedText &t : texts)
+            QVERIFY2(figureRect.contains(t.box), qPrintable(QStringLiteral("'%1' at %2,%3 %4×%5 runs off the %6×%7 figure")
+                                                                 .arg(t.text).arg(t.box.x()).arg(t.box.y()).arg(t.box.width())
+                                                                 .arg(t.box.height()).arg(size.width()).arg(size.height())));
+        for (qsizetype i = 0; i < texts.size(); ++i)
+            for (qsizetype j = i + 1; j < texts.size(); ++j) {
+                // Runs of one line touch (Qt writes a run per script), so boxes must overlap by more than a pixel.
+                const QRectF overlap = texts[i].box.adjusted(1, 1, -1, -1).intersected(texts[j].box.adjusted(1, 1, -1, -1));
+                QVERIFY2(overlap.isEmpty(), qPrintable(QStringLiteral("'%1' and '%2' overlap").arg(texts[i].text, texts[j].text)));
+            }
     }
 
     // The window's export and `rankscope export` build the same figure from the same state: the

@@ -1,0 +1,21 @@
+// A cheap hash of what a checkpoint holds, part of its identity beside size and modification
+// time: a checkpoint replaced by another of the same size and mtime (cp -p, rsync -a, tar x) is
+// analysed again instead of keeping stale metrics. It covers a few blocks of each file (the first
+// and last 64 KiB, 16 blocks of 4 KiB spread evenly between: a header, and samples of the
+// tensors), every file of a checkpoint folder, and the sidecars that give the checkpoint its step
+// and model config (meta_N.json, trainer_state.json, config.json).
+#pragma once
+
+#include "analysis/CheckpointDiscovery.h"
+
+#include <QString>
+
+namespace rankscope {
+
+class ContentFingerprint {
+public:
+    // SHA-256, hex; never empty.
+    static QString of(const CheckpointFile &checkpoint);
+};
+
+} // namespace rankscope

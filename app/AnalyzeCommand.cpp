@@ -4,6 +4,7 @@
 #include "RunLoader.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
+#include "spectral/BlasKernelChoice.h"
 
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/FolderWatcher.h"
@@ -259,9 +260,10 @@ int runAnalyzeCommand(const QStringList &arguments)
         if (parser.isSet(results) && !run.resultsError.isEmpty())
             written = false;
         if (!silent && run.timings.readSeconds > 0)
-            err << QStringLiteral("time: reading %1 s; spectra %2 s and metrics %3 s of CPU on %4 workers\n")
+            err << QStringLiteral("time: reading %1 s; spectra %2 s and metrics %3 s in %4 workers; %5\n")
                        .arg(run.timings.readSeconds, 0, 'f', 2).arg(run.timings.spectraSeconds, 0, 'f', 2)
-                       .arg(run.timings.metricsSeconds, 0, 'f', 2).arg(settings.jobs > 0 ? settings.jobs : QThread::idealThreadCount());
+                       .arg(run.timings.metricsSeconds, 0, 'f', 2).arg(settings.jobs > 0 ? settings.jobs : QThread::idealThreadCount())
+                       .arg(QString::fromStdString(describeBlasKernel()));
         if (!silent)
             err << QStringLiteral("%1 of %2 checkpoints analysed (%3 from the results file), %4 matrices, %5 s%6\n")
                        .arg(run.checkpointsAnalysed).arg(run.checkpointsFound)

@@ -5,6 +5,7 @@
 #include "ExportCommand.h"
 #include "InfoCommand.h"
 #include "RankScopeVersion.h"
+#include "spectral/BlasKernelChoice.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -90,6 +91,7 @@ int runHeadless(int argc, char **argv)
     const QString first = arguments.value(1);
     if (first == QLatin1String("-v") || first == QLatin1String("--version")) {
         out << "rankscope " << RANKSCOPE_VERSION << '\n';
+        out << "BLAS: " << QString::fromStdString(describeBlasKernel()) << '\n';
         return 0;
     }
     if (first == QLatin1String("-h") || first == QLatin1String("--help")) {

@@ -4,6 +4,7 @@
 #include "MainWindow.h"
 #include "RankScopeVersion.h"
 #include "analysis/ResultsFile.h"
+#include "spectral/BlasKernelChoice.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -12,6 +13,9 @@
 
 int main(int argc, char **argv)
 {
+    // First of all, for the GUI and every subcommand alike: OpenBLAS fixed its kernels when it
+    // loaded, so a CPU it misdetected is fixed by re-executing once with OPENBLAS_CORETYPE set.
+    rankscope::chooseBlasKernelBeforeStart(argv);
     if (rankscope::isHeadlessInvocation(argc, argv))
         return rankscope::runHeadless(argc, argv);
 

@@ -1,12 +1,17 @@
 // Times the spectral core on the 72 attention/MLP matrices of one GPT-2-small checkpoint
 // (12 layers; Q, K, V, O 768×768; MLP↑ 3072×768; MLP↓ 768×3072): spectrum plus every metric.
 // Compares one matrix per worker against OpenBLAS threads inside one call, and reports the
-// exact SVD path as the baseline. Run by hand: build/bin/bench_spectral [repeats]
+// exact SVD path as the baseline, and the floor the issue measures end-to-end times against: dsyrk +
+// dsyevd alone on the same matrices. Run by hand: build/bin/bench_spectral [repeats]
+#include "spectral/BlasKernelChoice.h"
+#include "spectral/CpuFeatures.h"
 #include "spectral/PowerLawFit.h"
 #include "spectral/SingularValueSolver.h"
 #include "spectral/SpectralMetrics.h"
 
 #include <QThreadPool>
+#include <cblas.h>
+#include <lapacke.h>
 #include <QtConcurrent>
 #include <algorithm>
 #include <chrono>
@@ -55,6 +60,7 @@ double seconds(F &&f)
 
 int main(int argc, char **argv)
 {
+    chooseBlasKernelBeforeStart(argv); // the kernels rankscope itself would run (OPENBLAS_CORETYPE wins)
     const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
     std::mt19937_64 rng(2024);
     std::vector<Eigen::MatrixXd> matrices;
@@ -64,7 +70,27 @@ int main(int argc, char **argv)
         matrices.push_back(trainedLike(3072, 768, rng));
         matrices.push_back(trainedLike(768, 3072, rng));
     }
+    std::printf("%s; %s\n", CpuFeatures::detect().model.c_str(), describeBlasKernel().c_str());
     std::printf("72 matrices of a GPT-2-small checkpoint, spectrum + all metrics, median of %d\n", repeats);
+
+    // The floor: nothing but dsyrk and dsyevd on each matrix, one thread, one after the other.
+    {
+        SingularValueSolver::setBlasThreads(1);
+        std::vector<double> gram(3072 * 3072), eigenvalues(3072);
+        std::vector<double> times;
+        for (int r = 0; r < repeats; ++r)
+            times.push_back(seconds([&] {
+                for (const Eigen::MatrixXd &w : matrices) {
+                    const int k = int(std::min(w.rows(), w.cols())), inner = int(std::max(w.rows(), w.cols()));
+                    const bool byCols = w.cols() <= w.rows();
+                    cblas_dsyrk(CblasColMajor, CblasLower, byCols ? CblasTrans : CblasNoTrans, k, inner, 1.0, w.data(),
+                                int(w.rows()), 0.0, gram.data(), k);
+                    LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', k, gram.data(), k, eigenvalues.data());
+                }
+            }));
+        std::printf("  dsyrk + dsyevd alone, 1 thread, 72 matrices  %.3f s  (x2 checkpoints: %.3f s of one core, %.3f s on two)\n",
+                    median(times), 2 * median(times), median(times));
+    }
 
     struct Mode {
         const char *name;
@@ -101,6 +127,29 @@ int main(int argc, char **argv)
         perShape[1].push_back(seconds([&] { analyse(matrices[4], SvdMethod::FastGram); }));
     }
     std::printf("  one matrix, gram, 1 thread: 768x768 %.4f s, 3072x768 %.4f s\n", median(perShape[0]), median(perShape[1]));
+
+    // The power-law fit on a Marchenko–Pastur bulk (a random-like square matrix), where a plain O(N²)
+    // scan takes 27 s at N = 20000.
+    for (const int n : {4096, 20000}) {
+        const int grid = 1000000;
+        std::vector<double> xs(grid + 1), cdf(grid + 1, 0.0);
+        for (int i = 0; i <= grid; ++i)
+            xs[i] = 4.0 * std::pow(double(i) / grid, 2);
+        for (int i = 1; i <= grid; ++i) {
+            const double mid = 0.5 * (xs[i] + xs[i - 1]);
+            cdf[i] = cdf[i - 1] + std::sqrt(std::max(0.0, (4.0 - mid) * mid)) / (2 * M_PI * mid) * (xs[i] - xs[i - 1]);
+        }
+        Eigen::VectorXd bulk(n);
+        for (int k = 0, j = 0; k < n; ++k) {
+            while (j < grid && cdf[j + 1] < (k + 0.5) / n * cdf[grid])
+                ++j;
+            bulk[k] = 20.0 * xs[j];
+        }
+        std::vector<double> bulkTimes;
+        for (int r = 0; r < repeats; ++r)
+            bulkTimes.push_back(seconds([&] { fitPowerLaw(bulk); }));
+        std::printf("  power-law fit, Marchenko-Pastur bulk, N = %d: %.4f s\n", n, median(bulkTimes));
+    }
 
     // The O(N²) power-law fit at N = 4096 (eigenvalues of a 4096-wide layer).
     Eigen::VectorXd eigenvalues(4096);

@@ -3,7 +3,7 @@
 #include "analysis/CheckpointPlan.h"
 #include "analysis/CheckpointSteps.h"
 #include "analysis/ContentFingerprint.h"
-#include "analysis/MatrixPartExtractor.h"
+#include "analysis/MatrixPartSource.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointReader.h"
 
@@ -13,9 +13,11 @@
 #include <QMutex>
 #include <QThread>
 #include <QThreadPool>
+#include <QWaitCondition>
 #include <QtConcurrent>
-#include <deque>
+#include <functional>
 #include <new>
+#include "spectral/BlasThreadBudget.h"
 
 namespace rankscope {
 
@@ -25,22 +27,16 @@ namespace {
 // waiting for the solves still running (one large matrix takes minutes) and they finish into this
 // instead of into a stack frame that is gone.
 struct CheckpointSolves {
-    QMutex mutex;
+    explicit CheckpointSolves(int cores) : blasThreads(cores) {}
+    QMutex mutex; // guards all below
+    QWaitCondition finished;
+    int inFlight = 0, completed = 0;
+    double doneSeconds = 0; // the cost model's seconds of the matrices done
     QList<MatrixResult> results;
     QList<AnalysisIssue> issues;
     double spectraSeconds = 0, metricsSeconds = 0;
+    BlasThreadBudget blasThreads;
 };
-
-// Waits for a solve, but no longer than the analysis is wanted.
-bool finishedUnlessCancelled(const QFuture<void> &future, const std::atomic<bool> &cancelled)
-{
-    while (!future.isFinished()) {
-        if (cancelled)
-            return false;
-        QThread::msleep(5);
-    }
-    return true;
-}
 
 } // namespace
 
@@ -56,20 +52,26 @@ QString RunAnalyzer::settingsKey() const
     return QStringLiteral("solver=%1;rules=%2;schema=%3").arg(QLatin1String(svdMethodName(m_settings.method)), m_rules.identity()).arg(ResultsFile::kSchemaVersion);
 }
 
-void RunAnalyzer::updateEta(AnalysisProgress &progress) const
+void RunAnalyzer::updateEta(AnalysisProgress &progress, double doneSeconds) const
 {
     progress.elapsedSeconds = m_clock.elapsed() / 1000.0;
-    const int remaining = progress.matricesTotal - progress.matricesDone;
-    progress.etaSeconds = m_matricesComputedHere > 0 && remaining >= 0
-                              ? progress.elapsedSeconds / m_matricesComputedHere * remaining
-                              : -1;
+    const double remaining = std::max(0.0, m_plannedSeconds - doneSeconds);
+    if (m_plannedSeconds <= 0) {
+        progress.etaSeconds = -1;
+    } else if (doneSeconds > 0 && progress.elapsedSeconds > 0) {
+        // The pace measured so far (reading, scheduling and this machine's speed included).
+        progress.etaSeconds = remaining / (doneSeconds / progress.elapsedSeconds);
+    } else {
+        // Nothing finished yet (e.g. one huge matrix): the model's estimate, counting down.
+        progress.etaSeconds = std::max(0.0, remaining / m_modelPace - progress.elapsedSeconds);
+    }
 }
 
 RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCallback &onProgress, const RunAnalysis *previous)
 {
-    SingularValueSolver::setBlasThreads(1); // one matrix per worker beats threads inside one call
     m_clock.start();
-    m_matricesComputedHere = 0;
+    m_plannedSeconds = m_doneSeconds = 0;
+    m_checkpointsComputed = 0;
     RunAnalysis run;
     run.folder = QFileInfo(folder).absoluteFilePath();
     run.settingsKey = settingsKey();
@@ -191,10 +193,14 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         if (!results.isEmpty())
             ++run.checkpointsAnalysed;
         ++progress.checkpointsDone;
-        // Until every checkpoint is open, assume the rest hold as many matrices as those seen.
-        progress.matricesTotal = progress.matricesDone +
-                                 (progress.checkpointsTotal - progress.checkpointsDone) * (progress.matricesDone / std::max(1, progress.checkpointsDone));
-        updateEta(progress);
+        // Until every checkpoint is open, assume the rest hold as many matrices, and cost as much, as
+        // those seen.
+        const int checkpointsLeft = progress.checkpointsTotal - progress.checkpointsDone;
+        progress.matricesTotal = progress.matricesDone + checkpointsLeft * (progress.matricesDone / std::max(1, progress.checkpointsDone));
+        if (!record.fromCache)
+            ++m_checkpointsComputed;
+        m_plannedSeconds = m_doneSeconds + checkpointsLeft * (m_doneSeconds / std::max(1, m_checkpointsComputed));
+        updateEta(progress, m_doneSeconds);
         sortResults(results);
         run.checkpoints.append(record);
         if (onProgress)
@@ -244,12 +250,40 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     for (const LeftOutTensor &left : plan.layout.reported())
         issues.append({record.path, left.tensor, left.reason, false});
 
+    // What this checkpoint will cost, from the shapes alone (no tensor is read for it): the ETA.
+    const QList<TensorInfo> tensorList = reader->tensors();
+    QHash<QString, TensorInfo> tensorInfo;
+    for (const TensorInfo &t : tensorList)
+        tensorInfo.insert(t.name, t);
+    auto partShape = [&](const PlannedTensor &tensor, const MatrixPart &part) {
+        const QList<qint64> shape = tensorInfo.value(tensor.tensor).shape;
+        const qint64 rows = shape.size() >= 2 ? shape[shape.size() - 2] : 0, cols = shape.size() >= 2 ? shape.back() : 0;
+        return part.axis == MatrixPart::Axis::Rows ? MatrixShape{part.extent(), cols} : MatrixShape{rows, part.extent()};
+    };
+    int plannedMatrices = 0;
+    double plannedSeconds = 0;
+    for (const PlannedTensor &tensor : plan.layout.typed)
+        for (const MatrixPart &part : tensor.parts) {
+            ++plannedMatrices;
+            plannedSeconds += m_costModel.matrixSeconds(partShape(tensor, part));
+        }
+    const int matricesBefore = progress.matricesDone;
+    progress.matricesTotal = std::max(progress.matricesTotal, matricesBefore + plannedMatrices);
+    m_plannedSeconds = std::max(m_plannedSeconds, m_doneSeconds + plannedSeconds);
+    // The model's own pace for this checkpoint (core-seconds per wall second), until work is done.
+    QList<MatrixShape> shapes;
+    for (const PlannedTensor &tensor : plan.layout.typed)
+        for (const MatrixPart &part : tensor.parts)
+            shapes << partShape(tensor, part);
+    const double plannedWall = m_costModel.wallSeconds(shapes, m_settings.jobs);
+    m_modelPace = plannedWall > 0 ? plannedSeconds / plannedWall : m_settings.jobs;
+
     // Released rather than destroyed when cancelled: destroying a pool waits for its solves.
     auto pool = std::make_unique<QThreadPool>();
     pool->setMaxThreadCount(m_settings.jobs);
-    const auto solves = std::make_shared<CheckpointSolves>();
-    std::deque<QFuture<void>> inFlight;
-    const SingularValueSolver solver(m_settings.method);
+    const auto solves = std::make_shared<CheckpointSolves>(m_settings.jobs);
+    QMutex &mutex = solves->mutex;
+    const SingularValueSolver solver(m_settings.method, m_settings.eigensolver);
     const double energy = m_settings.energy;
     const QList<qint64> blockSize = [&] {
         QList<qint64> size;
@@ -257,6 +291,33 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
             size << v.toLongLong();
         return size.size() == 2 ? size : QList<qint64>{128, 128};
     }();
+
+    // Progress on this thread, from what the workers finished.
+    auto reportProgress = [&] {
+        double doneSeconds = 0;
+        {
+            QMutexLocker lock(&mutex);
+            progress.matricesDone = matricesBefore + solves->completed;
+            doneSeconds = m_doneSeconds + solves->doneSeconds;
+        }
+        updateEta(progress, doneSeconds);
+        if (onProgress)
+            onProgress(progress, {});
+    };
+    // Waits until `done` holds or the analysis is cancelled, reporting progress as matrices
+    // complete and every half second meanwhile, so that one long matrix still moves the ETA.
+    auto waitUntil = [&](const std::function<bool()> &done) {
+        QMutexLocker lock(&mutex);
+        for (int ticks = 0; !done() && !m_cancelled; ++ticks) {
+            // Woken by a finished matrix, or every 100 ms to notice a cancel (progress every 500 ms).
+            const bool woken = solves->finished.wait(&mutex, 100);
+            if (!woken && ticks % 5 != 4)
+                continue;
+            lock.unlock();
+            reportProgress();
+            lock.relock();
+        }
+    };
 
     for (const PlannedTensor &tensor : plan.layout.typed) {
         // A 3-D tensor of experts is read one slice (one expert) at a time.
@@ -267,40 +328,46 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
         for (const qint64 slice : slices) {
             if (m_cancelled)
                 break;
+            // Bound what is held: the stored tensors of the matrices in flight plus this one.
+            waitUntil([&] { return solves->inFlight <= m_settings.jobs; });
+            if (m_cancelled)
+                break;
             readClock.restart();
-            MatrixRead read = reader->readMatrix(tensor.tensor, slice);
+            StoredRead read = reader->readStoredMatrix(tensor.tensor, slice);
+            std::shared_ptr<const MatrixPartSource::BlockScales> scales;
             if (read.ok() && !tensor.blockScales.isEmpty()) {
-                const MatrixRead scales = reader->readMatrix(tensor.blockScales);
-                if (!scales.ok() || !applyBlockScales(read.values, scales.values, blockSize[0], blockSize[1]))
+                const MatrixRead scaleRead = reader->readMatrix(tensor.blockScales);
+                auto grid = std::make_shared<MatrixPartSource::BlockScales>(MatrixPartSource::BlockScales{scaleRead.values, blockSize[0], blockSize[1]});
+                if (!scaleRead.ok() || !grid->fit(read.matrix.rows(), read.matrix.cols()))
                     read.error = QStringLiteral("its FP8 block scales %1 do not fit it (%2)")
-                                     .arg(tensor.blockScales, scales.ok() ? QStringLiteral("weight_block_size %1×%2").arg(blockSize[0]).arg(blockSize[1])
-                                                                          : scales.error);
+                                     .arg(tensor.blockScales, scaleRead.ok() ? QStringLiteral("weight_block_size %1×%2").arg(blockSize[0]).arg(blockSize[1])
+                                                                             : scaleRead.error);
+                scales = std::move(grid);
             }
             run.timings.readSeconds += readClock.nsecsElapsed() * 1e-9;
             if (!read.ok()) {
                 issues.append({record.path, tensor.tensor, read.error, false});
+                QMutexLocker lock(&mutex);
+                solves->completed += int(std::count_if(tensor.parts.begin(), tensor.parts.end(), [&](const MatrixPart &p) { return p.slice == slice; }));
                 continue;
             }
-            // Bound the matrices held in memory: wait for the oldest when the workers are all busy.
-            while (int(inFlight.size()) > m_settings.jobs && finishedUnlessCancelled(inFlight.front(), m_cancelled))
-                inFlight.pop_front();
-            if (m_cancelled)
-                break;
+            // Shared by the parts of a fused tensor; freed when the last of them is done.
+            const auto stored = std::make_shared<const StoredMatrix>(std::move(read.matrix));
             for (const MatrixPart &part : tensor.parts) {
                 if (part.slice != slice)
                     continue;
-                std::shared_ptr<RowMajorMatrix> matrix;
-                QString problem;
-                try {
-                    matrix = std::make_shared<RowMajorMatrix>(extractMatrixPart(read.values, part));
-                    // Said here, as stored: the solver is given the transpose and would say it the other way round.
-                    if (matrix->size() == 0)
-                        problem = QStringLiteral("is empty (shape %1×%2)").arg(matrix->rows()).arg(matrix->cols());
-                } catch (const std::bad_alloc &) {
-                    problem = QStringLiteral("there was not enough memory to copy it out of its tensor");
-                }
-                if (!problem.isEmpty()) {
-                    issues.append({record.path, part.label, problem, false});
+                const bool rowsAxis = part.axis == MatrixPart::Axis::Rows;
+                const double cost = m_costModel.matrixSeconds(partShape(tensor, part));
+                auto source = part.fits(rowsAxis ? stored->rows() : stored->cols())
+                                  ? std::make_shared<MatrixPartSource>(stored, part, scales)
+                                  : nullptr;
+                // Said here, as stored: a part that does not fit its tensor is an empty matrix.
+                const qint64 partRows = source ? source->rows() : 0, partCols = source ? source->cols() : 0;
+                if (partRows == 0 || partCols == 0) {
+                    QMutexLocker lock(&mutex);
+                    issues.append({record.path, part.label, QStringLiteral("is empty (shape %1×%2)").arg(partRows).arg(partCols), false});
+                    ++solves->completed;
+                    solves->doneSeconds += cost;
                     continue;
                 }
                 MatrixResult base;
@@ -312,19 +379,27 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                 base.tensor = part.label;
                 base.checkpointPath = record.path;
                 base.dtype = tensor.dtype;
-                base.rows = matrix->rows();
-                base.cols = matrix->cols();
-                inFlight.push_back(QtConcurrent::run(pool.get(), [solves, solver, energy, matrix, base]() mutable {
-                    // A row-major W read as column-major is Wᵀ: same spectrum, no copy.
+                base.rows = source->rows();
+                base.cols = source->cols();
+                {
+                    QMutexLocker lock(&mutex);
+                    ++solves->inFlight;
+                }
+                // The solve holds what it shares with this thread, never this stack frame: a
+                // cancelled analysis returns without waiting for it.
+                pool->start([solves, solver, energy, source, base, cost]() mutable {
                     QElapsedTimer clock;
                     clock.start();
-                    const Eigen::Map<const Eigen::MatrixXd> transposed(matrix->data(), matrix->cols(), matrix->rows());
                     Spectrum spectrum;
                     double spectrumSeconds = 0, metricsSeconds = 0;
-                    // The solver's workspace can still fail to be allocated: that matrix fails, not the run.
+                    // The solver's Gram matrix and block can still fail to be allocated: that matrix
+                    // fails, not the run.
                     try {
-                        spectrum = solver.compute(transposed);
-                        matrix.reset();
+                        {
+                            const BlasThreadBudget::Claim claim(solves->blasThreads);
+                            spectrum = solver.compute(*source);
+                        }
+                        source.reset();
                         spectrumSeconds = clock.nsecsElapsed() * 1e-9;
                         clock.restart();
                         if (spectrum.ok()) {
@@ -333,37 +408,39 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                         }
                         metricsSeconds = clock.nsecsElapsed() * 1e-9;
                     } catch (const std::bad_alloc &) {
-                        matrix.reset();
+                        source.reset();
                         spectrum = {{}, QStringLiteral("there was not enough memory to compute its spectrum")};
                     }
                     QMutexLocker lock(&solves->mutex);
                     solves->spectraSeconds += spectrumSeconds;
                     solves->metricsSeconds += metricsSeconds;
-                    if (!spectrum.ok()) {
+                    if (!spectrum.ok())
                         solves->issues.append({base.checkpointPath, base.tensor, spectrum.error, false});
-                        return;
-                    }
-                    solves->results.append(std::move(base));
-                }));
-                ++progress.matricesDone;
-                ++m_matricesComputedHere;
+                    else
+                        solves->results.append(std::move(base));
+                    // Work counts when it is done, not when it is queued.
+                    --solves->inFlight;
+                    ++solves->completed;
+                    solves->doneSeconds += cost;
+                    solves->finished.wakeAll();
+                });
             }
-            progress.matricesTotal = std::max(progress.matricesTotal, progress.matricesDone);
-            updateEta(progress);
-            if (onProgress)
-                onProgress(progress, {});
+            reportProgress();
         }
     }
-    for (auto &future : inFlight)
-        if (!finishedUnlessCancelled(future, m_cancelled)) {
-            (void)pool.release(); // its threads end with their solves, or with the process
-            return {};
-        }
+    solves->blasThreads.allHandedOut();
+    waitUntil([&] { return solves->inFlight == 0; });
+    if (m_cancelled) {
+        (void)pool.release(); // its threads end with their solves, or with the process
+        return {};
+    }
     pool.reset();
     QList<MatrixResult> results = std::move(solves->results);
     issues.append(solves->issues);
     run.timings.spectraSeconds += solves->spectraSeconds;
     run.timings.metricsSeconds += solves->metricsSeconds;
+    m_doneSeconds += solves->doneSeconds;
+    progress.matricesDone = matricesBefore + solves->completed;
     if (results.isEmpty() && !m_cancelled && issues.size() == issuesBefore + plan.layout.reported().size()) {
         const QString model = plan.config.describeModel();
         record.error = QStringLiteral("no attention or MLP matrices recognised among %1 tensors%2 (see rankscope info)")

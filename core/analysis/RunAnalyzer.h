@@ -1,11 +1,13 @@
 // Turns a folder of checkpoints into every metric of every typed matrix at every step. Tensors
-// are read one at a time on the calling thread while a pool of workers (one per core) computes
-// spectra, each matrix single-threaded. A bad file or matrix is reported and the rest goes on.
+// are read one at a time on the calling thread, as stored, while a pool of workers (one per core)
+// computes spectra, each matrix single-threaded (a matrix left alone gets the idle cores) and
+// widened a block at a time. A bad file or matrix is reported and the rest goes on.
 // Given an earlier analysis of the same folder, checkpoints whose identity (path, size, mtime,
 // content fingerprint) and settings are unchanged are taken from it and not read again.
 #pragma once
 
 #include "analysis/RunAnalysis.h"
+#include "analysis/SpectrumCostModel.h"
 #include "model/TensorNameRules.h"
 #include "spectral/SingularValueSolver.h"
 
@@ -19,6 +21,9 @@ struct AnalysisSettings {
     double energy = kDefaultEnergy;
     int jobs = 0; // 0: one worker per core
     SvdMethod method = SvdMethod::FastGram;
+    // The Gram path's LAPACK eigensolver: by size (what RankScope uses), or one forced for tests
+    // that check both give the contract's results.
+    Eigensolver eigensolver = Eigensolver::BySize;
     // Where the results are kept (empty: nowhere). Saved when the analysis ends and, while it runs,
     // after a checkpoint once autosaveSeconds have passed since the last save.
     QString resultsPath;
@@ -58,14 +63,22 @@ public:
 private:
     QList<MatrixResult> analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, RunAnalysis &run,
                                           AnalysisProgress &progress, const ProgressCallback &onProgress);
-    void updateEta(AnalysisProgress &progress) const;
+    // From the cost model of the shapes (SpectrumCostModel), scaled by the pace measured so far.
+    void updateEta(AnalysisProgress &progress, double doneSeconds) const;
     void saveResults(const RunAnalysis &run, RunAnalysis &report);
 
     AnalysisSettings m_settings;
     TensorNameRules m_rules = TensorNameRules::builtIn();
     std::atomic<bool> m_cancelled{false};
     QElapsedTimer m_clock;
-    int m_matricesComputedHere = 0;
+    SpectrumCostModel m_costModel{m_settings.method};
+    // In the cost model's core-seconds: the whole run as planned so far (the checkpoints opened, and
+    // as much again for each one not yet opened), and what is done. m_doneSeconds is written by the
+    // workers under the checkpoint's mutex.
+    double m_plannedSeconds = 0;
+    double m_doneSeconds = 0;
+    double m_modelPace = 1; // core-seconds per wall second the model expects for the open checkpoint
+    int m_checkpointsComputed = 0;
 };
 
 } // namespace rankscope

@@ -41,6 +41,21 @@ std::unique_ptr<CheckpointReader> openFolder(const QString &folder, QString *err
 
 MatrixRead CheckpointReader::readMatrix(const QString &name, qint64 slice)
 {
+    const StoredRead stored = readStoredMatrix(name, slice);
+    if (!stored.ok())
+        return {{}, stored.error};
+    // Widening allocates the float64 copy the limit was checked against; it can still fail.
+    try {
+        return {stored.matrix.widened(), {}};
+    } catch (const std::bad_alloc &) {
+        return {{}, QStringLiteral("there was not enough memory to read it (%1×%2, %3 as float64)")
+                        .arg(stored.matrix.rows()).arg(stored.matrix.cols())
+                        .arg(MemoryBudget::bytesText(stored.matrix.rows() * stored.matrix.cols() * qint64(sizeof(double))))};
+    }
+}
+
+StoredRead CheckpointReader::readStoredMatrix(const QString &name, qint64 slice)
+{
     if (m_lookup.isEmpty()) {
         const QList<TensorInfo> list = tensors();
         for (qsizetype i = 0; i < list.size(); ++i)

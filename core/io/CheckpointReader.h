@@ -1,6 +1,9 @@
 // One checkpoint file (or sharded set), whatever wrote it: the tensors it holds and, one at a
-// time, their values as float64. Readers never hold more than the tensor being read.
+// time, their values: as stored (for widening a block at a time) or widened to float64. Readers
+// never hold more than the tensor being read.
 #pragma once
+
+#include "io/StoredMatrix.h"
 
 #include <Eigen/Core>
 #include <QHash>
@@ -13,12 +16,16 @@
 
 namespace rankscope {
 
-using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
 struct TensorInfo {
     QString name;
     QList<qint64> shape;
     QString dtype; // "float32", "float16", "bfloat16", "float64", or what the file says
+};
+
+struct StoredRead {
+    StoredMatrix matrix; // [shape[0], shape[1]] as stored, not yet widened
+    QString error;       // why it could not be read
+    bool ok() const { return error.isEmpty(); }
 };
 
 struct MatrixRead {
@@ -41,15 +48,18 @@ public:
     virtual QStringList warnings() const { return {}; }
 
     // A 2-D tensor, or one matrix of a 3-D one (index `slice` along its first dimension, e.g. one
-    // expert of experts stored together), widened to float64. The checks every format shares are
-    // made here, once; the format then reads the elements.
+    // expert of experts stored together), as stored: its bytes and how to widen them. The checks
+    // every format shares are made here, once (a limit on what one matrix may take belongs with
+    // them); the format then reads the elements.
+    StoredRead readStoredMatrix(const QString &name, qint64 slice = -1);
+    // The same matrix widened to float64 at once.
     MatrixRead readMatrix(const QString &name, qint64 slice = -1);
 
 protected:
     // rows×cols elements of a tensor whose name, rank, slice and dtype have been checked (slice is -1
-    // for a 2-D tensor). The format checks that its bytes exist before it allocates anything.
-    // Errors say what is wrong without the tensor's name: callers prefix it.
-    virtual MatrixRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) = 0;
+    // for a 2-D tensor), as stored. The format checks that its bytes exist before it allocates
+    // anything. Errors say what is wrong without the tensor's name: callers prefix it.
+    virtual StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) = 0;
 
 private:
     QHash<QString, qsizetype> m_lookup; // tensor name → index in tensors(), built on first use

@@ -34,51 +34,95 @@ double e4m3ToDouble(quint8 b)
 }
 } // namespace
 
-int elementSize(const QString &dtype)
+ElementType elementTypeOf(const QString &dtype)
 {
     if (dtype == QLatin1String("float32"))
-        return 4;
-    if (dtype == QLatin1String("float16") || dtype == QLatin1String("bfloat16"))
-        return 2;
+        return ElementType::Float32;
+    if (dtype == QLatin1String("float16"))
+        return ElementType::Float16;
+    if (dtype == QLatin1String("bfloat16"))
+        return ElementType::BFloat16;
     if (dtype == QLatin1String("float64"))
-        return 8;
-    if (dtype == QLatin1String("float8_e4m3fn") || dtype == QLatin1String("float8_e5m2"))
-        return 1;
+        return ElementType::Float64;
+    if (dtype == QLatin1String("float8_e4m3fn"))
+        return ElementType::Float8E4M3;
+    if (dtype == QLatin1String("float8_e5m2"))
+        return ElementType::Float8E5M2;
+    return ElementType::Unsupported;
+}
+
+int elementSize(const QString &dtype)
+{
+    switch (elementTypeOf(dtype)) {
+    case ElementType::Float64: return 8;
+    case ElementType::Float32: return 4;
+    case ElementType::Float16:
+    case ElementType::BFloat16: return 2;
+    case ElementType::Float8E4M3:
+    case ElementType::Float8E5M2: return 1;
+    case ElementType::Unsupported: break;
+    }
     return 0;
 }
 
-void decodeElements(const QString &dtype, const char *src, qint64 count, bool bigEndian, double *dst)
+namespace {
+// One loop per type and byte order: the packed little-endian float32 case (nearly every
+// checkpoint) compiles to a vectorised widening loop.
+template <typename Bits, typename Convert>
+void decodeAll(const char *src, qint64 count, qint64 stride, bool bigEndian, double *dst, Convert convert)
 {
-    auto u16 = [&](qint64 i) { return bigEndian ? qFromBigEndian<quint16>(src + 2 * i) : qFromLittleEndian<quint16>(src + 2 * i); };
-    if (dtype == QLatin1String("float32")) {
-        for (qint64 i = 0; i < count; ++i) {
-            const quint32 bits = bigEndian ? qFromBigEndian<quint32>(src + 4 * i) : qFromLittleEndian<quint32>(src + 4 * i);
-            float f;
-            std::memcpy(&f, &bits, 4);
-            dst[i] = f;
-        }
-    } else if (dtype == QLatin1String("float64")) {
-        for (qint64 i = 0; i < count; ++i) {
-            const quint64 bits = bigEndian ? qFromBigEndian<quint64>(src + 8 * i) : qFromLittleEndian<quint64>(src + 8 * i);
-            std::memcpy(&dst[i], &bits, 8);
-        }
-    } else if (dtype == QLatin1String("bfloat16")) {
-        for (qint64 i = 0; i < count; ++i) {
-            const quint32 bits = quint32(u16(i)) << 16; // bfloat16 is the top half of a float32
-            float f;
-            std::memcpy(&f, &bits, 4);
-            dst[i] = f;
-        }
-    } else if (dtype == QLatin1String("float16")) {
-        for (qint64 i = 0; i < count; ++i) {
-            dst[i] = halfToDouble(u16(i));
-        }
-    } else if (dtype == QLatin1String("float8_e5m2")) {
+    if (bigEndian) {
         for (qint64 i = 0; i < count; ++i)
-            dst[i] = halfToDouble(quint16(quint8(src[i])) << 8); // E5M2 is the top byte of a float16
-    } else if (dtype == QLatin1String("float8_e4m3fn")) {
+            dst[i] = convert(qFromBigEndian<Bits>(src + i * stride));
+    } else {
         for (qint64 i = 0; i < count; ++i)
-            dst[i] = e4m3ToDouble(quint8(src[i]));
+            dst[i] = convert(qFromLittleEndian<Bits>(src + i * stride));
+    }
+}
+
+float floatFromBits(quint32 bits)
+{
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+} // namespace
+
+void decodeElements(ElementType type, const char *src, qint64 count, bool bigEndian, double *dst, qint64 strideBytes)
+{
+    switch (type) {
+    case ElementType::Float32:
+        if (!bigEndian && (strideBytes < 0 || strideBytes == 4) && QSysInfo::ByteOrder == QSysInfo::LittleEndian) {
+            for (qint64 i = 0; i < count; ++i) {
+                float f;
+                std::memcpy(&f, src + 4 * i, 4);
+                dst[i] = f;
+            }
+            return;
+        }
+        decodeAll<quint32>(src, count, strideBytes >= 0 ? strideBytes : 4, bigEndian, dst, [](quint32 bits) { return double(floatFromBits(bits)); });
+        return;
+    case ElementType::Float64:
+        decodeAll<quint64>(src, count, strideBytes >= 0 ? strideBytes : 8, bigEndian, dst, [](quint64 bits) {
+            double d;
+            std::memcpy(&d, &bits, 8);
+            return d;
+        });
+        return;
+    case ElementType::BFloat16: // bfloat16 is the top half of a float32
+        decodeAll<quint16>(src, count, strideBytes >= 0 ? strideBytes : 2, bigEndian, dst,
+                           [](quint16 h) { return double(floatFromBits(quint32(h) << 16)); });
+        return;
+    case ElementType::Float16:
+        decodeAll<quint16>(src, count, strideBytes >= 0 ? strideBytes : 2, bigEndian, dst, halfToDouble);
+        return;
+    case ElementType::Float8E5M2: // E5M2 is the top byte of a float16
+        decodeAll<quint8>(src, count, strideBytes >= 0 ? strideBytes : 1, false, dst, [](quint8 b) { return halfToDouble(quint16(b) << 8); });
+        return;
+    case ElementType::Float8E4M3:
+        decodeAll<quint8>(src, count, strideBytes >= 0 ? strideBytes : 1, false, dst, e4m3ToDouble);
+        return;
+    case ElementType::Unsupported: return;
     }
 }
 

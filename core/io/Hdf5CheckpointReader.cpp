@@ -95,7 +95,7 @@ Hdf5CheckpointReader::~Hdf5CheckpointReader()
     }
 }
 
-MatrixRead Hdf5CheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
+StoredRead Hdf5CheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
     Hdf5Lock lock;
     const Hdf5Id dataset(H5Dopen2(m_file, m_datasetPaths.value(tensor.name).toUtf8().constData(), H5P_DEFAULT));
@@ -114,23 +114,20 @@ MatrixRead Hdf5CheckpointReader::readElements(const TensorInfo &tensor, qint64 s
     const hsize_t memoryDims[2] = {hsize_t(rows), hsize_t(cols)};
     const Hdf5Id memorySpace(H5Screate_simple(2, memoryDims, nullptr));
     herr_t status = H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, offset, nullptr, extent, nullptr);
-    MatrixRead out;
+    // Read as stored where a native type holds it exactly (bfloat16 as its uint16 bits, float16 and
+    // float32 as float), otherwise as double: HDF5 converts any stored float itself.
+    const bool asBits = tensor.dtype == QLatin1String("bfloat16");
+    const bool asFloat = tensor.dtype == QLatin1String("float32") || tensor.dtype == QLatin1String("float16");
+    const QString memoryDtype = asBits ? tensor.dtype : asFloat ? QStringLiteral("float32") : QStringLiteral("float64");
+    QByteArray bytes;
     if (status >= 0) {
-        out.values.resize(rows, cols);
-        if (tensor.dtype == QLatin1String("bfloat16")) {
-            std::vector<quint16> raw(size_t(out.values.size()));
-            status = H5Dread(dataset, H5T_NATIVE_UINT16, memorySpace, fileSpace, H5P_DEFAULT, raw.data());
-            if (status >= 0)
-                decodeElements(tensor.dtype, reinterpret_cast<const char *>(raw.data()), out.values.size(),
-                               QSysInfo::ByteOrder == QSysInfo::BigEndian, out.values.data());
-        } else {
-            // HDF5 converts any stored float (half included) to native double itself.
-            status = H5Dread(dataset, H5T_NATIVE_DOUBLE, memorySpace, fileSpace, H5P_DEFAULT, out.values.data());
-        }
+        bytes.resize(qsizetype(rows * cols * elementSize(memoryDtype)));
+        status = H5Dread(dataset, asBits ? H5T_NATIVE_UINT16 : asFloat ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, memorySpace,
+                         fileSpace, H5P_DEFAULT, bytes.data());
     }
     if (status < 0)
         return {{}, QStringLiteral("data cannot be read (truncated or damaged file)")};
-    return out;
+    return {StoredMatrix(std::move(bytes), memoryDtype, QSysInfo::ByteOrder == QSysInfo::BigEndian, rows, cols), {}};
 }
 
 } // namespace rankscope

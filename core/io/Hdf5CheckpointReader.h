@@ -20,7 +20,7 @@ public:
     std::optional<qint64> step() const override { return m_step; }
 
 protected:
-    MatrixRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
+    StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
 
 private:
     Hdf5CheckpointReader() = default;

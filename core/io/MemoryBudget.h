@@ -1,6 +1,7 @@
 // How much memory reading a file may cost. One matrix may take a quarter of the memory available
-// (it is held as float64 while its parts are copied out and its Gram matrix is formed, and
-// several workers hold one each), or what RANKSCOPE_MAX_MATRIX_BYTES says; a larger matrix is
+// as float64 (what readMatrix widens it to, and a bound on the Gram matrix the solver forms beside
+// the stored tensor and one block; several workers hold one each), or what
+// RANKSCOPE_MAX_MATRIX_BYTES says; a larger matrix is
 // refused before anything is allocated, so one absurd tensor never ends the run.
 #pragma once
 

@@ -91,7 +91,7 @@ qint64 NpyFormat::dataBytes(const NpyHeader &header)
     return elements * header.elementSize;
 }
 
-MatrixRead NpyFormat::decodeMatrix(const NpyHeader &header, const QByteArray &data, qint64 rows, qint64 cols, qint64 slice)
+StoredRead NpyFormat::decodeMatrix(const NpyHeader &header, const QByteArray &data, qint64 rows, qint64 cols, qint64 slice)
 {
     if (!header.supported)
         return {{}, QStringLiteral("unsupported dtype %1").arg(header.dtype)};
@@ -102,19 +102,14 @@ MatrixRead NpyFormat::decodeMatrix(const NpyHeader &header, const QByteArray &da
     const qint64 needed = (slice >= 0 ? slices * matrix : matrix) * header.elementSize;
     if (data.size() < needed)
         return {{}, QStringLiteral("data is truncated (%1 of %2 bytes)").arg(data.size()).arg(needed)};
-    MatrixRead out;
-    out.values.resize(rows, cols);
     if (!header.fortranOrder) {
-        decodeElements(header.dtype, data.constData() + std::max<qint64>(slice, 0) * matrix * header.elementSize, matrix,
-                       header.bigEndian, out.values.data());
-        return out;
+        const qint64 start = std::max<qint64>(slice, 0) * matrix * header.elementSize;
+        // Only this matrix's bytes are kept (the whole array when it is the matrix: no copy).
+        QByteArray bytes = start == 0 && data.size() == matrix * header.elementSize ? data : data.mid(start, matrix * header.elementSize);
+        return {StoredMatrix(std::move(bytes), header.dtype, header.bigEndian, rows, cols), {}};
     }
     // Column-major: element (s, r, c) is at s + slices·(r + rows·c).
-    for (qint64 r = 0; r < rows; ++r)
-        for (qint64 c = 0; c < cols; ++c)
-            decodeElements(header.dtype, data.constData() + (std::max<qint64>(slice, 0) + slices * (r + rows * c)) * header.elementSize,
-                           1, header.bigEndian, &out.values(r, c));
-    return out;
+    return {StoredMatrix(data, header.dtype, header.bigEndian, rows, cols, std::max<qint64>(slice, 0), slices, slices * rows), {}};
 }
 
 } // namespace rankscope

@@ -28,8 +28,8 @@ public:
     static bool hasMagic(const QByteArray &head);
     // One rows×cols matrix of the array whose data (after the header) is `data`: the whole of a 2-D
     // array, slice `slice` of a 3-D one, or, with slice -1 and data of one matrix, that matrix.
-    // The data is checked against its size first.
-    static MatrixRead decodeMatrix(const NpyHeader &header, const QByteArray &data, qint64 rows, qint64 cols, qint64 slice = -1);
+    // The data is checked against its size first; the matrix keeps the bytes as stored.
+    static StoredRead decodeMatrix(const NpyHeader &header, const QByteArray &data, qint64 rows, qint64 cols, qint64 slice = -1);
     // Bytes the array's data needs, or -1 when the shape overflows.
     static qint64 dataBytes(const NpyHeader &header);
     static constexpr qint64 kMaxHeaderBytes = 1 << 20;

@@ -47,7 +47,7 @@ std::unique_ptr<NpyFolderReader> NpyFolderReader::openFiles(const QStringList &p
     return reader;
 }
 
-MatrixRead NpyFolderReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
+StoredRead NpyFolderReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
     const NpyHeader header = m_headers.value(tensor.name);
     const qint64 needed = NpyFormat::dataBytes(header);
@@ -103,7 +103,7 @@ std::unique_ptr<NpzReader> NpzReader::open(const QString &path, QString *error)
     return reader;
 }
 
-MatrixRead NpzReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
+StoredRead NpzReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
     const ZipEntry *entry = m_zip.find(m_entries.value(tensor.name));
     if (!entry)
@@ -118,14 +118,14 @@ MatrixRead NpzReader::readElements(const TensorInfo &tensor, qint64 slice, qint6
         const qint64 matrixBytes = rows * cols * header.elementSize;
         const auto bytes = m_zip.readEntry(m_file, *entry, quint64(header.dataOffset + std::max<qint64>(slice, 0) * matrixBytes),
                                            quint64(matrixBytes), &error);
-        return bytes ? NpyFormat::decodeMatrix(header, *bytes, rows, cols) : MatrixRead{{}, error};
+        return bytes ? NpyFormat::decodeMatrix(header, *bytes, rows, cols) : StoredRead{{}, error};
     }
     // Column-major: one matrix's elements are spread over the whole array, which is read whole.
     if (needed > MemoryBudget::maxMatrixBytes())
         return {{}, QStringLiteral("a column-major array is read whole, and its %1 are more than the %2 one matrix may use")
                         .arg(MemoryBudget::bytesText(needed), MemoryBudget::bytesText(MemoryBudget::maxMatrixBytes()))};
     const auto bytes = m_zip.readEntry(m_file, *entry, quint64(header.dataOffset), quint64(needed), &error);
-    return bytes ? NpyFormat::decodeMatrix(header, *bytes, rows, cols, slice) : MatrixRead{{}, error};
+    return bytes ? NpyFormat::decodeMatrix(header, *bytes, rows, cols, slice) : StoredRead{{}, error};
 }
 
 } // namespace rankscope

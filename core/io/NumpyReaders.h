@@ -21,7 +21,7 @@ public:
     QList<TensorInfo> tensors() const override { return m_tensors; }
 
 protected:
-    MatrixRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
+    StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
 
 private:
     QList<TensorInfo> m_tensors;
@@ -37,7 +37,7 @@ public:
     QList<TensorInfo> tensors() const override { return m_tensors; }
 
 protected:
-    MatrixRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
+    StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
 
 private:
     QFile m_file;

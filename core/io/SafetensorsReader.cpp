@@ -159,7 +159,7 @@ bool SafetensorsReader::load(const QString &path, QString *error)
     return true;
 }
 
-MatrixRead SafetensorsReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
+StoredRead SafetensorsReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
     // The header's checks proved the range holds exactly shape × dtype bytes, so one matrix's
     // bytes lie inside it.
@@ -170,13 +170,10 @@ MatrixRead SafetensorsReader::readElements(const TensorInfo &tensor, qint64 slic
         return {{}, hole};
     if (!m_file.seek(start))
         return {{}, QStringLiteral("cannot seek to its data")};
-    const QByteArray bytes = m_file.read(bytesPerMatrix);
+    QByteArray bytes = m_file.read(bytesPerMatrix);
     if (bytes.size() != bytesPerMatrix)
         return {{}, QStringLiteral("data is truncated")};
-    MatrixRead out;
-    out.values.resize(rows, cols);
-    decodeElements(tensor.dtype, bytes.constData(), out.values.size(), false, out.values.data());
-    return out;
+    return {StoredMatrix(std::move(bytes), tensor.dtype, false, rows, cols), {}};
 }
 
 } // namespace rankscope

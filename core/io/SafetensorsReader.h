@@ -19,7 +19,7 @@ public:
     QList<TensorInfo> tensors() const override { return m_tensors; }
 
 protected:
-    MatrixRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
+    StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
 
 private:
     struct Range {

@@ -91,9 +91,9 @@ std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::openShards(con
     return reader;
 }
 
-MatrixRead ShardedCheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64, qint64)
+StoredRead ShardedCheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64, qint64)
 {
-    return m_shardOf.value(tensor.name)->readMatrix(tensor.name, slice);
+    return m_shardOf.value(tensor.name)->readStoredMatrix(tensor.name, slice);
 }
 
 } // namespace rankscope

@@ -20,7 +20,7 @@ public:
     QStringList warnings() const override { return m_warnings; } // each shard's, named
 
 protected:
-    MatrixRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
+    StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
 
 private:
     QString m_format;

@@ -180,7 +180,7 @@ QList<TensorInfo> TorchCheckpointReader::tensors() const
     return list;
 }
 
-MatrixRead TorchCheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
+StoredRead TorchCheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
     const TensorRecord &t = m_tensors[tensor.name];
     const qsizetype rank = t.shape.size();
@@ -224,22 +224,11 @@ MatrixRead TorchCheckpointReader::readElements(const TensorInfo &tensor, qint64 
         return {{}, hole};
     if (!m_file.seek(static_cast<qint64>(*start) + first * size))
         return {{}, QStringLiteral("cannot seek to its data")};
-    const QByteArray bytes = m_file.read(spanElements * size);
+    QByteArray bytes = m_file.read(spanElements * size);
     if (bytes.size() != spanElements * size)
         return {{}, QStringLiteral("data is truncated")};
-
-    MatrixRead out;
-    out.values.resize(rows, cols);
-    if (colStride == 1 && rowStride == cols) {
-        decodeElements(t.dtype, bytes.constData(), rows * cols, m_bigEndian, out.values.data());
-    } else {
-        // A non-contiguous view (a transpose, a slice): gather element by element.
-        for (qint64 r = 0; r < rows; ++r)
-            for (qint64 c = 0; c < cols; ++c)
-                decodeElements(t.dtype, bytes.constData() + (r * rowStride + c * colStride) * size, 1, m_bigEndian,
-                               &out.values(r, c));
-    }
-    return out;
+    // A non-contiguous view (a transpose, a slice) keeps its strides: it is widened as it lies.
+    return {StoredMatrix(std::move(bytes), t.dtype, m_bigEndian, rows, cols, 0, rowStride, colStride), {}};
 }
 
 } // namespace rankscope

@@ -22,7 +22,7 @@ public:
     QStringList warnings() const override { return m_warnings; }
 
 protected:
-    MatrixRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
+    StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
 
 private:
     TorchCheckpointReader() = default;

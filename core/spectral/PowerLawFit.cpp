@@ -29,28 +29,58 @@ PowerLawFit fitPowerLaw(const Eigen::Ref<const Eigen::VectorXd> &eigenvalues)
     for (int i = n - 1; i >= 0; --i)
         suffix[i] = suffix[i + 1] + logX[i];
 
-    int best = -1;
-    double bestD = std::numeric_limits<double>::infinity();
-    double bestAlpha = 0;
+    // Candidate xmin = x[i]: alpha by maximum likelihood, D = max over its tail of |model − empirical|.
+    struct Candidate {
+        int index;
+        double alpha;
+        double lowerBound; // a lower bound on D from a few points of the tail; D itself when it is 1
+    };
+    std::vector<Candidate> candidates;
+    candidates.reserve(size_t(n - 1));
+    auto deviation = [&](const Candidate &c, int k) {
+        const double cdfModel = 1.0 - std::exp((1.0 - c.alpha) * (logX[c.index + k] - logX[c.index]));
+        return std::abs(cdfModel - static_cast<double>(k) / (n - c.index));
+    };
     for (int i = 0; i + 1 < n; ++i) {
         const int tail = n - i;
         const double logSum = suffix[i] - tail * logX[i];
-        const double alpha = 1.0 + tail / logSum;
-        double d = 1.0;
-        if (alpha > 1.0 && std::isfinite(alpha)) {
-            // D is a maximum, so a candidate is out as soon as its running maximum reaches the best
-            // D so far (ties keep the first candidate): the result is the same as the full O(N²) scan.
-            d = 0.0;
-            const double exponent = 1.0 - alpha;
-            for (int k = 0; k < tail && d < bestD; ++k) {
-                const double cdfModel = 1.0 - std::exp(exponent * (logX[i + k] - logX[i]));
-                d = std::max(d, std::abs(cdfModel - static_cast<double>(k) / tail));
-            }
+        Candidate c{i, 1.0 + tail / logSum, 1.0};
+        if (c.alpha > 1.0 && std::isfinite(c.alpha)) {
+            c.lowerBound = 0.0;
+            const int stride = std::max(1, tail / 32);
+            for (int k = tail - 1; k > 0; k -= stride)
+                c.lowerBound = std::max(c.lowerBound, deviation(c, k));
         }
-        if (d < bestD) {
+        candidates.push_back(c);
+    }
+    // D is a maximum, so a candidate whose bound (or any point of its tail) reaches the best D so far
+    // is out, and examining the candidates from the smallest bound up finds a small best D first:
+    // most candidates are then ruled out by their bound alone. The winner is still the smallest D,
+    // ties going to the smallest xmin: exactly the full O(N²) scan's result, which takes 27 s at
+    // N = 20000 on a Marchenko–Pastur bulk, whose deviations peak late in every tail.
+    std::sort(candidates.begin(), candidates.end(), [](const Candidate &a, const Candidate &b) {
+        return a.lowerBound != b.lowerBound ? a.lowerBound < b.lowerBound : a.index < b.index;
+    });
+    int best = -1;
+    double bestD = std::numeric_limits<double>::infinity();
+    double bestAlpha = 0;
+    auto beats = [&](double d, int index) { return d < bestD || (d == bestD && index < best); };
+    for (const Candidate &c : candidates) {
+        if (c.lowerBound > bestD)
+            break; // sorted: every later bound is larger still
+        if (!beats(c.lowerBound, c.index))
+            continue;
+        double d = 1.0; // no fit: alpha ≤ 1 or infinite
+        if (c.alpha > 1.0 && std::isfinite(c.alpha)) {
+            d = 0.0;
+            const int tail = n - c.index;
+            for (int k = 0; k < tail && beats(d, c.index); ++k)
+                d = std::max(d, deviation(c, k));
+        }
+        if (beats(d, c.index)) {
             bestD = d;
-            best = i;
-            bestAlpha = alpha;
+            best = c.index;
+            bestAlpha = c.alpha;
         }
     }
     // All tail values equal (e.g. an identity matrix) give alpha = ∞: no power law to report.

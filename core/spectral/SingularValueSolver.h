@@ -2,17 +2,27 @@
 // Everything else RankScope shows is a cheap function of the spectrum this returns.
 #pragma once
 
+#include "spectral/MatrixBlockSource.h"
+
 #include <Eigen/Core>
 #include <QString>
 
 namespace rankscope {
 
 enum class SvdMethod {
-    // Eigenvalues of the smaller Gram matrix (WᵀW or WWᵀ), formed with dsyrk and solved with
-    // dsyevd, all in float64. Meets the contract's accuracy at a fraction of the SVD's cost.
+    // Eigenvalues of the smaller Gram matrix (WᵀW or WWᵀ), accumulated with dsyrk from blocks of W
+    // widened one at a time and solved with LAPACK's symmetric eigensolver, all in float64. Meets
+    // the contract's accuracy at a fraction of the SVD's cost.
     FastGram,
     // A full bidiagonal SVD (Eigen's BDCSVD): the reference the tests check the fast path against.
     ExactSvd,
+};
+
+// Which LAPACK eigensolver takes the Gram matrix (eigenvalues only).
+enum class Eigensolver {
+    BySize,             // dsyevd below kTwoStageFromOrder, dsyev_2stage from it (measured, see README)
+    DivideAndConquer,   // dsyevd: one-stage tridiagonal reduction, fastest for small orders
+    TwoStage,           // dsyev_2stage: reduction through a band matrix, fastest for large orders
 };
 
 struct Spectrum {
@@ -23,16 +33,35 @@ struct Spectrum {
 
 class SingularValueSolver {
 public:
-    explicit SingularValueSolver(SvdMethod method = SvdMethod::FastGram) : m_method(method) {}
+    explicit SingularValueSolver(SvdMethod method = SvdMethod::FastGram, Eigensolver eigensolver = Eigensolver::BySize)
+        : m_method(method), m_eigensolver(eigensolver)
+    {
+    }
 
     Spectrum compute(const Eigen::Ref<const Eigen::MatrixXd> &matrix) const;
+    Spectrum compute(const MatrixBlockSource &matrix) const;
 
-    // OpenBLAS threads inside one call. RankScope runs one matrix per worker instead, so the
-    // engine sets this to 1; the benchmark compares both.
+    // OpenBLAS threads inside each call, for the whole process (OpenBLAS has one setting). RankScope
+    // runs one matrix per worker with 1 thread; BlasThreadBudget gives spare cores to a lone call.
     static void setBlasThreads(int threads);
 
+    // Gram matrices of this order or more go to dsyev_2stage (the crossover bench_eigensolver
+    // measures: below it dsyevd is as fast or faster).
+    static constexpr int kTwoStageFromOrder = 1536;
+    // Rows (or columns) widened per dsyrk call: about this many bytes of float64, so a worker holds
+    // the Gram matrix, this block and the stored tensor. 32 MB is 256 lines or more up to an order
+    // of 16384: enough for dsyrk's own blocking (its inner dimension is blocked by a few hundred).
+    static constexpr qint64 kGramBlockBytes = 32 << 20;
+    // Smaller blocks, for tests that want many of them from a small matrix.
+    void setGramBlockBytes(qint64 bytes) { m_gramBlockBytes = bytes; }
+
 private:
+    Spectrum gramSpectrum(const MatrixBlockSource &matrix) const;
+    Spectrum exactSpectrum(const MatrixBlockSource &matrix) const;
+
     SvdMethod m_method;
+    Eigensolver m_eigensolver;
+    qint64 m_gramBlockBytes = kGramBlockBytes;
 };
 
 const char *svdMethodName(SvdMethod method);

@@ -8,6 +8,9 @@
 #include <QTest>
 #include <QElapsedTimer>
 #include "analysis/ResultsFile.h"
+#include "spectral/BlasKernelChoice.h"
+#include "spectral/CpuFeatures.h"
+#include <QRegularExpression>
 #include "core/FormatWriters.h"
 #include <random>
 #include <csignal>
@@ -33,8 +36,9 @@ QTemporaryDir &cacheHome()
     return dir;
 }
 
-// How a run differs from the default: more environment, another working folder, and a limit on
-// the size of any file it writes (a full disk, without filling one).
+// How a run differs from the default: environment variables set (a value) or removed (an empty
+// value), another working folder, and a limit on the size of any file it writes (a full disk,
+// without filling one).
 struct Launch {
     QList<QPair<QString, QString>> environment;
     QString workingDirectory;
@@ -49,8 +53,12 @@ Run runRankscope(const QStringList &arguments, const Launch &launch = {})
     env.remove("DISPLAY");
     env.remove("WAYLAND_DISPLAY");
     env.remove("QT_QPA_PLATFORM");
-    for (const auto &[name, value] : launch.environment)
-        env.insert(name, value);
+    for (const auto &[name, value] : launch.environment) {
+        if (value.isEmpty())
+            env.remove(name);
+        else
+            env.insert(name, value);
+    }
     process.setProcessEnvironment(env);
     if (!launch.workingDirectory.isEmpty())
         process.setWorkingDirectory(launch.workingDirectory);
@@ -84,6 +92,8 @@ void writeBytes(const QString &path, const QByteArray &bytes)
 
 } // namespace
 
+using namespace rankscope;
+
 class TestCommandLine : public QObject {
     Q_OBJECT
 private slots:
@@ -99,6 +109,57 @@ private slots:
         r = runRankscope({"analyze", "--help"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("--energy"));
+    }
+
+    // --version names the BLAS and its kernels, and who chose them: OpenBLAS's own detection, the
+    // user's OPENBLAS_CORETYPE (which always wins), or RankScope when OpenBLAS detected a core whose
+    // kernels lack the CPU's vector instructions (shown with the test hook that makes RankScope see
+    // "Prescott", as the Emerald Rapids VM reports).
+    void versionNamesTheBlasKernel()
+    {
+        const CpuFeatures cpu = CpuFeatures::detect();
+        Run r = runRankscope({"--version"}, Launch{{{"OPENBLAS_CORETYPE", ""}, {kPretendBlasCoreHook, ""}, {kBlasChoiceMarker, ""}}});
+        QCOMPARE(r.exitCode, 0);
+        static const QRegularExpression blasLine(QStringLiteral("^BLAS: OpenBLAS [0-9.]+, (\\w+) kernels \\((.*)\\)$"), QRegularExpression::MultilineOption);
+        QRegularExpressionMatch line = blasLine.match(r.out);
+        QVERIFY2(line.hasMatch(), qPrintable(r.out));
+        // Unset: whatever OpenBLAS detected, or RankScope's choice; never generic kernels on an AVX2 CPU.
+        if (cpu.avx2 && cpu.fma)
+            QVERIFY2(line.captured(1) != "Prescott", qPrintable(r.out));
+        QVERIFY(line.captured(2) == "detected by OpenBLAS" || line.captured(2).startsWith("chosen by RankScope"));
+
+        r = runRankscope({"--version"}, Launch{{{"OPENBLAS_CORETYPE", "Prescott"}, {kPretendBlasCoreHook, ""}, {kBlasChoiceMarker, ""}}});
+        line = blasLine.match(r.out);
+        QVERIFY2(line.hasMatch(), qPrintable(r.out));
+        QCOMPARE(line.captured(1), QStringLiteral("Prescott"));
+        QCOMPARE(line.captured(2), QStringLiteral("set by OPENBLAS_CORETYPE"));
+
+        // The user's variable wins over RankScope's choice too.
+        r = runRankscope({"--version"}, Launch{{{"OPENBLAS_CORETYPE", "Prescott"}, {kPretendBlasCoreHook, "Prescott"}, {kBlasChoiceMarker, ""}}});
+        QCOMPARE(blasLine.match(r.out).captured(1), QStringLiteral("Prescott"));
+
+        if (!cpu.avx)
+            QSKIP("this CPU has no AVX: generic kernels are the right ones");
+        const QString expected = QString::fromStdString(chooseOpenBlasCoreType(cpu, "Prescott"));
+        r = runRankscope({"--version"}, Launch{{{"OPENBLAS_CORETYPE", ""}, {kPretendBlasCoreHook, "Prescott"}, {kBlasChoiceMarker, ""}}});
+        QCOMPARE(r.exitCode, 0);
+        line = blasLine.match(r.out);
+        QVERIFY2(line.hasMatch(), qPrintable(r.out));
+        QCOMPARE(line.captured(1), expected);
+        QVERIFY(line.captured(2).startsWith("chosen by RankScope"));
+    }
+
+    // Re-executed with the kernel chosen, a subcommand keeps its arguments and its results.
+    void reexecutionKeepsTheArguments()
+    {
+        if (!CpuFeatures::detect().avx)
+            QSKIP("this CPU has no AVX: RankScope never re-executes");
+        const Run plain = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--csv", "-", "--quiet", "--no-cache"});
+        const Run chosen = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--csv", "-", "--quiet", "--no-cache"},
+                                        Launch{{{"OPENBLAS_CORETYPE", ""}, {kPretendBlasCoreHook, "Prescott"}, {kBlasChoiceMarker, ""}}});
+        QCOMPARE(chosen.exitCode, 0);
+        QCOMPARE(chosen.out.split('\n').size(), 146);
+        QCOMPARE(chosen.out.section('\n', 0, 1), plain.out.section('\n', 0, 1));
     }
 
     void analyzeWritesTheContractCsv()

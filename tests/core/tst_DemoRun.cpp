@@ -1,6 +1,11 @@
 // The bundled demo run (a real nanoGPT training run written by torch.save) must reproduce its
 // independently computed expected metrics, row for row, within the contract's tolerances.
 #include "analysis/RunAnalyzer.h"
+#include "core/FormatWriters.h"
+
+#include <QTemporaryDir>
+#include <cstring>
+#include <random>
 
 #include <QFile>
 #include <QHash>
@@ -38,20 +43,58 @@ QHash<QString, ExpectedRow> readExpected()
 class TestDemoRun : public QObject {
     Q_OBJECT
 private slots:
+    // A matrix counts when its spectrum is done, not when it is queued: one large matrix shows 0 of 1
+    // while it computes, with an ETA from the cost model of its shape (nothing has finished to time).
+    void progressCountsMatricesWhenDone()
+    {
+        QTemporaryDir dir;
+        std::mt19937_64 rng(3);
+        std::normal_distribution<float> gauss;
+        const qint64 n = 1400;
+        QByteArray data(qsizetype(n * n * 4), Qt::Uninitialized);
+        for (qint64 i = 0; i < n * n; ++i) {
+            const float f = gauss(rng);
+            std::memcpy(data.data() + 4 * i, &f, 4);
+        }
+        test::saveBytes(dir.filePath("model.safetensors"),
+                        test::safetensorsFile({{"transformer.h.0.attn.c_proj.weight", "F32", {n, n}, data}}));
+        QList<AnalysisProgress> reports;
+        AnalysisSettings settings;
+        settings.jobs = 2;
+        const RunAnalysis run = RunAnalyzer(settings).analyzeFolder(dir.path(), [&](const AnalysisProgress &p, const QList<MatrixResult> &) {
+            reports << p;
+        });
+        QCOMPARE(run.results.size(), 1);
+        QVERIFY(reports.size() >= 2);
+        QCOMPARE(reports.first().matricesDone, 0);
+        QCOMPARE(reports.first().matricesTotal, 1);
+        QVERIFY(reports.first().etaSeconds > 0);
+        QCOMPARE(reports.last().matricesDone, 1);
+        QCOMPARE(reports.last().checkpointsDone, 1);
+        for (qsizetype i = 1; i < reports.size(); ++i)
+            QVERIFY(reports[i].matricesDone >= reports[i - 1].matricesDone);
+    }
+
     void reproducesExpectedMetrics_data()
     {
         QTest::addColumn<int>("method");
-        QTest::newRow("gram") << int(SvdMethod::FastGram);
-        QTest::newRow("svd") << int(SvdMethod::ExactSvd);
+        QTest::addColumn<int>("eigensolver");
+        QTest::newRow("gram") << int(SvdMethod::FastGram) << int(Eigensolver::BySize);
+        // The demo's matrices are small, so by size they all go to dsyevd: force each solver.
+        QTest::newRow("gram dsyevd") << int(SvdMethod::FastGram) << int(Eigensolver::DivideAndConquer);
+        QTest::newRow("gram dsyev_2stage") << int(SvdMethod::FastGram) << int(Eigensolver::TwoStage);
+        QTest::newRow("svd") << int(SvdMethod::ExactSvd) << int(Eigensolver::BySize);
     }
     void reproducesExpectedMetrics()
     {
         QFETCH(int, method);
+        QFETCH(int, eigensolver);
         const QHash<QString, ExpectedRow> expected = readExpected();
         QCOMPARE(expected.size(), 144); // 6 steps × 4 layers × 6 types
 
         AnalysisSettings settings;
         settings.method = SvdMethod(method);
+        settings.eigensolver = Eigensolver(eigensolver);
         const RunAnalysis run = RunAnalyzer(settings).analyzeFolder(RANKSCOPE_DEMO_RUN);
         QVERIFY(run.issues.isEmpty());
         QCOMPARE(run.checkpointsAnalysed, 6);

@@ -39,11 +39,11 @@ public:
     QList<TensorInfo> tensors() const override { return {{"w", {4, 4}, "float32"}, {"v", {2, 2}, "float32"}}; }
 
 protected:
-    MatrixRead readElements(const TensorInfo &tensor, qint64, qint64 rows, qint64 cols) override
+    StoredRead readElements(const TensorInfo &tensor, qint64, qint64 rows, qint64 cols) override
     {
         if (tensor.name == QLatin1String("w"))
             throw std::bad_alloc();
-        return {RowMajorMatrix::Ones(rows, cols), {}};
+        return {StoredMatrix::fromDouble(RowMajorMatrix::Ones(rows, cols)), {}};
     }
 };
 

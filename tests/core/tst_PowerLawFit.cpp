@@ -115,6 +115,50 @@ private slots:
         }
     }
 
+    // Eigenvalues of random-like matrices (a Marchenko–Pastur bulk), with and without a heavy tail
+    // over it: every candidate's deviation peaks late in its tail, where the candidate order and
+    // bounds of the fit do their work. The result is still exactly the literal algorithm's.
+    void matchesTheLiteralAlgorithmOnABulk_data()
+    {
+        QTest::addColumn<double>("ratio");
+        QTest::addColumn<int>("outliers");
+        QTest::newRow("square, pure bulk") << 1.0 << 0;
+        QTest::newRow("4:1, pure bulk") << 0.25 << 0;
+        QTest::newRow("square, bulk and tail") << 1.0 << 40;
+    }
+    void matchesTheLiteralAlgorithmOnABulk()
+    {
+        QFETCH(double, ratio);
+        QFETCH(int, outliers);
+        const int n = 1500;
+        const double a = std::pow(1 - std::sqrt(ratio), 2), b = std::pow(1 + std::sqrt(ratio), 2);
+        // Marchenko–Pastur quantiles by integrating the density on a fine grid.
+        const int grid = 200000;
+        std::vector<double> xs(grid + 1), cdf(grid + 1, 0.0);
+        for (int i = 0; i <= grid; ++i)
+            xs[i] = a + (b - a) * std::pow(double(i) / grid, 2);
+        for (int i = 1; i <= grid; ++i) {
+            const double mid = 0.5 * (xs[i] + xs[i - 1]);
+            cdf[i] = cdf[i - 1] + std::sqrt(std::max(0.0, (b - mid) * (mid - a))) / (2 * M_PI * ratio * mid) * (xs[i] - xs[i - 1]);
+        }
+        std::vector<double> x;
+        for (int k = 0, j = 0; k < n; ++k) {
+            while (j < grid && cdf[j + 1] < (k + 0.5) / n * cdf[grid])
+                ++j;
+            x.push_back(3.0 * xs[j]);
+        }
+        std::mt19937_64 rng(17);
+        std::uniform_real_distribution<double> uniform(0.0, 1.0);
+        for (int i = 0; i < outliers; ++i)
+            x.push_back(3.0 * b * std::pow(1.0 - uniform(rng), -1.0 / 2.5)); // Pareto, alpha 3.5
+        const PowerLawFit expected = referenceFit(x);
+        const PowerLawFit actual = fitPowerLaw(toVector(x));
+        QCOMPARE(actual.tailSize, expected.tailSize);
+        QCOMPARE(actual.xmin, expected.xmin);
+        QVERIFY(std::abs(actual.alpha - expected.alpha) <= 1e-9 * expected.alpha);
+        QVERIFY(std::abs(actual.ksDistance - expected.ksDistance) <= 1e-9);
+    }
+
     void tooFewValuesFail()
     {
         Eigen::VectorXd x(4);

@@ -1,4 +1,5 @@
 #include "TestMatrices.h"
+#include "spectral/DenseBlockSource.h"
 #include "spectral/SingularValueSolver.h"
 #include "spectral/SpectralMetrics.h"
 
@@ -7,6 +8,16 @@
 #include <limits>
 
 using namespace rankscope;
+Q_DECLARE_METATYPE(rankscope::Eigensolver)
+
+namespace {
+// A dense matrix the solver may only read a block at a time, as it reads a stored tensor.
+class BlocksOnly : public DenseBlockSource {
+public:
+    using DenseBlockSource::DenseBlockSource;
+    const double *rowMajorData() const override { return nullptr; }
+};
+} // namespace
 
 class TestSingularValueSolver : public QObject {
     Q_OBJECT
@@ -153,9 +164,16 @@ private slots:
         QTest::addColumn<int>("rows");
         QTest::addColumn<int>("cols");
         QTest::addColumn<bool>("lowRankPlusNoise");
+        QTest::addColumn<Eigensolver>("eigensolver");
+        QTest::addColumn<bool>("blocked");
         for (auto [r, c] : {std::pair{64, 64}, {256, 64}, {64, 256}, {300, 97}, {17, 203}, {2, 9}}) {
-            QTest::addRow("gaussian %dx%d", r, c) << r << c << false;
-            QTest::addRow("trained-like %dx%d", r, c) << r << c << true;
+            QTest::addRow("gaussian %dx%d", r, c) << r << c << false << Eigensolver::BySize << false;
+            QTest::addRow("trained-like %dx%d", r, c) << r << c << true << Eigensolver::BySize << false;
+            // Both LAPACK eigensolvers, whichever the size picks, and the Gram matrix accumulated from
+            // many blocks widened one at a time (7 lines each: a ragged last block).
+            QTest::addRow("trained-like %dx%d dsyevd", r, c) << r << c << true << Eigensolver::DivideAndConquer << false;
+            QTest::addRow("trained-like %dx%d dsyev_2stage", r, c) << r << c << true << Eigensolver::TwoStage << false;
+            QTest::addRow("trained-like %dx%d blocked", r, c) << r << c << true << Eigensolver::BySize << true;
         }
     }
     void fastPathMeetsContract()
@@ -163,11 +181,16 @@ private slots:
         QFETCH(int, rows);
         QFETCH(int, cols);
         QFETCH(bool, lowRankPlusNoise);
+        QFETCH(Eigensolver, eigensolver);
+        QFETCH(bool, blocked);
         std::mt19937_64 rng(rows * 1000 + cols);
         Eigen::MatrixXd w = test::gaussianMatrix(rows, cols, rng, 0.02);
         if (lowRankPlusNoise) // a few strong directions over noise, like a trained weight matrix
             w += test::gaussianMatrix(rows, 4, rng) * test::gaussianMatrix(4, cols, rng) * 0.3;
-        const Spectrum fast = SingularValueSolver(SvdMethod::FastGram).compute(w);
+        SingularValueSolver fastSolver(SvdMethod::FastGram, eigensolver);
+        if (blocked)
+            fastSolver.setGramBlockBytes(7 * sizeof(double) * std::min(rows, cols));
+        const Spectrum fast = blocked ? fastSolver.compute(BlocksOnly(w)) : fastSolver.compute(w);
         const Spectrum exact = SingularValueSolver(SvdMethod::ExactSvd).compute(w);
         QVERIFY(fast.ok() && exact.ok());
         const SpectralMetrics f = computeSpectralMetrics(fast.singularValues, rows, cols);

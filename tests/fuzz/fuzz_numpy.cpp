@@ -9,7 +9,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     QString error;
     if (const auto header = rankscope::NpyFormat::parseHeader(bytes, &error))
         if (header->shape.size() == 2)
-            rankscope::NpyFormat::decodeMatrix(*header, bytes.mid(header->dataOffset), header->shape[0], header->shape[1]);
+            if (const auto read = rankscope::NpyFormat::decodeMatrix(*header, bytes.mid(header->dataOffset), header->shape[0], header->shape[1]); read.ok())
+                read.matrix.widened(); // widening reads every element the header promised
     const QString path = rankscope::fuzz::writeInput(data, size, QStringLiteral("arrays.npz"));
     if (auto reader = rankscope::NpzReader::open(path, &error))
         for (const rankscope::TensorInfo &t : reader->tensors())

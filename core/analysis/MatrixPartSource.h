@@ -1,0 +1,45 @@
+// One typed matrix of a stored tensor (the whole of it, or the rows or columns a fused tensor's part
+// occupies), widened to float64 a block at a time as the solver asks: part selection, widening and
+// FP8 block scales happen per block, never on a float64 copy of the tensor.
+#pragma once
+
+#include "io/StoredMatrix.h"
+#include "model/MatrixPart.h"
+#include "spectral/MatrixBlockSource.h"
+
+#include <memory>
+
+namespace rankscope {
+
+class MatrixPartSource : public MatrixBlockSource {
+public:
+    // FP8 weights stored with per-block scales (DeepSeek-V3's weight_scale_inv, quantization_config's
+    // weight_block_size): element (r, c) of the stored tensor times scales(r / blockRows, c / blockCols).
+    struct BlockScales {
+        RowMajorMatrix scales;
+        qint64 blockRows = 0, blockCols = 0;
+        // Whether the scales are the grid of ceil(rows / blockRows) × ceil(cols / blockCols) blocks.
+        bool fit(qint64 rows, qint64 cols) const;
+    };
+
+    // The part must fit the tensor (MatrixPart::fits, which the layout checked), the scales the
+    // tensor (BlockScales::fit). Several parts may share one stored tensor.
+    MatrixPartSource(std::shared_ptr<const StoredMatrix> tensor, const MatrixPart &part,
+                     std::shared_ptr<const BlockScales> scales = nullptr);
+
+    qint64 rows() const override;
+    qint64 cols() const override;
+    void widenBlock(qint64 row, qint64 rowCount, qint64 col, qint64 colCount, double *dst) const override;
+    RowMajorMatrix widened() const;
+
+private:
+    // Where row (or column) i of the part lies in the tensor.
+    qint64 tensorLine(qint64 i) const { return i / m_part.count * m_part.groupSize + m_part.offset + i % m_part.count; }
+
+    std::shared_ptr<const StoredMatrix> m_tensor;
+    MatrixPart m_part;
+    bool m_rowsAxis;
+    std::shared_ptr<const BlockScales> m_scales;
+};
+
+} // namespace rankscope

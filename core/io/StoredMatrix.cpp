@@ -1,0 +1,36 @@
+#include "io/StoredMatrix.h"
+
+#include <cstring>
+
+namespace rankscope {
+
+StoredMatrix::StoredMatrix(QByteArray bytes, const QString &dtype, bool bigEndian, qint64 rows, qint64 cols,
+                           qint64 first, qint64 rowStride, qint64 colStride)
+    : m_bytes(std::move(bytes)), m_dtype(dtype), m_type(elementTypeOf(dtype)), m_elementSize(elementSize(dtype)),
+      m_bigEndian(bigEndian), m_rows(rows), m_cols(cols), m_first(first), m_rowStride(rowStride < 0 ? cols : rowStride),
+      m_colStride(colStride)
+{
+}
+
+StoredMatrix StoredMatrix::fromDouble(const RowMajorMatrix &values)
+{
+    QByteArray bytes(reinterpret_cast<const char *>(values.data()), qsizetype(values.size() * sizeof(double)));
+    return StoredMatrix(std::move(bytes), QStringLiteral("float64"), QSysInfo::ByteOrder == QSysInfo::BigEndian,
+                        values.rows(), values.cols());
+}
+
+void StoredMatrix::widenRow(qint64 row, qint64 col, qint64 count, double *dst) const
+{
+    const char *src = m_bytes.constData() + (m_first + row * m_rowStride + col * m_colStride) * m_elementSize;
+    decodeElements(m_type, src, count, m_bigEndian, dst, m_colStride * m_elementSize);
+}
+
+RowMajorMatrix StoredMatrix::widened() const
+{
+    RowMajorMatrix out(m_rows, m_cols);
+    for (qint64 r = 0; r < m_rows; ++r)
+        widenRow(r, 0, m_cols, out.row(r).data());
+    return out;
+}
+
+} // namespace rankscope

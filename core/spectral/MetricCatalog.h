@@ -21,6 +21,11 @@ enum class Metric {
     EnergyRank,
     ParamSavingPct,
     NumericalRank,
+    LogNorm,
+    LogSpectralNorm,
+    LogAlphaNorm,
+    NumSpikes,
+    MpSoftrank,
 };
 
 struct MetricInfo {

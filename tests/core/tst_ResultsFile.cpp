@@ -182,7 +182,7 @@ private slots:
             QVERIFY(b.singularValues == a.singularValues); // bit for bit
             // Every metric, NaN for NaN.
             const QList<double> va = spectralMetricValues(a.metrics), vb = spectralMetricValues(b.metrics);
-            QCOMPARE(vb.size(), 13);
+            QCOMPARE(vb.size(), spectralMetricColumns().size());
             for (qsizetype m = 0; m < va.size(); ++m)
                 QVERIFY2(vb[m] == va[m] || (std::isnan(vb[m]) && std::isnan(va[m])), qPrintable(spectralMetricColumns()[m]));
         }
@@ -231,6 +231,37 @@ private slots:
         if (result)
             for (const MatrixResult &r : result->results)
                 QVERIFY(r.singularValues.size() <= std::min(r.rows, r.cols) || r.rows < 0 || r.cols < 0);
+    }
+
+    // A file written before WeightWatcher's columns existed (the same file without them) is read
+    // with them recomputed from its spectra, every other stored metric unchanged.
+    void olderFileWithoutWeightWatcherColumnsIsCompleted()
+    {
+        QTemporaryDir dir;
+        const RunAnalysis run = RunAnalyzer().analyzeFolder(RANKSCOPE_DEMO_RUN);
+        const QString path = dir.filePath("results.h5");
+        QString error;
+        QVERIFY2(ResultsFile::save(run, path, &error), qPrintable(error));
+        const hid_t file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
+        QVERIFY(file >= 0);
+        for (const char *column : {"log_norm", "log_spectral_norm", "log_alpha_norm", "num_spikes", "mp_softrank"}) {
+            const QByteArray name = QByteArray("matrices/") + column;
+            QVERIFY(H5Ldelete(file, name.constData(), H5P_DEFAULT) >= 0);
+        }
+        H5Fclose(file);
+        const auto loaded = ResultsFile::load(path, &error);
+        QVERIFY2(loaded, qPrintable(error));
+        QCOMPARE(loaded->results.size(), run.results.size());
+        for (qsizetype i = 0; i < run.results.size(); ++i) {
+            const SpectralMetrics &a = run.results[i].metrics, &b = loaded->results[i].metrics;
+            QVERIFY(std::isfinite(b.logNorm) && std::isfinite(b.numSpikes) && std::isfinite(b.mpSoftrank));
+            QCOMPARE(b.logNorm, a.logNorm);
+            QCOMPARE(b.logSpectralNorm, a.logSpectralNorm);
+            QCOMPARE(b.logAlphaNorm, a.logAlphaNorm);
+            QCOMPARE(b.numSpikes, a.numSpikes);
+            QCOMPARE(b.mpSoftrank, a.mpSoftrank);
+            QCOMPARE(b.stableRank, a.stableRank);
+        }
     }
 
     void incrementalAnalysisReadsOnlyWhatChanged()

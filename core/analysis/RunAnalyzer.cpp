@@ -6,6 +6,7 @@
 #include "analysis/MatrixPartExtractor.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointReader.h"
+#include "spectral/WeightWatcherMetrics.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -53,7 +54,9 @@ RunAnalyzer::RunAnalyzer(AnalysisSettings settings) : m_settings(settings)
 QString RunAnalyzer::settingsKey() const
 {
     // τ is not part of it: metrics are recomputed from the stored spectra at any τ.
-    return QStringLiteral("solver=%1;rules=%2;schema=%3").arg(QLatin1String(svdMethodName(m_settings.method)), m_rules.identity()).arg(ResultsFile::kSchemaVersion);
+    // Opt-in metrics last (RunAnalysis::settingsCover).
+    return QStringLiteral("solver=%1;rules=%2;schema=%3").arg(QLatin1String(svdMethodName(m_settings.method)), m_rules.identity()).arg(ResultsFile::kSchemaVersion) +
+           (m_settings.randDistance ? QStringLiteral(";rand_distance=1") : QString());
 }
 
 void RunAnalyzer::updateEta(AnalysisProgress &progress) const
@@ -103,7 +106,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     QHash<QString, const CheckpointRecord *> known;
     QHash<QString, QList<MatrixResult>> knownResults;
     QHash<QString, QList<AnalysisIssue>> knownIssues;
-    if (previous && previous->settingsKey == run.settingsKey) {
+    if (previous && RunAnalysis::settingsCover(previous->settingsKey, run.settingsKey)) {
         for (const CheckpointRecord &record : previous->checkpoints)
             known.insert(QFileInfo(record.path).absoluteFilePath(), &record);
         for (const MatrixResult &r : previous->results)
@@ -129,7 +132,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     // yet: saved while the run goes on (or when it is cancelled), it loses no checkpoint analysed before.
     auto withUnvisited = [&](const RunAnalysis &soFar) {
         RunAnalysis snapshot = soFar;
-        if (!previous || previous->settingsKey != soFar.settingsKey)
+        if (!previous || !RunAnalysis::settingsCover(previous->settingsKey, soFar.settingsKey))
             return snapshot;
         for (const CheckpointRecord &record : previous->checkpoints) {
             const QString path = QFileInfo(record.path).absoluteFilePath();
@@ -251,6 +254,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     std::deque<QFuture<void>> inFlight;
     const SingularValueSolver solver(m_settings.method);
     const double energy = m_settings.energy;
+    const bool withRandDistance = m_settings.randDistance;
     const QList<qint64> blockSize = [&] {
         QList<qint64> size;
         for (const QVariant &v : plan.config.value(QStringLiteral("weight_block_size")).toList())
@@ -314,7 +318,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                 base.dtype = tensor.dtype;
                 base.rows = matrix->rows();
                 base.cols = matrix->cols();
-                inFlight.push_back(QtConcurrent::run(pool.get(), [solves, solver, energy, matrix, base]() mutable {
+                inFlight.push_back(QtConcurrent::run(pool.get(), [solves, solver, energy, withRandDistance, matrix, base]() mutable {
                     // A row-major W read as column-major is Wᵀ: same spectrum, no copy.
                     QElapsedTimer clock;
                     clock.start();
@@ -324,12 +328,17 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                     // The solver's workspace can still fail to be allocated: that matrix fails, not the run.
                     try {
                         spectrum = solver.compute(transposed);
+                        const double shuffledDistance =
+                            withRandDistance && spectrum.ok()
+                                ? randDistance(Eigen::Map<Eigen::MatrixXd>(matrix->data(), matrix->cols(), matrix->rows()), spectrum.singularValues, solver)
+                                : std::numeric_limits<double>::quiet_NaN();
                         matrix.reset();
                         spectrumSeconds = clock.nsecsElapsed() * 1e-9;
                         clock.restart();
                         if (spectrum.ok()) {
                             base.singularValues = spectrum.singularValues;
                             base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
+                            base.metrics.randDistance = shuffledDistance;
                         }
                         metricsSeconds = clock.nsecsElapsed() * 1e-9;
                     } catch (const std::bad_alloc &) {

@@ -20,6 +20,7 @@ const QList<MetricInfo> &allMetrics()
         {Metric::LogAlphaNorm, "log_alpha_norm", "Log \u03b1-norm (log\u2081\u2080 \u03a3\u03bb^\u03b1)", false},
         {Metric::NumSpikes, "num_spikes", "MP spikes", false},
         {Metric::MpSoftrank, "mp_softrank", "MP soft rank", false},
+        {Metric::RandDistance, "rand_distance", "Distance to shuffled ESD", false},
     };
     return list;
 }
@@ -58,6 +59,7 @@ double metricValue(const SpectralMetrics &m, Metric metric)
     case Metric::LogAlphaNorm: return m.logAlphaNorm;
     case Metric::NumSpikes: return m.numSpikes;
     case Metric::MpSoftrank: return m.mpSoftrank;
+    case Metric::RandDistance: return m.randDistance;
     }
     return 0;
 }

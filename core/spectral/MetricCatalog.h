@@ -26,6 +26,7 @@ enum class Metric {
     LogAlphaNorm,
     NumSpikes,
     MpSoftrank,
+    RandDistance,
 };
 
 struct MetricInfo {

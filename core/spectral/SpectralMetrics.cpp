@@ -93,6 +93,7 @@ SpectralMetrics computeSpectralMetrics(const Eigen::Ref<const Eigen::VectorXd> &
     const MarchenkoPasturFit mp = fitMarchenkoPastur(lambda, rows, cols);
     m.numSpikes = mp.ok ? mp.numSpikes : kNaN;
     m.mpSoftrank = mp.ok ? mp.softRank : kNaN;
+    m.randDistance = kNaN;
     return m;
 }
 
@@ -106,7 +107,13 @@ QStringList spectralMetricColumns()
             QStringLiteral("alpha_xmin"),      QStringLiteral("alpha_ks_distance"),
             QStringLiteral("alpha_tail_size"), QStringLiteral("log_norm"),
             QStringLiteral("log_spectral_norm"), QStringLiteral("log_alpha_norm"),
-            QStringLiteral("num_spikes"),      QStringLiteral("mp_softrank")};
+            QStringLiteral("num_spikes"),      QStringLiteral("mp_softrank"),
+            QStringLiteral("rand_distance")};
+}
+
+QStringList matrixMetricColumns()
+{
+    return {QStringLiteral("rand_distance")};
 }
 
 QList<double> spectralMetricValues(const SpectralMetrics &m)
@@ -114,7 +121,7 @@ QList<double> spectralMetricValues(const SpectralMetrics &m)
     return {m.stableRank,    m.compressionPct, m.alpha,         m.weightedAlpha,  m.effectiveRank,
             m.spectralNorm,  m.frobeniusNorm,  m.energyRank,    m.paramSavingPct, m.numericalRank,
             m.alphaXmin,     m.alphaKsDistance, m.alphaTailSize, m.logNorm,      m.logSpectralNorm,
-            m.logAlphaNorm,  m.numSpikes,      m.mpSoftrank};
+            m.logAlphaNorm,  m.numSpikes,      m.mpSoftrank,    m.randDistance};
 }
 
 SpectralMetrics spectralMetricsFromValues(const QList<double> &v)
@@ -141,6 +148,7 @@ SpectralMetrics spectralMetricsFromValues(const QList<double> &v)
     m.logAlphaNorm = at(15);
     m.numSpikes = at(16);
     m.mpSoftrank = at(17);
+    m.randDistance = at(18);
     return m;
 }
 

@@ -33,6 +33,8 @@ struct SpectralMetrics {
     double logAlphaNorm;     // log10(Σλᵢ^α)
     double numSpikes;        // eigenvalues beyond the MP bulk edge plus its Tracy–Widom margin
     double mpSoftrank;       // λ₊ / λ₁ of WeightWatcher's MP fit
+    // Opt-in: needs the matrix, not only its spectrum (RunAnalyzer sets it; NaN otherwise).
+    double randDistance;     // JS distance between the ESDs of W and of W shuffled
 };
 
 // singularValues descending (as SingularValueSolver returns them); rows/cols of the matrix.
@@ -52,6 +54,9 @@ int energyRank(const Eigen::Ref<const Eigen::VectorXd> &singularValues, double e
 // (those added later after the earlier ones, so older readers keep their positions).
 QStringList spectralMetricColumns();
 QList<double> spectralMetricValues(const SpectralMetrics &metrics);
+// The columns that need the matrix itself (opt-in, second decomposition): always the last ones,
+// so the spectrum's own metrics keep their positions.
+QStringList matrixMetricColumns();
 // The inverse of spectralMetricValues; columns missing at the end are NaN.
 SpectralMetrics spectralMetricsFromValues(const QList<double> &values);
 

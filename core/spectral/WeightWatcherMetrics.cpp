@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <random>
 #include <vector>
 
 namespace rankscope {
@@ -232,6 +233,55 @@ MarchenkoPasturFit fitMarchenkoPastur(const Eigen::Ref<const Eigen::VectorXd> &l
     fit.softRank = fit.bulkMax / lambdaMax;
     fit.ok = std::isfinite(fit.sigma) && std::isfinite(fit.softRank);
     return fit;
+}
+
+double jensenShannonDistance(const Eigen::Ref<const Eigen::VectorXd> &p, const Eigen::Ref<const Eigen::VectorXd> &q)
+{
+    if (p.size() != q.size() || p.size() == 0)
+        return kNaN;
+    const Eigen::VectorXd m = (p + q) / 2;
+    const double sp = p.sum(), sq = q.sum(), sm = m.sum();
+    if (!(sp > 0) || !(sq > 0))
+        return kNaN;
+    // scipy.stats.entropy(x, y): Σ x̂ ln(x̂/ŷ) with rel_entr's conventions (0 where x̂ = 0).
+    auto relativeEntropy = [&](const Eigen::VectorXd &x, double sx) {
+        double sum = 0;
+        for (Eigen::Index i = 0; i < x.size(); ++i) {
+            const double a = x[i] / sx, b = m[i] / sm;
+            if (a > 0)
+                sum += b > 0 ? a * std::log(a / b) : std::numeric_limits<double>::infinity();
+        }
+        return sum;
+    };
+    return std::sqrt((relativeEntropy(p, sp) + relativeEntropy(q, sq)) / 2);
+}
+
+void shuffleEntries(double *values, Eigen::Index count, std::uint64_t seed)
+{
+    std::mt19937_64 generator(seed);
+    for (Eigen::Index i = count - 1; i > 0; --i) {
+        // A uniform index in [0, i]: draws beyond the largest multiple of i + 1 are rejected.
+        const std::uint64_t range = std::uint64_t(i) + 1;
+        const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % range;
+        std::uint64_t draw;
+        do
+            draw = generator();
+        while (draw >= limit);
+        std::swap(values[i], values[Eigen::Index(draw % range)]);
+    }
+}
+
+double randDistance(Eigen::Map<Eigen::MatrixXd> matrix, const Eigen::Ref<const Eigen::VectorXd> &singularValues,
+                    const SingularValueSolver &solver, std::uint64_t seed)
+{
+    shuffleEntries(matrix.data(), matrix.size(), seed);
+    const Spectrum shuffled = solver.compute(matrix);
+    if (!shuffled.ok() || shuffled.singularValues.size() != singularValues.size())
+        return kNaN;
+    // Both lists ascending, as WeightWatcher sorts them (np.sort), eigenvalues σ².
+    const Eigen::VectorXd evals = singularValues.reverse().array().square();
+    const Eigen::VectorXd randEvals = shuffled.singularValues.reverse().array().square();
+    return jensenShannonDistance(evals, randEvals);
 }
 
 } // namespace rankscope

@@ -3,7 +3,10 @@
 // RankScope column and a WeightWatcher column of the same name are the same number.
 #pragma once
 
+#include "spectral/SingularValueSolver.h"
+
 #include <Eigen/Core>
+#include <cstdint>
 
 namespace rankscope {
 
@@ -33,5 +36,24 @@ struct MarchenkoPasturFit {
 // lambda: the min(m, n) eigenvalues. Not ok for a zero or empty spectrum.
 MarchenkoPasturFit fitMarchenkoPastur(const Eigen::Ref<const Eigen::VectorXd> &lambda, Eigen::Index rows,
                                       Eigen::Index cols);
+
+// WeightWatcher's rand_distance (apply_random_esd): the Jensen–Shannon distance between W's
+// eigenvalues and those of W with its entries shuffled. The shuffle here is a Fisher–Yates driven
+// by std::mt19937_64 seeded with kRandDistanceSeed for every matrix, so a matrix's value depends on
+// nothing but the matrix (WeightWatcher leaves numpy's generator unseeded).
+inline constexpr std::uint64_t kRandDistanceSeed = 42;
+
+// scipy's jensen_shannon_distance as RMT_Util.py defines it: m = (p + q)/2, each of p, q, m
+// normalised to sum 1, distance = √((KL(p‖m) + KL(q‖m))/2) in nats. NaN for a zero p or q.
+double jensenShannonDistance(const Eigen::Ref<const Eigen::VectorXd> &p, const Eigen::Ref<const Eigen::VectorXd> &q);
+
+// Shuffles count values in place: Fisher–Yates from the last position down, each index drawn
+// without bias from std::mt19937_64(seed) (the same permutation on every platform).
+void shuffleEntries(double *values, Eigen::Index count, std::uint64_t seed);
+
+// rand_distance of a matrix whose singular values (descending) are given: its entries are
+// shuffled in place, so pass a matrix no longer needed. NaN when the shuffled spectrum fails.
+double randDistance(Eigen::Map<Eigen::MatrixXd> matrix, const Eigen::Ref<const Eigen::VectorXd> &singularValues,
+                    const SingularValueSolver &solver, std::uint64_t seed = kRandDistanceSeed);
 
 } // namespace rankscope

@@ -23,7 +23,7 @@ private slots:
         // positions keeps finding what it found before.
         QCOMPARE(columns.mid(15), (QStringList{"energy_rank", "param_saving_pct", "numerical_rank", "alpha_xmin", "alpha_ks_distance",
                                                "alpha_tail_size", "log_norm", "log_spectral_norm", "log_alpha_norm", "num_spikes",
-                                               "mp_softrank"}));
+                                               "mp_softrank", "rand_distance"}));
     }
 
     void csvQuotesWhatNeedsIt()

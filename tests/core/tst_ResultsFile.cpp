@@ -264,6 +264,69 @@ private slots:
         }
     }
 
+    // rand_distance is opt-in and reproducible (the same numbers with any number of workers and
+    // with the exact solver); turning it on analyses the cached checkpoints again, turning it off
+    // reuses them; a file without its column reads NaN, never a number it does not hold.
+    void randDistanceIsOptInReproducibleAndCached()
+    {
+        QTemporaryDir dir;
+        copyDemo(dir.path());
+        AnalysisSettings plain;
+        plain.resultsPath = dir.filePath("cache/run.h5");
+        const RunAnalysis without = RunAnalyzer(plain).analyzeFolder(dir.path());
+        QCOMPARE(without.results.size(), 144);
+        for (const MatrixResult &r : without.results)
+            QVERIFY(std::isnan(r.metrics.randDistance));
+
+        QString error;
+        auto previous = ResultsFile::load(plain.resultsPath, &error);
+        QVERIFY2(previous, qPrintable(error));
+        AnalysisSettings on = plain;
+        on.randDistance = true;
+        on.jobs = 1;
+        const RunAnalysis with = RunAnalyzer(on).analyzeFolder(dir.path(), {}, &*previous);
+        QCOMPARE(fromCache(with), 0); // turned on later: every checkpoint analysed for it
+        QVERIFY(with.settingsKey != without.settingsKey);
+        AnalysisSettings again = on;
+        again.jobs = 2;
+        again.resultsPath.clear();
+        const RunAnalysis repeat = RunAnalyzer(again).analyzeFolder(dir.path());
+        AnalysisSettings exact = again;
+        exact.method = SvdMethod::ExactSvd;
+        const RunAnalysis reference = RunAnalyzer(exact).analyzeFolder(dir.path());
+        QCOMPARE(repeat.results.size(), with.results.size());
+        for (qsizetype i = 0; i < with.results.size(); ++i) {
+            const double d = with.results[i].metrics.randDistance;
+            QVERIFY2(d > 0 && d <= std::sqrt(std::log(2.0)), qPrintable(with.results[i].tensor));
+            QCOMPARE(repeat.results[i].metrics.randDistance, d);
+            QVERIFY2(std::abs(reference.results[i].metrics.randDistance - d) <= 1e-6 * d, qPrintable(with.results[i].tensor));
+            QCOMPARE(with.results[i].metrics.stableRank, without.results[i].metrics.stableRank);
+        }
+
+        // Saved and read back; then turned off: the cached checkpoints serve, values kept.
+        previous = ResultsFile::load(on.resultsPath, &error);
+        QVERIFY2(previous, qPrintable(error));
+        QCOMPARE(previous->results.size(), 144);
+        QCOMPARE(previous->results.last().metrics.randDistance, with.results.last().metrics.randDistance);
+        const RunAnalysis off = RunAnalyzer(plain).analyzeFolder(dir.path(), {}, &*previous);
+        QCOMPARE(fromCache(off), 6);
+        QCOMPARE(off.results.last().metrics.randDistance, with.results.last().metrics.randDistance);
+
+        // A file written before rand_distance existed.
+        const QString path = dir.filePath("old.h5");
+        QVERIFY2(ResultsFile::save(with, path, &error), qPrintable(error));
+        const hid_t file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
+        QVERIFY(file >= 0);
+        QVERIFY(H5Ldelete(file, "matrices/rand_distance", H5P_DEFAULT) >= 0);
+        H5Fclose(file);
+        const auto old = ResultsFile::load(path, &error);
+        QVERIFY2(old, qPrintable(error));
+        for (qsizetype i = 0; i < old->results.size(); ++i) {
+            QVERIFY(std::isnan(old->results[i].metrics.randDistance));
+            QCOMPARE(old->results[i].metrics.mpSoftrank, with.results[i].metrics.mpSoftrank); // the rest as stored
+        }
+    }
+
     void incrementalAnalysisReadsOnlyWhatChanged()
     {
         QTemporaryDir dir;

@@ -7,7 +7,10 @@
 
 #include <Eigen/Dense>
 #include <QTest>
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <numeric>
 
 using namespace rankscope;
 
@@ -140,6 +143,90 @@ private slots:
         QCOMPARE(a.numSpikes, 2);
         QCOMPARE(b.numSpikes, 2);
         QVERIFY(close(a.softRank, b.softRank, 1e-6));
+    }
+
+    // The distance in closed form: equal lists 0; disjoint supports √ln 2; p = (1, 1), q = (1, 3).
+    void jensenShannonInClosedForm()
+    {
+        Eigen::VectorXd p(2), q(2), e1(2), e2(2);
+        p << 1, 1;
+        q << 1, 3;
+        e1 << 1, 0;
+        e2 << 0, 1;
+        QCOMPARE(jensenShannonDistance(p, p), 0.0);
+        QVERIFY(close(jensenShannonDistance(e1, e2), std::sqrt(std::log(2.0))));
+        // m = (1, 2): m̂ = (1/3, 2/3), p̂ = (1/2, 1/2), q̂ = (1/4, 3/4).
+        const double klP = 0.5 * std::log(0.5 / (1.0 / 3)) + 0.5 * std::log(0.5 / (2.0 / 3));
+        const double klQ = 0.25 * std::log(0.25 / (1.0 / 3)) + 0.75 * std::log(0.75 / (2.0 / 3));
+        QVERIFY(close(jensenShannonDistance(p, q), std::sqrt((klP + klQ) / 2)));
+        QVERIFY(close(jensenShannonDistance(q, p), jensenShannonDistance(p, q)));
+        QVERIFY(std::isnan(jensenShannonDistance(Eigen::VectorXd::Zero(2), q)));
+    }
+
+    // The same seed, the same permutation; every permutation of four equally likely.
+    void shuffleIsAReproducibleUniformPermutation()
+    {
+        std::vector<double> original(1000);
+        std::iota(original.begin(), original.end(), 0.0);
+        std::vector<double> a = original, b = original, c = original;
+        shuffleEntries(a.data(), Eigen::Index(a.size()), kRandDistanceSeed);
+        shuffleEntries(b.data(), Eigen::Index(b.size()), kRandDistanceSeed);
+        shuffleEntries(c.data(), Eigen::Index(c.size()), kRandDistanceSeed + 1);
+        QVERIFY(a == b);
+        QVERIFY(a != original && a != c);
+        std::sort(a.begin(), a.end());
+        QVERIFY(a == original);
+
+        std::map<std::vector<double>, int> seen;
+        constexpr int kTrials = 24000;
+        for (int seed = 0; seed < kTrials; ++seed) {
+            std::vector<double> v{0, 1, 2, 3};
+            shuffleEntries(v.data(), 4, std::uint64_t(seed));
+            ++seen[v];
+        }
+        QCOMPARE(int(seen.size()), 24);
+        for (const auto &[permutation, count] : seen) // 1000 expected, σ ≈ 31
+            QVERIFY2(std::abs(count - 1000) < 160, qPrintable(QString::number(count)));
+    }
+
+    // A rank-one W: its ascending eigenvalues are (0, …, 0, λ), so with t the largest shuffled
+    // eigenvalue's share of their sum, JS² = (ln(2/(1+t)) + (1−t)·ln 2 + t·ln(2t/(1+t)))/2.
+    // The shuffled spectrum here comes from Eigen's exact SVD, the analysis's from the Gram path.
+    void rankOneMatrixInClosedForm()
+    {
+        std::mt19937_64 rng(3);
+        const Eigen::MatrixXd u = test::gaussianMatrix(60, 1, rng), v = test::gaussianMatrix(1, 40, rng);
+        const Eigen::MatrixXd w = u * v;
+        Eigen::MatrixXd shuffled = w;
+        shuffleEntries(shuffled.data(), shuffled.size(), kRandDistanceSeed);
+        const Eigen::VectorXd randEvals = eigenvaluesOf(shuffled);
+        const double t = randEvals.maxCoeff() / randEvals.sum();
+        const double expected =
+            std::sqrt((std::log(2 / (1 + t)) + (1 - t) * std::log(2.0) + t * std::log(2 * t / (1 + t))) / 2);
+
+        const SingularValueSolver solver(SvdMethod::FastGram);
+        const Spectrum spectrum = solver.compute(w);
+        Eigen::MatrixXd copy = w;
+        const double d = randDistance(Eigen::Map<Eigen::MatrixXd>(copy.data(), copy.rows(), copy.cols()), spectrum.singularValues, solver);
+        QVERIFY2(close(d, expected, 1e-7), qPrintable(QStringLiteral("%1 vs %2").arg(d, 0, 'g', 12).arg(expected, 0, 'g', 12)));
+        QVERIFY(d > 0.5); // far from its shuffle
+    }
+
+    // A Gaussian matrix is its own shuffle in distribution: its ESD barely moves. Planted spikes
+    // are destroyed by the shuffle: the distance grows with them.
+    void randomMatrixIsCloseToItsShuffle()
+    {
+        std::mt19937_64 rng(11);
+        const SingularValueSolver solver;
+        auto distance = [&](const Eigen::MatrixXd &w) {
+            Eigen::MatrixXd copy = w;
+            const Spectrum s = solver.compute(w);
+            return randDistance(Eigen::Map<Eigen::MatrixXd>(copy.data(), copy.rows(), copy.cols()), s.singularValues, solver);
+        };
+        const double plain = distance(spikedGaussian(400, 200, {}, rng));
+        const double spiked = distance(spikedGaussian(400, 200, {6, 8, 10}, rng));
+        QVERIFY2(plain < 0.02, qPrintable(QString::number(plain)));
+        QVERIFY2(spiked > 5 * plain, qPrintable(QStringLiteral("%1 vs %2").arg(spiked).arg(plain)));
     }
 };
 

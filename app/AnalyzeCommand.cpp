@@ -99,7 +99,8 @@ int runAnalyzeCommand(const QStringList &arguments)
     const QCommandLineOption settleOption(QStringLiteral("settle"), QStringLiteral("--watch: seconds a checkpoint must stay unchanged before it is read (default 3)."), QStringLiteral("S"), QStringLiteral("3"));
     const QCommandLineOption runsOption(QStringLiteral("runs"), QStringLiteral("FOLDER holds runs (seed0/, seed1/, …): analyse each into its own results file "
                                                                                "(in the cache, or FOLDER.h5 files in the folder --results names); --csv/--json get the run's name before their suffix."));
-    parser.addOptions({energy, jobs, csv, json, method, rulesOption, results, noCache, quiet, watchOption, settleOption, runsOption});
+    const QCommandLineOption randDistanceOption(QStringLiteral("rand-distance"), QStringLiteral("Also compute WeightWatcher's rand_distance: every matrix is decomposed a second time with its entries shuffled (fixed seed)."));
+    parser.addOptions({energy, jobs, csv, json, method, rulesOption, results, noCache, quiet, watchOption, settleOption, runsOption, randDistanceOption});
     if (!parser.parse(QStringList{QStringLiteral("rankscope analyze")} + arguments.mid(1))) {
         err << "rankscope analyze: " << parser.errorText() << '\n';
         return 1;
@@ -129,6 +130,7 @@ int runAnalyzeCommand(const QStringList &arguments)
         return 1;
     }
     settings.method = parser.value(method) == QLatin1String("svd") ? SvdMethod::ExactSvd : SvdMethod::FastGram;
+    settings.randDistance = parser.isSet(randDistanceOption);
     const bool silent = parser.isSet(quiet);
     const bool terminal = isatty(fileno(stderr));
 

@@ -21,6 +21,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <unistd.h>
 #include <vector>
 
@@ -372,10 +373,18 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     const auto spectra = readNumbers<double>(file, "singular_values", -1, H5T_NATIVE_DOUBLE, problems);
     if (m < 0 || !types || !blocks || !experts || !tensors || !dtypes || !sources || !mSteps || !layers || !mUnnumbered || !rows || !cols || !offsets || !lengths || !spectra)
         return damaged(QStringLiteral("matrix table is incomplete") + problems.suffix());
-    // The stored metrics spare the power-law fits; a file without them has them recomputed.
+    // The stored metrics spare the power-law fits; a file without all of the spectrum's own metrics
+    // has them recomputed from its spectra. Those that need the matrix (rand_distance: the last
+    // columns) cannot be: a file without them reads NaN.
     const QStringList columns = spectralMetricColumns();
-    std::vector<std::vector<double>> stored;
+    const QStringList needMatrix = matrixMetricColumns();
+    std::vector<std::vector<double>> stored, storedMatrixMetrics;
+    for (const QString &column : needMatrix)
+        storedMatrixMetrics.push_back(readNumbers<double>(group, column.toUtf8().constData(), m, H5T_NATIVE_DOUBLE, optional)
+                                          .value_or(std::vector<double>(size_t(std::max<qint64>(m, 0)), std::numeric_limits<double>::quiet_NaN())));
     for (const QString &column : columns) {
+        if (needMatrix.contains(column))
+            continue;
         auto values = readNumbers<double>(group, column.toUtf8().constData(), m, H5T_NATIVE_DOUBLE, optional);
         if (!values) {
             stored.clear();
@@ -410,6 +419,10 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
                 values.append(column[size_t(i)]);
             r.metrics = spectralMetricsFromValues(values);
         }
+        QList<double> all = spectralMetricValues(r.metrics);
+        for (size_t k = 0; k < storedMatrixMetrics.size(); ++k)
+            all[columns.size() - qsizetype(needMatrix.size()) + qsizetype(k)] = storedMatrixMetrics[k][size_t(i)];
+        r.metrics = spectralMetricsFromValues(all);
         run.results.append(std::move(r));
     }
 

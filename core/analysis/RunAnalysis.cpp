@@ -15,6 +15,14 @@ QString AnalysisIssue::text() const
                             : QStringLiteral("%1: %2: %3").arg(file, printableText(tensor), printableText(message));
 }
 
+bool RunAnalysis::settingsCover(const QString &storedKey, const QString &wantedKey)
+{
+    if (storedKey == wantedKey)
+        return true;
+    const QString optIn = QStringLiteral(";rand_distance=1");
+    return storedKey.endsWith(optIn) && storedKey.chopped(optIn.size()) == wantedKey;
+}
+
 QStringList RunAnalysis::issueLines() const
 {
     QStringList lines;

@@ -6,6 +6,7 @@
 #include "analysis/MatrixPartSource.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointReader.h"
+#include "spectral/WeightWatcherMetrics.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -49,7 +50,9 @@ RunAnalyzer::RunAnalyzer(AnalysisSettings settings) : m_settings(settings)
 QString RunAnalyzer::settingsKey() const
 {
     // τ is not part of it: metrics are recomputed from the stored spectra at any τ.
-    return QStringLiteral("solver=%1;rules=%2;schema=%3").arg(QLatin1String(svdMethodName(m_settings.method)), m_rules.identity()).arg(ResultsFile::kSchemaVersion);
+    // Opt-in metrics last (RunAnalysis::settingsCover).
+    return QStringLiteral("solver=%1;rules=%2;schema=%3").arg(QLatin1String(svdMethodName(m_settings.method)), m_rules.identity()).arg(ResultsFile::kSchemaVersion) +
+           (m_settings.randDistance ? QStringLiteral(";rand_distance=1") : QString());
 }
 
 void RunAnalyzer::updateEta(AnalysisProgress &progress, double doneSeconds) const
@@ -105,7 +108,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     QHash<QString, const CheckpointRecord *> known;
     QHash<QString, QList<MatrixResult>> knownResults;
     QHash<QString, QList<AnalysisIssue>> knownIssues;
-    if (previous && previous->settingsKey == run.settingsKey) {
+    if (previous && RunAnalysis::settingsCover(previous->settingsKey, run.settingsKey)) {
         for (const CheckpointRecord &record : previous->checkpoints)
             known.insert(QFileInfo(record.path).absoluteFilePath(), &record);
         for (const MatrixResult &r : previous->results)
@@ -131,7 +134,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     // yet: saved while the run goes on (or when it is cancelled), it loses no checkpoint analysed before.
     auto withUnvisited = [&](const RunAnalysis &soFar) {
         RunAnalysis snapshot = soFar;
-        if (!previous || previous->settingsKey != soFar.settingsKey)
+        if (!previous || !RunAnalysis::settingsCover(previous->settingsKey, soFar.settingsKey))
             return snapshot;
         for (const CheckpointRecord &record : previous->checkpoints) {
             const QString path = QFileInfo(record.path).absoluteFilePath();
@@ -285,6 +288,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     QMutex &mutex = solves->mutex;
     const SingularValueSolver solver(m_settings.method, m_settings.eigensolver);
     const double energy = m_settings.energy;
+    const bool withRandDistance = m_settings.randDistance;
     const QList<qint64> blockSize = [&] {
         QList<qint64> size;
         for (const QVariant &v : plan.config.value(QStringLiteral("weight_block_size")).toList())
@@ -387,7 +391,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                 }
                 // The solve holds what it shares with this thread, never this stack frame: a
                 // cancelled analysis returns without waiting for it.
-                pool->start([solves, solver, energy, source, base, cost]() mutable {
+                pool->start([solves, solver, energy, withRandDistance, source, base, cost]() mutable {
                     QElapsedTimer clock;
                     clock.start();
                     Spectrum spectrum;
@@ -399,12 +403,21 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                             const BlasThreadBudget::Claim claim(solves->blasThreads);
                             spectrum = solver.compute(*source);
                         }
+                        // rand_distance shuffles the entries: only then is the matrix widened whole.
+                        double shuffledDistance = std::numeric_limits<double>::quiet_NaN();
+                        if (withRandDistance && spectrum.ok()) {
+                            RowMajorMatrix widened = source->widened();
+                            source.reset();
+                            shuffledDistance = randDistance(Eigen::Map<Eigen::MatrixXd>(widened.data(), widened.cols(), widened.rows()),
+                                                            spectrum.singularValues, solver);
+                        }
                         source.reset();
                         spectrumSeconds = clock.nsecsElapsed() * 1e-9;
                         clock.restart();
                         if (spectrum.ok()) {
                             base.singularValues = spectrum.singularValues;
                             base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
+                            base.metrics.randDistance = shuffledDistance;
                         }
                         metricsSeconds = clock.nsecsElapsed() * 1e-9;
                     } catch (const std::bad_alloc &) {

@@ -31,6 +31,8 @@ struct AnalysisSettings {
     // Watching a training run: a checkpoint modified less than this long ago may still be being
     // written, so it is left for a later pass, neither analysed nor cached (0: take everything).
     double settleSeconds = 0;
+    // WeightWatcher's rand_distance: a second decomposition of every matrix, its entries shuffled.
+    bool randDistance = false;
 };
 
 struct AnalysisProgress {

@@ -15,6 +15,12 @@ const QList<MetricInfo> &allMetrics()
         {Metric::EnergyRank, "energy_rank", "Energy rank k\u03c4", true},
         {Metric::ParamSavingPct, "param_saving_pct", "Parameter saving %", true},
         {Metric::NumericalRank, "numerical_rank", "Numerical rank", false},
+        {Metric::LogNorm, "log_norm", "Log norm (log\u2081\u2080 \u03a3\u03bb)", false},
+        {Metric::LogSpectralNorm, "log_spectral_norm", "Log spectral norm (log\u2081\u2080 \u03bb\u2081)", false},
+        {Metric::LogAlphaNorm, "log_alpha_norm", "Log \u03b1-norm (log\u2081\u2080 \u03a3\u03bb^\u03b1)", false},
+        {Metric::NumSpikes, "num_spikes", "MP spikes", false},
+        {Metric::MpSoftrank, "mp_softrank", "MP soft rank", false},
+        {Metric::RandDistance, "rand_distance", "Distance to shuffled ESD", false},
     };
     return list;
 }
@@ -48,6 +54,12 @@ double metricValue(const SpectralMetrics &m, Metric metric)
     case Metric::EnergyRank: return m.energyRank;
     case Metric::ParamSavingPct: return m.paramSavingPct;
     case Metric::NumericalRank: return m.numericalRank;
+    case Metric::LogNorm: return m.logNorm;
+    case Metric::LogSpectralNorm: return m.logSpectralNorm;
+    case Metric::LogAlphaNorm: return m.logAlphaNorm;
+    case Metric::NumSpikes: return m.numSpikes;
+    case Metric::MpSoftrank: return m.mpSoftrank;
+    case Metric::RandDistance: return m.randDistance;
     }
     return 0;
 }

@@ -21,6 +21,12 @@ enum class Metric {
     EnergyRank,
     ParamSavingPct,
     NumericalRank,
+    LogNorm,
+    LogSpectralNorm,
+    LogAlphaNorm,
+    NumSpikes,
+    MpSoftrank,
+    RandDistance,
 };
 
 struct MetricInfo {

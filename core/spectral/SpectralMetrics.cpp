@@ -1,5 +1,7 @@
 #include "spectral/SpectralMetrics.h"
 
+#include "spectral/WeightWatcherMetrics.h"
+
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -83,6 +85,15 @@ SpectralMetrics computeSpectralMetrics(const Eigen::Ref<const Eigen::VectorXd> &
     const double tolerance =
         m.spectralNorm * std::sqrt(static_cast<double>(std::max(rows, cols)) * std::numeric_limits<double>::epsilon());
     m.numericalRank = static_cast<double>((singularValues.array() > tolerance).count());
+
+    const WeightWatcherNorms norms = weightWatcherNorms(lambda, m.alpha);
+    m.logNorm = norms.logNorm;
+    m.logSpectralNorm = norms.logSpectralNorm;
+    m.logAlphaNorm = norms.logAlphaNorm;
+    const MarchenkoPasturFit mp = fitMarchenkoPastur(lambda, rows, cols);
+    m.numSpikes = mp.ok ? mp.numSpikes : kNaN;
+    m.mpSoftrank = mp.ok ? mp.softRank : kNaN;
+    m.randDistance = kNaN;
     return m;
 }
 
@@ -94,14 +105,23 @@ QStringList spectralMetricColumns()
             QStringLiteral("frobenius_norm"),  QStringLiteral("energy_rank"),
             QStringLiteral("param_saving_pct"), QStringLiteral("numerical_rank"),
             QStringLiteral("alpha_xmin"),      QStringLiteral("alpha_ks_distance"),
-            QStringLiteral("alpha_tail_size")};
+            QStringLiteral("alpha_tail_size"), QStringLiteral("log_norm"),
+            QStringLiteral("log_spectral_norm"), QStringLiteral("log_alpha_norm"),
+            QStringLiteral("num_spikes"),      QStringLiteral("mp_softrank"),
+            QStringLiteral("rand_distance")};
+}
+
+QStringList matrixMetricColumns()
+{
+    return {QStringLiteral("rand_distance")};
 }
 
 QList<double> spectralMetricValues(const SpectralMetrics &m)
 {
     return {m.stableRank,    m.compressionPct, m.alpha,         m.weightedAlpha,  m.effectiveRank,
             m.spectralNorm,  m.frobeniusNorm,  m.energyRank,    m.paramSavingPct, m.numericalRank,
-            m.alphaXmin,     m.alphaKsDistance, m.alphaTailSize};
+            m.alphaXmin,     m.alphaKsDistance, m.alphaTailSize, m.logNorm,      m.logSpectralNorm,
+            m.logAlphaNorm,  m.numSpikes,      m.mpSoftrank,    m.randDistance};
 }
 
 SpectralMetrics spectralMetricsFromValues(const QList<double> &v)
@@ -109,6 +129,7 @@ SpectralMetrics spectralMetricsFromValues(const QList<double> &v)
     SpectralMetrics m{};
     if (v.size() < 13)
         return m;
+    const auto at = [&](qsizetype i) { return i < v.size() ? v[i] : kNaN; };
     m.stableRank = v[0];
     m.compressionPct = v[1];
     m.alpha = v[2];
@@ -122,6 +143,12 @@ SpectralMetrics spectralMetricsFromValues(const QList<double> &v)
     m.alphaXmin = v[10];
     m.alphaKsDistance = v[11];
     m.alphaTailSize = v[12];
+    m.logNorm = at(13);
+    m.logSpectralNorm = at(14);
+    m.logAlphaNorm = at(15);
+    m.numSpikes = at(16);
+    m.mpSoftrank = at(17);
+    m.randDistance = at(18);
     return m;
 }
 

@@ -27,6 +27,14 @@ struct SpectralMetrics {
     double alphaXmin;
     double alphaKsDistance;
     double alphaTailSize;
+    // WeightWatcher 0.7.5.5's columns of the same names (WeightWatcherMetrics, docs/metrics.md).
+    double logNorm;          // log10(Σλ)
+    double logSpectralNorm;  // log10(λ₁)
+    double logAlphaNorm;     // log10(Σλᵢ^α)
+    double numSpikes;        // eigenvalues beyond the MP bulk edge plus its Tracy–Widom margin
+    double mpSoftrank;       // λ₊ / λ₁ of WeightWatcher's MP fit
+    // Opt-in: needs the matrix, not only its spectrum (RunAnalyzer sets it; NaN otherwise).
+    double randDistance;     // JS distance between the ESDs of W and of W shuffled
 };
 
 // singularValues descending (as SingularValueSolver returns them); rows/cols of the matrix.
@@ -42,10 +50,14 @@ void applyEnergy(SpectralMetrics &metrics, const Eigen::Ref<const Eigen::VectorX
 // k_τ = min{k : Σ_{i≤k} λᵢ ≥ τ·Σλ·(1 − 1e-12)}; 0 for a zero spectrum.
 int energyRank(const Eigen::Ref<const Eigen::VectorXd> &singularValues, double energy);
 
-// Column names and values in the order of the CSV: the seven contract columns, then the extras.
+// Column names and values in the order of the CSV: the seven contract columns, then the extras
+// (those added later after the earlier ones, so older readers keep their positions).
 QStringList spectralMetricColumns();
 QList<double> spectralMetricValues(const SpectralMetrics &metrics);
-// The inverse of spectralMetricValues.
+// The columns that need the matrix itself (opt-in, second decomposition): always the last ones,
+// so the spectrum's own metrics keep their positions.
+QStringList matrixMetricColumns();
+// The inverse of spectralMetricValues; columns missing at the end are NaN.
 SpectralMetrics spectralMetricsFromValues(const QList<double> &values);
 
 } // namespace rankscope

@@ -41,7 +41,7 @@ QTemporaryDir &cacheHome()
 // without filling one).
 struct Launch {
     QList<QPair<QString, QString>> environment;
-    QString workingDirectory;
+    QString workingDirectory = {};
     rlim_t fileSizeLimit = 0;
 };
 
@@ -173,6 +173,23 @@ private slots:
         QVERIFY(lines[1].startsWith("0,0,Q,transformer.h.0.attn.c_attn.weight[Q],64,64,16.514229"));
         QVERIFY(lines[144].startsWith("1500,3,MLP_DOWN,transformer.h.3.mlp.c_proj.weight,64,256,"));
         QVERIFY(r.err.isEmpty());
+        // WeightWatcher's columns last; rand_distance only on request.
+        QVERIFY(lines[0].endsWith(",log_norm,log_spectral_norm,log_alpha_norm,num_spikes,mp_softrank,rand_distance"));
+        QVERIFY(lines[1].endsWith(",nan"));
+    }
+
+    void randDistanceOnRequest()
+    {
+        const Run r = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--rand-distance", "--no-cache", "--csv", "-", "--quiet"});
+        QCOMPARE(r.exitCode, 0);
+        const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 145);
+        for (qsizetype i = 1; i < lines.size(); ++i) {
+            bool ok = false;
+            const double d = lines[i].section(',', -1).toDouble(&ok);
+            QVERIFY2(ok && d > 0 && d < 0.84, qPrintable(lines[i]));
+        }
+        QVERIFY(runRankscope({"analyze", "--help"}).out.contains("--rand-distance"));
     }
 
     void analyzeJsonAndEnergy()

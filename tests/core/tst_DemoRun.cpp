@@ -117,6 +117,9 @@ private slots:
             QVERIFY2(relative(r.metrics.spectralNorm, e.values["spectral_norm"]) <= 1e-6, qPrintable(key));
             QVERIFY2(relative(r.metrics.frobeniusNorm, e.values["frobenius_norm"]) <= 1e-6, qPrintable(key));
             QCOMPARE(r.metrics.compressionPct, e.values["compression_pct"]);
+            // WeightWatcher's log norms from the independently computed norms.
+            QVERIFY2(std::abs(r.metrics.logNorm - 2 * std::log10(e.values["frobenius_norm"])) <= 1e-6, qPrintable(key));
+            QVERIFY2(std::abs(r.metrics.logSpectralNorm - 2 * std::log10(e.values["spectral_norm"])) <= 1e-6, qPrintable(key));
             if (std::abs(r.metrics.alpha - e.values["alpha"]) > 1e-3)
                 ++alphaMisses;
             else
@@ -124,6 +127,27 @@ private slots:
         }
         QVERIFY2(alphaMisses <= 1, qPrintable(QStringLiteral("%1 alpha values off by more than 1e-3").arg(alphaMisses))); // ≥ 99 % of 144
         QCOMPARE(run.results.first().tensor, QStringLiteral("transformer.h.0.attn.c_attn.weight[Q]"));
+    }
+
+    // The Marchenko–Pastur fit sees the same spectrum whichever solver made it: the fast path's
+    // num_spikes and mp_softrank are those of Eigen's exact SVD.
+    void marchenkoPasturFitAgreesWithTheExactSvd()
+    {
+        AnalysisSettings exact;
+        exact.method = SvdMethod::ExactSvd;
+        const RunAnalysis fast = RunAnalyzer().analyzeFolder(RANKSCOPE_DEMO_RUN);
+        const RunAnalysis reference = RunAnalyzer(exact).analyzeFolder(RANKSCOPE_DEMO_RUN);
+        QCOMPARE(fast.results.size(), reference.results.size());
+        int spiked = 0;
+        for (qsizetype i = 0; i < fast.results.size(); ++i) {
+            const SpectralMetrics &a = fast.results[i].metrics, &b = reference.results[i].metrics;
+            const QString key = fast.results[i].tensor + QStringLiteral(" @ %1").arg(fast.results[i].step);
+            QVERIFY2(a.numSpikes == b.numSpikes, qPrintable(key));
+            QVERIFY2(std::abs(a.mpSoftrank - b.mpSoftrank) <= 1e-6 * b.mpSoftrank, qPrintable(key));
+            QVERIFY2(b.mpSoftrank > 0 && b.mpSoftrank <= 1.5, qPrintable(key));
+            spiked += b.numSpikes > 0;
+        }
+        QVERIFY(spiked > 0); // trained matrices grow spikes
     }
 
     // The contract's order: step, then layer, then Q K V O MLP_GATE MLP_UP MLP_DOWN.

@@ -182,7 +182,7 @@ private slots:
             QVERIFY(b.singularValues == a.singularValues); // bit for bit
             // Every metric, NaN for NaN.
             const QList<double> va = spectralMetricValues(a.metrics), vb = spectralMetricValues(b.metrics);
-            QCOMPARE(vb.size(), 13);
+            QCOMPARE(vb.size(), spectralMetricColumns().size());
             for (qsizetype m = 0; m < va.size(); ++m)
                 QVERIFY2(vb[m] == va[m] || (std::isnan(vb[m]) && std::isnan(va[m])), qPrintable(spectralMetricColumns()[m]));
         }
@@ -231,6 +231,100 @@ private slots:
         if (result)
             for (const MatrixResult &r : result->results)
                 QVERIFY(r.singularValues.size() <= std::min(r.rows, r.cols) || r.rows < 0 || r.cols < 0);
+    }
+
+    // A file written before WeightWatcher's columns existed (the same file without them) is read
+    // with them recomputed from its spectra, every other stored metric unchanged.
+    void olderFileWithoutWeightWatcherColumnsIsCompleted()
+    {
+        QTemporaryDir dir;
+        const RunAnalysis run = RunAnalyzer().analyzeFolder(RANKSCOPE_DEMO_RUN);
+        const QString path = dir.filePath("results.h5");
+        QString error;
+        QVERIFY2(ResultsFile::save(run, path, &error), qPrintable(error));
+        const hid_t file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
+        QVERIFY(file >= 0);
+        for (const char *column : {"log_norm", "log_spectral_norm", "log_alpha_norm", "num_spikes", "mp_softrank"}) {
+            const QByteArray name = QByteArray("matrices/") + column;
+            QVERIFY(H5Ldelete(file, name.constData(), H5P_DEFAULT) >= 0);
+        }
+        H5Fclose(file);
+        const auto loaded = ResultsFile::load(path, &error);
+        QVERIFY2(loaded, qPrintable(error));
+        QCOMPARE(loaded->results.size(), run.results.size());
+        for (qsizetype i = 0; i < run.results.size(); ++i) {
+            const SpectralMetrics &a = run.results[i].metrics, &b = loaded->results[i].metrics;
+            QVERIFY(std::isfinite(b.logNorm) && std::isfinite(b.numSpikes) && std::isfinite(b.mpSoftrank));
+            QCOMPARE(b.logNorm, a.logNorm);
+            QCOMPARE(b.logSpectralNorm, a.logSpectralNorm);
+            QCOMPARE(b.logAlphaNorm, a.logAlphaNorm);
+            QCOMPARE(b.numSpikes, a.numSpikes);
+            QCOMPARE(b.mpSoftrank, a.mpSoftrank);
+            QCOMPARE(b.stableRank, a.stableRank);
+        }
+    }
+
+    // rand_distance is opt-in and reproducible (the same numbers with any number of workers and
+    // with the exact solver); turning it on analyses the cached checkpoints again, turning it off
+    // reuses them; a file without its column reads NaN, never a number it does not hold.
+    void randDistanceIsOptInReproducibleAndCached()
+    {
+        QTemporaryDir dir;
+        copyDemo(dir.path());
+        AnalysisSettings plain;
+        plain.resultsPath = dir.filePath("cache/run.h5");
+        const RunAnalysis without = RunAnalyzer(plain).analyzeFolder(dir.path());
+        QCOMPARE(without.results.size(), 144);
+        for (const MatrixResult &r : without.results)
+            QVERIFY(std::isnan(r.metrics.randDistance));
+
+        QString error;
+        auto previous = ResultsFile::load(plain.resultsPath, &error);
+        QVERIFY2(previous, qPrintable(error));
+        AnalysisSettings on = plain;
+        on.randDistance = true;
+        on.jobs = 1;
+        const RunAnalysis with = RunAnalyzer(on).analyzeFolder(dir.path(), {}, &*previous);
+        QCOMPARE(fromCache(with), 0); // turned on later: every checkpoint analysed for it
+        QVERIFY(with.settingsKey != without.settingsKey);
+        AnalysisSettings again = on;
+        again.jobs = 2;
+        again.resultsPath.clear();
+        const RunAnalysis repeat = RunAnalyzer(again).analyzeFolder(dir.path());
+        AnalysisSettings exact = again;
+        exact.method = SvdMethod::ExactSvd;
+        const RunAnalysis reference = RunAnalyzer(exact).analyzeFolder(dir.path());
+        QCOMPARE(repeat.results.size(), with.results.size());
+        for (qsizetype i = 0; i < with.results.size(); ++i) {
+            const double d = with.results[i].metrics.randDistance;
+            QVERIFY2(d > 0 && d <= std::sqrt(std::log(2.0)), qPrintable(with.results[i].tensor));
+            QCOMPARE(repeat.results[i].metrics.randDistance, d);
+            QVERIFY2(std::abs(reference.results[i].metrics.randDistance - d) <= 1e-6 * d, qPrintable(with.results[i].tensor));
+            QCOMPARE(with.results[i].metrics.stableRank, without.results[i].metrics.stableRank);
+        }
+
+        // Saved and read back; then turned off: the cached checkpoints serve, values kept.
+        previous = ResultsFile::load(on.resultsPath, &error);
+        QVERIFY2(previous, qPrintable(error));
+        QCOMPARE(previous->results.size(), 144);
+        QCOMPARE(previous->results.last().metrics.randDistance, with.results.last().metrics.randDistance);
+        const RunAnalysis off = RunAnalyzer(plain).analyzeFolder(dir.path(), {}, &*previous);
+        QCOMPARE(fromCache(off), 6);
+        QCOMPARE(off.results.last().metrics.randDistance, with.results.last().metrics.randDistance);
+
+        // A file written before rand_distance existed.
+        const QString path = dir.filePath("old.h5");
+        QVERIFY2(ResultsFile::save(with, path, &error), qPrintable(error));
+        const hid_t file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
+        QVERIFY(file >= 0);
+        QVERIFY(H5Ldelete(file, "matrices/rand_distance", H5P_DEFAULT) >= 0);
+        H5Fclose(file);
+        const auto old = ResultsFile::load(path, &error);
+        QVERIFY2(old, qPrintable(error));
+        for (qsizetype i = 0; i < old->results.size(); ++i) {
+            QVERIFY(std::isnan(old->results[i].metrics.randDistance));
+            QCOMPARE(old->results[i].metrics.mpSoftrank, with.results[i].metrics.mpSoftrank); // the rest as stored
+        }
     }
 
     void incrementalAnalysisReadsOnlyWhatChanged()

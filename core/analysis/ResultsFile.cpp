@@ -140,12 +140,14 @@ std::optional<QStringList> readStrings(hid_t group, const char *name, qint64 exp
         problems.note(name, QStringLiteral("is missing"));
         return std::nullopt;
     }
-    if (!checkedLength(data, name, expected, H5T_STRING, sizeof(char *) + sizeof(QString), problems))
+    // The length the dataset has, not the one asked for: "any length" (-1) is no size.
+    const auto n = checkedLength(data, name, expected, H5T_STRING, sizeof(char *) + sizeof(QString), problems);
+    if (!n)
         return std::nullopt;
     QStringList out;
-    if (expected == 0)
+    if (*n == 0)
         return out;
-    std::vector<char *> pointers(size_t(expected), nullptr);
+    std::vector<char *> pointers(size_t(*n), nullptr);
     Hdf5Id type(utf8StringType());
     if (H5Dread(data, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) < 0) {
         problems.note(name, QStringLiteral("cannot be read"));

@@ -298,7 +298,8 @@ private slots:
         for (qsizetype i = 0; i < with.results.size(); ++i) {
             const double d = with.results[i].metrics.randDistance;
             QVERIFY2(d > 0 && d <= std::sqrt(std::log(2.0)), qPrintable(with.results[i].tensor));
-            QCOMPARE(repeat.results[i].metrics.randDistance, d);
+            // Reproducible to rounding: with 2 workers a lone last matrix gets 2 BLAS threads.
+            QVERIFY2(std::abs(repeat.results[i].metrics.randDistance - d) <= 1e-9 * d, qPrintable(with.results[i].tensor));
             QVERIFY2(std::abs(reference.results[i].metrics.randDistance - d) <= 1e-6 * d, qPrintable(with.results[i].tensor));
             QCOMPARE(with.results[i].metrics.stableRank, without.results[i].metrics.stableRank);
         }

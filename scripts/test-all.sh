@@ -50,7 +50,7 @@ package_stage
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRANKSCOPE_SANITIZE=ON
 cmake --build build-asan -j"$jobs"
-ctest --test-dir build-asan --output-on-failure
+LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0" ctest --test-dir build-asan --output-on-failure
 
 tests/fuzz/run_fuzzers.sh "${RANKSCOPE_FUZZ_SECONDS:-15}" build-fuzz-ci/runs build-fuzz-ci
 

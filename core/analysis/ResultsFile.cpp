@@ -149,14 +149,17 @@ std::optional<QStringList> readStrings(hid_t group, const char *name, qint64 exp
         return out;
     std::vector<char *> pointers(size_t(*n), nullptr);
     Hdf5Id type(utf8StringType());
-    if (H5Dread(data, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) < 0) {
+    // A read that fails part way has allocated some strings already: they are freed either way.
+    const bool read = H5Dread(data, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) >= 0;
+    if (read)
+        for (char *p : pointers)
+            out << QString::fromUtf8(p ? p : "");
+    Hdf5Id space(H5Dget_space(data));
+    H5Dvlen_reclaim(type, space, H5P_DEFAULT, pointers.data());
+    if (!read) {
         problems.note(name, QStringLiteral("cannot be read"));
         return std::nullopt;
     }
-    for (char *p : pointers)
-        out << QString::fromUtf8(p ? p : "");
-    Hdf5Id space(H5Dget_space(data));
-    H5Dvlen_reclaim(type, space, H5P_DEFAULT, pointers.data());
     return out;
 }
 

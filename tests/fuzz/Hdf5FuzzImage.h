@@ -204,8 +204,9 @@ private:
         const hid_t dataset = H5Dcreate2(file, path, type, space, links, creation, H5P_DEFAULT);
         if (dataset >= 0 && !empty && (storage == 0 || storage == 3) && elements <= 4096)
             writeValues(dataset, type, size_t(elements));
-        if (dataset >= 0 && storage == 2 && !empty)
-            writeFirstChunk(dataset, type, dims);
+        // Chunked datasets are left to their fill value: writing a chunk into an image built from
+        // fuzzed settings crashed libhdf5 1.10 itself (H5F__accum_read under H5Dwrite), before any
+        // RankScope code ran; the readers' fill-value and storage checks are what they exercise.
         if (dataset >= 0)
             H5Dclose(dataset);
         H5Pclose(creation);
@@ -219,6 +220,8 @@ private:
     {
         const QByteArray pattern = take(1 + next() % 64);
         if (H5Tis_variable_str(type) > 0) {
+            if (pattern.isEmpty()) // the input ran out: no text to repeat
+                return;
             std::vector<QByteArray> texts(elements);
             std::vector<const char *> pointers(elements);
             for (size_t i = 0; i < elements; ++i) {
@@ -234,24 +237,6 @@ private:
         H5Dwrite(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data());
     }
 
-    void writeFirstChunk(hid_t dataset, hid_t type, const std::vector<hsize_t> &dims)
-    {
-        if (H5Tis_variable_str(type) > 0)
-            return;
-        std::vector<hsize_t> start(dims.size(), 0), count(dims.size());
-        size_t elements = 1;
-        for (size_t i = 0; i < dims.size(); ++i) {
-            count[i] = std::min<hsize_t>(dims[i], 16);
-            elements *= size_t(count[i]);
-        }
-        const hid_t fileSpace = H5Dget_space(dataset);
-        const hid_t memory = H5Screate_simple(int(count.size()), count.data(), nullptr);
-        H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
-        std::vector<char> bytes(elements * H5Tget_size(type), char(next()));
-        H5Dwrite(dataset, type, memory, fileSpace, H5P_DEFAULT, bytes.data());
-        H5Sclose(memory);
-        H5Sclose(fileSpace);
-    }
 
     const uint8_t *m_data;
     size_t m_size;

@@ -19,6 +19,21 @@
 
 namespace rankscope {
 
+namespace {
+
+// The first label and every k-th after it: thinned tick labels that keep their positions.
+QMap<double, QString> everyKth(const QMap<double, QString> &labels, int every)
+{
+    QMap<double, QString> shown;
+    qsizetype i = 0;
+    for (auto it = labels.begin(); it != labels.end(); ++it, ++i)
+        if (i % every == 0)
+            shown.insert(it.key(), it.value());
+    return shown;
+}
+
+} // namespace
+
 QString describeMatrix(const MatrixResult &r)
 {
     QStringList where;
@@ -290,12 +305,7 @@ void ChartView::fitTicks(QSize size)
                     font.setPointSizeF(font.pointSizeF() - 0.5);
                 axis->setTickLabelFont(font);
                 const int every = std::max(1, int(std::ceil(QFontMetrics(font).height() * double(rows) / length)));
-                QMap<double, QString> shown;
-                qsizetype i = 0;
-                for (auto it = full.labels.begin(); it != full.labels.end(); ++it, ++i)
-                    if (i % every == 0)
-                        shown.insert(it.key(), it.value());
-                text->setTicks(shown);
+                text->setTicks(everyKth(full.labels, every));
             } else if (text) {
                 // Layer labels: every k-th, so neighbours never touch. The full set is kept per ticker.
                 Ticks &full = m_fullTicks[axis];
@@ -306,12 +316,7 @@ void ChartView::fitTicks(QSize size)
                     widest = std::max(widest, horizontal ? metrics.horizontalAdvance(label) : metrics.height());
                 const qsizetype count = full.labels.size();
                 const int every = count > 1 ? std::max<int>(1, int(std::ceil(double(count) * (widest + (horizontal ? 8 : 2)) / length))) : 1;
-                QMap<double, QString> shown;
-                qsizetype i = 0;
-                for (auto it = full.labels.begin(); it != full.labels.end(); ++it, ++i)
-                    if (i % every == 0)
-                        shown.insert(it.key(), it.value());
-                text->setTicks(shown);
+                text->setTicks(everyKth(full.labels, every));
             } else {
                 // Numbers: as many ticks as their labels leave room for (between 2 and 8). The ticker
                 // rounds its step to 1, 2, 2.5 or 5 (a log ticker to whole decades) and may give up to

@@ -15,7 +15,6 @@
 #include <QThread>
 #include <QThreadPool>
 #include <QWaitCondition>
-#include <QtConcurrent>
 #include <functional>
 #include <new>
 #include "spectral/BlasThreadBudget.h"

@@ -63,10 +63,12 @@ int runExportCommand(const QStringList &arguments)
     const QCommandLineOption relativeStepOption(QStringLiteral("relative-step"), QStringLiteral("Steps as a fraction of each run's last step."));
     const QCommandLineOption byLayerOption(QStringLiteral("by-layer"), QStringLiteral("lines: one line per layer of this type instead of one per type."), QStringLiteral("T"));
     const QCommandLineOption blockOption(QStringLiteral("block"), QStringLiteral("lines, bars, spectrum: the block of a model of several stacks, e.g. encoder, decoder-cross (default: the first)."), QStringLiteral("B"));
+    const QCommandLineOption legendOption(QStringLiteral("legend"), QStringLiteral("lines, bars: where the legend goes: %1 (default auto: beside the plot, or below it when narrow).").arg(legendPositionNames().join(QLatin1String(", "))), QStringLiteral("WHERE"), QStringLiteral("auto"));
+    const QCommandLineOption themeOption(QStringLiteral("theme"), QStringLiteral("light (default, for paper) or dark (for slides on a dark background)."), QStringLiteral("NAME"), QStringLiteral("light"));
     const QCommandLineOption expertOption(QStringLiteral("expert"), QStringLiteral("MoE models: one expert (a number or 'shared') instead of the mean over the routed experts."), QStringLiteral("E"));
     parser.addOptions({figure, output, metricOption, stepOption, typesOption, layersOption, energyOption, presetOption, sizeOption,
                        dpiOption, fontOption, widthOption, heightOption, scaleOption, titleOption, layerOption, typeOption, byLayerOption, relativeDepthOption, relativeStepOption,
-                       blockOption, expertOption});
+                       blockOption, expertOption, legendOption, themeOption});
     auto usage = [&](const QString &message) {
         err << "rankscope export: " << message << '\n';
         return 1;
@@ -127,6 +129,13 @@ int runExportCommand(const QStringList &arguments)
     QString sizeProblem;
     if (!size.isValid(&sizeProblem))
         return usage(sizeProblem);
+    const QString theme = parser.value(themeOption).toLower();
+    if (theme != QLatin1String("light") && theme != QLatin1String("dark"))
+        return usage(QStringLiteral("--theme is light or dark"));
+    size.dark = theme == QLatin1String("dark");
+    const std::optional<LegendPosition> legend = parseLegendPosition(parser.value(legendOption));
+    if (!legend)
+        return usage(QStringLiteral("--legend is %1").arg(legendPositionNames().join(QLatin1String(", "))));
 
     RunLoadOptions options;
     options.settings.energy = energy;
@@ -162,6 +171,7 @@ int runExportCommand(const QStringList &arguments)
         state.setExpert(parser.value(expertOption));
     }
     state.setRelativeDepth(parser.isSet(relativeDepthOption));
+    state.setLegendPosition(*legend);
     state.setRelativeStep(parser.isSet(relativeStepOption));
     if (parser.isSet(typesOption)) {
         QSet<MatrixType> wanted;

@@ -1,5 +1,6 @@
 #include "ExportDialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -13,11 +14,15 @@
 
 namespace rankscope {
 
-ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, QWidget *parent)
+ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, LegendPosition legend, QWidget *parent)
     : QDialog(parent), m_path(new QLineEdit(this)), m_preset(new QComboBox(this)), m_width(new QDoubleSpinBox(this)),
       m_height(new QDoubleSpinBox(this)), m_unit(new QComboBox(this)), m_dpi(new QDoubleSpinBox(this)), m_font(new QDoubleSpinBox(this)),
-      m_viewSize(viewSize)
+      m_legend(new QComboBox(this)), m_dark(new QCheckBox(tr("Dark background (for slides)"), this)), m_viewSize(viewSize)
 {
+    for (LegendPosition position : allLegendPositions())
+        m_legend->addItem(legendPositionLabel(position), int(position));
+    m_legend->setCurrentIndex(std::max(0, m_legend->findData(int(legend))));
+    m_legend->setToolTip(tr("Lines and bars; the window shows the same"));
     setWindowTitle(tr("Export figure"));
     m_path->setText(suggestedPath);
     auto *browse = new QPushButton(tr("Browse…"), this);
@@ -91,6 +96,9 @@ ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, QWidget
     form->addRow(QString(), sizeRow);
     form->addRow(tr("Resolution"), m_dpi);
     form->addRow(tr("Font size"), m_font);
+    form->addRow(tr("Legend"), m_legend);
+    m_dark->setChecked(settings.value(QStringLiteral("export/dark"), false).toBool());
+    form->addRow(QString(), m_dark);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, [this] {
         QSettings s;
@@ -101,6 +109,7 @@ ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, QWidget
         s.setValue(QStringLiteral("export/heightPt"), chosen.heightPt);
         s.setValue(QStringLiteral("export/dpi"), chosen.dpi);
         s.setValue(QStringLiteral("export/fontPt"), chosen.fontPt);
+        s.setValue(QStringLiteral("export/dark"), chosen.dark);
         accept();
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -121,7 +130,9 @@ QString ExportDialog::path() const { return m_path->text(); }
 
 FigureSize ExportDialog::size() const
 {
-    return {m_width->value() * pointsPerUnit(), m_height->value() * pointsPerUnit(), m_dpi->value(), m_font->value()};
+    return {m_width->value() * pointsPerUnit(), m_height->value() * pointsPerUnit(), m_dpi->value(), m_font->value(), m_dark->isChecked()};
 }
+
+LegendPosition ExportDialog::legendPosition() const { return LegendPosition(m_legend->currentData().toInt()); }
 
 } // namespace rankscope

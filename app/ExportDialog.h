@@ -1,12 +1,15 @@
 // Asks where and how large to export a figure: the file (format by suffix), a preset (a paper
 // column, two columns, a slide) or a size in inches, centimetres or pixels, the PNG resolution and
-// the base font size, remembered between exports.
+// the base font size, remembered between exports; where the legend goes, and a dark background
+// (for slides) instead of paper's white.
 #pragma once
 
 #include "FigureSize.h"
+#include "LegendPosition.h"
 
 #include <QDialog>
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLineEdit;
@@ -16,9 +19,10 @@ namespace rankscope {
 class ExportDialog : public QDialog {
     Q_OBJECT
 public:
-    ExportDialog(const QString &suggestedPath, QSize viewSize, QWidget *parent = nullptr);
+    ExportDialog(const QString &suggestedPath, QSize viewSize, LegendPosition legend, QWidget *parent = nullptr);
     QString path() const;
     FigureSize size() const;
+    LegendPosition legendPosition() const;
 
 private:
     // Points per unit of the width and height boxes.
@@ -32,6 +36,8 @@ private:
     QComboBox *m_unit;
     QDoubleSpinBox *m_dpi;
     QDoubleSpinBox *m_font;
+    QComboBox *m_legend;
+    QCheckBox *m_dark;
     QSize m_viewSize;
 };
 

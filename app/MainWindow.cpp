@@ -11,6 +11,7 @@
 #include "TypeFilterChips.h"
 #include "TypeLayerHeatmap.h"
 #include "ViewState.h"
+#include "WindowTheme.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/ResultsFile.h"
 #include "io/OutputFile.h"
@@ -93,7 +94,8 @@ void offerRunsAsComparison(MainWindow *window, const QString &folder, const QStr
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent)
-    : QMainWindow(parent), m_state(new ViewState(this)), m_controller(new AnalysisController(this)), m_tabs(new QTabWidget(this))
+    : QMainWindow(parent), m_state(new ViewState(this)), m_controller(new AnalysisController(this)),
+      m_theme(new WindowTheme(m_state, this)), m_tabs(new QTabWidget(this))
 {
     setWindowTitle(tr("RankScope"));
     setAcceptDrops(true);
@@ -201,9 +203,10 @@ void MainWindow::buildMenus()
         const int tab = m_tabs->currentIndex();
         const QString suggested = QDir(QFileInfo(m_recent.value(0)).absolutePath())
                                       .filePath(QStringLiteral("%1-%2.png").arg(m_state->runName(), FigureView::name(FigureKind(tab))));
-        ExportDialog dialog(suggested, m_tabs->currentWidget()->size(), this);
+        ExportDialog dialog(suggested, m_tabs->currentWidget()->size(), m_state->legendPosition(), this);
         if (dialog.exec() != QDialog::Accepted)
             return;
+        m_state->setLegendPosition(dialog.legendPosition()); // the window shows what was exported
         QString error;
         if (exportFigure(tab, dialog.path(), dialog.size(), &error))
             statusBar()->showMessage(tr("Wrote %1").arg(QDir::toNativeSeparators(dialog.path())), 8000);
@@ -262,6 +265,8 @@ void MainWindow::buildMenus()
     view->addAction(tr("&Previous step"), QKeySequence(Qt::Key_Left), this, [this] { m_state->stepBy(-1); });
     view->addAction(tr("&Next step"), QKeySequence(Qt::Key_Right), this, [this] { m_state->stepBy(1); });
     view->addAction(tr("&Log y"), QKeySequence(Qt::CTRL | Qt::Key_L), this, [this] { m_logY->toggle(); });
+    addLegendMenu(view, m_state);
+    m_theme->addMenu(view);
     view->addSeparator();
     const QStringList tabNames = {tr("&Metric vs step"), tr("&Per layer"), tr("&Heatmaps"), tr("&Spectrum")};
     for (int tab = 0; tab < int(tabNames.size()); ++tab)
@@ -341,7 +346,7 @@ void MainWindow::buildStepBar()
     m_play = new QToolButton(this);
     m_play->setCheckable(true);
     m_play->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    m_play->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    m_play->setIcon(WindowTheme::playIcon(false, palette()));
     m_play->setText(tr("Play"));
     m_play->setShortcut(QKeySequence(Qt::Key_Space));
     m_play->setToolTip(tr("Step through the checkpoints (Space)"));
@@ -349,11 +354,12 @@ void MainWindow::buildStepBar()
     m_playTimer->setInterval(700);
     connect(m_play, &QToolButton::toggled, this, [this](bool on) {
         m_play->setText(on ? tr("Pause") : tr("Play"));
-        m_play->setIcon(style()->standardIcon(on ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+        m_play->setIcon(WindowTheme::playIcon(on, palette()));
         if (on && !m_state->steps().isEmpty() && m_state->currentStep() == m_state->steps().last())
             m_state->setCurrentStep(m_state->steps().first());
         on ? m_playTimer->start() : m_playTimer->stop();
     });
+    connect(m_state, &ViewState::themeChanged, m_play, [this] { m_play->setIcon(WindowTheme::playIcon(m_play->isChecked(), palette())); });
     connect(m_playTimer, &QTimer::timeout, this, [this] {
         if (m_state->steps().isEmpty() || m_state->currentStep() == m_state->steps().last())
             m_play->setChecked(false);
@@ -680,6 +686,9 @@ void MainWindow::restoreSettings()
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
         resize(QSize(1500, 920).boundedTo(screen()->availableGeometry().size() * 0.95));
     m_recent = settings.value(QStringLiteral("recent")).toStringList();
+    m_theme->restore();
+    if (const auto legend = parseLegendPosition(settings.value(QStringLiteral("legend")).toString()))
+        m_state->setLegendPosition(*legend);
     rebuildRecentMenu();
     if (const auto metric = metricFromColumn(settings.value(QStringLiteral("lines/metric")).toString()))
         figure(FigureKind::Lines)->setMetrics({*metric});
@@ -707,6 +716,7 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("aggregate"), int(m_state->aggregate()));
     settings.setValue(QStringLiteral("band"), m_state->showBand());
     settings.setValue(QStringLiteral("logY"), m_state->logY());
+    settings.setValue(QStringLiteral("legend"), legendPositionName(m_state->legendPosition()));
     QStringList hidden;
     for (MatrixType type : kAllMatrixTypes)
         if (!m_state->isTypeVisible(type))

@@ -25,6 +25,8 @@ class QComboBox;
 
 namespace rankscope {
 
+class WindowTheme;
+
 class ChartView;
 class LayerBarChart;
 class MetricLineChart;
@@ -46,6 +48,7 @@ public:
 
     ViewState *state() const { return m_state; }
     AnalysisController *controller() const { return m_controller; }
+    WindowTheme *theme() const { return m_theme; }
     FigureView *figure(FigureKind kind) const { return m_figures.value(int(kind)); }
     MetricLineChart *lineChart() const { return figure(FigureKind::Lines)->lineChart(); }
     LayerBarChart *barChart() const { return figure(FigureKind::Bars)->barPanels().value(0); }
@@ -93,6 +96,7 @@ private:
 
     ViewState *m_state;
     AnalysisController *m_controller;
+    WindowTheme *m_theme;
     QString m_source;
     QTabWidget *m_tabs;
     QStackedWidget *m_central = nullptr; // the tabs, or m_message

@@ -5,7 +5,9 @@
 #include "FigureSize.h"
 #include "analysis/MetricsTable.h"
 
+#include <QActionGroup>
 #include <QClipboard>
+#include <QCoreApplication>
 #include <QGuiApplication>
 #include <QLabel>
 #include <QMenu>
@@ -33,6 +35,25 @@ QMap<double, QString> everyKth(const QMap<double, QString> &labels, int every)
 }
 
 } // namespace
+
+void addLegendMenu(QMenu *menu, ViewState *state)
+{
+    QMenu *legend = menu->addMenu(QCoreApplication::translate("ChartView", "Legend"));
+    auto *group = new QActionGroup(legend);
+    for (LegendPosition position : allLegendPositions()) {
+        QAction *action = legend->addAction(legendPositionLabel(position), state, [state, position] { state->setLegendPosition(position); });
+        action->setCheckable(true);
+        action->setChecked(state->legendPosition() == position);
+        group->addAction(action);
+    }
+    // A menu kept open (the window's) follows changes made elsewhere.
+    QObject::connect(legend, &QMenu::aboutToShow, legend, [legend, state] {
+        const QList<LegendPosition> positions = allLegendPositions();
+        const QList<QAction *> actions = legend->actions();
+        for (qsizetype i = 0; i < actions.size() && i < positions.size(); ++i)
+            actions[i]->setChecked(state->legendPosition() == positions[i]);
+    });
+}
 
 QString describeMatrix(const MatrixResult &r)
 {
@@ -118,6 +139,16 @@ ChartView::ChartView(ViewState *state, QWidget *parent)
     connect(m_plot, &QWidget::customContextMenuRequested, this, &ChartView::showContextMenu);
     auto *home = new QShortcut(QKeySequence(Qt::Key_Home), this, this, &ChartView::resetZoom);
     home->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(state, &ViewState::themeChanged, this, [this] {
+        if (!isExporting())
+            rebuild(); // its refresh() recolours the frame
+    });
+    PlotStyle::applyTheme(m_plot, theme());
+}
+
+const PlotStyle::Theme &ChartView::theme() const
+{
+    return PlotStyle::Theme::of(isExporting() ? m_exportDark : m_state->darkTheme());
 }
 
 void ChartView::enableZoom(const QList<QCPAxisRect *> &rects)
@@ -173,6 +204,10 @@ void ChartView::showContextMenu(const QPoint &pixel)
     menu.addAction(tr("Copy figure"), this, [this] { QGuiApplication::clipboard()->setPixmap(m_plot->toPixmap()); });
     menu.addAction(tr("Copy data as CSV"), this, [this] { QGuiApplication::clipboard()->setText(dataCsv()); });
     menu.addAction(tr("Export this view…"), this, &ChartView::exportRequested);
+    if (m_sideLegend) {
+        menu.addSeparator();
+        addLegendMenu(&menu, m_state);
+    }
     menu.exec(m_plot->mapToGlobal(pixel));
 }
 
@@ -195,18 +230,20 @@ void ChartView::updateCrosshair(const QPoint &pixel)
             item->setSelectable(false);
             item->setClipToAxisRect(true);
         }
-        for (QCPItemStraightLine *line : {m_crossX.data(), m_crossY.data()}) {
-            line->setPen(QPen(QColor(0, 0, 0, 90), 1, Qt::DotLine));
+        for (QCPItemStraightLine *line : {m_crossX.data(), m_crossY.data()})
             for (QCPItemPosition *position : {line->point1, line->point2})
                 position->setType(QCPItemPosition::ptAbsolute);
-        }
         m_readout->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
         m_readout->position->setType(QCPItemPosition::ptAxisRectRatio);
         m_readout->position->setCoords(0.01, 0.01);
         m_readout->setPadding(QMargins(4, 2, 4, 2));
-        m_readout->setBrush(QColor(255, 255, 255, 220));
-        m_readout->setColor(QColor(40, 40, 40));
     }
+    QColor hair = theme().ink;
+    hair.setAlpha(110);
+    for (QCPItemStraightLine *line : {m_crossX.data(), m_crossY.data()})
+        line->setPen(QPen(hair, 1, Qt::DotLine));
+    m_readout->setBrush(theme().overlay);
+    m_readout->setColor(theme().text);
     m_crossX->point1->setCoords(pixel.x(), rect->top());
     m_crossX->point2->setCoords(pixel.x(), rect->bottom());
     m_crossY->point1->setCoords(rect->left(), pixel.y());
@@ -261,7 +298,7 @@ void ChartView::applyTitle()
 void ChartView::useSideLegend()
 {
     m_sideLegend = true;
-    PlotStyle::placeLegend(m_body, m_plot->legend, PlotStyle::LegendPlacement::Right);
+    placeSideLegend(layoutSize());
 }
 
 void ChartView::fitTicks(QSize size)
@@ -337,21 +374,51 @@ void ChartView::adaptLayout(QSize size)
 {
     applyTitle();
     fitTicks(size);
-    if (!m_sideLegend || m_plot->legend->itemCount() == 0)
-        return;
-    // Beside the plot while the plot keeps its minimum (ticks, labels) and most of the width; below
-    // it, in as many columns as fit, otherwise.
+    placeSideLegend(size);
+}
+
+void ChartView::placeSideLegend(QSize size)
+{
     QCPLegend *legend = m_plot->legend;
+    if (!m_sideLegend || legend->itemCount() == 0) // a view drawing no legend now (per-layer lines) hides it itself
+        return;
+    using PlotStyle::LegendPlacement;
+    PlotStyle::makeRoomForDescenders(legend);
+    const LegendPosition position = m_state->legendPosition();
     int itemWidth = 0;
-    for (int i = 0; i < legend->itemCount(); ++i)
-        itemWidth = std::max(itemWidth, legend->item(i)->minimumOuterSizeHint().width());
-    const int legendWidth = itemWidth + legend->margins().left() + legend->margins().right() + 12;
-    const int plotMinimum = m_plot->axisRect()->minimumOuterSizeHint().width();
-    if (plotMinimum + legendWidth <= size.width() && size.width() - legendWidth >= 0.62 * size.width())
-        PlotStyle::placeLegend(m_body, legend, PlotStyle::LegendPlacement::Right);
-    else
-        PlotStyle::placeLegend(m_body, legend, PlotStyle::LegendPlacement::Below,
-                               std::max(1, (size.width() - 16) / std::max(1, itemWidth + legend->columnSpacing())));
+    for (int i = 0; i < legend->itemCount(); ++i) // a legend wrapped into columns has empty cells
+        if (QCPAbstractLegendItem *item = legend->item(i))
+            itemWidth = std::max(itemWidth, item->minimumOuterSizeHint().width());
+    const int belowColumns = std::max(1, (size.width() - 16) / std::max(1, itemWidth + legend->columnSpacing()));
+    auto inside = [&](Qt::Alignment corner) {
+        PlotStyle::placeLegend(m_body, legend, LegendPlacement::Inside, 1, corner);
+        legend->setBrush(theme().overlay); // over the data: readable on a background of its own
+    };
+    auto outside = [&](LegendPlacement where) {
+        PlotStyle::placeLegend(m_body, legend, where, belowColumns);
+        legend->setBrush(Qt::NoBrush);
+    };
+    switch (position) {
+    case LegendPosition::Auto: {
+        // Beside the plot while the plot keeps its minimum (ticks, labels) and most of the width;
+        // below it, in as many columns as fit, otherwise.
+        const int legendWidth = itemWidth + legend->margins().left() + legend->margins().right() + 12;
+        const int plotMinimum = m_plot->axisRect()->minimumOuterSizeHint().width();
+        outside(plotMinimum + legendWidth <= size.width() && size.width() - legendWidth >= 0.62 * size.width() ? LegendPlacement::Right
+                                                                                                               : LegendPlacement::Below);
+        break;
+    }
+    case LegendPosition::Right: outside(LegendPlacement::Right); break;
+    case LegendPosition::Below: outside(LegendPlacement::Below); break;
+    case LegendPosition::TopLeft: inside(Qt::AlignTop | Qt::AlignLeft); break;
+    case LegendPosition::TopRight: inside(Qt::AlignTop | Qt::AlignRight); break;
+    case LegendPosition::BottomLeft: inside(Qt::AlignBottom | Qt::AlignLeft); break;
+    case LegendPosition::BottomRight: inside(Qt::AlignBottom | Qt::AlignRight); break;
+    case LegendPosition::Hidden:
+        inside(Qt::AlignTop | Qt::AlignRight); // out of the layout, so it takes no room
+        legend->setVisible(false);
+        break;
+    }
 }
 
 void ChartView::resizeEvent(QResizeEvent *event)
@@ -363,11 +430,12 @@ void ChartView::resizeEvent(QResizeEvent *event)
     }
 }
 
-void ChartView::beginExport(QSize size, double fontPt)
+void ChartView::beginExport(QSize size, double fontPt, bool dark)
 {
     m_plot->deselectAll(); // a selection is a way of looking, not part of a figure
     hideCrosshair();
     m_exportSize = size;
+    m_exportDark = dark;
     m_fontPt = fontPt;
     PlotStyle::applyFonts(m_plot, fontPt);
     rebuild(); // with the user's zoom: "Export this view" exports what is seen
@@ -398,6 +466,10 @@ void ChartView::setTitleOverride(const QString &title)
 
 void ChartView::refresh()
 {
+    // Every rebuild ends here: elements a view made since (a colour scale, a second panel) get the
+    // theme's frame colours too.
+    PlotStyle::applyTheme(m_plot, theme());
+    placeSideLegend(layoutSize());
     applyZoom();
     if (isVisible()) {
         m_plot->replot(QCustomPlot::rpQueuedReplot);

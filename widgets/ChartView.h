@@ -2,12 +2,15 @@
 // hover tooltips found by the subclass, and the run's ViewState to follow.
 #pragma once
 
+#include "PlotStyle.h"
 #include "ViewState.h"
 #include "spectral/MetricCatalog.h"
 
 #include <QPointer>
 #include <QWidget>
 #include <qcustomplot.h>
+
+class QMenu;
 
 namespace rankscope {
 
@@ -33,7 +36,7 @@ public:
     // Export: the view laid out for `size` (pixels at 96 dpi) with tick labels of `fontPt` points,
     // without what marks the interactive state (the selection, the current-step line); endExport()
     // puts the screen layout back.
-    void beginExport(QSize size, double fontPt);
+    void beginExport(QSize size, double fontPt, bool dark = false);
     void endExport();
     bool isExporting() const { return m_exportSize.isValid(); }
     double fontSize() const { return m_fontPt; }
@@ -66,8 +69,12 @@ protected:
     // The grid under the title holding the axis rect (at 0, 0); views add columns to it.
     QCPLayoutGrid *body() const { return m_body; }
     void resizeEvent(QResizeEvent *event) override;
-    // Replots now unless the widget is hidden, in which case it replots when shown.
+    // Replots now unless the widget is hidden, in which case it replots when shown. Views call it
+    // at the end of every rebuild: it also colours the frame in the theme and places the legend
+    // where the state says.
     void refresh();
+    // The colours to draw in: the window's theme, or while exporting the export's.
+    const PlotStyle::Theme &theme() const;
     void setTitle(const QString &text);
     void showEvent(QShowEvent *event) override;
     ViewState *state() const { return m_state; }
@@ -111,6 +118,8 @@ private:
     QCPLayoutGrid *m_body;
     QHBoxLayout *m_header;
     void applyTitle();
+    // The legend of types and runs where the state's position says, for a figure of `size`.
+    void placeSideLegend(QSize size);
     // Tick labels that fit their axis at `size`: fewer numbers, every k-th layer label.
     void fitTicks(QSize size);
     struct Ticks {
@@ -125,6 +134,7 @@ private:
     QString m_titleOverride;
     QString m_titleText;
     QSize m_exportSize; // valid while exporting
+    bool m_exportDark = false;
     double m_fontPt = 9;
     bool m_sideLegend = false;
     QPoint m_pressPos;
@@ -134,6 +144,10 @@ private:
 // step,block,layer,type,expert,tensor,rows,cols,<metric>: every matrix of the visible layers and
 // types of the given blocks at the run's step (each chosen expert on a row of its own).
 QString stepTableCsv(const ViewState &state, Metric metric, int run, const QStringList &blocks);
+
+// "Legend" choices (auto, beside, below, inside at a corner, none) that set the state's position:
+// the figures' context menus and the window's View menu.
+void addLegendMenu(QMenu *menu, ViewState *state);
 
 // A one-line text for a matrix: "decoder · MLP↑ · layer 2 · expert 3 · step 1500", its tensor and shape.
 QString describeMatrix(const MatrixResult &r);

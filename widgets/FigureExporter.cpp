@@ -1,6 +1,7 @@
 #include "FigureExporter.h"
 
 #include "ChartView.h"
+#include "PlotStyle.h"
 #include "io/OutputFile.h"
 
 #include <QBuffer>
@@ -61,7 +62,7 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
     const QSize layout = size.layoutSize();
     for (const QList<ChartView *> &row : rows)
         for (ChartView *view : row)
-            view->beginExport(QSize(layout.width() / int(row.size()), layout.height() / int(rows.size())), size.fontPt);
+            view->beginExport(QSize(layout.width() / int(row.size()), layout.height() / int(rows.size())), size.fontPt, size.dark);
 
     // Drawn into memory, then written whole: a failed export leaves the earlier file as it was,
     // and never an SVG cut short.
@@ -71,7 +72,7 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
     if (suffix == QLatin1String("png")) {
         const QSize pixels = size.pixelSize();
         QImage image(pixels, QImage::Format_ARGB32);
-        image.fill(Qt::white);
+        image.fill(PlotStyle::Theme::of(size.dark).background);
         {
             QCPPainter painter(&image);
             painter.setRenderHint(QPainter::Antialiasing);

@@ -18,6 +18,7 @@ struct FigureSize {
     double heightPt = 562.5;
     double dpi = 96;       // PNG pixels per inch
     double fontPt = kScreenFontPt; // tick labels; axis labels and titles a little larger
+    bool dark = false; // on the dark theme's background; papers get the light one unless asked
 
     // The figure in layout pixels (96 dpi), and a PNG's pixels.
     QSize layoutSize() const;

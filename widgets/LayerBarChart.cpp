@@ -80,7 +80,7 @@ void LayerBarChart::rebuild()
             m_group->append(bars); // hidden types leave the group so the others re-pack
         bars->setVisible(isVisible);
         if (auto *item = p->legend->itemWithPlottable(bars))
-            item->setTextColor(isVisible ? QColor(0x22, 0x22, 0x22) : QColor(0xAA, 0xAA, 0xAA));
+            item->setTextColor(isVisible ? theme().text : theme().muted);
         // A layer of several experts shows their mean, with a whisker from the smallest to the largest.
         QCPErrorBars *spread = nullptr;
         for (int layer : layers) {
@@ -91,7 +91,7 @@ void LayerBarChart::rebuild()
                 if (!spread) {
                     spread = new QCPErrorBars(p->xAxis, p->yAxis);
                     spread->setDataPlottable(bars);
-                    spread->setPen(QPen(QColor(0x33, 0x33, 0x33), 1.0));
+                    spread->setPen(QPen(theme().ink, 1.0));
                     spread->setWhiskerWidth(4);
                     spread->removeFromLegend();
                     spread->setSelectable(QCP::stNone);
@@ -109,7 +109,7 @@ void LayerBarChart::rebuild()
         }
         const auto h = s->highlighted();
         if (h && h->id.type == type && h->id.block == block && h->run == m_run && isVisible)
-            bars->setPen(QPen(QColor(0x11, 0x11, 0x11), 2.0));
+            bars->setPen(QPen(theme().emphasis, 2.0));
     }
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     for (int layer : layers)
@@ -137,6 +137,8 @@ void LayerBarChart::rebuild()
         b->setBaseValue(logY ? p->yAxis->range().lower : 0);
     p->yAxis->setLabel(metricAxisLabel(m_metric, s->energy()));
     QString scope = s->runNameAt(m_run);
+    if (const QString range = s->layerRangeText(); !range.isEmpty())
+        scope = range + QStringLiteral(", ") + scope;
     if (!block.isEmpty())
         scope = block + QStringLiteral(", ") + scope;
     if (anyExperts)

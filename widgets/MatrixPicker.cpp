@@ -54,6 +54,7 @@ QComboBox *MatrixPicker::addBox(const QString &label, QLabel **labelOut)
 void MatrixPicker::setKey(const std::optional<MatrixKey> &key)
 {
     m_key = key;
+    m_chosen = key.has_value();
     repopulate();
 }
 
@@ -69,6 +70,7 @@ void MatrixPicker::onChosen()
     key.id.expert = m_expert->currentData().toString();
     key.step = m_step->currentData().toLongLong();
     m_key = key;
+    m_chosen = true;
     repopulate(); // a new block or type may hold other layers and experts
     if (m_key)
         emit picked(*m_key);
@@ -77,8 +79,9 @@ void MatrixPicker::onChosen()
 void MatrixPicker::repopulate()
 {
     m_filling = true;
+    // Until a matrix is chosen, the default follows the newest step as checkpoints arrive.
     MatrixKey want = m_key.value_or(MatrixKey{});
-    if (!m_key && !m_state->steps().isEmpty())
+    if (!m_chosen && !m_state->steps().isEmpty())
         want.step = m_state->steps().last();
 
     QList<std::pair<QString, QVariant>> runs;

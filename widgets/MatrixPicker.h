@@ -36,6 +36,7 @@ private:
 
     ViewState *m_state;
     std::optional<MatrixKey> m_key;
+    bool m_chosen = false; // by the user or setKey(); until then the key is the default
     QComboBox *m_run, *m_block, *m_type, *m_layer, *m_expert, *m_step;
     QLabel *m_runLabel = nullptr, *m_blockLabel = nullptr, *m_expertLabel = nullptr;
     bool m_filling = false;

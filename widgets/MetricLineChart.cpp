@@ -172,7 +172,7 @@ void MetricLineChart::rebuild()
                 const bool highlighted = !isExporting() && s->highlighted() && s->highlighted()->id.type == type &&
                                          s->highlighted()->id.block == s->block();
                 const double width = highlighted ? 3.4 : 2.0;
-                if (isLightColour(colour)) {
+                if (isLightColour(colour) && !theme().dark) {
                     // A light line gets a darker casing under it, so it holds its own on white.
                     QCPGraph *casing = p->addGraph();
                     QPen edge(typeOutline(type), width + 1.4);
@@ -197,7 +197,7 @@ void MetricLineChart::rebuild()
                 if (k > 0)
                     graph->removeFromLegend(); // the legend lists each type once, then each run
                 if (auto *item = p->legend->itemWithPlottable(graph))
-                    item->setTextColor(visible ? QColor(0x22, 0x22, 0x22) : QColor(0xAA, 0xAA, 0xAA));
+                    item->setTextColor(visible ? theme().text : theme().muted);
                 m_lines.append({graph, type, -1, points, run});
             }
         }
@@ -205,7 +205,7 @@ void MetricLineChart::rebuild()
             for (qsizetype k = 0; k < runs.size(); ++k) {
                 QCPGraph *key = p->addGraph(); // no data: a legend entry for the run's line style
                 key->setName(s->runNameAt(runs[k]));
-                key->setPen(QPen(QColor(0x44, 0x44, 0x44), 1.6, runLineStyle(int(k))));
+                key->setPen(QPen(theme().ink, 1.6, runLineStyle(int(k))));
                 key->setSelectable(QCP::stNone);
             }
         }
@@ -213,9 +213,17 @@ void MetricLineChart::rebuild()
         QString layerText = layers.isEmpty() ? QString()
                             : layers.size() == 1 ? tr("layer %1").arg(layers.first())
                                                  : tr("%1 of layers %2–%3").arg(aggregateName).arg(layers.first()).arg(layers.last());
-        if (comparing)
-            layerText = s->relativeDepth() ? tr("%1 over the same relative depth").arg(aggregateName)
-                                           : tr("%1 over each run's selected layers").arg(aggregateName);
+        if (comparing) {
+            // The range means the same for every run; a run with none of its layers in it says so.
+            const QString range = s->layerRangeText();
+            layerText = range.isEmpty() ? tr("%1 of each run's layers").arg(aggregateName) : tr("%1 of %2 of each run").arg(aggregateName, range);
+            QStringList without;
+            for (int run : runs)
+                if (s->visibleLayersAt(run).isEmpty())
+                    without << s->runNameAt(run);
+            if (!without.isEmpty())
+                layerText += tr(" (none in %1)").arg(without.join(QLatin1String(", ")));
+        }
         if (!s->experts().isEmpty())
             layerText += s->expert().isEmpty() ? tr(" and experts")
                          : s->expert() == QLatin1String(kSharedExpert) ? tr(", shared expert") : tr(", expert %1").arg(s->expert());

@@ -50,40 +50,87 @@ QString wrapText(const QString &text, const QFont &font, int width, int maxLines
     return lines.join(QLatin1Char('\n'));
 }
 
-namespace {
-void styleAxis(QCPAxis *axis)
+const Theme &Theme::paper()
 {
-    const QColor ink(0x33, 0x33, 0x33);
-    axis->setLabelFont(labelFont());
-    axis->setTickLabelFont(tickFont());
-    axis->setLabelColor(ink);
-    axis->setTickLabelColor(ink);
-    axis->setBasePen(QPen(ink, 1));
-    axis->setTickPen(QPen(ink, 1));
-    axis->setSubTickPen(QPen(ink, 1));
+    static const Theme theme{false, Qt::white, QColor(0x33, 0x33, 0x33), QColor(0x22, 0x22, 0x22), QColor(0xE3, 0xE3, 0xE3),
+                             QColor(0x22, 0x22, 0x22), QColor(0xAA, 0xAA, 0xAA), QColor(255, 255, 255, 220),
+                             QColor(0x11, 0x11, 0x11), QColor(0xC0, 0x1B, 0x1B)};
+    return theme;
+}
+
+const Theme &Theme::darkTheme()
+{
+    static const Theme theme{true, QColor(0x1E, 0x1F, 0x22), QColor(0xC8, 0xC8, 0xC8), QColor(0xE6, 0xE6, 0xE6), QColor(0x3A, 0x3C, 0x40),
+                             QColor(0xE0, 0xE0, 0xE0), QColor(0x70, 0x70, 0x70), QColor(0x1E, 0x1F, 0x22, 220),
+                             QColor(0xF2, 0xF2, 0xF2), QColor(0xFF, 0x7A, 0x6E)};
+    return theme;
+}
+
+namespace {
+void styleAxis(QCPAxis *axis, const Theme &theme)
+{
+    axis->setLabelColor(theme.ink);
+    axis->setTickLabelColor(theme.ink);
+    axis->setBasePen(QPen(theme.ink, 1));
+    axis->setTickPen(QPen(theme.ink, 1));
+    axis->setSubTickPen(QPen(theme.ink, 1));
     axis->setTickLengthIn(0);
     axis->setTickLengthOut(4);
     axis->setSubTickLengthIn(0);
     axis->setSubTickLengthOut(2);
-    axis->grid()->setPen(QPen(QColor(0xE3, 0xE3, 0xE3), 1));
+    axis->grid()->setPen(QPen(theme.grid, 1));
+    axis->grid()->setSubGridPen(QPen(theme.grid, 1, Qt::DotLine));
     axis->grid()->setZeroLinePen(Qt::NoPen);
 }
 } // namespace
 
-void applyPaperStyle(QCustomPlot *plot)
+void applyTheme(QCustomPlot *plot, const Theme &theme)
 {
-    plot->setBackground(Qt::white);
-    plot->setAntialiasedElements(QCP::aePlottables | QCP::aeItems | QCP::aeLegendItems);
-    plot->setNotAntialiasedElements(QCP::aeAxes | QCP::aeGrid);
+    plot->setBackground(theme.background);
     for (QCPAxisRect *rect : plot->axisRects())
         for (QCPAxis *axis : rect->axes())
-            styleAxis(axis);
+            styleAxis(axis, theme);
+    for (QCPLayoutElement *element : plot->plotLayout()->elements(true)) {
+        if (auto *scale = qobject_cast<QCPColorScale *>(element))
+            styleAxis(scale->axis(), theme);
+        else if (auto *text = qobject_cast<QCPTextElement *>(element))
+            text->setTextColor(theme.title);
+    }
+    QList<QCPLegend *> legends{plot->legend};
+    for (QCPAxisRect *rect : plot->axisRects())
+        for (QCPLayoutElement *element : rect->insetLayout()->elements(false))
+            if (auto *legend = qobject_cast<QCPLegend *>(element))
+                legends.append(legend);
+    for (QCPLegend *legend : legends) {
+        legend->setTextColor(theme.text); // entries made from now on; views colour their own entries
+        if (legend->brush() != Qt::NoBrush) // only legends over data have a background
+            legend->setBrush(theme.overlay);
+    }
+}
+
+void applyPaperStyle(QCustomPlot *plot)
+{
+    for (QCPAxisRect *rect : plot->axisRects())
+        for (QCPAxis *axis : rect->axes()) {
+            axis->setLabelFont(labelFont());
+            axis->setTickLabelFont(tickFont());
+        }
+    applyTheme(plot, Theme::paper());
+    plot->setAntialiasedElements(QCP::aePlottables | QCP::aeItems | QCP::aeLegendItems);
+    plot->setNotAntialiasedElements(QCP::aeAxes | QCP::aeGrid);
     plot->legend->setFont(tickFont());
     plot->legend->setBorderPen(Qt::NoPen);
     plot->legend->setBrush(Qt::NoBrush);
     plot->legend->setIconSize(22, 12);
     plot->legend->setMargins(QMargins(6, 4, 6, 8)); // room below the last entry's descenders
     plot->legend->setRowSpacing(1);
+}
+
+void makeRoomForDescenders(QCPLegend *legend)
+{
+    for (int i = 0; i < legend->itemCount(); ++i) // a legend wrapped into columns has empty cells
+        if (QCPAbstractLegendItem *item = legend->item(i))
+            item->setMargins(QMargins(0, 0, 0, int(std::ceil(QFontMetricsF(item->font()).descent()))));
 }
 
 void applyFonts(QCustomPlot *plot, double basePt)
@@ -105,7 +152,8 @@ void applyFonts(QCustomPlot *plot, double basePt)
     }
     plot->legend->setFont(tickFont(basePt));
     for (int i = 0; i < plot->legend->itemCount(); ++i)
-        plot->legend->item(i)->setFont(tickFont(basePt));
+        if (QCPAbstractLegendItem *item = plot->legend->item(i))
+            item->setFont(tickFont(basePt));
     // The legend's icons and spacing grow with its text.
     const double k = basePt / 9.0;
     plot->legend->setIconSize(int(std::lround(22 * k)), int(std::lround(12 * k)));
@@ -135,11 +183,23 @@ QCPLayoutGrid *sideHolder(QCPLayoutGrid *body)
 }
 } // namespace
 
-void placeLegend(QCPLayoutGrid *body, QCPLegend *legend, LegendPlacement where, int columns)
+void placeLegend(QCPLayoutGrid *body, QCPLegend *legend, LegendPlacement where, int columns, Qt::Alignment corner)
 {
     if (QCPLayout *parent = legend->layout())
         parent->take(legend);
     body->simplify(); // drops the row a legend below left empty
+    if (where == LegendPlacement::Inside) {
+        if (QCPLayoutGrid *holder = sideHolder(body)) { // the empty side column would keep its width
+            body->remove(holder);
+            body->simplify();
+        }
+        legend->setWrap(0);
+        legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
+        if (auto *rect = qobject_cast<QCPAxisRect *>(body->element(0, 0)))
+            rect->insetLayout()->addElement(legend, corner);
+        legend->setVisible(true);
+        return;
+    }
     const bool right = where == LegendPlacement::Right;
     legend->setWrap(right ? 0 : std::max(1, columns));
     legend->setFillOrder(right ? QCPLayoutGrid::foRowsFirst : QCPLayoutGrid::foColumnsFirst, true); // re-flows the items

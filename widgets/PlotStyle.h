@@ -8,7 +8,30 @@
 
 namespace rankscope::PlotStyle {
 
+// The colours of a figure's frame and text. Paper is what exports use unless asked otherwise;
+// dark is for the window under a dark desktop theme. Data colours (the types' Okabe–Ito colours,
+// the colour maps) are the same in both.
+struct Theme {
+    bool dark = false;
+    QColor background; // the figure
+    QColor ink;        // axes, tick and axis labels
+    QColor title;
+    QColor grid;
+    QColor text;       // legend entries
+    QColor muted;      // legend entries of hidden types
+    QColor overlay;    // translucent boxes over data: inside legends, the crosshair readout
+    QColor emphasis;   // outlines that mark the highlighted matrix, whiskers
+    QColor fit;        // the power-law fit and x_min in the spectrum view
+    static const Theme &paper();
+    static const Theme &darkTheme();
+    static const Theme &of(bool dark) { return dark ? darkTheme() : paper(); }
+};
+
 void applyPaperStyle(QCustomPlot *plot);
+// The frame's colours (background, axes of every axis rect and colour scale, grid, titles, legend
+// background and the colour of entries added after) in a theme; views colour what they draw,
+// legend entries included, from the same theme.
+void applyTheme(QCustomPlot *plot, const Theme &theme);
 // Every text of the plot (axes of every axis rect and colour scale, legends, titles) at a base
 // size: tick labels at basePt, axis labels one point larger, titles two.
 void applyFonts(QCustomPlot *plot, double basePt);
@@ -16,9 +39,15 @@ void applyFonts(QCustomPlot *plot, double basePt);
 QCPTextElement *addTitle(QCustomPlot *plot);
 
 // Where a legend sits in a view's body grid (the axis rect at 0, 0): in its own column right of the
-// axis rect (so it never covers data), or in a row below it, wrapped into as many columns as fit.
-enum class LegendPlacement { Right, Below };
-void placeLegend(QCPLayoutGrid *body, QCPLegend *legend, LegendPlacement where, int columns = 1);
+// axis rect (so it never covers data), in a row below it, wrapped into as many columns as fit, or
+// inside the axis rect at a corner (`corner`), on a translucent background.
+enum class LegendPlacement { Right, Below, Inside };
+void placeLegend(QCPLayoutGrid *body, QCPLegend *legend, LegendPlacement where, int columns = 1,
+                 Qt::Alignment corner = Qt::AlignTop | Qt::AlignRight);
+
+// A legend entry is clipped to its own rectangle, which QCustomPlot makes no taller than the line
+// of text: without a margin below, "gpt2-small" loses the tails of its g and p.
+void makeRoomForDescenders(QCPLegend *legend);
 
 void setLogScale(QCPAxis *axis, bool log);
 

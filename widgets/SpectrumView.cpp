@@ -76,12 +76,12 @@ SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
     m_densityLegend->setLayer(QStringLiteral("legend"));
     m_densityLegend->setFont(PlotStyle::tickFont());
     m_densityLegend->setBorderPen(Qt::NoPen);
-    m_densityLegend->setBrush(QColor(255, 255, 255, 220));
+    m_densityLegend->setBrush(theme().overlay);
     m_densityLegend->setVisible(true);
-    plot()->legend->setBrush(QColor(255, 255, 255, 220));
+    plot()->legend->setBrush(theme().overlay);
     // Until a matrix is chosen, the picker's first one (Q of the first layer at the last step) is shown.
     connect(state, &ViewState::resultsChanged, this, [this] {
-        if (!m_key && m_picker->key())
+        if (m_showingDefault) // the picker's default moves to the newest step as checkpoints arrive
             m_key = m_picker->key();
         rebuild();
     });
@@ -92,6 +92,7 @@ SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
 void SpectrumView::showMatrix(const MatrixKey &key)
 {
     m_key = key;
+    m_showingDefault = false;
     m_picker->setKey(key);
     rebuild();
 }
@@ -138,7 +139,7 @@ void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool
     }
     // p(λ) = (tail share) · (α − 1)/xmin · (λ/xmin)^(−α) for λ ≥ xmin: the fitted tail on the same density scale.
     QCPGraph *law = addGraphTo(m_densityRect);
-    law->setPen(QPen(QColor(0xC0, 0x1B, 0x1B), 2.0, Qt::DashLine));
+    law->setPen(QPen(theme().fit, 2.0, Qt::DashLine));
     const double share = double(fit.tailSize) / double(lambda.size());
     const double top = lambda.maxCoeff();
     for (int i = 0; i <= 40; ++i) {
@@ -157,7 +158,9 @@ void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool
     xminLine->point2->setAxes(m_densityRect->axis(QCPAxis::atBottom), m_densityRect->axis(QCPAxis::atLeft));
     xminLine->point1->setCoords(fit.xmin, 1);
     xminLine->point2->setCoords(fit.xmin, 10);
-    xminLine->setPen(QPen(QColor(0xC0, 0x1B, 0x1B, 120), 1, Qt::DotLine));
+    QColor xminColour = theme().fit;
+    xminColour.setAlpha(120);
+    xminLine->setPen(QPen(xminColour, 1, Qt::DotLine));
 }
 
 void SpectrumView::rebuild()
@@ -209,6 +212,8 @@ void SpectrumView::rebuild()
             line->point1->setCoords(line->point1->coords().x(), y.lower);
             line->point2->setCoords(line->point2->coords().x(), y.upper);
         }
+    for (QCPLegend *legend : {plot()->legend, m_densityLegend})
+        PlotStyle::makeRoomForDescenders(legend);
     refresh();
 }
 

@@ -38,6 +38,7 @@ private:
     void addSpectrum(const MatrixResult &r, const QColor &colour, bool main);
 
     std::optional<MatrixKey> m_key;
+    bool m_showingDefault = true; // no matrix asked for yet: the picker's default is shown
     bool m_overlay = false;
     QCPAxisRect *m_rankRect;
     QCPAxisRect *m_densityRect;

@@ -45,7 +45,6 @@ TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *par
     }
 
     m_highlight = new QCPItemRect(plot());
-    m_highlight->setPen(QPen(QColor(0x11, 0x11, 0x11), 2.5));
     m_highlight->setBrush(Qt::NoBrush);
     m_highlight->setSelectable(false);
     m_highlight->setVisible(false);
@@ -121,11 +120,13 @@ void TypeLayerHeatmap::rebuild()
             auto *line = new QCPItemStraightLine(plot());
             line->point1->setCoords(0, y - 0.5);
             line->point2->setCoords(1, y - 0.5);
-            line->setPen(QPen(Qt::white, 3));
+            line->setPen(QPen(theme().background, 3)); // a gap between blocks
             line->setSelectable(false);
             m_separators << line;
         }
     QString scope = s->runNameAt(m_run);
+    if (const QString range = s->layerRangeText(); !range.isEmpty())
+        scope = range + QStringLiteral(", ") + scope;
     if (!s->experts().isEmpty())
         scope = (s->expert().isEmpty() ? tr("mean of experts")
                  : s->expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s->expert())) +
@@ -134,6 +135,7 @@ void TypeLayerHeatmap::rebuild()
     const auto h = s->highlighted();
     const qsizetype hx = h && h->run == m_run ? m_columns.indexOf(h->id.layer) : -1;
     const qsizetype hy = h ? m_rows.indexOf(Row{h->id.block, h->id.type}) : -1;
+    m_highlight->setPen(QPen(theme().emphasis, 2.5));
     m_highlight->setVisible(hx >= 0 && hy >= 0);
     m_highlight->topLeft->setCoords(hx - 0.5, hy - 0.5);
     m_highlight->bottomRight->setCoords(hx + 0.5, hy + 0.5);

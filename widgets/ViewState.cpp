@@ -243,24 +243,71 @@ qint64 ViewState::stepAt(int index) const
     return best;
 }
 
+QList<int> ViewState::layers() const
+{
+    QList<int> all;
+    for (int run : visibleRuns())
+        all += layersAt(run);
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    return all;
+}
+
+int ViewState::deepestRun(const QString &block) const
+{
+    int deepest = 0;
+    for (int run : visibleRuns())
+        if (layersAt(run, block).size() > layersAt(deepest, block).size())
+            deepest = run;
+    return deepest;
+}
+
+bool ViewState::rangeIsEverything(const QString &block) const
+{
+    for (int run : visibleRuns()) {
+        const QList<int> layers = layersAt(run, block);
+        if (!layers.isEmpty() && (m_layerRange.first > layers.first() || m_layerRange.last < layers.last()))
+            return false;
+    }
+    return true;
+}
+
 QList<int> ViewState::visibleLayersAt(int index, const QString &block) const
 {
-    // The layer range is set on the first run's layers; for a compared run, the whole range means
-    // all of its layers, and with relative depth the range selects the same share of its depth.
-    const QList<int> reference = layersAt(0, block);
-    const bool everything = reference.isEmpty() || (m_layerRange.first <= reference.first() && m_layerRange.last >= reference.last());
-    QList<int> out;
-    for (int layer : layersAt(index, block)) {
-        bool inRange = m_layerRange.contains(layer);
-        if (index > 0 && everything)
-            inRange = true;
-        else if (index > 0 && m_relativeDepth)
-            inRange = depthFraction(index, layer) >= depthFraction(0, m_layerRange.first) - 1e-9 &&
-                      depthFraction(index, layer) <= depthFraction(0, std::min(m_layerRange.last, reference.last())) + 1e-9;
-        if (inRange)
-            out.append(layer);
+    const QList<int> layers = layersAt(index, block);
+    if (!m_relativeDepth || rangeIsEverything(block)) {
+        QList<int> out;
+        for (int layer : layers)
+            if (m_layerRange.contains(layer))
+                out.append(layer);
+        return out;
     }
+    // The share of depth the range covers on the deepest run; each run shows its layers within it.
+    const int deepest = deepestRun(block);
+    const QList<int> reference = layersAt(deepest, block);
+    if (reference.isEmpty())
+        return {};
+    const double low = depthFraction(deepest, std::max(m_layerRange.first, reference.first()), block);
+    const double high = depthFraction(deepest, std::min(m_layerRange.last, reference.last()), block);
+    QList<int> out;
+    for (int layer : layers)
+        if (const double f = depthFraction(index, layer, block); f >= low - 1e-9 && f <= high + 1e-9)
+            out.append(layer);
     return out;
+}
+
+QString ViewState::layerRangeText() const
+{
+    if (rangeIsEverything(m_block))
+        return {};
+    const QList<int> all = layers();
+    const int first = std::max(m_layerRange.first, all.isEmpty() ? 0 : all.first());
+    const int last = std::min(m_layerRange.last, all.isEmpty() ? 0 : all.last());
+    if (m_relativeDepth && visibleRuns().size() > 1) {
+        const int deepest = deepestRun(m_block);
+        return tr("relative depth %1–%2").arg(depthFraction(deepest, first), 0, 'f', 2).arg(depthFraction(deepest, last), 0, 'f', 2);
+    }
+    return first == last ? tr("layer %1").arg(first) : tr("layers %1–%2").arg(first).arg(last);
 }
 
 std::optional<std::pair<double, double>> ViewState::valueRangeAtSteps(Metric metric, const QStringList &blocks,
@@ -300,9 +347,9 @@ void ViewState::setRelativeStep(bool relative)
     emit displayChanged();
 }
 
-double ViewState::depthFraction(int index, int layer) const
+double ViewState::depthFraction(int index, int layer, const QString &block) const
 {
-    const QList<int> layers = layersAt(index);
+    const QList<int> layers = layersAt(index, block);
     const int depth = layers.isEmpty() ? 1 : layers.last() + 1;
     return depth > 1 ? double(layer) / (depth - 1) : 0.0;
 }
@@ -390,6 +437,22 @@ void ViewState::setHighlighted(std::optional<MatrixKey> key)
         return;
     m_highlighted = key;
     emit highlightChanged();
+}
+
+void ViewState::setLegendPosition(LegendPosition position)
+{
+    if (position == m_legendPosition)
+        return;
+    m_legendPosition = position;
+    emit displayChanged();
+}
+
+void ViewState::setDarkTheme(bool dark)
+{
+    if (dark == m_darkTheme)
+        return;
+    m_darkTheme = dark;
+    emit themeChanged();
 }
 
 } // namespace rankscope

@@ -6,6 +6,7 @@
 
 #include "analysis/MetricAggregation.h"
 #include "analysis/RunAnalysis.h"
+#include "LegendPosition.h"
 
 #include <QHash>
 #include <QObject>
@@ -67,8 +68,9 @@ public:
 
     QList<qint64> steps() const { return stepsAt(0); }
     QList<qint64> stepsAt(int index) const { return shown(index).steps; }
-    // Layers of the current block, or of any block.
-    QList<int> layers() const { return layersAt(0); }
+    // The layers the layer range is chosen from: those of any shown run in the current block (a
+    // compared run may be deeper than the first).
+    QList<int> layers() const;
     QList<int> layersAt(int index, const QString &block) const { return shown(index).layers.value(block); }
     QList<int> layersAt(int index) const { return layersAt(index, m_block); }
     // Types present in any run (for the type filters), and in one block, in the contract's order.
@@ -81,8 +83,13 @@ public:
     // The step a run shows for the current step: the same step, or the nearest one (by fraction
     // of the run when steps are relative).
     qint64 stepAt(int index) const;
+    // A run's layers within the layer range. The range means the same for every run: layer numbers,
+    // or with relative depth the same share of depth, measured on the deepest shown run.
     QList<int> visibleLayersAt(int index) const { return visibleLayersAt(index, m_block); }
     QList<int> visibleLayersAt(int index, const QString &block) const;
+    // The layer range in words for titles: empty when every layer is shown, else e.g.
+    // "layers 2–5", "layer 3", "relative depth 0.25–0.75".
+    QString layerRangeText() const;
 
     // Axes for comparing models of different depth and length.
     bool relativeDepth() const { return m_relativeDepth; }
@@ -96,7 +103,8 @@ public:
                                                                const QList<MatrixType> &types, bool positiveOnly) const;
 
     // layer / (depth − 1) for a run (0 for a single layer).
-    double depthFraction(int index, int layer) const;
+    double depthFraction(int index, int layer) const { return depthFraction(index, layer, m_block); }
+    double depthFraction(int index, int layer, const QString &block) const;
     // step / last step for a run.
     double stepFraction(int index, qint64 step) const;
 
@@ -125,11 +133,19 @@ public:
     std::optional<MatrixKey> highlighted() const { return m_highlighted; }
     void setHighlighted(std::optional<MatrixKey> key);
 
+    // Where the lines' and bars' legend goes.
+    LegendPosition legendPosition() const { return m_legendPosition; }
+    void setLegendPosition(LegendPosition position);
+    // Figures on a dark background in the window (exports are light unless they ask).
+    bool darkTheme() const { return m_darkTheme; }
+    void setDarkTheme(bool dark);
+
 signals:
     void resultsChanged();   // new or replaced results, or metrics recomputed at a new τ
     void displayChanged();   // aggregate, band, log-y, filters, block, experts
     void currentStepChanged(qint64 step);
     void highlightChanged();
+    void themeChanged();
     // A view asks for one matrix's spectrum (a click on a bar, cell or point).
     void spectrumRequested(const rankscope::MatrixKey &key);
 
@@ -156,6 +172,9 @@ private:
         QHash<QString, QSet<MatrixType>> types;
     };
     const ShownRun &shown(int index) const { return m_runs[std::clamp(index, 0, int(m_runs.size()) - 1)]; }
+    // The shown run with the most layers in the block (the first of equals): relative depth is measured on it.
+    int deepestRun(const QString &block) const;
+    bool rangeIsEverything(const QString &block) const;
     static void index(ShownRun &run);
     void reindex();
 
@@ -176,6 +195,8 @@ private:
     qint64 m_currentStep = 0;
     bool m_followLastStep = true;
     std::optional<MatrixKey> m_highlighted;
+    LegendPosition m_legendPosition = LegendPosition::Auto;
+    bool m_darkTheme = false;
 };
 
 } // namespace rankscope

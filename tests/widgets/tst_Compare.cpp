@@ -119,6 +119,40 @@ private slots:
         QCOMPARE(m_state->visibleLayersAt(1), QList<int>{1});
     }
 
+    void theLayerRangeMeansTheSameForEveryRun()
+    {
+        // The shallow run first, the deeper one compared: the range is chosen from both runs' layers.
+        ViewState state;
+        state.setRun(shallowRun(m_dir.path()), "d2");
+        state.addComparedRun(demoRun(), "d4");
+        QCOMPARE(state.layers(), (QList<int>{0, 1, 2, 3}));
+        QCOMPARE(state.layerRangeText(), QString());
+        MetricLineChart chart(&state);
+        QVERIFY2(chart.title().contains("of each run's layers"), qPrintable(chart.title()));
+
+        // Layer numbers: the same layers of each run, and a run without any says so.
+        state.setLayerRange({2, 3});
+        QCOMPARE(state.visibleLayersAt(0), QList<int>{});
+        QCOMPARE(state.visibleLayersAt(1), (QList<int>{2, 3}));
+        QVERIFY2(chart.title().contains(QString::fromUtf8("mean of layers 2\u20133 of each run (none in d2)")), qPrintable(chart.title()));
+        LayerBarChart deep(&state);
+        deep.setRunIndex(1);
+        QVERIFY2(deep.title().contains(QString::fromUtf8("layers 2\u20133, d4")), qPrintable(deep.title()));
+
+        // Relative depth: the share of the deepest run, whichever run came first.
+        state.setRelativeDepth(true);
+        QCOMPARE(state.visibleLayersAt(0), QList<int>{1}); // 0.67–1.00 of d2 is its last layer
+        QCOMPARE(state.layerRangeText(), QString::fromUtf8("relative depth 0.67\u20131.00"));
+        state.setLayerRange({0, 1});
+        QCOMPARE(state.visibleLayersAt(0), QList<int>{0});
+        QCOMPARE(state.visibleLayersAt(1), (QList<int>{0, 1}));
+
+        // The whole range is every layer of every run, in either mode.
+        state.setLayerRange({0, 3});
+        QCOMPARE(state.visibleLayersAt(0), (QList<int>{0, 1}));
+        QCOMPARE(state.visibleLayersAt(1), (QList<int>{0, 1, 2, 3}));
+    }
+
     void aCompareStepFollowsTheCurrentStep()
     {
         m_state->setCurrentStep(0);

@@ -8,6 +8,7 @@
 #include "LayerBarChart.h"
 #include "MainWindow.h"
 #include "MetricLineChart.h"
+#include "PlotStyle.h"
 #include "TypeLayerHeatmap.h"
 #include "TypeStyle.h"
 #include "ViewState.h"
@@ -163,6 +164,21 @@ private slots:
         QVERIFY(error.contains("png, svg or pdf"));
     }
 
+    void darkExportsOnlyWhenAsked()
+    {
+        MetricLineChart chart(m_state);
+        m_state->setDarkTheme(true); // the window's theme does not make a paper figure dark
+        const QString light = m_dir.filePath("light.png"), dark = m_dir.filePath("dark.png");
+        QString error;
+        FigureSize size = FigureSize::fromPixels(600, 400);
+        QVERIFY2(FigureExporter::write({{&chart}}, light, size, &error), qPrintable(error));
+        size.dark = true;
+        QVERIFY2(FigureExporter::write({{&chart}}, dark, size, &error), qPrintable(error));
+        QCOMPARE(QImage(light).pixelColor(3, 3), QColor(Qt::white));
+        QCOMPARE(QImage(dark).pixelColor(3, 3), PlotStyle::Theme::darkTheme().background);
+        m_state->setDarkTheme(false);
+    }
+
     void heatmapPairIsOneFigureWithBothScales()
     {
         TypeLayerHeatmap left(m_state, Metric::CompressionPct), right(m_state, Metric::WeightedAlpha);
@@ -215,30 +231,44 @@ private slots:
         QTest::addColumn<QString>("figure");
         QTest::addColumn<QString>("preset");
         QTest::addColumn<bool>("compare");
+        QTest::addColumn<QString>("legend");
         // Comparisons at two columns and on slides; a single column holds one run's figure.
         for (const char *figure : {"lines", "bars", "heatmaps", "spectrum"})
             for (const QString &preset : FigureSize::presetNames())
                 for (bool compare : {false, true})
                     if (!compare || preset != QLatin1String("column"))
                         QTest::newRow(qPrintable(QStringLiteral("%1 %2%3").arg(figure, preset, compare ? " two runs" : "")))
-                        << figure << preset << compare;
+                        << figure << preset << compare << QStringLiteral("auto");
+        // Every other legend position of the views with a legend, at the smallest size and with two runs.
+        for (const char *figure : {"lines", "bars"})
+            for (const QString &legend : legendPositionNames())
+                if (legend != QLatin1String("auto"))
+                    for (const char *preset : {"column", "two-column"})
+                        QTest::newRow(qPrintable(QStringLiteral("%1 %2 legend %3").arg(figure, preset, legend)))
+                            << figure << preset << (QLatin1String(preset) != QLatin1String("column")) << legend;
     }
     void presetsLayTextOutCleanly()
     {
         QFETCH(QString, figure);
         QFETCH(QString, preset);
         QFETCH(bool, compare);
+        QFETCH(QString, legend);
         if (compare)
             m_state->addComparedRun(test::demoRun(), QStringLiteral("nanogpt-d4 again"));
+        m_state->setLegendPosition(*parseLegendPosition(legend));
         FigureView view(m_state, *FigureView::kindFromName(figure));
         if (view.spectrumView())
             view.spectrumView()->showMatrix({0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
-        const QString path = m_dir.filePath(QStringLiteral("%1-%2-%3.svg").arg(figure, preset).arg(compare));
+        const QString path = m_dir.filePath(QStringLiteral("%1-%2-%3-%4.svg").arg(figure, preset).arg(compare).arg(legend));
         QString error;
         QVERIFY2(view.exportTo(path, *FigureSize::preset(preset), &error), qPrintable(error));
         QSizeF size;
         const QList<PlacedText> texts = placedTexts(path, &size);
         QVERIFY(texts.size() > 5);
+        if (figure == QLatin1String("lines") || figure == QLatin1String("bars")) { // "Q" is a legend entry only
+            const bool legendShown = std::any_of(texts.begin(), texts.end(), [](const PlacedText &t) { return t.text == QLatin1String("Q"); });
+            QCOMPARE(legendShown, legend != QLatin1String("none"));
+        }
         const QRectF figureRect = QRectF(QPointF(0, 0), size).adjusted(-0.5, -0.5, 0.5, 0.5);
         for (const PlacedText &t : texts)
             QVERIFY2(figureRect.contains(t.box), qPrintable(QStringLiteral("'%1' at %2,%3 %4×%5 runs off the %6×%7 figure")
@@ -282,6 +312,7 @@ private slots:
         window.state()->setTypeVisible(MatrixType::K, false);
         window.state()->setLayerRange({1, 2});
         window.state()->setCurrentStep(600);
+        window.state()->setLegendPosition(LegendPosition::TopLeft);
         const QString fromWindow = m_dir.filePath("window-" + figure + ".svg"), fromCommand = m_dir.filePath("command-" + figure + ".svg");
         QString error;
         QVERIFY2(window.exportFigure(int(kind), fromWindow, *FigureSize::preset("two-column"), &error), qPrintable(error));
@@ -289,7 +320,7 @@ private slots:
         if (compare)
             arguments << RANKSCOPE_DEMO_RUN;
         arguments << "--figure" << figure << "--out" << fromCommand << "--types" << "Q,V,O,MLP_UP,MLP_DOWN" << "--layers" << "1-2"
-                  << "--step" << "600" << "--preset" << "two-column";
+                  << "--step" << "600" << "--preset" << "two-column" << "--legend" << "top-left";
         if (kind != FigureKind::Heatmaps)
             arguments << "--metric" << "stable_rank";
         else

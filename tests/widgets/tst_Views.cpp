@@ -4,6 +4,7 @@
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
 #include "MatrixPicker.h"
+#include "PlotStyle.h"
 #include "SpectrumView.h"
 #include "TypeFilterChips.h"
 #include "TypeLayerHeatmap.h"
@@ -36,6 +37,9 @@ double expectedValue(const QString &metric, qint64 step, int layer, const QStrin
     static const auto expected = test::expectedMetrics();
     return expected[QStringLiteral("%1/%2/%3").arg(step).arg(layer).arg(type)][metric];
 }
+
+// The figure's background, as drawn.
+QColor backgroundOf(QCustomPlot *plot) { return plot->toPixmap(120, 80).toImage().pixelColor(1, 1); }
 
 double valueAt(QCPGraph *graph, double key)
 {
@@ -237,6 +241,105 @@ private slots:
         QCOMPARE(boxes[2]->currentData().toInt(), int(MatrixType::K));
         QCOMPARE(boxes[3]->currentData().toInt(), 1);
         QCOMPARE(boxes[5]->currentData().toLongLong(), 600);
+    }
+
+    void spectrumDefaultFollowsTheNewestStepUntilAMatrixIsChosen()
+    {
+        // Checkpoints arrive one at a time, as while a folder is analysed.
+        const RunAnalysis demo = test::demoRun();
+        QList<qint64> steps;
+        for (const MatrixResult &r : demo.results)
+            if (!steps.contains(r.step))
+                steps.append(r.step);
+        std::sort(steps.begin(), steps.end());
+        ViewState state;
+        SpectrumView spectrum(&state);
+        RunAnalysis first = demo;
+        first.results.clear();
+        for (const MatrixResult &r : demo.results)
+            if (r.step == steps.first())
+                first.results.append(r);
+        state.setRun(first, QStringLiteral("nanogpt-d4"));
+        QCOMPARE(spectrum.matrix()->step, steps.first());
+        for (qsizetype i = 1; i < steps.size(); ++i) {
+            QList<MatrixResult> more;
+            for (const MatrixResult &r : demo.results)
+                if (r.step == steps[i])
+                    more.append(r);
+            state.addResults(more);
+            QCOMPARE(spectrum.matrix()->step, steps[i]);
+            if (i == 2) { // a matrix the user asks for stays, whatever arrives after
+                state.requestSpectrum({0, steps[1], {{}, 1, MatrixType::V, {}}});
+                QCOMPARE(spectrum.matrix()->step, steps[1]);
+                break;
+            }
+        }
+        state.addResults({});
+        QCOMPARE(spectrum.matrix()->step, steps[1]);
+        QCOMPARE(spectrum.matrix()->id.type, MatrixType::V);
+    }
+
+    void legendGoesWhereTheStateSays()
+    {
+        MetricLineChart chart(m_state);
+        chart.resize(1000, 600);
+        QCPLegend *legend = chart.plot()->legend;
+        QCPAxisRect *rect = chart.plot()->axisRect();
+        auto insideAt = [&]() -> std::optional<Qt::Alignment> {
+            const auto *inset = rect->insetLayout();
+            for (int i = 0; i < inset->elementCount(); ++i)
+                if (inset->elementAt(i) == legend)
+                    return inset->insetAlignment(i);
+            return std::nullopt;
+        };
+        QVERIFY(!insideAt()); // auto: beside the plot
+        QVERIFY(legend->visible());
+        QCOMPARE(legend->brush(), QBrush(Qt::NoBrush));
+        m_state->setLegendPosition(LegendPosition::BottomLeft);
+        QCOMPARE(insideAt(), std::optional<Qt::Alignment>(Qt::AlignBottom | Qt::AlignLeft));
+        QVERIFY(legend->brush().style() != Qt::NoBrush); // readable over the lines
+        QVERIFY(legend->visible());
+        m_state->setLegendPosition(LegendPosition::Hidden);
+        QVERIFY(!legend->visible());
+        m_state->setLegendPosition(LegendPosition::Below);
+        QVERIFY(!insideAt());
+        QVERIFY(legend->visible());
+        chart.beginExport(QSize(1000, 600), 9); // laid out at a size
+        QVERIFY(legend->outerRect().top() >= rect->outerRect().bottom());
+        QVERIFY(legend->wrap() > 1); // entries side by side under the plot
+        chart.endExport();
+        QCOMPARE(parseLegendPosition("bottom-left"), std::optional<LegendPosition>(LegendPosition::BottomLeft));
+        QCOMPARE(legendPositionName(LegendPosition::Hidden), QStringLiteral("none"));
+        QVERIFY(!parseLegendPosition("middle"));
+    }
+
+    void darkThemeColoursTheFrameNotTheData()
+    {
+        MetricLineChart chart(m_state);
+        LayerBarChart bars(m_state);
+        const QColor qColour = chart.visibleLines().first()->pen().color();
+        m_state->setDarkTheme(true);
+        for (ChartView *view : std::initializer_list<ChartView *>{&chart, &bars}) {
+            QCOMPARE(backgroundOf(view->plot()), PlotStyle::Theme::darkTheme().background);
+            QCOMPARE(view->plot()->xAxis->tickLabelColor(), PlotStyle::Theme::darkTheme().ink);
+            QCOMPARE(view->plot()->legend->item(0)->textColor(), PlotStyle::Theme::darkTheme().text);
+        }
+        QCOMPARE(chart.visibleLines().first()->pen().color(), qColour); // Okabe–Ito in both themes
+        TypeLayerHeatmap heatmap(m_state, Metric::StableRank); // made while the theme is dark
+        QCOMPARE(heatmap.colorScale()->axis()->labelColor(), PlotStyle::Theme::darkTheme().ink);
+        QCOMPARE(heatmap.colorScale()->axis()->tickLabelColor(), PlotStyle::Theme::darkTheme().ink);
+        QCOMPARE(heatmap.plot()->yAxis->tickLabelColor(), PlotStyle::Theme::darkTheme().ink);
+        // An export is light unless it asks: the window's theme comes back after it.
+        chart.beginExport(QSize(800, 500), 9);
+        QCOMPARE(backgroundOf(chart.plot()), PlotStyle::Theme::paper().background);
+        QCOMPARE(chart.plot()->legend->item(0)->textColor(), PlotStyle::Theme::paper().text);
+        chart.endExport();
+        QCOMPARE(backgroundOf(chart.plot()), PlotStyle::Theme::darkTheme().background);
+        chart.beginExport(QSize(800, 500), 9, true);
+        QCOMPARE(backgroundOf(chart.plot()), PlotStyle::Theme::darkTheme().background);
+        chart.endExport();
+        m_state->setDarkTheme(false);
+        QCOMPARE(backgroundOf(chart.plot()), PlotStyle::Theme::paper().background);
     }
 
     void stepSliderChangesBarHeights()

@@ -400,7 +400,12 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                     try {
                         {
                             const BlasThreadBudget::Claim claim(solves->blasThreads);
-                            spectrum = solver.compute(*source);
+                            // The tensor is let go once read: while the eigensolver runs, the
+                            // worker holds only its Gram matrix (rand_distance still needs it).
+                            spectrum = solver.compute(*source, [&] {
+                                if (!withRandDistance)
+                                    source.reset();
+                            });
                         }
                         // rand_distance shuffles the entries: only then is the matrix widened whole.
                         double shuffledDistance = std::numeric_limits<double>::quiet_NaN();

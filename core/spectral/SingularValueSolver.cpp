@@ -39,18 +39,18 @@ Spectrum SingularValueSolver::compute(const Eigen::Ref<const Eigen::MatrixXd> &m
     return compute(DenseBlockSource(matrix));
 }
 
-Spectrum SingularValueSolver::compute(const MatrixBlockSource &matrix) const
+Spectrum SingularValueSolver::compute(const MatrixBlockSource &matrix, const std::function<void()> &allRead) const
 {
     if (matrix.rows() == 0 || matrix.cols() == 0)
         return {{}, QStringLiteral("matrix is empty (%1×%2)").arg(matrix.rows()).arg(matrix.cols())};
-    return m_method == SvdMethod::FastGram ? gramSpectrum(matrix) : exactSpectrum(matrix);
+    return m_method == SvdMethod::FastGram ? gramSpectrum(matrix, allRead) : exactSpectrum(matrix, allRead);
 }
 
 // σ = sqrt(eigenvalues of the smaller Gram matrix). Row-major W (rows × cols): if cols ≤ rows the
 // small Gram is WᵀW = Σ BᵀB over row blocks B, else WWᵀ = Σ CCᵀ over column blocks C; each block is
 // widened to float64 just before its dsyrk, and every sum is float64 (the contract's accuracy).
 // Rounding can leave eigenvalues of a rank-deficient matrix slightly negative: they are zeros.
-Spectrum SingularValueSolver::gramSpectrum(const MatrixBlockSource &matrix) const
+Spectrum SingularValueSolver::gramSpectrum(const MatrixBlockSource &matrix, const std::function<void()> &allRead) const
 {
     const qint64 rows = matrix.rows(), cols = matrix.cols();
     const bool byRows = cols <= rows;
@@ -79,12 +79,16 @@ Spectrum SingularValueSolver::gramSpectrum(const MatrixBlockSource &matrix) cons
                             block.data(), byRows ? order : int(count), 1.0, gram.data(), order);
         }
     }
+    // From here on only the Gram matrix is needed: neither the block nor the tensor is held while
+    // the eigensolver runs (for a d = 4096 layer the longer half of the time).
+    if (allRead)
+        allRead();
     if (nonFinite > 0)
         return {{}, nonFiniteError(nonFinite, rows * cols)};
 
     Eigen::VectorXd eigenvalues(order);
     const bool twoStage = m_eigensolver == Eigensolver::TwoStage ||
-                          (m_eigensolver == Eigensolver::BySize && order >= kTwoStageFromOrder);
+                          (m_eigensolver == Eigensolver::BySize && order >= kTwoStageFromOrder && openblas_get_num_threads() == 1);
     const lapack_int info = twoStage ? LAPACKE_dsyev_2stage(LAPACK_COL_MAJOR, 'N', 'L', order, gram.data(), order, eigenvalues.data())
                                      : LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', order, gram.data(), order, eigenvalues.data());
     if (info != 0)
@@ -94,7 +98,7 @@ Spectrum SingularValueSolver::gramSpectrum(const MatrixBlockSource &matrix) cons
 }
 
 // The reference path may widen the whole matrix: BDCSVD needs it all.
-Spectrum SingularValueSolver::exactSpectrum(const MatrixBlockSource &matrix) const
+Spectrum SingularValueSolver::exactSpectrum(const MatrixBlockSource &matrix, const std::function<void()> &allRead) const
 {
     const qint64 rows = matrix.rows(), cols = matrix.cols();
     Eigen::MatrixXd transposed(cols, rows); // column-major cols×rows is row-major W: same singular values
@@ -102,6 +106,8 @@ Spectrum SingularValueSolver::exactSpectrum(const MatrixBlockSource &matrix) con
         std::copy(whole, whole + rows * cols, transposed.data());
     else
         matrix.widenBlock(0, rows, 0, cols, transposed.data());
+    if (allRead)
+        allRead();
     if (const qint64 nonFinite = countNonFinite(transposed.data(), transposed.size()))
         return {{}, nonFiniteError(nonFinite, transposed.size())};
     Eigen::BDCSVD<Eigen::MatrixXd> svd(transposed); // singular values only: no U, V requested

@@ -2,6 +2,8 @@
 // Everything else RankScope shows is a cheap function of the spectrum this returns.
 #pragma once
 
+#include <functional>
+
 #include "spectral/MatrixBlockSource.h"
 
 #include <Eigen/Core>
@@ -20,7 +22,7 @@ enum class SvdMethod {
 
 // Which LAPACK eigensolver takes the Gram matrix (eigenvalues only).
 enum class Eigensolver {
-    BySize,             // dsyevd below kTwoStageFromOrder, dsyev_2stage from it (measured, see README)
+    BySize,             // dsyev_2stage from kTwoStageFromOrder on one BLAS thread, dsyevd otherwise (measured, see README)
     DivideAndConquer,   // dsyevd: one-stage tridiagonal reduction, fastest for small orders
     TwoStage,           // dsyev_2stage: reduction through a band matrix, fastest for large orders
 };
@@ -39,15 +41,21 @@ public:
     }
 
     Spectrum compute(const Eigen::Ref<const Eigen::MatrixXd> &matrix) const;
-    Spectrum compute(const MatrixBlockSource &matrix) const;
+    // `allRead`, when given, is called once every element of `matrix` has been read (the Gram
+    // matrix formed, or the matrix widened for the exact path) and before the eigensolver runs; the
+    // solver does not touch `matrix` after it, so the caller may free the tensor there and hold only
+    // the Gram matrix through the longest part of the work.
+    Spectrum compute(const MatrixBlockSource &matrix, const std::function<void()> &allRead = {}) const;
 
     // OpenBLAS threads inside each call, for the whole process (OpenBLAS has one setting). RankScope
     // runs one matrix per worker with 1 thread; BlasThreadBudget gives spare cores to a lone call.
     static void setBlasThreads(int threads);
 
-    // Gram matrices of this order or more go to dsyev_2stage (the crossover bench_eigensolver
-    // measures: below it dsyevd is as fast or faster).
-    static constexpr int kTwoStageFromOrder = 1536;
+    // Gram matrices of this order or more go to dsyev_2stage when the call has one BLAS thread (the
+    // crossover bench_eigensolver measures: 0.92× dsyevd's time at 2048, 0.65× at 4096, 1.18× at
+    // 1536). With more threads dsyevd is used at every order: its back-transformations run in
+    // parallel and the two-stage reduction does not (2.3× dsyevd's time at 2048 on two threads).
+    static constexpr int kTwoStageFromOrder = 2048;
     // Rows (or columns) widened per dsyrk call: about this many bytes of float64, so a worker holds
     // the Gram matrix, this block and the stored tensor. 32 MB is 256 lines or more up to an order
     // of 16384: enough for dsyrk's own blocking (its inner dimension is blocked by a few hundred).
@@ -56,8 +64,8 @@ public:
     void setGramBlockBytes(qint64 bytes) { m_gramBlockBytes = bytes; }
 
 private:
-    Spectrum gramSpectrum(const MatrixBlockSource &matrix) const;
-    Spectrum exactSpectrum(const MatrixBlockSource &matrix) const;
+    Spectrum gramSpectrum(const MatrixBlockSource &matrix, const std::function<void()> &allRead) const;
+    Spectrum exactSpectrum(const MatrixBlockSource &matrix, const std::function<void()> &allRead) const;
 
     SvdMethod m_method;
     Eigensolver m_eigensolver;

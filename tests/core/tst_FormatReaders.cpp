@@ -91,14 +91,23 @@ private slots:
                                          {"f16", "F16", {2, 3}, rawBytes<quint16>({0x3C00, 0xC000, 0x4300, 0x4400, 0x3400, 0x4600})},
                                          {"bf16", "BF16", {2, 3}, rawBytes<quint16>({0x3F80, 0xC000, 0x4060, 0x4080, 0x3E80, 0x40C0})},
                                          {"f8", "F8_E4M3", {2, 3}, QByteArray("\x38\xC0\x46\x48\x28\x4C", 6)},
+                                         // E5M2 is the top byte of a float16: 1, −2, 3.5, 4, 0.25, 6.
+                                         {"f8e5", "F8_E5M2", {2, 3}, QByteArray("\x3C\xC0\x43\x44\x34\x46", 6)},
+                                         // Its subnormals and infinities (E4M3fn has none).
+                                         {"f8e5special", "F8_E5M2", {1, 3}, QByteArray("\x01\x7C\xFC", 3)},
                                          {"ids", "I64", {1, 2}, rawBytes<qint64>({1, 2})}}));
         QString error;
         auto reader = openCheckpoint(path, &error);
         QVERIFY2(reader, qPrintable(error));
         QCOMPARE(reader->formatName(), QStringLiteral("safetensors"));
-        QCOMPARE(reader->tensors().size(), 6);
-        for (const char *name : {"f32", "f64", "f16", "bf16", "f8"})
+        QCOMPARE(reader->tensors().size(), 8);
+        for (const char *name : {"f32", "f64", "f16", "bf16", "f8", "f8e5"})
             expectSix(*reader, name);
+        const MatrixRead special = reader->readMatrix("f8e5special");
+        QVERIFY2(special.ok(), qPrintable(special.error));
+        QCOMPARE(special.values(0, 0), std::ldexp(1.0, -16)); // 0.00.01: the smallest subnormal
+        QCOMPARE(special.values(0, 1), std::numeric_limits<double>::infinity());
+        QCOMPARE(special.values(0, 2), -std::numeric_limits<double>::infinity());
         QVERIFY(reader->readMatrix("ids").error.contains("unsupported dtype int64"));
     }
 

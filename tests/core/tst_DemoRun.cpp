@@ -117,6 +117,13 @@ private slots:
             QVERIFY2(relative(r.metrics.spectralNorm, e.values["spectral_norm"]) <= 1e-6, qPrintable(key));
             QVERIFY2(relative(r.metrics.frobeniusNorm, e.values["frobenius_norm"]) <= 1e-6, qPrintable(key));
             QCOMPARE(r.metrics.compressionPct, e.values["compression_pct"]);
+            // k_τ from the expected compression % (100·(1 − k/r)), and the parameters a rank-k
+            // factorisation saves, from the shapes.
+            const double r0 = double(std::min(e.rows, e.cols));
+            const double k = std::round(r0 * (1 - e.values["compression_pct"] / 100));
+            QCOMPARE(r.metrics.energyRank, k);
+            QVERIFY2(std::abs(r.metrics.paramSavingPct - 100 * (1 - k * double(e.rows + e.cols) / (double(e.rows) * double(e.cols)))) <= 1e-9,
+                     qPrintable(key));
             // WeightWatcher's log norms from the independently computed norms.
             QVERIFY2(std::abs(r.metrics.logNorm - 2 * std::log10(e.values["frobenius_norm"])) <= 1e-6, qPrintable(key));
             QVERIFY2(std::abs(r.metrics.logSpectralNorm - 2 * std::log10(e.values["spectral_norm"])) <= 1e-6, qPrintable(key));
@@ -143,6 +150,9 @@ private slots:
             const SpectralMetrics &a = fast.results[i].metrics, &b = reference.results[i].metrics;
             const QString key = fast.results[i].tensor + QStringLiteral(" @ %1").arg(fast.results[i].step);
             QVERIFY2(a.numSpikes == b.numSpikes, qPrintable(key));
+            // numerical_rank's threshold is the Gram path's resolution: both solvers count the same.
+            QVERIFY2(a.numericalRank == b.numericalRank, qPrintable(key));
+            QVERIFY2(b.numericalRank >= 1 && b.numericalRank <= std::min(fast.results[i].rows, fast.results[i].cols), qPrintable(key));
             QVERIFY2(std::abs(a.mpSoftrank - b.mpSoftrank) <= 1e-6 * b.mpSoftrank, qPrintable(key));
             QVERIFY2(b.mpSoftrank > 0 && b.mpSoftrank <= 1.5, qPrintable(key));
             spiked += b.numSpikes > 0;

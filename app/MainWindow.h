@@ -48,7 +48,6 @@ public:
 
     ViewState *state() const { return m_state; }
     AnalysisController *controller() const { return m_controller; }
-    WindowTheme *theme() const { return m_theme; }
     FigureView *figure(FigureKind kind) const { return m_figures.value(int(kind)); }
     MetricLineChart *lineChart() const { return figure(FigureKind::Lines)->lineChart(); }
     LayerBarChart *barChart() const { return figure(FigureKind::Bars)->barPanels().value(0); }

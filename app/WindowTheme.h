@@ -22,8 +22,6 @@ public:
     // Applies the remembered choice (System the first time).
     void restore();
     void apply(Choice choice);
-    Choice choice() const { return m_choice; }
-    bool isDark() const;
     // "Theme" with System / Light / Dark, in the given menu.
     void addMenu(QMenu *menu);
     // Play (a triangle) or pause (two bars) in the palette's button text colour: the styles' own
@@ -31,6 +29,8 @@ public:
     static QIcon playIcon(bool pause, const QPalette &palette);
 
 private:
+    bool isDark() const;
+
     ViewState *m_state;
     Choice m_choice = Choice::System;
     QPalette m_systemPalette; // as the desktop gave it at start

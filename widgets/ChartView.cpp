@@ -43,15 +43,13 @@ void addLegendMenu(QMenu *menu, ViewState *state)
     for (LegendPosition position : allLegendPositions()) {
         QAction *action = legend->addAction(legendPositionLabel(position), state, [state, position] { state->setLegendPosition(position); });
         action->setCheckable(true);
-        action->setChecked(state->legendPosition() == position);
+        action->setData(int(position));
         group->addAction(action);
     }
-    // A menu kept open (the window's) follows changes made elsewhere.
+    // Checked as the menu opens: the window's menu lives on while the position changes elsewhere.
     QObject::connect(legend, &QMenu::aboutToShow, legend, [legend, state] {
-        const QList<LegendPosition> positions = allLegendPositions();
-        const QList<QAction *> actions = legend->actions();
-        for (qsizetype i = 0; i < actions.size() && i < positions.size(); ++i)
-            actions[i]->setChecked(state->legendPosition() == positions[i]);
+        for (QAction *action : legend->actions())
+            action->setChecked(action->data().toInt() == int(state->legendPosition()));
     });
 }
 

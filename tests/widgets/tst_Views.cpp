@@ -11,6 +11,7 @@
 #include "ViewState.h"
 
 #include <QComboBox>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QTest>
 #include <QWheelEvent>
@@ -308,6 +309,20 @@ private slots:
         QVERIFY(legend->outerRect().top() >= rect->outerRect().bottom());
         QVERIFY(legend->wrap() > 1); // entries side by side under the plot
         chart.endExport();
+        // The Legend menu (context menu, View menu) checks the state's position as it opens.
+        QMenu menu;
+        addLegendMenu(&menu, m_state);
+        QMenu *legendMenu = menu.actions().first()->menu();
+        m_state->setLegendPosition(LegendPosition::TopRight);
+        emit legendMenu->aboutToShow();
+        QList<QAction *> checked;
+        for (QAction *action : legendMenu->actions())
+            if (action->isChecked())
+                checked << action;
+        QCOMPARE(checked.size(), 1);
+        QCOMPARE(checked.first()->text(), legendPositionLabel(LegendPosition::TopRight));
+        legendMenu->actions().last()->trigger(); // "No legend"
+        QCOMPARE(m_state->legendPosition(), LegendPosition::Hidden);
         QCOMPARE(parseLegendPosition("bottom-left"), std::optional<LegendPosition>(LegendPosition::BottomLeft));
         QCOMPARE(legendPositionName(LegendPosition::Hidden), QStringLiteral("none"));
         QVERIFY(!parseLegendPosition("middle"));

@@ -1,5 +1,6 @@
 #include "AnalyzeCommand.h"
 
+#include "MpiTeam.h"
 #include "analysis/MetricsTable.h"
 #include "RunLoader.h"
 #include "analysis/ResultsFile.h"
@@ -100,7 +101,8 @@ int runAnalyzeCommand(const QStringList &arguments)
     const QCommandLineOption runsOption(QStringLiteral("runs"), QStringLiteral("FOLDER holds runs (seed0/, seed1/, …): analyse each into its own results file "
                                                                                "(in the cache, or FOLDER.h5 files in the folder --results names); --csv/--json get the run's name before their suffix."));
     const QCommandLineOption randDistanceOption(QStringLiteral("rand-distance"), QStringLiteral("Also compute WeightWatcher's rand_distance: every matrix is decomposed a second time with its entries shuffled (fixed seed)."));
-    parser.addOptions({energy, jobs, csv, json, method, rulesOption, results, noCache, quiet, watchOption, settleOption, runsOption, randDistanceOption});
+    const QCommandLineOption autosaveOption(QStringLiteral("autosave"), QStringLiteral("Seconds between saves of the results file while the analysis runs (default 10; 0: after every checkpoint). A killed job loses at most this much."), QStringLiteral("S"), QStringLiteral("10"));
+    parser.addOptions({energy, jobs, csv, json, method, rulesOption, results, noCache, quiet, watchOption, settleOption, runsOption, randDistanceOption, autosaveOption});
     if (!parser.parse(QStringList{QStringLiteral("rankscope analyze")} + arguments.mid(1))) {
         err << "rankscope analyze: " << parser.errorText() << '\n';
         return 1;
@@ -131,7 +133,30 @@ int runAnalyzeCommand(const QStringList &arguments)
     }
     settings.method = parser.value(method) == QLatin1String("svd") ? SvdMethod::ExactSvd : SvdMethod::FastGram;
     settings.randDistance = parser.isSet(randDistanceOption);
-    const bool silent = parser.isSet(quiet);
+    settings.autosaveSeconds = parser.value(autosaveOption).toDouble(&ok);
+    if (!ok || !(settings.autosaveSeconds >= 0)) {
+        err << "rankscope analyze: --autosave takes seconds (0 or more)\n";
+        return 1;
+    }
+
+    // Under mpirun or srun: this process is one rank of a team that shares the matrices. Rank 0
+    // reports and writes; the others compute and stay quiet.
+    if (MpiTeam::launched() && MpiTeam::libraryVersion().isEmpty() && qEnvironmentVariableIntValue("OMPI_COMM_WORLD_SIZE") != 1) {
+        err << "rankscope analyze: started by an MPI launcher, but this rankscope is built without MPI support "
+               "(build it with libopenmpi-dev installed; see rankscope --version)\n";
+        return 1;
+    }
+    const std::unique_ptr<MpiTeam> team = MpiTeam::join();
+    settings.team = team.get();
+    const bool leads = !team || team->leads();
+    QString discarded;
+    if (!leads)
+        err.setString(&discarded, QIODevice::WriteOnly); // rank 0 says what there is to say
+    if (team && team->size() > 1 && parser.isSet(watchOption)) {
+        err << "rankscope analyze: --watch runs in one process; start it without mpirun\n";
+        return 1;
+    }
+    const bool silent = parser.isSet(quiet) || !leads;
     const bool terminal = isatty(fileno(stderr));
 
     const QString folder = parser.positionalArguments().first();
@@ -229,6 +254,10 @@ int runAnalyzeCommand(const QStringList &arguments)
         g_activeAnalyzer = nullptr;
         if (!loaded)
             return 1;
+        if (!leads) { // its RunAnalysis holds its own share only
+            last = std::move(loaded);
+            return 0;
+        }
         const RunAnalysis &run = *loaded;
         for (const QString &line : run.issueLines())
             err << line << '\n';
@@ -264,7 +293,9 @@ int runAnalyzeCommand(const QStringList &arguments)
         if (!silent && run.timings.readSeconds > 0)
             err << QStringLiteral("time: reading %1 s; spectra %2 s and metrics %3 s in %4 workers; %5\n")
                        .arg(run.timings.readSeconds, 0, 'f', 2).arg(run.timings.spectraSeconds, 0, 'f', 2)
-                       .arg(run.timings.metricsSeconds, 0, 'f', 2).arg(settings.jobs > 0 ? settings.jobs : QThread::idealThreadCount())
+                       .arg(run.timings.metricsSeconds, 0, 'f', 2)
+                       .arg((team && team->size() > 1 ? QStringLiteral("%1 ranks × ").arg(team->size()) : QString()) +
+                            QString::number(settings.jobs > 0 ? settings.jobs : QThread::idealThreadCount()))
                        .arg(QString::fromStdString(describeBlasKernel()));
         if (!silent)
             err << QStringLiteral("%1 of %2 checkpoints analysed (%3 from the results file), %4 matrices, %5 s%6\n")

@@ -4,6 +4,7 @@
 #include "DemoRun.h"
 #include "ExportCommand.h"
 #include "InfoCommand.h"
+#include "MpiTeam.h"
 #include "RankScopeVersion.h"
 #include "spectral/BlasKernelChoice.h"
 
@@ -92,6 +93,8 @@ int runHeadless(int argc, char **argv)
     if (first == QLatin1String("-v") || first == QLatin1String("--version")) {
         out << "rankscope " << RANKSCOPE_VERSION << '\n';
         out << "BLAS: " << QString::fromStdString(describeBlasKernel()) << '\n';
+        const QString mpi = MpiTeam::libraryVersion();
+        out << "MPI: " << (mpi.isEmpty() ? QStringLiteral("not built in (rankscope analyze runs in one process)") : mpi + QStringLiteral(" (mpirun -n N rankscope analyze)")) << '\n';
         return 0;
     }
     if (first == QLatin1String("-h") || first == QLatin1String("--help")) {

@@ -20,33 +20,10 @@ export XDG_CACHE_HOME=$cache
 # Measured as a user runs it: no kernel variable, unless a line sets one.
 unset OPENBLAS_CORETYPE RANKSCOPE_TEST_PRETEND_BLAS_CORE RANKSCOPE_BLAS_CORETYPE_CHOSEN
 
-load() { cut -d' ' -f1 /proc/loadavg; }
-wait_quiet() {
-    for _ in $(seq 45); do
-        awk -v l="$(load)" 'BEGIN { exit !(l < 0.3) }' && return 0
-        sleep 20
-    done
-    echo "  (machine still busy after 15 minutes: load $(load))"
-}
-median() { sort -n | awk '{v[NR]=$1} END {m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2; printf "%.2f", m}'; }
-
-measure() { # label, then environment assignments and the rankscope arguments (env VAR=… rankscope …)
-    local label=$1; shift
-    local walls=() rss=()
-    wait_quiet
-    local started_load; started_load=$(load)
-    for _ in $(seq "$repeats"); do
-        out=$( { /usr/bin/time -f "%e %M" env "$@" --quiet >/dev/null; } 2>&1 | tail -1)
-        walls+=("${out% *}"); rss+=("${out#* }")
-    done
-    printf '%-58s median %6s s   peak RSS %5s MB (max of %d)   load %s\n' "$label" \
-        "$(printf '%s\n' "${walls[@]}" | median)" \
-        "$(printf '%s\n' "${rss[@]}" | sort -n | tail -1 | awk '{printf "%.0f", $1/1024}')" "$repeats" "$started_load"
-}
+source bench/bench_common.sh
 
 rs=$build/bin/rankscope
-echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
-$rs --version | sed -n 2p
+describe_machine "$rs"
 echo "$(du -sh "$gpt2" | cut -f1) in $gpt2; $(du -sh "$wide" | cut -f1) in $wide"
 measure "GPT-2 small x2, --no-cache --jobs 1" "$rs" analyze "$gpt2" --no-cache --jobs 1
 measure "GPT-2 small x2, --no-cache --jobs 2 (default)" "$rs" analyze "$gpt2" --no-cache --jobs 2

@@ -1,5 +1,6 @@
 #include "analysis/RunAnalyzer.h"
 
+#include "analysis/AnalysisTeam.h"
 #include "analysis/CheckpointPlan.h"
 #include "analysis/CheckpointSteps.h"
 #include "analysis/ContentFingerprint.h"
@@ -11,6 +12,7 @@
 #include <QDateTime>
 #include <QFileInfo>
 #include <QHash>
+#include <QSet>
 #include <QMutex>
 #include <QThread>
 #include <QThreadPool>
@@ -74,6 +76,11 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     m_clock.start();
     m_plannedSeconds = m_doneSeconds = 0;
     m_checkpointsComputed = 0;
+    m_teamLoad = QList<double>(m_settings.team ? m_settings.team->size() : 1, 0.0);
+    // Every member has read the earlier results before the leader may replace them: all decide
+    // alike which checkpoints are still to do.
+    if (m_settings.team)
+        m_settings.team->barrier();
     RunAnalysis run;
     run.folder = QFileInfo(folder).absoluteFilePath();
     run.settingsKey = settingsKey();
@@ -208,16 +215,61 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         if (onProgress)
             onProgress(progress, results);
         run.results.append(results);
-        if (!m_settings.resultsPath.isEmpty() && sinceSave.elapsed() > m_settings.autosaveSeconds * 1000) {
+        if (savesResults() && sinceSave.elapsed() >= m_settings.autosaveSeconds * 1000) {
             saveResults(withUnvisited(run), run);
             sinceSave.restart();
         }
     }
     run.cancelled = m_cancelled;
     sortResults(run.results);
-    if (!m_settings.resultsPath.isEmpty())
+    if (savesResults())
         saveResults(run.cancelled ? withUnvisited(run) : run, run);
     return run;
+}
+
+bool RunAnalyzer::savesResults() const
+{
+    return !m_settings.resultsPath.isEmpty() && (!m_settings.team || m_settings.team->leads());
+}
+
+void RunAnalyzer::gatherShares(QList<MatrixResult> &results, RunAnalysis &run, qsizetype ownIssuesFrom, int ownDone,
+                               double ownCost, const RunAnalysis::Timings &timingsBefore, AnalysisProgress &progress)
+{
+    AnalysisTeam &team = *m_settings.team;
+    if (!team.leads()) {
+        CheckpointShare share;
+        share.results = results;
+        share.issues = run.issues.mid(ownIssuesFrom);
+        share.matricesDone = ownDone;
+        share.costSeconds = ownCost;
+        share.timings = {run.timings.readSeconds - timingsBefore.readSeconds, run.timings.spectraSeconds - timingsBefore.spectraSeconds,
+                         run.timings.metricsSeconds - timingsBefore.metricsSeconds};
+        team.sendToLeader(share.serialized());
+        return;
+    }
+    // Every member opens the checkpoint and plans it, so each reports the same file-level problems
+    // and left-out tensors: said once.
+    QSet<QString> said;
+    for (qsizetype i = ownIssuesFrom; i < run.issues.size(); ++i)
+        said.insert(run.issues[i].text());
+    for (int member = 1; member < team.size(); ++member) {
+        const std::optional<CheckpointShare> share = CheckpointShare::fromBytes(team.receiveFrom(member));
+        if (!share) {
+            run.issues.append({progress.currentFile, {}, QStringLiteral("rank %1 sent results this build cannot read (is every rank running the same rankscope?)").arg(member), true});
+            continue;
+        }
+        results.append(share->results);
+        for (const AnalysisIssue &issue : share->issues)
+            if (!said.contains(issue.text())) {
+                said.insert(issue.text());
+                run.issues.append(issue);
+            }
+        progress.matricesDone += share->matricesDone;
+        m_doneSeconds += share->costSeconds;
+        run.timings.readSeconds += share->timings.readSeconds;
+        run.timings.spectraSeconds += share->timings.spectraSeconds;
+        run.timings.metricsSeconds += share->timings.metricsSeconds;
+    }
 }
 
 void RunAnalyzer::saveResults(const RunAnalysis &run, RunAnalysis &report)
@@ -235,6 +287,8 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                                                    AnalysisProgress &progress, const ProgressCallback &onProgress)
 {
     QList<AnalysisIssue> &issues = run.issues;
+    const qsizetype ownIssuesFrom = issues.size();
+    const RunAnalysis::Timings timingsBefore = run.timings;
     QElapsedTimer readClock;
     readClock.start();
     QString error;
@@ -242,7 +296,10 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     if (!reader) {
         record.error = error;
         issues.append({record.path, {}, error, true});
-        return {};
+        QList<MatrixResult> none;
+        if (m_settings.team)
+            gatherShares(none, run, ownIssuesFrom, 0, 0, timingsBefore, progress);
+        return none;
     }
     record.format = reader->formatName();
     for (const QString &warning : reader->warnings())
@@ -277,8 +334,33 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     for (const PlannedTensor &tensor : plan.layout.typed)
         for (const MatrixPart &part : tensor.parts)
             shapes << partShape(tensor, part);
-    const double plannedWall = m_costModel.wallSeconds(shapes, m_settings.jobs);
-    m_modelPace = plannedWall > 0 ? plannedSeconds / plannedWall : m_settings.jobs;
+    const int teamSize = m_settings.team ? m_settings.team->size() : 1;
+    const double plannedWall = m_costModel.wallSeconds(shapes, m_settings.jobs * teamSize);
+    m_modelPace = plannedWall > 0 ? plannedSeconds / plannedWall : m_settings.jobs * teamSize;
+
+    // A 3-D tensor of experts is read one slice (one expert) at a time: the work items are the
+    // (tensor, slice) reads, each with the parts it holds. In a team, each member reads only its own.
+    auto slicesOf = [](const PlannedTensor &tensor) {
+        QList<qint64> slices;
+        for (const MatrixPart &part : tensor.parts)
+            if (!slices.contains(part.slice))
+                slices << part.slice;
+        return slices;
+    };
+    QList<int> owners;
+    if (m_settings.team) {
+        QList<double> itemCosts;
+        for (const PlannedTensor &tensor : plan.layout.typed)
+            for (const qint64 slice : slicesOf(tensor)) {
+                double cost = 0;
+                for (const MatrixPart &part : tensor.parts)
+                    if (part.slice == slice)
+                        cost += m_costModel.matrixSeconds(partShape(tensor, part));
+                itemCosts << cost;
+            }
+        owners = AnalysisTeam::assignByCost(itemCosts, m_teamLoad);
+    }
+    qsizetype item = 0;
 
     // Released rather than destroyed when cancelled: destroying a pool waits for its solves.
     auto pool = std::make_unique<QThreadPool>();
@@ -323,12 +405,9 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     };
 
     for (const PlannedTensor &tensor : plan.layout.typed) {
-        // A 3-D tensor of experts is read one slice (one expert) at a time.
-        QList<qint64> slices;
-        for (const MatrixPart &part : tensor.parts)
-            if (!slices.contains(part.slice))
-                slices << part.slice;
-        for (const qint64 slice : slices) {
+        for (const qint64 slice : slicesOf(tensor)) {
+            if (!owners.isEmpty() && owners[item++] != m_settings.team->rank())
+                continue;
             if (m_cancelled)
                 break;
             // Bound what is held: the stored tensors of the matrices in flight plus this one.
@@ -458,7 +537,10 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     run.timings.metricsSeconds += solves->metricsSeconds;
     m_doneSeconds += solves->doneSeconds;
     progress.matricesDone = matricesBefore + solves->completed;
-    if (results.isEmpty() && !m_cancelled && issues.size() == issuesBefore + plan.layout.reported().size()) {
+    if (m_settings.team)
+        gatherShares(results, run, ownIssuesFrom, solves->completed, solves->doneSeconds, timingsBefore, progress);
+    const bool leads = !m_settings.team || m_settings.team->leads(); // another member's results are a share only
+    if (leads && results.isEmpty() && !m_cancelled && issues.size() == issuesBefore + plan.layout.reported().size()) {
         const QString model = plan.config.describeModel();
         record.error = QStringLiteral("no attention or MLP matrices recognised among %1 tensors%2 (see rankscope info)")
                            .arg(reader->tensors().size()).arg(model.isEmpty() ? QString() : QStringLiteral(" of a model with ") + model);

@@ -17,6 +17,8 @@
 
 namespace rankscope {
 
+class AnalysisTeam;
+
 struct AnalysisSettings {
     double energy = kDefaultEnergy;
     int jobs = 0; // 0: one worker per core
@@ -33,6 +35,10 @@ struct AnalysisSettings {
     double settleSeconds = 0;
     // WeightWatcher's rand_distance: a second decomposition of every matrix, its entries shuffled.
     bool randDistance = false;
+    // Processes sharing this analysis (MPI ranks; null: this process alone). Each computes the
+    // matrices AnalysisTeam::assignByCost hands it; only the leader's RunAnalysis is whole, and only
+    // the leader saves the results file.
+    AnalysisTeam *team = nullptr;
 };
 
 struct AnalysisProgress {
@@ -65,6 +71,11 @@ public:
 private:
     QList<MatrixResult> analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, RunAnalysis &run,
                                           AnalysisProgress &progress, const ProgressCallback &onProgress);
+    // In a team, after this member's part of a checkpoint: the leader adds every other member's
+    // share to results, run and progress; another member sends its own (its issues from ownIssuesFrom).
+    void gatherShares(QList<MatrixResult> &results, RunAnalysis &run, qsizetype ownIssuesFrom, int ownDone,
+                      double ownCost, const RunAnalysis::Timings &timingsBefore, AnalysisProgress &progress);
+    bool savesResults() const;
     // From the cost model of the shapes (SpectrumCostModel), scaled by the pace measured so far.
     void updateEta(AnalysisProgress &progress, double doneSeconds) const;
     void saveResults(const RunAnalysis &run, RunAnalysis &report);
@@ -81,6 +92,7 @@ private:
     double m_doneSeconds = 0;
     double m_modelPace = 1; // core-seconds per wall second the model expects for the open checkpoint
     int m_checkpointsComputed = 0;
+    QList<double> m_teamLoad; // in a team: each member's work so far (AnalysisTeam::assignByCost)
 };
 
 } // namespace rankscope

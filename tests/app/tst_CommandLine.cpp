@@ -226,6 +226,8 @@ private slots:
         QVERIFY(r.err.contains("no checkpoints found"));
         QCOMPARE(runRankscope({"analyze"}).exitCode, 1);
         QCOMPARE(runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--energy", "2"}).exitCode, 1);
+        QCOMPARE(runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--autosave", "-1"}).exitCode, 1);
+        QCOMPARE(runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--autosave", "soon"}).exitCode, 1);
         QCOMPARE(runRankscope({"frobnicate"}).exitCode, 1);
     }
 

@@ -1,0 +1,98 @@
+#include "analysis/AnalysisTeam.h"
+
+#include <QDataStream>
+#include <QIODevice>
+#include <algorithm>
+#include <numeric>
+#include <type_traits>
+
+namespace rankscope {
+
+namespace {
+
+// Every member runs the same build, so the metrics travel as their bytes: the leader keeps exactly
+// the numbers the member computed (no refit, no rounding).
+static_assert(std::is_trivially_copyable_v<SpectralMetrics>);
+constexpr quint32 kShareMagic = 0x52534331; // "RSC1"
+
+} // namespace
+
+QByteArray CheckpointShare::serialized() const
+{
+    QByteArray bytes;
+    QDataStream out(&bytes, QIODevice::WriteOnly);
+    out.setVersion(QDataStream::Qt_6_4);
+    out << kShareMagic << qint32(matricesDone) << costSeconds << timings.readSeconds << timings.spectraSeconds
+        << timings.metricsSeconds << qint32(issues.size());
+    for (const AnalysisIssue &issue : issues)
+        out << issue.path << issue.tensor << issue.message << issue.wholeFile;
+    out << qint32(results.size());
+    for (const MatrixResult &r : results) {
+        out << r.step << r.unnumbered << r.block << qint32(r.layer) << qint32(r.type) << r.expert << r.tensor << r.checkpointPath
+            << r.dtype << r.rows << r.cols << qint64(r.singularValues.size());
+        out.writeRawData(reinterpret_cast<const char *>(r.singularValues.data()), int(r.singularValues.size() * sizeof(double)));
+        out.writeRawData(reinterpret_cast<const char *>(&r.metrics), int(sizeof(SpectralMetrics)));
+    }
+    return bytes;
+}
+
+std::optional<CheckpointShare> CheckpointShare::fromBytes(const QByteArray &bytes)
+{
+    QDataStream in(bytes);
+    in.setVersion(QDataStream::Qt_6_4);
+    CheckpointShare share;
+    quint32 magic = 0;
+    qint32 done = 0, issueCount = 0, resultCount = 0;
+    in >> magic >> done >> share.costSeconds >> share.timings.readSeconds >> share.timings.spectraSeconds >> share.timings.metricsSeconds >> issueCount;
+    if (magic != kShareMagic || issueCount < 0)
+        return std::nullopt;
+    share.matricesDone = done;
+    for (qint32 i = 0; i < issueCount && in.status() == QDataStream::Ok; ++i) {
+        AnalysisIssue issue;
+        in >> issue.path >> issue.tensor >> issue.message >> issue.wholeFile;
+        share.issues << issue;
+    }
+    in >> resultCount;
+    for (qint32 i = 0; i < resultCount && in.status() == QDataStream::Ok; ++i) {
+        MatrixResult r;
+        qint32 layer = 0, type = 0;
+        qint64 count = 0;
+        in >> r.step >> r.unnumbered >> r.block >> layer >> type >> r.expert >> r.tensor >> r.checkpointPath >> r.dtype >> r.rows >> r.cols >> count;
+        // Never more values than the bytes left hold.
+        if (in.status() != QDataStream::Ok || count < 0 || count > (bytes.size() - in.device()->pos()) / qint64(sizeof(double)))
+            return std::nullopt;
+        if (type < 0 || type >= int(kAllMatrixTypes.size()))
+            return std::nullopt;
+        r.layer = layer;
+        r.type = MatrixType(type);
+        r.singularValues.resize(count);
+        if (in.readRawData(reinterpret_cast<char *>(r.singularValues.data()), int(count * sizeof(double))) != int(count * sizeof(double)) ||
+            in.readRawData(reinterpret_cast<char *>(&r.metrics), int(sizeof(SpectralMetrics))) != int(sizeof(SpectralMetrics)))
+            return std::nullopt;
+        share.results << std::move(r);
+    }
+    if (in.status() != QDataStream::Ok || !in.atEnd())
+        return std::nullopt;
+    return share;
+}
+
+QList<int> AnalysisTeam::assignByCost(const QList<double> &costs, QList<double> &load)
+{
+    if (load.isEmpty())
+        load.resize(1, 0.0);
+    QList<int> order(costs.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return costs[a] > costs[b]; });
+    QList<int> owner(costs.size(), 0);
+    for (const int item : order) {
+        int least = int(load.size()) - 1;
+        for (int member = least - 1; member >= 0; --member)
+            if (load[member] < load[least])
+                least = member;
+        owner[item] = least;
+        load[least] += costs[item];
+    }
+    return owner;
+}
+
+} // namespace rankscope

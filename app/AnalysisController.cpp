@@ -12,75 +12,65 @@ AnalysisController::AnalysisController(QObject *parent) : QObject(parent)
 {
     qRegisterMetaType<rankscope::AnalysisProgress>();
     qRegisterMetaType<rankscope::RunAnalysis>();
+    m_comparisonsCancel = std::make_shared<std::atomic<bool>>(false);
 }
 
 AnalysisController::~AnalysisController()
 {
-    cancel();
-    m_future.waitForFinished();
+    waitForPrevious();
 }
 
 bool AnalysisController::isRunning() const { return m_future.isRunning(); }
 
 void AnalysisController::cancel()
 {
-    if (m_analyzer)
-        m_analyzer->cancel();
+    if (m_passCancel)
+        *m_passCancel = true;
 }
 
 void AnalysisController::waitForPrevious()
 {
     cancel();
-    m_future.waitForFinished(); // cancellation takes effect after the matrices in flight
+    if (m_comparisonsCancel)
+        *m_comparisonsCancel = true;
+    // Cancellation takes effect after the matrices in flight.
+    m_future.waitForFinished();
+    for (QFuture<void> &comparison : m_comparisons)
+        comparison.waitForFinished();
+    m_comparisons.clear();
+    m_comparisonsCancel = std::make_shared<std::atomic<bool>>(false);
     ++m_generation;
 }
 
 void AnalysisController::openFolder(const QString &folder)
 {
     waitForPrevious();
-    m_watcher.reset();
+    m_watch.reset();
     m_lastRun.reset();
     m_folder = folder;
     emit started(folder);
     startAnalysis(folder, std::nullopt, true);
 }
 
-void AnalysisController::reanalyze()
-{
-    if (isRunning()) {
-        m_rerunWanted = true; // once the pass under way ends
-        return;
-    }
-    m_rerunWanted = false;
-    startAnalysis(m_folder, m_lastRun, false);
-}
-
 void AnalysisController::startAnalysis(const QString &folder, std::optional<RunAnalysis> previous, bool initial)
 {
-    AnalysisSettings settings;
-    settings.resultsPath = ResultsFile::cachePathFor(folder);
-    settings.settleSeconds = m_settleSeconds;
-    m_analyzer = std::make_shared<RunAnalyzer>(settings);
-    m_analyzer->setNameRules(m_rules);
+    RunLoadOptions options;
+    options.settings.settleSeconds = m_settleSeconds;
+    options.rules = m_rules;
+    options.cancel = m_passCancel = std::make_shared<std::atomic<bool>>(false);
     const int generation = m_generation;
-    auto analyzer = m_analyzer;
     // Everything below runs on a pool thread; results come back as queued calls on this object.
-    m_future = QtConcurrent::run([this, analyzer, folder, settings, generation, initial, previous]() mutable {
+    m_future = QtConcurrent::run([this, folder, options, generation, initial, previous]() mutable {
         auto post = [this, generation](auto function) {
             QMetaObject::invokeMethod(this, [this, generation, function] {
                 if (generation == m_generation)
                     function();
             }, Qt::QueuedConnection);
         };
-        if (!previous && QFileInfo::exists(settings.resultsPath)) {
-            QString error;
-            previous = ResultsFile::load(settings.resultsPath, &error);
-            if (!previous)
-                post([this, error] { emit problem(tr("The cached results were damaged (%1); the folder is analysed again.").arg(error)); });
-        }
+        options.previous = previous ? &*previous : nullptr; // a watch pass: the last pass, not the file
         QElapsedTimer sinceProgress;
         sinceProgress.start();
-        const RunAnalysis run = analyzer->analyzeFolder(folder, [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
+        const LoadedRun loaded = loadRun(folder, options, [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
             // A first pass fills the views as checkpoints complete; a watch pass replaces the run at its end.
             if (initial && !results.isEmpty())
                 post([this, results] { emit checkpointArrived(results); });
@@ -89,8 +79,17 @@ void AnalysisController::startAnalysis(const QString &folder, std::optional<RunA
                 sinceProgress.restart();
                 post([this, p] { emit progressed(p); });
             }
-        }, previous ? &*previous : nullptr);
-        post([this, run, initial, folder] {
+        });
+        for (const QString &message : loaded.messages)
+            post([this, message] { emit problem(message); });
+        if (!loaded.run) { // the folder went away: said in the messages
+            post([this] {
+                if (m_watch)
+                    m_watch->passFinished({});
+            });
+            return;
+        }
+        post([this, run = *loaded.run, initial, folder] {
             QStringList arrived;
             for (const CheckpointRecord &c : run.checkpoints)
                 if (!c.fromCache) // new, or replaced since the last pass
@@ -100,16 +99,12 @@ void AnalysisController::startAnalysis(const QString &folder, std::optional<RunA
                 emit finished(run);
             else
                 emit updated(run, arrived);
-            if (run.cancelled)
+            // Watched once the first pass completes; a cancelled watch pass leaves the watch on.
+            if (!m_watch && run.cancelled)
                 return;
-            if (!m_watcher) {
-                m_watcher = std::make_unique<FolderWatcher>(folder);
-                connect(m_watcher.get(), &FolderWatcher::changed, this, &AnalysisController::reanalyze);
-            }
-            if (!run.pending.isEmpty())
-                m_watcher->recheckAfter(m_settleSeconds);
-            if (m_rerunWanted)
-                reanalyze();
+            if (!m_watch)
+                m_watch = std::make_unique<RunWatch>(folder, m_settleSeconds, [this, folder] { startAnalysis(folder, m_lastRun, false); });
+            m_watch->passFinished(run);
         });
     });
 }
@@ -117,21 +112,39 @@ void AnalysisController::startAnalysis(const QString &folder, std::optional<RunA
 void AnalysisController::openResultsFile(const QString &path)
 {
     waitForPrevious();
-    m_watcher.reset(); // a results file does not change under us
+    m_watch.reset(); // a results file does not change under us
     m_lastRun.reset();
     emit started(path);
-    m_analyzer.reset();
     const int generation = m_generation;
     m_future = QtConcurrent::run([this, path, generation] {
-        QString error;
-        const std::optional<RunAnalysis> run = ResultsFile::load(path, &error);
-        QMetaObject::invokeMethod(this, [this, generation, run, error, path] {
+        const LoadedRun loaded = loadRun(path, {});
+        QMetaObject::invokeMethod(this, [this, generation, loaded] {
             if (generation != m_generation)
                 return;
-            if (run)
-                emit finished(*run);
-            else
-                emit problem(tr("%1: %2").arg(QFileInfo(path).fileName(), error));
+            if (loaded.run)
+                emit finished(*loaded.run);
+            for (const QString &message : loaded.messages)
+                emit problem(message);
+        }, Qt::QueuedConnection);
+    });
+}
+
+void AnalysisController::openForComparison(const QString &path)
+{
+    RunLoadOptions options;
+    options.rules = m_rules;
+    options.cancel = m_comparisonsCancel;
+    const int generation = m_generation;
+    m_comparisons.removeIf([](const QFuture<void> &f) { return f.isFinished(); });
+    m_comparisons << QtConcurrent::run([this, path, options, generation] {
+        const LoadedRun loaded = loadRun(path, options);
+        QMetaObject::invokeMethod(this, [this, generation, loaded, path] {
+            if (generation != m_generation)
+                return; // another run was opened meanwhile
+            for (const QString &message : loaded.messages)
+                emit problem(message);
+            if (loaded.run && !loaded.run->cancelled)
+                emit comparisonReady(*loaded.run, path);
         }, Qt::QueuedConnection);
     });
 }

@@ -1,9 +1,10 @@
-// Runs an analysis (or loads a results file) off the UI thread and reports back on it: the
-// window sees the same engine and events as `rankscope analyze`, as queued signals.
+// Opens runs for the window off the UI thread and reports back on it, as queued signals: the open
+// run (analysed, then watched), and runs to compare with it. Every run comes from loadRun, as in
+// `rankscope analyze` and `rankscope export`, with the same naming rules.
 #pragma once
 
-#include "analysis/FolderWatcher.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/RunLoader.h"
+#include "analysis/RunWatch.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -22,12 +23,16 @@ public:
     void openFolder(const QString &folder);
     // A results file made here or elsewhere; no checkpoint is read.
     void openResultsFile(const QString &path);
+    // A folder or results file to compare with the open run. Dropped when another run is opened
+    // before it is ready (it would join the wrong comparison).
+    void openForComparison(const QString &path);
+    // Stops the open run's analysis (not the comparisons).
     void cancel();
-    bool isRunning() const;
+    bool isRunning() const; // the open run's analysis
     void setNameRules(const TensorNameRules &rules) { m_rules = rules; }
     // How long a checkpoint must stay unchanged before it is read (default 3 s).
     void setSettleSeconds(double seconds) { m_settleSeconds = seconds; }
-    bool isWatching() const { return m_watcher != nullptr; }
+    bool isWatching() const { return m_watch != nullptr; }
 
 signals:
     void started(const QString &source);
@@ -37,22 +42,23 @@ signals:
     // A watched folder changed and was analysed again: the whole run, and the checkpoints that are new.
     void updated(const rankscope::RunAnalysis &run, const QStringList &arrived);
     void problem(const QString &message); // something the user should know; the rest goes on
+    void comparisonReady(const rankscope::RunAnalysis &run, const QString &path);
 
 private:
     void waitForPrevious();
     // Runs an analysis of the folder on a pool thread; `done` gets its result on this thread.
     void startAnalysis(const QString &folder, std::optional<RunAnalysis> previous, bool initial);
-    void reanalyze();
 
-    std::shared_ptr<RunAnalyzer> m_analyzer;
+    std::shared_ptr<std::atomic<bool>> m_passCancel;        // the open run's pass under way
+    std::shared_ptr<std::atomic<bool>> m_comparisonsCancel; // every comparison of the open run
     QFuture<void> m_future;
+    QList<QFuture<void>> m_comparisons;
     TensorNameRules m_rules = TensorNameRules::builtIn();
     int m_generation = 0; // events of a superseded run are dropped
     double m_settleSeconds = 3;
     QString m_folder;
     std::optional<RunAnalysis> m_lastRun;
-    std::unique_ptr<FolderWatcher> m_watcher;
-    bool m_rerunWanted = false;
+    std::unique_ptr<RunWatch> m_watch; // once the first pass is done
 };
 
 } // namespace rankscope

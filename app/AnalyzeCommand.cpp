@@ -2,13 +2,13 @@
 
 #include "MpiTeam.h"
 #include "analysis/MetricsTable.h"
-#include "RunLoader.h"
+#include "analysis/RunLoader.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
 #include "spectral/BlasKernelChoice.h"
 
 #include "analysis/CheckpointDiscovery.h"
-#include "analysis/FolderWatcher.h"
+#include "analysis/RunWatch.h"
 #include "io/OutputFile.h"
 #include "io/PrintableText.h"
 
@@ -38,15 +38,16 @@ namespace {
 // Set by SIGINT/SIGTERM: the running pass is cancelled (its analysed checkpoints are saved) and
 // the watch loop ends.
 std::atomic<bool> g_interrupted{false};
-std::atomic<RunAnalyzer *> g_activeAnalyzer{nullptr};
+// The analyses' cancel flag (RunLoadOptions::cancel), set before the handler is installed.
+std::atomic<bool> *g_cancel = nullptr;
 
 void onInterrupt(int)
 {
     // A second Ctrl+C is not asked twice: the user wants out now.
     if (g_interrupted.exchange(true))
         _exit(130);
-    if (RunAnalyzer *analyzer = g_activeAnalyzer.load())
-        analyzer->cancel(); // an atomic store: safe in a signal handler
+    if (g_cancel)
+        *g_cancel = true; // an atomic store: safe in a signal handler
 }
 
 // After an interrupted pass has saved every completed checkpoint: solves still running (minutes,
@@ -212,6 +213,8 @@ int runAnalyzeCommand(const QStringList &arguments)
 
     // Ctrl+C (or SIGTERM) cancels the analysis: the checkpoints completed so far are saved and the
     // process ends at once, not after the solves in flight.
+    options.cancel = std::make_shared<std::atomic<bool>>(false);
+    g_cancel = options.cancel.get();
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
 
@@ -229,8 +232,7 @@ int runAnalyzeCommand(const QStringList &arguments)
         RunLoadOptions passOptions = options;
         passOptions.settings.resultsPath = target.resultsPath;
         passOptions.previous = last ? &*last : nullptr;
-        passOptions.analyzerCreated = [](RunAnalyzer *analyzer) { g_activeAnalyzer = analyzer; };
-        std::optional<RunAnalysis> loaded = loadRun(target.folder, passOptions, err,
+        LoadedRun loaded = loadRun(target.folder, passOptions,
             [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
                 if (silent)
                     return;
@@ -251,14 +253,15 @@ int runAnalyzeCommand(const QStringList &arguments)
                 }
                 err.flush();
             });
-        g_activeAnalyzer = nullptr;
-        if (!loaded)
+        for (const QString &message : loaded.messages)
+            err << message << '\n';
+        if (!loaded.run)
             return 1;
         if (!leads) { // its RunAnalysis holds its own share only
-            last = std::move(loaded);
+            last = std::move(loaded.run);
             return 0;
         }
-        const RunAnalysis &run = *loaded;
+        const RunAnalysis &run = *loaded.run;
         for (const QString &line : run.issueLines())
             err << line << '\n';
         // Never averaged, never silent: a checkpoint whose step another one keeps is named.
@@ -318,7 +321,7 @@ int runAnalyzeCommand(const QStringList &arguments)
                 err << "note: " << printableText(runNames(target.folder, {inner}).first()) << " holds a run of its own, not analysed with this one (see --runs)\n";
         }
         err.flush();
-        last = std::move(loaded);
+        last = std::move(loaded.run);
         return status;
     };
 
@@ -386,20 +389,17 @@ int runAnalyzeCommand(const QStringList &arguments)
         return 1;
     }
     int status = pass(single);
-    FolderWatcher watcher(folder);
-    watcher.setDebounce(0.3);
-    if (last && !last->pending.isEmpty())
-        watcher.recheckAfter(options.settings.settleSeconds);
-    QObject::connect(&watcher, &FolderWatcher::changed, [&] {
+    RunWatch runWatch(folder, options.settings.settleSeconds, [&] {
         if (g_interrupted)
-            return;
+            return; // no more passes: the loop below ends
         const int before = last ? int(last->checkpoints.size()) : 0;
         status = pass(single);
         if (!silent && last && int(last->checkpoints.size()) != before)
             err << "watching " << printableText(folder) << ": " << last->checkpoints.size() << " checkpoints\n";
-        if (last && !last->pending.isEmpty())
-            watcher.recheckAfter(options.settings.settleSeconds);
+        runWatch.passFinished(last ? *last : RunAnalysis{});
     });
+    runWatch.setDebounce(0.3);
+    runWatch.passFinished(last ? *last : RunAnalysis{});
     QTimer interruptPoll;
     QObject::connect(&interruptPoll, &QTimer::timeout, [&] {
         if (g_interrupted)

@@ -3,7 +3,7 @@
 #include "FigureExporter.h"
 #include "FigureView.h"
 #include "MetricLineChart.h"
-#include "RunLoader.h"
+#include "analysis/RunLoader.h"
 #include "SpectrumView.h"
 #include "ViewState.h"
 #include "io/OutputFile.h"
@@ -144,7 +144,10 @@ int runExportCommand(const QStringList &arguments)
     bool anyIssue = false;
     const QStringList sources = parser.positionalArguments();
     for (qsizetype i = 0; i < sources.size(); ++i) {
-        const std::optional<RunAnalysis> run = loadRun(sources[i], options, err);
+        const LoadedRun loaded = loadRun(sources[i], options);
+        for (const QString &message : loaded.messages)
+            err << message << '\n';
+        const std::optional<RunAnalysis> &run = loaded.run;
         if (run)
             for (const AnalysisIssue &issue : run->issues)
                 err << issue.text() << '\n';

@@ -3,7 +3,6 @@
 #include "AboutBox.h"
 #include "ExportDialog.h"
 #include "RunListPanel.h"
-#include "RunLoader.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
 #include "SpectrumView.h"
@@ -155,6 +154,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_controller, &AnalysisController::checkpointArrived, m_state, &ViewState::addResults);
     connect(m_controller, &AnalysisController::progressed, this, &MainWindow::onProgress);
     connect(m_controller, &AnalysisController::finished, this, &MainWindow::onFinished);
+    connect(m_controller, &AnalysisController::comparisonReady, this, &MainWindow::onComparisonReady);
     connect(m_controller, &AnalysisController::updated, this, [this](const RunAnalysis &run, const QStringList &arrived) {
         onFinished(run);
         QStringList names;
@@ -560,24 +560,20 @@ void MainWindow::chooseRunToCompare()
 
 void MainWindow::addComparedRun(const QString &path)
 {
-    const QString name = runNameOf(path);
-    m_status->setText(tr("Analysing %1 to compare…").arg(name));
-    auto *watcher = new QFutureWatcher<std::optional<RunAnalysis>>(this);
-    connect(watcher, &QFutureWatcher<std::optional<RunAnalysis>>::finished, this, [this, watcher, name, path] {
-        const std::optional<RunAnalysis> run = watcher->result();
-        watcher->deleteLater();
-        if (!run || run->results.isEmpty()) {
-            m_status->setText(tr("%1: nothing to compare (see rankscope info)").arg(QDir::toNativeSeparators(path)));
-            return;
-        }
-        m_state->addComparedRun(*run, name);
-        m_status->setText(tr("Comparing %1 runs").arg(m_state->runCount()));
-    });
-    watcher->setFuture(QtConcurrent::run([path] {
-        QString messages;
-        QTextStream err(&messages);
-        return loadRun(path, RunLoadOptions{}, err);
-    }));
+    m_status->setText(tr("Analysing %1 to compare…").arg(runNameOf(path)));
+    m_controller->openForComparison(path);
+}
+
+void MainWindow::onComparisonReady(const RunAnalysis &run, const QString &path)
+{
+    if (run.results.isEmpty()) {
+        const QStringList issues = run.issueLines();
+        m_status->setText(tr("%1: nothing to compare%2").arg(QDir::toNativeSeparators(path),
+                                                              issues.isEmpty() ? tr(" (see rankscope info)") : QStringLiteral(" — ") + issues.first()));
+        return;
+    }
+    m_state->addComparedRun(run, runNameOf(path));
+    m_status->setText(tr("Comparing %1 runs").arg(m_state->runCount()));
 }
 
 bool MainWindow::exportFigure(int tab, const QString &path, const FigureSize &size, QString *error)

@@ -89,6 +89,7 @@ private:
     void chooseRunToCompare();
     void showIssues();
     void onFinished(const RunAnalysis &run);
+    void onComparisonReady(const RunAnalysis &run, const QString &path);
     void onProgress(const AnalysisProgress &progress);
     // The figures when there is something to show; otherwise a message in their place.
     void showFiguresOr(const QString &message);

@@ -163,7 +163,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     QElapsedTimer sinceSave;
     sinceSave.start();
     for (const PlacedCheckpoint &placed : steps.checkpoints) {
-        if (m_cancelled)
+        if (cancelled())
             break;
         const CheckpointFile &file = *placed.file;
         CheckpointRecord record;
@@ -183,7 +183,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         } else {
             const qsizetype issuesBefore = run.issues.size();
             results = analyzeCheckpoint(file, record, run, progress, onProgress);
-            if (m_cancelled)
+            if (cancelled())
                 break; // a checkpoint cut short is not recorded as analysed
             // Watching: a recent file of a known format that cannot be read at all is most likely
             // still being written (a writer that paused longer than the settle time): try again
@@ -220,7 +220,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
             sinceSave.restart();
         }
     }
-    run.cancelled = m_cancelled;
+    run.cancelled = cancelled();
     sortResults(run.results);
     if (savesResults())
         saveResults(run.cancelled ? withUnvisited(run) : run, run);
@@ -393,7 +393,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     // complete and every half second meanwhile, so that one long matrix still moves the ETA.
     auto waitUntil = [&](const std::function<bool()> &done) {
         QMutexLocker lock(&mutex);
-        for (int ticks = 0; !done() && !m_cancelled; ++ticks) {
+        for (int ticks = 0; !done() && !cancelled(); ++ticks) {
             // Woken by a finished matrix, or every 100 ms to notice a cancel (progress every 500 ms).
             const bool woken = solves->finished.wait(&mutex, 100);
             if (!woken && ticks % 5 != 4)
@@ -408,11 +408,11 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
         for (const qint64 slice : slicesOf(tensor)) {
             if (!owners.isEmpty() && owners[item++] != m_settings.team->rank())
                 continue;
-            if (m_cancelled)
+            if (cancelled())
                 break;
             // Bound what is held: the stored tensors of the matrices in flight plus this one.
             waitUntil([&] { return solves->inFlight <= m_settings.jobs; });
-            if (m_cancelled)
+            if (cancelled())
                 break;
             readClock.restart();
             StoredRead read = reader->readStoredMatrix(tensor.tensor, slice);
@@ -526,7 +526,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     }
     solves->blasThreads.allHandedOut();
     waitUntil([&] { return solves->inFlight == 0; });
-    if (m_cancelled) {
+    if (cancelled()) {
         (void)pool.release(); // its threads end with their solves, or with the process
         return {};
     }
@@ -540,7 +540,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     if (m_settings.team)
         gatherShares(results, run, ownIssuesFrom, solves->completed, solves->doneSeconds, timingsBefore, progress);
     const bool leads = !m_settings.team || m_settings.team->leads(); // another member's results are a share only
-    if (leads && results.isEmpty() && !m_cancelled && issues.size() == issuesBefore + plan.layout.reported().size()) {
+    if (leads && results.isEmpty() && !cancelled() && issues.size() == issuesBefore + plan.layout.reported().size()) {
         const QString model = plan.config.describeModel();
         record.error = QStringLiteral("no attention or MLP matrices recognised among %1 tensors%2 (see rankscope info)")
                            .arg(reader->tensors().size()).arg(model.isEmpty() ? QString() : QStringLiteral(" of a model with ") + model);

@@ -14,6 +14,7 @@
 #include <QElapsedTimer>
 #include <atomic>
 #include <functional>
+#include <memory>
 
 namespace rankscope {
 
@@ -65,8 +66,10 @@ public:
 
     RunAnalysis analyzeFolder(const QString &folder, const ProgressCallback &onProgress = {},
                               const RunAnalysis *previous = nullptr);
-    // Safe from any thread; the analysis stops after the matrices in flight.
-    void cancel() { m_cancelled = true; }
+    // Safe from any thread and from a signal handler; the analysis stops after the matrices in flight.
+    void cancel() { *m_cancelled = true; }
+    // Cancelled when this flag is set too (e.g. one the caller keeps after the analyzer is gone).
+    void shareCancelFlag(std::shared_ptr<std::atomic<bool>> flag) { m_cancelled = std::move(flag); }
 
 private:
     QList<MatrixResult> analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, RunAnalysis &run,
@@ -82,7 +85,8 @@ private:
 
     AnalysisSettings m_settings;
     TensorNameRules m_rules = TensorNameRules::builtIn();
-    std::atomic<bool> m_cancelled{false};
+    bool cancelled() const { return m_cancelled->load(); }
+    std::shared_ptr<std::atomic<bool>> m_cancelled = std::make_shared<std::atomic<bool>>(false);
     QElapsedTimer m_clock;
     SpectrumCostModel m_costModel{m_settings.method};
     // In the cost model's core-seconds: the whole run as planned so far (the checkpoints opened, and

@@ -159,8 +159,15 @@ private slots:
         QCOMPARE(three.err.count(QLatin1String("checkpoints analysed")), 1);
         QVERIFY(sameResults(load(out.filePath("one.h5")), load(out.filePath("three.h5"))));
         QCOMPARE(contents(out.filePath("three.csv")), contents(out.filePath("one.csv")));
-        // And the bundled expected metrics, as one process gives them (tst_demorun checks those).
         QCOMPARE(load(out.filePath("three.h5")).results.size(), 144);
+        // A results file made on a cluster is drawn without the checkpoints, as the window opens it.
+        QProcess draw;
+        draw.setProcessEnvironment(environment(m_cache.path()));
+        draw.start(QStringLiteral(RANKSCOPE_BINARY), {QStringLiteral("export"), out.filePath("three.h5"), QStringLiteral("--figure"), QStringLiteral("heatmaps"),
+                                                      QStringLiteral("--out"), out.filePath("heatmaps.png")});
+        QVERIFY(draw.waitForFinished(60000));
+        QVERIFY2(draw.exitCode() == 0, draw.readAllStandardError().constData());
+        QVERIFY(QFileInfo(out.filePath("heatmaps.png")).size() > 1000);
     }
 
     void moreRanksThanWorkItems()

@@ -1,6 +1,7 @@
 // The window as a user meets it: it opens the demo run in the background, fills every view,
 // and its step controls, drop target and settings work.
 #include "DemoFixture.h"
+#include "analysis/ResultsFile.h"
 #include "LayerBarChart.h"
 #include "ChartView.h"
 #include "MainWindow.h"
@@ -172,6 +173,42 @@ private slots:
         QVERIFY(finished.wait(30000));
         QCOMPARE(window.state()->results().size(), 120); // 4 layers × 6 steps of O are gone
         QVERIFY(!window.state()->presentTypes().contains(MatrixType::O));
+    }
+
+    // A compared run is opened as the first one is: under the user's naming rules, with what went
+    // wrong said, and never joining the comparison of a run opened after it was asked for.
+    void comparisonsAreOpenedLikeTheRun()
+    {
+        QTemporaryDir dir;
+        QFile rules(dir.filePath("rules.json"));
+        QVERIFY(rules.open(QIODevice::WriteOnly));
+        rules.write("{\"rules\": [{\"pattern\": \"attn\\\\.c_proj\", \"ignore\": true}]}");
+        rules.close();
+        MainWindow window;
+        QSignalSpy finished(window.controller(), &AnalysisController::finished);
+        QVERIFY(window.loadNamingRules(dir.filePath("rules.json")));
+        window.openPath(RANKSCOPE_DEMO_RUN);
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(window.state()->results().size(), 120);
+        window.addComparedRun(RANKSCOPE_DEMO_RUN);
+        QTRY_COMPARE_WITH_TIMEOUT(window.state()->runCount(), 2, 30000);
+        QCOMPARE(window.state()->resultsAt(1).size(), 120); // the same rules: no O matrices
+
+        QSignalSpy problems(window.controller(), &AnalysisController::problem);
+        window.addComparedRun(dir.filePath("no-such-run"));
+        QVERIFY(problems.wait(30000));
+        QVERIFY2(problems.first().first().toString().contains("no-such-run: no such folder or results file"), qPrintable(problems.first().first().toString()));
+        QCOMPARE(window.state()->runCount(), 2);
+
+        // Asked for, then another run is opened at once: the late comparison is dropped. (A results
+        // file: opening the next run cancels an analysis, but a file's loading runs to its end.)
+        QString error;
+        QVERIFY2(ResultsFile::save(window.state()->run(), dir.filePath("demo.h5"), &error), qPrintable(error));
+        window.addComparedRun(dir.filePath("demo.h5"));
+        window.openPath(RANKSCOPE_DEMO_RUN);
+        QVERIFY(finished.wait(30000));
+        QTest::qWait(500); // any queued comparison has arrived by now
+        QCOMPARE(window.state()->runCount(), 1);
     }
 
     void settingsPersist()

@@ -1,0 +1,48 @@
+#include "analysis/RunLoader.h"
+
+#include "analysis/ResultsFile.h"
+#include "io/PrintableText.h"
+
+#include <QFileInfo>
+
+namespace rankscope {
+
+LoadedRun loadRun(const QString &source, const RunLoadOptions &options, const RunAnalyzer::ProgressCallback &onProgress)
+{
+    LoadedRun loaded;
+    const QFileInfo info(source);
+    if (info.isFile()) {
+        QString error;
+        loaded.run = ResultsFile::load(source, &error);
+        if (!loaded.run)
+            loaded.messages << printableText(source) + QStringLiteral(": ") + printableText(error);
+        else
+            applyEnergy(loaded.run->results, options.settings.energy);
+        return loaded;
+    }
+    if (!info.isDir()) {
+        loaded.messages << printableText(source) + QStringLiteral(": no such folder or results file");
+        return loaded;
+    }
+    AnalysisSettings settings = options.settings;
+    if (settings.resultsPath.isEmpty() && options.useCache)
+        settings.resultsPath = ResultsFile::cachePathFor(source);
+    std::optional<RunAnalysis> previous;
+    if (options.previous) {
+        previous = *options.previous;
+    } else if (options.useCache && QFileInfo::exists(settings.resultsPath)) {
+        QString error;
+        previous = ResultsFile::load(settings.resultsPath, &error);
+        if (!previous)
+            loaded.messages << printableText(settings.resultsPath) + QStringLiteral(": ") + printableText(error) + QStringLiteral("; it will be rebuilt");
+    }
+    RunAnalyzer analyzer(settings);
+    if (options.rules)
+        analyzer.setNameRules(*options.rules);
+    if (options.cancel)
+        analyzer.shareCancelFlag(options.cancel);
+    loaded.run = analyzer.analyzeFolder(source, onProgress, previous ? &*previous : nullptr);
+    return loaded;
+}
+
+} // namespace rankscope

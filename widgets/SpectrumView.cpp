@@ -5,6 +5,7 @@
 
 #include "PlotStyle.h"
 #include "TypeStyle.h"
+#include "spectral/EigenvalueDensity.h"
 #include "spectral/PowerLawFit.h"
 
 #include <QCheckBox>
@@ -17,31 +18,6 @@ namespace {
 QCPGraph *addGraphTo(QCPAxisRect *rect)
 {
     return rect->parentPlot()->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-}
-
-// Eigenvalue density on logarithmic bins: (count in bin) / (N · bin width).
-QList<QPair<double, double>> logDensity(const Eigen::VectorXd &lambda, int bins)
-{
-    QList<double> positive;
-    for (double v : lambda)
-        if (v > kPowerLawThreshold)
-            positive.append(v);
-    QList<QPair<double, double>> out;
-    if (positive.size() < 2)
-        return out;
-    const auto [lo, hi] = std::minmax_element(positive.begin(), positive.end());
-    const double a = std::log10(*lo), b = std::log10(*hi) + 1e-9;
-    if (!(b > a))
-        return out;
-    QList<int> counts(bins, 0);
-    for (double v : positive)
-        ++counts[std::min(bins - 1, int((std::log10(v) - a) / (b - a) * bins))];
-    for (int i = 0; i < bins; ++i) {
-        const double left = std::pow(10.0, a + (b - a) * i / bins), right = std::pow(10.0, a + (b - a) * (i + 1) / bins);
-        if (counts[i] > 0)
-            out.append({std::sqrt(left * right), counts[i] / (double(lambda.size()) * (right - left))});
-    }
-    return out;
 }
 
 } // namespace
@@ -120,7 +96,7 @@ void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool
     QCPGraph *density = addGraphTo(m_densityRect);
     density->setPen(QPen(colour, main ? 1.6 : 1.2, main ? Qt::SolidLine : Qt::DashLine));
     density->setLineStyle(QCPGraph::lsStepCenter);
-    for (const auto &[x, y] : logDensity(lambda, std::clamp(int(std::sqrt(double(lambda.size())) * 1.5), 8, 60)))
+    for (const auto &[x, y] : logBinnedDensity(lambda, densityBinsFor(lambda.size())))
         density->addData(x, y);
     density->setName(tr("ESD, step %1").arg(r.step));
     density->removeFromLegend(plot()->legend);
@@ -132,22 +108,24 @@ void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool
 
     if (!main)
         return;
-    const PowerLawFit fit = fitPowerLaw(lambda);
-    if (!fit.ok) {
+    // The fit the analysis made (metric contract, "alpha"): drawn, not fitted again.
+    const SpectralMetrics &fit = r.metrics;
+    if (!std::isfinite(fit.alpha) || !(fit.alphaXmin > 0)) {
         m_fitText = tr("no power-law fit (fewer than 2 eigenvalues above 1e-5)");
         return;
     }
+    const auto fitted = (lambda.array() > kPowerLawThreshold).count();
     // p(λ) = (tail share) · (α − 1)/xmin · (λ/xmin)^(−α) for λ ≥ xmin: the fitted tail on the same density scale.
     QCPGraph *law = addGraphTo(m_densityRect);
     law->setPen(QPen(theme().fit, 2.0, Qt::DashLine));
-    const double share = double(fit.tailSize) / double(lambda.size());
+    const double share = fit.alphaTailSize / double(lambda.size());
     const double top = lambda.maxCoeff();
     for (int i = 0; i <= 40; ++i) {
-        const double x = fit.xmin * std::pow(top / fit.xmin, i / 40.0);
-        law->addData(x, share * (fit.alpha - 1) / fit.xmin * std::pow(x / fit.xmin, -fit.alpha));
+        const double x = fit.alphaXmin * std::pow(top / fit.alphaXmin, i / 40.0);
+        law->addData(x, share * (fit.alpha - 1) / fit.alphaXmin * std::pow(x / fit.alphaXmin, -fit.alpha));
     }
     m_fitText = tr("power law: \u03b1 = %1, D = %2, x\u2098\u1d62\u2099 = %3 (%4 of %5)")
-                    .arg(fit.alpha, 0, 'f', 2).arg(fit.ksDistance, 0, 'f', 3).arg(fit.xmin, 0, 'g', 3).arg(fit.tailSize).arg(fit.fitted);
+                    .arg(fit.alpha, 0, 'f', 2).arg(fit.alphaKsDistance, 0, 'f', 3).arg(fit.alphaXmin, 0, 'g', 3).arg(fit.alphaTailSize).arg(fitted);
     m_lawGraph = law;
     law->setName(fitTextFor(layoutSize()));
     m_densityLegend->addItem(new QCPPlottableLegendItem(m_densityLegend, law));
@@ -156,8 +134,8 @@ void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool
     xminLine->setClipAxisRect(m_densityRect);
     xminLine->point1->setAxes(m_densityRect->axis(QCPAxis::atBottom), m_densityRect->axis(QCPAxis::atLeft));
     xminLine->point2->setAxes(m_densityRect->axis(QCPAxis::atBottom), m_densityRect->axis(QCPAxis::atLeft));
-    xminLine->point1->setCoords(fit.xmin, 1);
-    xminLine->point2->setCoords(fit.xmin, 10);
+    xminLine->point1->setCoords(fit.alphaXmin, 1);
+    xminLine->point2->setCoords(fit.alphaXmin, 10);
     QColor xminColour = theme().fit;
     xminColour.setAlpha(120);
     xminLine->setPen(QPen(xminColour, 1, Qt::DotLine));

@@ -2,25 +2,38 @@
 
 namespace rankscope {
 
+namespace {
+
+MetricInfo describe(Metric metric, double SpectralMetrics::*member, const char *label, bool dependsOnEnergy)
+{
+    for (const StoredMetric &stored : storedMetrics())
+        if (stored.member == member)
+            return {metric, member, label, dependsOnEnergy, stored.column};
+    Q_UNREACHABLE();
+}
+
+} // namespace
+
 const QList<MetricInfo> &allMetrics()
 {
+    using M = SpectralMetrics;
     static const QList<MetricInfo> list = {
-        {Metric::StableRank, "stable_rank", "Stable rank", false},
-        {Metric::CompressionPct, "compression_pct", "Compression %", true},
-        {Metric::Alpha, "alpha", "Power-law \u03b1", false},
-        {Metric::WeightedAlpha, "weighted_alpha", "Weighted \u03b1", false},
-        {Metric::EffectiveRank, "effective_rank", "Effective rank", false},
-        {Metric::SpectralNorm, "spectral_norm", "Spectral norm \u03c3\u2081", false},
-        {Metric::FrobeniusNorm, "frobenius_norm", "Frobenius norm", false},
-        {Metric::EnergyRank, "energy_rank", "Energy rank k\u03c4", true},
-        {Metric::ParamSavingPct, "param_saving_pct", "Parameter saving %", true},
-        {Metric::NumericalRank, "numerical_rank", "Numerical rank", false},
-        {Metric::LogNorm, "log_norm", "Log norm (log\u2081\u2080 \u03a3\u03bb)", false},
-        {Metric::LogSpectralNorm, "log_spectral_norm", "Log spectral norm (log\u2081\u2080 \u03bb\u2081)", false},
-        {Metric::LogAlphaNorm, "log_alpha_norm", "Log \u03b1-norm (log\u2081\u2080 \u03a3\u03bb^\u03b1)", false},
-        {Metric::NumSpikes, "num_spikes", "MP spikes", false},
-        {Metric::MpSoftrank, "mp_softrank", "MP soft rank", false},
-        {Metric::RandDistance, "rand_distance", "Distance to shuffled ESD", false},
+        describe(Metric::StableRank, &M::stableRank, "Stable rank", false),
+        describe(Metric::CompressionPct, &M::compressionPct, "Compression %", true),
+        describe(Metric::Alpha, &M::alpha, "Power-law \u03b1", false),
+        describe(Metric::WeightedAlpha, &M::weightedAlpha, "Weighted \u03b1", false),
+        describe(Metric::EffectiveRank, &M::effectiveRank, "Effective rank", false),
+        describe(Metric::SpectralNorm, &M::spectralNorm, "Spectral norm \u03c3\u2081", false),
+        describe(Metric::FrobeniusNorm, &M::frobeniusNorm, "Frobenius norm", false),
+        describe(Metric::EnergyRank, &M::energyRank, "Energy rank k\u03c4", true),
+        describe(Metric::ParamSavingPct, &M::paramSavingPct, "Parameter saving %", true),
+        describe(Metric::NumericalRank, &M::numericalRank, "Numerical rank", false),
+        describe(Metric::LogNorm, &M::logNorm, "Log norm (log\u2081\u2080 \u03a3\u03bb)", false),
+        describe(Metric::LogSpectralNorm, &M::logSpectralNorm, "Log spectral norm (log\u2081\u2080 \u03bb\u2081)", false),
+        describe(Metric::LogAlphaNorm, &M::logAlphaNorm, "Log \u03b1-norm (log\u2081\u2080 \u03a3\u03bb^\u03b1)", false),
+        describe(Metric::NumSpikes, &M::numSpikes, "MP spikes", false),
+        describe(Metric::MpSoftrank, &M::mpSoftrank, "MP soft rank", false),
+        describe(Metric::RandDistance, &M::randDistance, "Distance to shuffled ESD", false),
     };
     return list;
 }
@@ -43,25 +56,7 @@ std::optional<Metric> metricFromColumn(const QString &column)
 
 double metricValue(const SpectralMetrics &m, Metric metric)
 {
-    switch (metric) {
-    case Metric::StableRank: return m.stableRank;
-    case Metric::CompressionPct: return m.compressionPct;
-    case Metric::Alpha: return m.alpha;
-    case Metric::WeightedAlpha: return m.weightedAlpha;
-    case Metric::EffectiveRank: return m.effectiveRank;
-    case Metric::SpectralNorm: return m.spectralNorm;
-    case Metric::FrobeniusNorm: return m.frobeniusNorm;
-    case Metric::EnergyRank: return m.energyRank;
-    case Metric::ParamSavingPct: return m.paramSavingPct;
-    case Metric::NumericalRank: return m.numericalRank;
-    case Metric::LogNorm: return m.logNorm;
-    case Metric::LogSpectralNorm: return m.logSpectralNorm;
-    case Metric::LogAlphaNorm: return m.logAlphaNorm;
-    case Metric::NumSpikes: return m.numSpikes;
-    case Metric::MpSoftrank: return m.mpSoftrank;
-    case Metric::RandDistance: return m.randDistance;
-    }
-    return 0;
+    return m.*metricInfo(metric).member;
 }
 
 QString metricAxisLabel(Metric metric, double energy)

@@ -1,5 +1,5 @@
-// Every metric a view can show: its CSV column, its axis label and how to read it from a
-// matrix's metrics. The views and exports name metrics only through this list.
+// Every metric a view can show: its axis label and where it is in a matrix's metrics; its column
+// name comes from storedMetrics(). The views and exports name metrics only through this list.
 #pragma once
 
 #include "spectral/SpectralMetrics.h"
@@ -31,9 +31,10 @@ enum class Metric {
 
 struct MetricInfo {
     Metric metric;
-    const char *column; // "stable_rank"
-    const char *label;  // "Stable rank"
+    double SpectralMetrics::*member; // where its value is
+    const char *label;               // "Stable rank"
     bool dependsOnEnergy;
+    const char *column;              // "stable_rank": storedMetrics()' name for member
 };
 
 const QList<MetricInfo> &allMetrics();

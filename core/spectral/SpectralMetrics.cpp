@@ -97,58 +97,68 @@ SpectralMetrics computeSpectralMetrics(const Eigen::Ref<const Eigen::VectorXd> &
     return m;
 }
 
+const QList<StoredMetric> &storedMetrics()
+{
+    using M = SpectralMetrics;
+    static const QList<StoredMetric> table = {
+        {"stable_rank", &M::stableRank, false},
+        {"compression_pct", &M::compressionPct, false},
+        {"alpha", &M::alpha, false},
+        {"weighted_alpha", &M::weightedAlpha, false},
+        {"effective_rank", &M::effectiveRank, false},
+        {"spectral_norm", &M::spectralNorm, false},
+        {"frobenius_norm", &M::frobeniusNorm, false},
+        {"energy_rank", &M::energyRank, false},
+        {"param_saving_pct", &M::paramSavingPct, false},
+        {"numerical_rank", &M::numericalRank, false},
+        {"alpha_xmin", &M::alphaXmin, false},
+        {"alpha_ks_distance", &M::alphaKsDistance, false},
+        {"alpha_tail_size", &M::alphaTailSize, false},
+        {"log_norm", &M::logNorm, false},
+        {"log_spectral_norm", &M::logSpectralNorm, false},
+        {"log_alpha_norm", &M::logAlphaNorm, false},
+        {"num_spikes", &M::numSpikes, false},
+        {"mp_softrank", &M::mpSoftrank, false},
+        {"rand_distance", &M::randDistance, true},
+    };
+    return table;
+}
+
 QStringList spectralMetricColumns()
 {
-    return {QStringLiteral("stable_rank"),     QStringLiteral("compression_pct"),
-            QStringLiteral("alpha"),           QStringLiteral("weighted_alpha"),
-            QStringLiteral("effective_rank"),  QStringLiteral("spectral_norm"),
-            QStringLiteral("frobenius_norm"),  QStringLiteral("energy_rank"),
-            QStringLiteral("param_saving_pct"), QStringLiteral("numerical_rank"),
-            QStringLiteral("alpha_xmin"),      QStringLiteral("alpha_ks_distance"),
-            QStringLiteral("alpha_tail_size"), QStringLiteral("log_norm"),
-            QStringLiteral("log_spectral_norm"), QStringLiteral("log_alpha_norm"),
-            QStringLiteral("num_spikes"),      QStringLiteral("mp_softrank"),
-            QStringLiteral("rand_distance")};
+    QStringList columns;
+    for (const StoredMetric &metric : storedMetrics())
+        columns << QLatin1String(metric.column);
+    return columns;
 }
 
 QStringList matrixMetricColumns()
 {
-    return {QStringLiteral("rand_distance")};
+    QStringList columns;
+    for (const StoredMetric &metric : storedMetrics())
+        if (metric.needsMatrix)
+            columns << QLatin1String(metric.column);
+    return columns;
 }
 
 QList<double> spectralMetricValues(const SpectralMetrics &m)
 {
-    return {m.stableRank,    m.compressionPct, m.alpha,         m.weightedAlpha,  m.effectiveRank,
-            m.spectralNorm,  m.frobeniusNorm,  m.energyRank,    m.paramSavingPct, m.numericalRank,
-            m.alphaXmin,     m.alphaKsDistance, m.alphaTailSize, m.logNorm,      m.logSpectralNorm,
-            m.logAlphaNorm,  m.numSpikes,      m.mpSoftrank,    m.randDistance};
+    QList<double> values;
+    for (const StoredMetric &metric : storedMetrics())
+        values << m.*metric.member;
+    return values;
 }
 
 SpectralMetrics spectralMetricsFromValues(const QList<double> &v)
 {
+    // Every file has the contract's seven columns and the six extras written from the start.
+    constexpr qsizetype kAlwaysStored = 13;
     SpectralMetrics m{};
-    if (v.size() < 13)
+    if (v.size() < kAlwaysStored)
         return m;
-    const auto at = [&](qsizetype i) { return i < v.size() ? v[i] : kNaN; };
-    m.stableRank = v[0];
-    m.compressionPct = v[1];
-    m.alpha = v[2];
-    m.weightedAlpha = v[3];
-    m.effectiveRank = v[4];
-    m.spectralNorm = v[5];
-    m.frobeniusNorm = v[6];
-    m.energyRank = v[7];
-    m.paramSavingPct = v[8];
-    m.numericalRank = v[9];
-    m.alphaXmin = v[10];
-    m.alphaKsDistance = v[11];
-    m.alphaTailSize = v[12];
-    m.logNorm = at(13);
-    m.logSpectralNorm = at(14);
-    m.logAlphaNorm = at(15);
-    m.numSpikes = at(16);
-    m.mpSoftrank = at(17);
-    m.randDistance = at(18);
+    const QList<StoredMetric> &table = storedMetrics();
+    for (qsizetype i = 0; i < table.size(); ++i)
+        m.*table[i].member = i < v.size() ? v[i] : kNaN;
     return m;
 }
 

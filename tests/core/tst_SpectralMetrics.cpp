@@ -1,4 +1,5 @@
 #include "TestMatrices.h"
+#include "spectral/EigenvalueDensity.h"
 #include "spectral/SingularValueSolver.h"
 #include "spectral/SpectralMetrics.h"
 
@@ -23,6 +24,27 @@ bool sameValues(const SpectralMetrics &a, const SpectralMetrics &b)
 class TestSpectralMetrics : public QObject {
     Q_OBJECT
 private slots:
+    // The ESD of the spectrum view: one decade per bin here, density = count / (N · width), the
+    // eigenvalue at or below the threshold counted in N only.
+    void eigenvalueDensityOnLogBins()
+    {
+        Eigen::VectorXd lambda(6);
+        lambda << 1, 3, 30, 300, 1000, 1e-6;
+        const QList<QPair<double, double>> density = logBinnedDensity(lambda, 3);
+        QCOMPARE(density.size(), 3);
+        const double edges[] = {1, 10, 100, 1000};
+        const int counts[] = {2, 1, 2}; // the largest falls in the last bin
+        for (int i = 0; i < 3; ++i) {
+            QVERIFY(std::abs(density[i].first - std::sqrt(edges[i] * edges[i + 1])) < 1e-6 * edges[i + 1]);
+            QVERIFY(std::abs(density[i].second - counts[i] / (6.0 * (edges[i + 1] - edges[i]))) < 1e-6 * density[i].second);
+        }
+        QCOMPARE(logBinnedDensity(Eigen::VectorXd::Constant(4, 2.0), 3).size(), 1); // all equal: one narrow bin
+        QVERIFY(logBinnedDensity(Eigen::VectorXd::Constant(1, 2.0), 3).isEmpty());
+        QCOMPARE(densityBinsFor(4), 8);
+        QCOMPARE(densityBinsFor(768), 41);
+        QCOMPARE(densityBinsFor(1 << 20), 60);
+    }
+
     // σ = 4, 3, 2, 1 in an 8×4 matrix built as U·diag(s)·Vᵀ: every metric in closed form.
     void closedFormThroughTheSolver_data()
     {

@@ -10,19 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 repeats=${2:-5}
-gpt2=bench/data/gpt2-small
-wide=bench/data/d4096-layer
-[ -d "$gpt2" ] || "$build/bin/make_synthetic_run" "$gpt2" 2 >/dev/null
-[ -d "$wide" ] || "$build/bin/make_synthetic_run" "$wide" 1 1 4096 >/dev/null
-cache=$(mktemp -d)
-trap 'rm -rf "$cache"' EXIT
-export XDG_CACHE_HOME=$cache
-# Measured as a user runs it: no kernel variable, unless a line sets one.
-unset OPENBLAS_CORETYPE RANKSCOPE_TEST_PRETEND_BLAS_CORE RANKSCOPE_BLAS_CORETYPE_CHOSEN
-
 source bench/bench_common.sh
-
-rs=$build/bin/rankscope
+wide=bench/data/d4096-layer
+[ -d "$wide" ] || "$build/bin/make_synthetic_run" "$wide" 1 1 4096 >/dev/null
 describe_machine "$rs"
 echo "$(du -sh "$gpt2" | cut -f1) in $gpt2; $(du -sh "$wide" | cut -f1) in $wide"
 measure "GPT-2 small x2, --no-cache --jobs 1" "$rs" analyze "$gpt2" --no-cache --jobs 1

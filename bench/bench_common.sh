@@ -1,5 +1,15 @@
-# Shared by the bench/*.sh scripts (sourced): waiting for a quiet machine, medians, and timing one
-# command line several times. Expects $repeats.
+# Shared by the bench/*.sh scripts (sourced from the project root, after $build and $repeats are
+# set): a fresh cache, the machine as a user has it, waiting for a quiet machine, medians, and
+# timing one command line several times.
+
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
+export XDG_CACHE_HOME=$cache
+# Measured as a user runs it: no kernel variable, unless a line sets one.
+unset OPENBLAS_CORETYPE RANKSCOPE_TEST_PRETEND_BLAS_CORE RANKSCOPE_BLAS_CORETYPE_CHOSEN
+rs=$build/bin/rankscope
+gpt2=bench/data/gpt2-small # two GPT-2-small checkpoints (12 layers, d = 768), made once
+[ -d "$gpt2" ] || "$build/bin/make_synthetic_run" "$gpt2" 2 >/dev/null
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 # Other builds share these cores: wait (up to 15 minutes) for a 1-minute load average below 0.3.

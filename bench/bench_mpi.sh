@@ -9,15 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 repeats=${2:-5}
-gpt2=bench/data/gpt2-small
-[ -d "$gpt2" ] || "$build/bin/make_synthetic_run" "$gpt2" 2 >/dev/null
-cache=$(mktemp -d)
-trap 'rm -rf "$cache"' EXIT
-export XDG_CACHE_HOME=$cache
-unset OPENBLAS_CORETYPE RANKSCOPE_TEST_PRETEND_BLAS_CORE RANKSCOPE_BLAS_CORETYPE_CHOSEN
 source bench/bench_common.sh
-
-rs=$build/bin/rankscope
 mpirun=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 describe_machine "$rs"
 echo "$(du -sh "$gpt2" | cut -f1) in $gpt2"

@@ -22,6 +22,18 @@
 
 using namespace rankscope;
 
+namespace {
+
+// Naming rules that ignore the O projections (attn.c_proj): 120 of the demo run's 144 matrices.
+void writeRulesIgnoringO(const QString &path)
+{
+    QFile rules(path);
+    QVERIFY(rules.open(QIODevice::WriteOnly));
+    rules.write("{\"rules\": [{\"pattern\": \"attn\\\\.c_proj\", \"ignore\": true}]}");
+}
+
+} // namespace
+
 class TestMainWindow : public QObject {
     Q_OBJECT
     QTemporaryDir m_cache;
@@ -160,10 +172,7 @@ private slots:
     void namingRulesLoadInTheWindow()
     {
         QTemporaryDir dir;
-        QFile rules(dir.filePath("rules.json"));
-        QVERIFY(rules.open(QIODevice::WriteOnly));
-        rules.write("{\"rules\": [{\"pattern\": \"attn\\\\.c_proj\", \"ignore\": true}]}");
-        rules.close();
+        writeRulesIgnoringO(dir.filePath("rules.json"));
         MainWindow window;
         QSignalSpy finished(window.controller(), &AnalysisController::finished);
         window.openPath(RANKSCOPE_DEMO_RUN);
@@ -180,10 +189,7 @@ private slots:
     void comparisonsAreOpenedLikeTheRun()
     {
         QTemporaryDir dir;
-        QFile rules(dir.filePath("rules.json"));
-        QVERIFY(rules.open(QIODevice::WriteOnly));
-        rules.write("{\"rules\": [{\"pattern\": \"attn\\\\.c_proj\", \"ignore\": true}]}");
-        rules.close();
+        writeRulesIgnoringO(dir.filePath("rules.json"));
         MainWindow window;
         QSignalSpy finished(window.controller(), &AnalysisController::finished);
         QVERIFY(window.loadNamingRules(dir.filePath("rules.json")));

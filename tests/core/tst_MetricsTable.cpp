@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTest>
+#include <cmath>
 
 using namespace rankscope;
 
@@ -24,6 +25,33 @@ private slots:
         QCOMPARE(columns.mid(15), (QStringList{"energy_rank", "param_saving_pct", "numerical_rank", "alpha_xmin", "alpha_ks_distance",
                                                "alpha_tail_size", "log_norm", "log_spectral_norm", "log_alpha_norm", "num_spikes",
                                                "mp_softrank", "rand_distance"}));
+    }
+
+    // Each column holds its own metric, checked against the formula from the spectrum, not against
+    // the table that maps columns to metrics (a column wired to another metric fails here).
+    void eachColumnHoldsItsOwnMetric()
+    {
+        MatrixResult r;
+        r.rows = 4;
+        r.cols = 6;
+        r.singularValues = (Eigen::VectorXd(4) << 4, 2, 1, 0.5).finished();
+        r.metrics = computeSpectralMetrics(r.singularValues, r.rows, r.cols, 0.9);
+        QBuffer buffer;
+        buffer.open(QIODevice::WriteOnly);
+        QVERIFY(MetricsTable::writeCsv({r}, buffer));
+        const QStringList lines = QString::fromUtf8(buffer.data()).split(QLatin1Char('\n'));
+        const QStringList header = lines[0].split(QLatin1Char(',')), row = lines[1].split(QLatin1Char(','));
+        auto column = [&](const char *name) { return row.value(header.indexOf(QLatin1String(name))).toDouble(); };
+        // λ = 16, 4, 1, 0.25: Σλ = 21.25; 90% of it needs k = 2 (16 + 4 = 20 ≥ 19.125).
+        QCOMPARE(column("stable_rank"), 21.25 / 16);
+        QCOMPARE(column("spectral_norm"), 4.0);
+        QVERIFY(std::abs(column("frobenius_norm") - std::sqrt(21.25)) < 1e-9);
+        QCOMPARE(column("energy_rank"), 2.0);
+        QVERIFY(std::abs(column("param_saving_pct") - 100.0 * (1 - 2.0 * (4 + 6) / (4 * 6))) < 1e-7);
+        QCOMPARE(column("numerical_rank"), 4.0);
+        QVERIFY(std::abs(column("log_norm") - std::log10(21.25)) < 1e-9);
+        QVERIFY(std::abs(column("log_spectral_norm") - std::log10(16.0)) < 1e-9);
+        QCOMPARE(row.value(header.indexOf(QLatin1String("rand_distance"))), QStringLiteral("nan")); // not asked for
     }
 
     void csvQuotesWhatNeedsIt()

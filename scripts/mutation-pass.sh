@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# A small mutation pass: breaks one guard at a time, rebuilds, runs the suite that should catch
+# it and expects that suite to fail. A mutation whose suite still passes is a test that cannot
+# fail. Run by hand after a Release build (not part of CI: it rebuilds once per mutation):
+#   scripts/mutation-pass.sh [build-dir]
+# Every file is restored afterwards, whatever happens.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+
+# file @@ the exact text to break (found exactly once) @@ its broken form @@ the ctest that must fail
+mutations=(
+"core/io/TorchCheckpointReader.cpp@@    if (static_cast<quint64>(rows) * static_cast<quint64>(cols) > entry->size / static_cast<quint64>(size))@@    if (false)@@tst_fuzzregressions"
+"core/analysis/MetricAggregation.cpp@@            ++missing[r.step];@@            ;@@tst_metricaggregation"
+"core/analysis/MetricsTable.cpp@@    if (!printable.contains(QLatin1Char(',')) && !printable.contains(QLatin1Char('\"')))@@    if (true)@@tst_metricstable"
+"core/io/ElementDecoder.cpp@@quint16(b) << 8@@quint16(b) << 7@@tst_formatreaders"
+"core/analysis/ResultsFile.cpp@@    if (!schema || *schema < 1 || *schema > ResultsFile::kSchemaVersion) {@@    if (!schema) {@@tst_resultsfile"
+"core/spectral/SpectralMetrics.cpp@@        {\"energy_rank\", &M::energyRank, false},@@        {\"energy_rank\", &M::paramSavingPct, false},@@tst_metricstable"
+"core/analysis/RunAnalyzer.cpp@@            if (!owners.isEmpty() && owners[item++] != m_settings.team->rank())@@            if (!owners.isEmpty() && owners[item++] != m_settings.team->rank() && false)@@tst_mpi"
+"core/analysis/AnalysisTeam.cpp@@            if (load[member] < load[least])@@            if (load[member] <= load[least])@@tst_analysisteam"
+)
+
+backup=$(mktemp -d)
+restore() { for f in "$backup"/*.path; do [ -e "$f" ] && cp "${f%.path}" "$(cat "$f")"; done; rm -rf "$backup"; }
+trap restore EXIT
+
+killed=0 survived=0
+for m in "${mutations[@]}"; do
+    file=${m%%@@*}; rest=${m#*@@}
+    line=${rest%%@@*}; rest=${rest#*@@}
+    broken=${rest%%@@*}; test=${rest#*@@}
+    key=$(echo "$file" | tr / _)
+    cp "$file" "$backup/$key"; echo "$file" > "$backup/$key.path"
+    # perl-base is on every Debian system; \Q…\E matches the text literally.
+    if ! perl -e 'my ($path, $line, $broken) = @ARGV; local $/; open(my $in, "<", $path) or die "$path: $!\n";
+                  my $text = <$in>; my $count = () = $text =~ /\Q$line\E/g;
+                  die "$path: the guarded text is not found exactly once\n" unless $count == 1;
+                  $text =~ s/\Q$line\E/$broken/; open(my $out, ">", $path) or die; print $out $text;' "$file" "$line" "$broken"
+    then
+        echo "STALE    $file: update this mutation"; survived=$((survived + 1)); continue
+    fi
+    if cmake --build "$build" -j"$(nproc)" > /dev/null 2>&1 && ctest --test-dir "$build" -R "^$test\$" > /dev/null 2>&1; then
+        echo "SURVIVED $file ($test still passes)"; survived=$((survived + 1))
+    else
+        echo "killed   $file ($test fails)"; killed=$((killed + 1))
+    fi
+    cp "$backup/$key" "$file"
+done
+echo "$killed killed, $survived survived"
+cmake --build "$build" -j"$(nproc)" > /dev/null 2>&1 # back to the unbroken build
+[ "$survived" -eq 0 ]

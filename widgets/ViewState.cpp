@@ -255,8 +255,10 @@ QList<int> ViewState::layers() const
 
 int ViewState::deepestRun(const QString &block) const
 {
-    int deepest = 0;
-    for (int run : visibleRuns())
+    // Among the shown runs only: a hidden run is no measure for the ones on screen.
+    const QList<int> shown = visibleRuns();
+    int deepest = shown.value(0, 0);
+    for (int run : shown)
         if (layersAt(run, block).size() > layersAt(deepest, block).size())
             deepest = run;
     return deepest;

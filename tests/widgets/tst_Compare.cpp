@@ -153,6 +153,22 @@ private slots:
         QCOMPARE(state.visibleLayersAt(1), (QList<int>{0, 1, 2, 3}));
     }
 
+    // The deeper run first, then hidden: relative depth is measured on the deepest run shown.
+    void relativeDepthIgnoresHiddenRuns()
+    {
+        ViewState state;
+        state.setRun(demoRun(), "d4");
+        state.addComparedRun(shallowRun(m_dir.path()), "d2");
+        state.addComparedRun(shallowRun(m_dir.path()), "d2 again");
+        state.setRelativeDepth(true);
+        state.setRunVisible(0, false);
+        state.setLayerRange({1, 1});
+        // d2's last layer: depth 1.00 of d2 (measured on the hidden d4 it would be 0.33, no layer of d2).
+        QCOMPARE(state.visibleLayersAt(1), QList<int>{1});
+        QCOMPARE(state.visibleLayersAt(2), QList<int>{1});
+        QCOMPARE(state.layerRangeText(), QString::fromUtf8("relative depth 1.00\u20131.00"));
+    }
+
     void aCompareStepFollowsTheCurrentStep()
     {
         m_state->setCurrentStep(0);

@@ -12,7 +12,6 @@ AnalysisController::AnalysisController(QObject *parent) : QObject(parent)
 {
     qRegisterMetaType<rankscope::AnalysisProgress>();
     qRegisterMetaType<rankscope::RunAnalysis>();
-    m_comparisonsCancel = std::make_shared<std::atomic<bool>>(false);
 }
 
 AnalysisController::~AnalysisController()
@@ -31,8 +30,7 @@ void AnalysisController::cancel()
 void AnalysisController::waitForPrevious()
 {
     cancel();
-    if (m_comparisonsCancel)
-        *m_comparisonsCancel = true;
+    *m_comparisonsCancel = true;
     // Cancellation takes effect after the matrices in flight.
     m_future.waitForFinished();
     for (QFuture<void> &comparison : m_comparisons)

@@ -50,7 +50,7 @@ private:
     void startAnalysis(const QString &folder, std::optional<RunAnalysis> previous, bool initial);
 
     std::shared_ptr<std::atomic<bool>> m_passCancel;        // the open run's pass under way
-    std::shared_ptr<std::atomic<bool>> m_comparisonsCancel; // every comparison of the open run
+    std::shared_ptr<std::atomic<bool>> m_comparisonsCancel = std::make_shared<std::atomic<bool>>(false); // every comparison of the open run
     QFuture<void> m_future;
     QList<QFuture<void>> m_comparisons;
     TensorNameRules m_rules = TensorNameRules::builtIn();

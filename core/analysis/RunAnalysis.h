@@ -57,6 +57,15 @@ struct RunAnalysis {
         double readSeconds = 0;
         double spectraSeconds = 0;
         double metricsSeconds = 0;
+        // What a span of the analysis added, and adding another process's share (MPI).
+        Timings operator-(const Timings &o) const { return {readSeconds - o.readSeconds, spectraSeconds - o.spectraSeconds, metricsSeconds - o.metricsSeconds}; }
+        Timings &operator+=(const Timings &o)
+        {
+            readSeconds += o.readSeconds;
+            spectraSeconds += o.spectraSeconds;
+            metricsSeconds += o.metricsSeconds;
+            return *this;
+        }
     } timings;
 
     // The checkpoint's identity on disk now: size and modification time of the files its weights

@@ -242,8 +242,7 @@ void RunAnalyzer::gatherShares(QList<MatrixResult> &results, RunAnalysis &run, q
         share.issues = run.issues.mid(ownIssuesFrom);
         share.matricesDone = ownDone;
         share.costSeconds = ownCost;
-        share.timings = {run.timings.readSeconds - timingsBefore.readSeconds, run.timings.spectraSeconds - timingsBefore.spectraSeconds,
-                         run.timings.metricsSeconds - timingsBefore.metricsSeconds};
+        share.timings = run.timings - timingsBefore;
         team.sendToLeader(share.serialized());
         return;
     }
@@ -266,9 +265,7 @@ void RunAnalyzer::gatherShares(QList<MatrixResult> &results, RunAnalysis &run, q
             }
         progress.matricesDone += share->matricesDone;
         m_doneSeconds += share->costSeconds;
-        run.timings.readSeconds += share->timings.readSeconds;
-        run.timings.spectraSeconds += share->timings.spectraSeconds;
-        run.timings.metricsSeconds += share->timings.metricsSeconds;
+        run.timings += share->timings;
     }
 }
 

@@ -1,10 +1,8 @@
 #include "analysis/ResultsFile.h"
 
 #include "RankScopeVersion.h"
-#include "io/Hdf5Attribute.h"
+#include "io/Hdf5Support.h"
 #include "io/Hdf5DatasetStorage.h"
-#include "io/Hdf5Id.h"
-#include "io/Hdf5Library.h"
 #include "io/MemoryBudget.h"
 #include "io/RegularFile.h"
 
@@ -33,14 +31,6 @@ constexpr const char *kFormat = "rankscope-results";
 // Between a results file's name and the saving process's id in its temporary's name.
 constexpr const char *kTemporaryInfix = ".tmp-";
 
-hid_t utf8StringType()
-{
-    const hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, H5T_VARIABLE);
-    H5Tset_cset(type, H5T_CSET_UTF8);
-    return type;
-}
-
 bool writeStrings(hid_t group, const char *name, const QStringList &values)
 {
     std::vector<QByteArray> utf8;
@@ -52,7 +42,7 @@ bool writeStrings(hid_t group, const char *name, const QStringList &values)
         pointers.push_back(b.constData());
     const hsize_t n = hsize_t(values.size());
     Hdf5Id space(H5Screate_simple(1, &n, nullptr));
-    Hdf5Id type(utf8StringType());
+    Hdf5Id type(Hdf5Attribute::utf8StringType());
     Hdf5Id data(H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     return data.ok() && (n == 0 || H5Dwrite(data, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) >= 0);
 }
@@ -64,24 +54,6 @@ bool writeNumbers(hid_t group, const char *name, const std::vector<T> &values, h
     Hdf5Id space(H5Screate_simple(1, &n, nullptr));
     Hdf5Id data(H5Dcreate2(group, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     return data.ok() && (n == 0 || H5Dwrite(data, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
-}
-
-bool writeStringAttribute(hid_t object, const char *name, const QString &value)
-{
-    const QByteArray utf8 = value.toUtf8();
-    const char *pointer = utf8.constData();
-    Hdf5Id space(H5Screate(H5S_SCALAR));
-    Hdf5Id type(utf8StringType());
-    Hdf5Id attribute(H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT));
-    return attribute.ok() && H5Awrite(attribute, type, &pointer) >= 0;
-}
-
-template <typename T>
-bool writeNumberAttribute(hid_t object, const char *name, T value, hid_t fileType, hid_t memType)
-{
-    Hdf5Id space(H5Screate(H5S_SCALAR));
-    Hdf5Id attribute(H5Acreate2(object, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT));
-    return attribute.ok() && H5Awrite(attribute, memType, &value) >= 0;
 }
 
 // The first dataset of a results file found unusable and why: what the user is told it is damaged by.
@@ -148,7 +120,7 @@ std::optional<QStringList> readStrings(hid_t group, const char *name, qint64 exp
     if (*n == 0)
         return out;
     std::vector<char *> pointers(size_t(*n), nullptr);
-    Hdf5Id type(utf8StringType());
+    Hdf5Id type(Hdf5Attribute::utf8StringType());
     // A read that fails part way has allocated some strings already: they are freed either way.
     const bool read = H5Dread(data, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) >= 0;
     if (read)
@@ -184,13 +156,13 @@ std::optional<std::vector<T>> readNumbers(hid_t group, const char *name, qint64 
 
 bool writeRun(hid_t file, const RunAnalysis &run)
 {
-    bool ok = writeStringAttribute(file, "format", QString::fromLatin1(kFormat)) &&
-              writeNumberAttribute<int>(file, "schema_version", ResultsFile::kSchemaVersion, H5T_STD_I32LE, H5T_NATIVE_INT) &&
-              writeStringAttribute(file, "rankscope_version", QStringLiteral(RANKSCOPE_VERSION)) &&
-              writeStringAttribute(file, "folder", run.folder) &&
-              writeStringAttribute(file, "settings_key", run.settingsKey) &&
-              writeNumberAttribute<double>(file, "energy", kDefaultEnergy, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) &&
-              writeStringAttribute(file, "created", QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+    bool ok = Hdf5Attribute::writeText(file, "format", QString::fromLatin1(kFormat)) &&
+              Hdf5Attribute::writeNumber<int>(file, "schema_version", ResultsFile::kSchemaVersion, H5T_STD_I32LE, H5T_NATIVE_INT) &&
+              Hdf5Attribute::writeText(file, "rankscope_version", QStringLiteral(RANKSCOPE_VERSION)) &&
+              Hdf5Attribute::writeText(file, "folder", run.folder) &&
+              Hdf5Attribute::writeText(file, "settings_key", run.settingsKey) &&
+              Hdf5Attribute::writeNumber<double>(file, "energy", kDefaultEnergy, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) &&
+              Hdf5Attribute::writeText(file, "created", QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
 
     Hdf5Id checkpoints(H5Gcreate2(file, "checkpoints", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     QStringList paths, formats, errors, fingerprints;
@@ -279,7 +251,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
          writeNumbers(skipped, "duplicate", duplicates, H5T_STD_I32LE, H5T_NATIVE_INT) &&
          writeStrings(file, "notes", run.notes);
     // Written last: a file without it was never finished.
-    return ok && writeNumberAttribute<int>(file, "complete", 1, H5T_STD_I32LE, H5T_NATIVE_INT);
+    return ok && Hdf5Attribute::writeNumber<int>(file, "complete", 1, H5T_STD_I32LE, H5T_NATIVE_INT);
 }
 
 std::optional<RunAnalysis> readRun(hid_t file, QString *error)

@@ -5,7 +5,7 @@
 #include "io/SafetensorsReader.h"
 #include "io/ShardedCheckpointReader.h"
 #include "io/TorchCheckpointReader.h"
-#include "io/ZipDirectory.h"
+#include "io/NpyFormat.h"
 #include "io/ElementDecoder.h"
 #include "io/FolderWeights.h"
 #include "io/MemoryBudget.h"
@@ -127,6 +127,72 @@ QString trainingSidecarKind(const QString &fileName)
 
 bool isTrainingSidecar(const QString &fileName) { return !trainingSidecarKind(fileName).isEmpty(); }
 
+namespace {
+
+// How one checkpoint format is recognised and opened. The rows are tried in order; the first whose
+// sniff accepts the file opens it (an .npz is a zip archive too, so it comes before torch.save's).
+struct CheckpointFormat {
+    const char *name;
+    // Recognised by its bytes whatever the file is called: such bytes under another name are a
+    // checkpoint being written or left over, not unrelated data.
+    bool bySignature;
+    bool (*sniff)(const QString &path, const QByteArray &head, QFile &file);
+    std::unique_ptr<CheckpointReader> (*open)(const QString &path, QString *error);
+};
+
+bool isZip(const QByteArray &head) { return head.startsWith("PK\x03\x04") || head.startsWith("PK\x05\x06"); }
+
+template <typename Reader>
+std::unique_ptr<CheckpointReader> openAs(const QString &path, QString *error)
+{
+    return Reader::open(path, error);
+}
+
+const QList<CheckpointFormat> &checkpointFormats()
+{
+    static const QList<CheckpointFormat> formats = {
+        {"sharded index", false,
+         [](const QString &path, const QByteArray &, QFile &) { return path.endsWith(QLatin1String(".index.json")); },
+         openAs<ShardedCheckpointReader>},
+        {"numpy-npz", true,
+         [](const QString &path, const QByteArray &head, QFile &) { return isZip(head) && path.endsWith(QLatin1String(".npz")); },
+         openAs<NpzReader>},
+        {"pytorch", true, [](const QString &, const QByteArray &head, QFile &) { return isZip(head); }, openAs<TorchCheckpointReader>},
+        {"hdf5", true, [](const QString &, const QByteArray &head, QFile &) { return Hdf5CheckpointReader::hasSignature(head); },
+         openAs<Hdf5CheckpointReader>},
+        {"numpy-npy", false, [](const QString &, const QByteArray &head, QFile &) { return NpyFormat::hasMagic(head); },
+         [](const QString &, QString *error) -> std::unique_ptr<CheckpointReader> {
+             *error = QStringLiteral("a single .npy array: put a checkpoint's .npy files in one folder per step");
+             return nullptr;
+         }},
+        // torch.save before 1.6 wrote a bare pickle stream starting with a magic number.
+        {"pytorch-legacy", true,
+         [](const QString &, const QByteArray &head, QFile &) { return head.startsWith("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8"); },
+         [](const QString &, QString *error) -> std::unique_ptr<CheckpointReader> {
+             *error = QStringLiteral("legacy PyTorch format (torch.save before 1.6) is not supported; "
+                                     "re-save it with a current torch.save");
+             return nullptr;
+         }},
+        {"safetensors", false,
+         [](const QString &path, const QByteArray &, QFile &file) {
+             return SafetensorsReader::looksLikeSafetensors(file) || path.endsWith(QLatin1String(".safetensors"));
+         },
+         openAs<SafetensorsReader>},
+    };
+    return formats;
+}
+
+} // namespace
+
+bool hasCheckpointSignature(const QByteArray &head)
+{
+    QFile none;
+    for (const CheckpointFormat &format : checkpointFormats())
+        if (format.bySignature && format.sniff(QString(), head, none))
+            return true;
+    return false;
+}
+
 std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *error)
 {
     if (QFileInfo(path).isDir())
@@ -139,31 +205,11 @@ std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *e
         return nullptr;
     }
     const QByteArray head = file.peek(16);
-    if (path.endsWith(QLatin1String(".index.json")))
-        return ShardedCheckpointReader::open(path, error);
-    if (ZipDirectory::looksLikeZip(file)) {
-        file.close();
-        if (path.endsWith(QLatin1String(".npz")))
-            return NpzReader::open(path, error);
-        return TorchCheckpointReader::open(path, error);
-    }
-    if (Hdf5CheckpointReader::hasSignature(head)) {
-        file.close();
-        return Hdf5CheckpointReader::open(path, error);
-    }
-    if (NpyFormat::hasMagic(head)) {
-        *error = QStringLiteral("a single .npy array: put a checkpoint's .npy files in one folder per step");
-        return nullptr;
-    }
-    // torch.save before 1.6 wrote a bare pickle stream starting with a magic number.
-    if (head.startsWith("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8")) {
-        *error = QStringLiteral("legacy PyTorch format (torch.save before 1.6) is not supported; "
-                                "re-save it with a current torch.save");
-        return nullptr;
-    }
-    if (SafetensorsReader::looksLikeSafetensors(file) || path.endsWith(QLatin1String(".safetensors"))) {
-        file.close();
-        return SafetensorsReader::open(path, error);
+    for (const CheckpointFormat &format : checkpointFormats()) {
+        if (format.sniff(path, head, file)) {
+            file.close();
+            return format.open(path, error);
+        }
     }
     *error = kUnrecognisedFormat;
     return nullptr;

@@ -79,6 +79,9 @@ bool isTrainingSidecar(const QString &fileName);
 // Never opens what is not a regular file (a FIFO, a device). On failure returns null and sets
 // error to what is wrong (without the file name; callers prefix it).
 std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *error);
+// Whether a file's first 16 bytes are those of a format known by its bytes alone (a zip archive as
+// torch.save and .npz write, HDF5, torch.save's format before 1.6), whatever the file is called.
+bool hasCheckpointSignature(const QByteArray &head);
 
 // openCheckpoint's error for bytes no reader recognises (not a truncated file of a known format):
 // such a file is not a checkpoint still being written, and is never waited for.

@@ -1,7 +1,6 @@
 #include "io/FileContent.h"
 
 #include "io/CheckpointReader.h"
-#include "io/Hdf5CheckpointReader.h"
 #include "io/NpyFormat.h"
 #include "io/RegularFile.h"
 
@@ -11,14 +10,6 @@
 namespace rankscope {
 
 namespace {
-
-// Bytes that say "a checkpoint format" whatever the name: a zip archive (torch.save, .npz), HDF5,
-// and torch.save's format before 1.6.
-bool hasCheckpointMagic(const QByteArray &head)
-{
-    return head.startsWith("PK\x03\x04") || head.startsWith("PK\x05\x06") || Hdf5CheckpointReader::hasSignature(head) ||
-           head.startsWith("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8");
-}
 
 QString shapeText(const QList<qint64> &shape)
 {
@@ -91,7 +82,7 @@ FileContent FileContent::probe(const QString &path)
     if (!reader) {
         // A checkpoint that cannot be read is one whose name says weights; checkpoint bytes under
         // another name (run.h5.tmp-123, model.pt.partial) are a file being written or left over.
-        const bool claimsWeights = namedAsWeights || (suffix == QLatin1String("bin") && hasCheckpointMagic(*head));
+        const bool claimsWeights = namedAsWeights || (suffix == QLatin1String("bin") && hasCheckpointSignature(*head));
         content.kind = claimsWeights ? Kind::DamagedWeights : Kind::NotAFormat;
         content.detail = error;
         return content;

@@ -1,10 +1,8 @@
 #include "io/Hdf5CheckpointReader.h"
 
 #include "io/ElementDecoder.h"
-#include "io/Hdf5Attribute.h"
+#include "io/Hdf5Support.h"
 #include "io/Hdf5DatasetStorage.h"
-#include "io/Hdf5Id.h"
-#include "io/Hdf5Library.h"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
 #include "io/Hdf5DatasetStorage.h"
 
-#include "io/Hdf5Id.h"
+#include "io/Hdf5Support.h"
 #include "io/MemoryBudget.h"
 
 

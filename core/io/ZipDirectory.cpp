@@ -30,12 +30,6 @@ QByteArray readAt(QFile &file, quint64 offset, qint64 length)
 
 } // namespace
 
-bool ZipDirectory::looksLikeZip(QFile &file)
-{
-    const QByteArray head = readAt(file, 0, 4);
-    return head.size() == 4 && le<quint32>(head.constData()) == kLocalHeader;
-}
-
 std::optional<ZipDirectory> ZipDirectory::read(QFile &file, QString *error)
 {
     const quint64 fileSize = static_cast<quint64>(file.size());

@@ -24,8 +24,6 @@ public:
     // Reads the directory of an open file; on failure returns nullopt and sets error.
     static std::optional<ZipDirectory> read(QFile &file, QString *error);
 
-    static bool looksLikeZip(QFile &file);
-
     const QList<ZipEntry> &entries() const { return m_entries; }
     const ZipEntry *find(const QString &name) const;
 

@@ -1,11 +1,26 @@
-#include "io/Hdf5Attribute.h"
-
-#include "io/Hdf5Id.h"
+#include "io/Hdf5Support.h"
 
 #include <cstring>
 #include <vector>
 
 namespace rankscope {
+
+namespace {
+QRecursiveMutex &mutex()
+{
+    static QRecursiveMutex m;
+    return m;
+}
+} // namespace
+
+Hdf5Lock::Hdf5Lock()
+{
+    mutex().lock();
+    static const bool silenced = [] { return H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0; }();
+    Q_UNUSED(silenced);
+}
+
+Hdf5Lock::~Hdf5Lock() { mutex().unlock(); }
 
 namespace {
 
@@ -73,6 +88,24 @@ std::optional<qint64> Hdf5Attribute::readInteger(hid_t object, const char *name)
     if (H5Aread(opened->first, H5T_NATIVE_LLONG, &value) < 0)
         return std::nullopt;
     return qint64(value);
+}
+
+hid_t Hdf5Attribute::utf8StringType()
+{
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    return type;
+}
+
+bool Hdf5Attribute::writeText(hid_t object, const char *name, const QString &value)
+{
+    const QByteArray utf8 = value.toUtf8();
+    const char *pointer = utf8.constData();
+    Hdf5Id space(H5Screate(H5S_SCALAR));
+    Hdf5Id type(utf8StringType());
+    Hdf5Id attribute(H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT));
+    return attribute.ok() && H5Awrite(attribute, type, &pointer) >= 0;
 }
 
 } // namespace rankscope

@@ -111,6 +111,35 @@ private slots:
         QVERIFY(reader->readMatrix("ids").error.contains("unsupported dtype int64"));
     }
 
+    // The format comes from the bytes first: each reader gets the files whose bytes are its own,
+    // whatever their name, and what no reader recognises says so.
+    void formatIsChosenByContent_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("empty zip as .bin") << "model.bin" << QByteArray("PK\x05\x06", 4) + QByteArray(18, '\0') << "data.pkl";
+        QTest::newRow("zip named .pt") << "notes.pt" << zipArchive({{"notes.txt", "x"}}) << "data.pkl";
+        QTest::newRow("zip named .npz") << "arrays.npz" << zipArchive({{"notes.txt", "x"}}) << "no .npy arrays";
+        QTest::newRow("hdf5 named .pt") << "model.pt" << QByteArray("\x89HDF\r\n\x1a\n", 8) + QByteArray(8, '\0') << "HDF5";
+        QTest::newRow("legacy torch") << "old.pt" << QByteArray("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x00\x00\x00\x00", 16) << "legacy PyTorch";
+        QTest::newRow("one npy") << "w.npy" << QByteArray("\x93NUMPY\x01\x00") + QByteArray(8, ' ') << "single .npy";
+        QTest::newRow("text") << "text.pt" << QByteArray("hello, world\n") << "not a recognised checkpoint format";
+    }
+
+    void formatIsChosenByContent()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, error);
+        const QString path = m_dir.filePath(name);
+        saveBytes(path, bytes);
+        QString problem;
+        QVERIFY(!openCheckpoint(path, &problem));
+        QVERIFY2(problem.contains(error, Qt::CaseInsensitive), qPrintable(problem));
+        QCOMPARE(hasCheckpointSignature(bytes.left(16)), !name.endsWith(QLatin1String(".npy")) && name != QLatin1String("text.pt"));
+    }
+
     void safetensorsToleratesLeadingSpacesAndUnalignedData()
     {
         // A 1-byte tensor first puts the float32 data at an odd offset.

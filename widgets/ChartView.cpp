@@ -361,8 +361,9 @@ void ChartView::fitTicks(QSize size)
                                                         metrics.horizontalAdvance(QString::number(range.upper, 'g', 5))) + 14
                                              : 2 * metrics.height();
                 axis->ticker()->setTickCount(std::clamp(int(length / (1.6 * std::max(1, label))), 2, 8));
-                // An axis too short for two labels (a colour bar in a tiny panel) shows none.
-                axis->setTickLabels(length >= 2.5 * label);
+                // An axis too short for two labels (a colour bar in a tiny panel) shows none. A label
+                // on a vertical axis is counted as two lines high already.
+                axis->setTickLabels(length >= (horizontal ? 2.5 : 2.0) * label);
             }
         }
     }

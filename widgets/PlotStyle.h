@@ -22,6 +22,8 @@ struct Theme {
     QColor overlay;    // translucent boxes over data: inside legends, the crosshair readout
     QColor emphasis;   // outlines that mark the highlighted matrix, whiskers
     QColor fit;        // the power-law fit and x_min in the spectrum view
+    QColor bulk;       // the Marchenko–Pastur bulk and its edge in the spectrum view
+    QColor guide;      // WeightWatcher's 2 ≤ α ≤ 6 band in the line chart
     static const Theme &paper();
     static const Theme &darkTheme();
     static const Theme &of(bool dark) { return dark ? darkTheme() : paper(); }

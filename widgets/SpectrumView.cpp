@@ -7,9 +7,12 @@
 #include "TypeStyle.h"
 #include "spectral/EigenvalueDensity.h"
 #include "spectral/PowerLawFit.h"
+#include "spectral/WeightWatcherMetrics.h"
 
 #include <QCheckBox>
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 
 namespace rankscope {
 
@@ -108,6 +111,7 @@ void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool
 
     if (!main)
         return;
+    addMarchenkoPasturBulk(r, lambda);
     // The fit the analysis made (metric contract, "alpha"): drawn, not fitted again.
     const SpectralMetrics &fit = r.metrics;
     if (!std::isfinite(fit.alpha) || !(fit.alphaXmin > 0)) {
@@ -141,6 +145,48 @@ void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool
     xminLine->setPen(QPen(xminColour, 1, Qt::DotLine));
 }
 
+void SpectrumView::addMarchenkoPasturBulk(const MatrixResult &r, const Eigen::VectorXd &lambda)
+{
+    // WeightWatcher's MP fit (num_spikes, mp_softrank come from it): the same function, so the edge
+    // drawn is the one the spikes were counted against. It is cheap next to a decomposition.
+    const MarchenkoPasturFit fit = fitMarchenkoPastur(lambda, r.rows, r.cols);
+    if (!fit.ok)
+        return;
+    // The law on λ's own axis: p(λ) = scale·ρ(scale·λ), sampled densely towards both edges, where
+    // it rises and falls as a square root; values far below its peak would only stretch the log axis.
+    const double low = std::max(fit.bulkMin, fit.bulkMax * 1e-4), high = fit.bulkMax;
+    QList<QPair<double, double>> points;
+    double peak = 0;
+    for (int i = 0; i <= 160; ++i) {
+        const double t = std::numbers::pi / 2 * i / 160;
+        const double x = fit.bulkMin > 0 ? low + (high - low) * std::sin(t) * std::sin(t) : low * std::pow(high / low, std::sin(t));
+        const double p = fit.scale * marchenkoPasturDensity(std::clamp(x, low * (1 + 1e-12), high * (1 - 1e-12)), fit.sigma, fit.q);
+        points.append({x / fit.scale, p});
+        peak = std::max(peak, p);
+    }
+    QCPGraph *bulk = addGraphTo(m_densityRect);
+    QColor edge = theme().bulk, fill = theme().bulk;
+    fill.setAlpha(theme().dark ? 60 : 45);
+    bulk->setPen(QPen(edge, 1.4));
+    bulk->setBrush(fill);
+    for (const auto &[x, p] : points)
+        if (p > peak * 1e-3)
+            bulk->addData(x, p);
+    const QString q = QString::number(fit.q, 'g', 3);
+    bulk->setName(fit.numSpikes == 1 ? tr("MP bulk, Q = %1: 1 spike").arg(q) : tr("MP bulk, Q = %1: %2 spikes").arg(q).arg(fit.numSpikes));
+    bulk->removeFromLegend(plot()->legend);
+    m_densityLegend->addItem(new QCPPlottableLegendItem(m_densityLegend, bulk));
+    m_bulkGraph = bulk;
+    auto *edgeLine = new QCPItemStraightLine(plot());
+    edgeLine->setClipAxisRect(m_densityRect);
+    edgeLine->point1->setAxes(m_densityRect->axis(QCPAxis::atBottom), m_densityRect->axis(QCPAxis::atLeft));
+    edgeLine->point2->setAxes(m_densityRect->axis(QCPAxis::atBottom), m_densityRect->axis(QCPAxis::atLeft));
+    edgeLine->point1->setCoords(fit.bulkMax / fit.scale, 1);
+    edgeLine->point2->setCoords(fit.bulkMax / fit.scale, 10);
+    edgeLine->setPen(QPen(edge, 1.2, Qt::DashLine));
+    m_bulkEdge = fit.bulkMax / fit.scale;
+}
+
 void SpectrumView::rebuild()
 {
     plot()->clearGraphs();
@@ -148,6 +194,8 @@ void SpectrumView::rebuild()
     m_densityLegend->clearItems();
     m_fitText.clear();
     m_lawGraph = nullptr;
+    m_bulkGraph = nullptr;
+    m_bulkEdge = 0;
     const MatrixResult *r = m_key ? state()->find(*m_key) : nullptr;
     if (!r) {
         setTitle(tr("Click a bar, a heatmap cell or a per-layer point to see that matrix's spectrum"));
@@ -166,7 +214,7 @@ void SpectrumView::rebuild()
         QCPRange keys, values;
         for (int gi = 0; gi < plot()->graphCount(); ++gi) {
             QCPGraph *g = plot()->graph(gi);
-            if (g->keyAxis()->axisRect() != rect)
+            if (g->keyAxis()->axisRect() != rect || g == m_bulkGraph) // the law fits under the ESD's range
                 continue;
             bool ok = false;
             const QCPRange k = g->getKeyRange(ok, QCP::sdPositive);
@@ -195,7 +243,9 @@ void SpectrumView::rebuild()
     refresh();
 }
 
-bool SpectrumView::legendsInside(QSize size) { return size.width() >= 560; }
+// Inside, a legend of the ESD's fits (the MP bulk, the power law) would cover the density it
+// describes in a low or narrow panel: there it goes under the panels.
+bool SpectrumView::legendsInside(QSize size) { return size.width() >= 560 && size.height() >= 480; }
 
 QString SpectrumView::fitTextFor(QSize size) const
 {

@@ -24,6 +24,9 @@ public:
     QCPAxisRect *rankRect() const { return m_rankRect; }
     QCPAxisRect *densityRect() const { return m_densityRect; }
     QString fitLegendText() const { return m_fitText; }
+    // The Marchenko–Pastur bulk drawn under the ESD (null when the fit failed) and its edge λ₊.
+    QCPGraph *bulkGraph() const { return m_bulkGraph; }
+    double bulkEdge() const { return m_bulkEdge; }
     QString tooltipAt(const QPoint &pixel) const override;
     QString dataCsv() const override;
     std::optional<MatrixKey> matrixAt(const QPoint &) const override { return std::nullopt; }
@@ -36,6 +39,7 @@ protected:
 
 private:
     void addSpectrum(const MatrixResult &r, const QColor &colour, bool main);
+    void addMarchenkoPasturBulk(const MatrixResult &r, const Eigen::VectorXd &lambda);
 
     std::optional<MatrixKey> m_key;
     bool m_showingDefault = true; // no matrix asked for yet: the picker's default is shown
@@ -50,6 +54,8 @@ private:
     static bool legendsInside(QSize size);
 
     QString m_fitText;
+    QCPGraph *m_bulkGraph = nullptr;
+    double m_bulkEdge = 0;
     QCPGraph *m_lawGraph = nullptr; // the fitted power law, whose legend entry wraps to the panel
 };
 

@@ -226,13 +226,24 @@ MarchenkoPasturFit fitMarchenkoPastur(const Eigen::Ref<const Eigen::VectorXd> &l
     }
     fit.sigma = nelderMead1d(residual, best);
 
+    fit.q = q;
     fit.bulkMax = std::pow(fit.sigma * (1.0 + 1.0 / std::sqrt(q)), 2);
+    fit.bulkMin = std::pow(fit.sigma * (1.0 - 1.0 / std::sqrt(q)), 2);
     const double tracyWidom = 1.0 / std::sqrt(q) * std::pow(fit.bulkMax, 2.0 / 3.0) * std::pow(smallM, -2.0 / 3.0);
     fit.bulkMaxTw = fit.bulkMax + std::sqrt(tracyWidom);
     fit.numSpikes = int(std::count_if(toPlot.begin(), toPlot.end(), [&](double v) { return v > fit.bulkMaxTw; }));
     fit.softRank = fit.bulkMax / lambdaMax;
     fit.ok = std::isfinite(fit.sigma) && std::isfinite(fit.softRank);
     return fit;
+}
+
+double marchenkoPasturDensity(double x, double sigma, double q)
+{
+    const double a = std::pow(sigma * (1.0 - 1.0 / std::sqrt(q)), 2);
+    const double b = std::pow(sigma * (1.0 + 1.0 / std::sqrt(q)), 2);
+    if (!(x > a && x < b) || !(x > 0))
+        return 0;
+    return q / (2.0 * std::numbers::pi * sigma * sigma * x) * std::sqrt((b - x) * (x - a));
 }
 
 double jensenShannonDistance(const Eigen::Ref<const Eigen::VectorXd> &p, const Eigen::Ref<const Eigen::VectorXd> &q)

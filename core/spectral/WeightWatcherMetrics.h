@@ -22,6 +22,8 @@ WeightWatcherNorms weightWatcherNorms(const Eigen::Ref<const Eigen::VectorXd> &l
 struct MarchenkoPasturFit {
     bool ok = false;
     double sigma = 0;      // σ_mp of the rescaled spectrum
+    double q = 1;          // Q = max(m, n) / min(m, n)
+    double bulkMin = 0;    // λ₋ = (σ(1 − 1/√Q))², rescaled spectrum
     double bulkMax = 0;    // λ₊ = (σ(1 + 1/√Q))², rescaled spectrum
     double bulkMaxTw = 0;  // λ₊ + √(Q^(-1/2)·λ₊^(2/3)·M^(-2/3)): the Tracy–Widom margin spikes must clear
     double scale = 0;      // W_scale²: rescaled λ = scale·λ (mean eigenvalue 1)
@@ -36,6 +38,11 @@ struct MarchenkoPasturFit {
 // lambda: the min(m, n) eigenvalues. Not ok for a zero or empty spectrum.
 MarchenkoPasturFit fitMarchenkoPastur(const Eigen::Ref<const Eigen::VectorXd> &lambda, Eigen::Index rows,
                                       Eigen::Index cols);
+
+// The Marchenko–Pastur law a fit stands for, on the rescaled axis: ρ(x) = Q/(2πσ²x)·√((λ₊ − x)(x − λ₋))
+// on [λ₋, λ₊] and 0 outside, integrating to 1 (for Q = 1 it is the law of σ² for WeightWatcher's
+// quarter circle on σ). The density of the original eigenvalues λ is scale·ρ(scale·λ).
+double marchenkoPasturDensity(double x, double sigma, double q);
 
 // WeightWatcher's rand_distance (apply_random_esd): the Jensen–Shannon distance between W's
 // eigenvalues and those of W with its entries shuffled. The shuffle here is a Fisher–Yates driven

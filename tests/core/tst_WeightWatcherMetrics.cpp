@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numbers>
 #include <numeric>
 
 using namespace rankscope;
@@ -131,6 +132,54 @@ private slots:
         const SpectralMetrics metrics = computeSpectralMetrics(lambda.array().sqrt(), rows, cols);
         QCOMPARE(metrics.numSpikes, double(spikes.size()));
         QCOMPARE(metrics.mpSoftrank, fit.softRank);
+    }
+
+    // The law the spectrum view draws: a density (integral 1, mean σ²), zero outside [λ₋, λ₊], and
+    // the law a Gaussian matrix's eigenvalues follow once the fit has found σ.
+    void marchenkoPasturDensityIsTheFittedLaw_data()
+    {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("cols");
+        QTest::newRow("Q=4") << 1000 << 250;
+        QTest::newRow("Q=1") << 400 << 400;
+    }
+    void marchenkoPasturDensityIsTheFittedLaw()
+    {
+        QFETCH(int, rows);
+        QFETCH(int, cols);
+        for (const double sigma : {0.5, 1.0, 1.7}) {
+            const double q = double(rows) / cols;
+            const double a = std::pow(sigma * (1 - 1 / std::sqrt(q)), 2), b = std::pow(sigma * (1 + 1 / std::sqrt(q)), 2);
+            QCOMPARE(marchenkoPasturDensity(a * 0.999, sigma, q), 0.0);
+            QCOMPARE(marchenkoPasturDensity(b * 1.001, sigma, q), 0.0);
+            // Midpoint rule on x = a + (b − a)·sin²(t): the square-root edges become smooth.
+            double mass = 0, mean = 0;
+            const int n = 20000;
+            for (int i = 0; i < n; ++i) {
+                const double t = (i + 0.5) / n * std::numbers::pi / 2;
+                const double x = a + (b - a) * std::sin(t) * std::sin(t);
+                const double dx = (b - a) * 2 * std::sin(t) * std::cos(t) * (std::numbers::pi / 2 / n);
+                mass += marchenkoPasturDensity(x, sigma, q) * dx;
+                mean += x * marchenkoPasturDensity(x, sigma, q) * dx;
+            }
+            QVERIFY2(std::abs(mass - 1) < 2e-3, qPrintable(QString::number(mass)));
+            QVERIFY2(std::abs(mean / (sigma * sigma) - 1) < 2e-3, qPrintable(QString::number(mean)));
+        }
+        std::mt19937_64 rng(5);
+        const Eigen::VectorXd lambda = eigenvaluesOf(spikedGaussian(rows, cols, {}, rng));
+        const MarchenkoPasturFit fit = fitMarchenkoPastur(lambda, rows, cols);
+        QVERIFY(fit.ok);
+        QCOMPARE(fit.q, double(rows) / cols);
+        QVERIFY(close(fit.bulkMin, std::pow(fit.sigma * (1 - 1 / std::sqrt(fit.q)), 2)));
+        // The share of eigenvalues below the bulk's midpoint is the law's mass there.
+        const double mid = (fit.bulkMin + fit.bulkMax) / 2;
+        double lawMass = 0;
+        for (int i = 0; i < 20000; ++i) {
+            const double x = fit.bulkMin + (mid - fit.bulkMin) * (i + 0.5) / 20000;
+            lawMass += marchenkoPasturDensity(x, fit.sigma, fit.q) * (mid - fit.bulkMin) / 20000;
+        }
+        const double share = double((fit.scale * lambda.array() < mid).count()) / double(lambda.size());
+        QVERIFY2(std::abs(share - lawMass) < 0.04, qPrintable(QStringLiteral("%1 of the eigenvalues, %2 of the law").arg(share).arg(lawMass)));
     }
 
     // Rescaling to mean eigenvalue 1 makes the fit blind to W's scale.

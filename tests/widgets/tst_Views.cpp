@@ -9,6 +9,7 @@
 #include "TypeFilterChips.h"
 #include "TypeLayerHeatmap.h"
 #include "ViewState.h"
+#include "spectral/WeightWatcherMetrics.h"
 
 #include <QComboBox>
 #include <QMenu>
@@ -203,6 +204,35 @@ private slots:
             labels << label;
         QVERIFY2(labels.contains("2") && labels.contains("5") && labels.contains("10") && labels.contains("20"), qPrintable(labels.join(' ')));
         m_state->setLogY(false);
+    }
+
+    // The ESD carries WeightWatcher's Marchenko–Pastur bulk: its edge where the spikes were counted
+    // (λ₊ of the fit, on λ's own axis), as many spikes named as the analysis counted, and a curve
+    // that is the law's density on the ESD's scale.
+    void spectrumDrawsTheMarchenkoPasturBulk()
+    {
+        ViewState state;
+        SpectrumView spectrum(&state);
+        state.setRun(test::demoRun(), QStringLiteral("nanogpt-d4"));
+        const MatrixKey key{0, 1500, {{}, 2, MatrixType::MlpUp, {}}};
+        spectrum.showMatrix(key);
+        const MatrixResult *r = state.find(key);
+        QVERIFY(r && spectrum.bulkGraph());
+        const Eigen::VectorXd lambda = r->singularValues.array().square();
+        const MarchenkoPasturFit fit = fitMarchenkoPastur(lambda, r->rows, r->cols);
+        QCOMPARE(fit.q, 4.0);
+        QVERIFY(std::abs(spectrum.bulkEdge() - fit.bulkMax / fit.scale) <= 1e-12 * spectrum.bulkEdge());
+        // The edge line and the bulk: drawn where λ₊ is, and every point of the curve on the law.
+        QVERIFY(lambda.maxCoeff() > spectrum.bulkEdge() && lambda.minCoeff() < spectrum.bulkEdge());
+        QVERIFY2(spectrum.bulkGraph()->name().contains(QStringLiteral("%1 spikes").arg(r->metrics.numSpikes)), qPrintable(spectrum.bulkGraph()->name()));
+        QVERIFY(r->metrics.numSpikes > 0);
+        const auto data = spectrum.bulkGraph()->data();
+        QVERIFY(data->size() > 100);
+        for (auto it = data->constBegin(); it != data->constEnd(); ++it) {
+            QVERIFY(it->key <= spectrum.bulkEdge() * (1 + 1e-12));
+            const double expected = fit.scale * marchenkoPasturDensity(fit.scale * it->key, fit.sigma, fit.q);
+            QVERIFY2(std::abs(it->value - expected) <= 1e-6 * expected, qPrintable(QStringLiteral("%1 at %2, law %3").arg(it->value).arg(it->key).arg(expected)));
+        }
     }
 
     // The Spectrum tab chooses its own matrix: the first one at the last step until told

@@ -61,13 +61,14 @@ int runExportCommand(const QStringList &arguments)
     const QCommandLineOption typeOption(QStringLiteral("type"), QStringLiteral("spectrum: the matrix type."), QStringLiteral("T"));
     const QCommandLineOption relativeDepthOption(QStringLiteral("relative-depth"), QStringLiteral("Layers as layer / (depth − 1), to compare models of different depth."));
     const QCommandLineOption relativeStepOption(QStringLiteral("relative-step"), QStringLiteral("Steps as a fraction of each run's last step."));
+    const QCommandLineOption noGuideOption(QStringLiteral("no-guide-band"), QStringLiteral("lines of alpha: leave out WeightWatcher's 2 <= alpha <= 6 band."));
     const QCommandLineOption byLayerOption(QStringLiteral("by-layer"), QStringLiteral("lines: one line per layer of this type instead of one per type."), QStringLiteral("T"));
     const QCommandLineOption blockOption(QStringLiteral("block"), QStringLiteral("lines, bars, spectrum: the block of a model of several stacks, e.g. encoder, decoder-cross (default: the first)."), QStringLiteral("B"));
     const QCommandLineOption legendOption(QStringLiteral("legend"), QStringLiteral("lines, bars: where the legend goes: %1 (default auto: beside the plot, or below it when narrow).").arg(legendPositionNames().join(QLatin1String(", "))), QStringLiteral("WHERE"), QStringLiteral("auto"));
     const QCommandLineOption themeOption(QStringLiteral("theme"), QStringLiteral("light (default, for paper) or dark (for slides on a dark background)."), QStringLiteral("NAME"), QStringLiteral("light"));
     const QCommandLineOption expertOption(QStringLiteral("expert"), QStringLiteral("MoE models: one expert (a number or 'shared') instead of the mean over the routed experts."), QStringLiteral("E"));
     parser.addOptions({figure, output, metricOption, stepOption, typesOption, layersOption, energyOption, presetOption, sizeOption,
-                       dpiOption, fontOption, widthOption, heightOption, scaleOption, titleOption, layerOption, typeOption, byLayerOption, relativeDepthOption, relativeStepOption,
+                       dpiOption, fontOption, widthOption, heightOption, scaleOption, titleOption, layerOption, typeOption, byLayerOption, noGuideOption, relativeDepthOption, relativeStepOption,
                        blockOption, expertOption, legendOption, themeOption});
     auto usage = [&](const QString &message) {
         err << "rankscope export: " << message << '\n';
@@ -205,6 +206,7 @@ int runExportCommand(const QStringList &arguments)
     case FigureKind::Lines:
         if (metric)
             view.setMetrics({*metric});
+        view.lineChart()->setAlphaGuide(!parser.isSet(noGuideOption));
         if (parser.isSet(byLayerOption)) {
             const auto type = matrixTypeFromCsvName(parser.value(byLayerOption));
             if (!type)

@@ -5,6 +5,7 @@
 #include "TypeStyle.h"
 #include "analysis/MetricsTable.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <cmath>
@@ -48,6 +49,12 @@ MetricLineChart::MetricLineChart(ViewState *state, QWidget *parent)
     headerLayout()->addSpacing(12);
     headerLayout()->addWidget(new QLabel(tr("Lines"), this));
     headerLayout()->addWidget(m_modeBox);
+    headerLayout()->addSpacing(12);
+    m_guideBox = new QCheckBox(tr("Guide band 2 \u2264 \u03b1 \u2264 6"), this);
+    m_guideBox->setToolTip(tr("Shade WeightWatcher's range of \u03b1 for well-trained layers"));
+    m_guideBox->setChecked(m_alphaGuide);
+    headerLayout()->addWidget(m_guideBox);
+    connect(m_guideBox, &QCheckBox::toggled, this, &MetricLineChart::setAlphaGuide);
     headerLayout()->addStretch(1);
     connect(m_metricBox, &MetricSelector::metricChosen, this, &MetricLineChart::setMetric);
     connect(m_modeBox, &QComboBox::activated, this, [this] {
@@ -73,6 +80,18 @@ MetricLineChart::MetricLineChart(ViewState *state, QWidget *parent)
     });
 
     plot()->addLayer(QStringLiteral("bands"), plot()->layer(QStringLiteral("main")), QCustomPlot::limBelow);
+    // The guide band spans the axis rect's width at any zoom, between α = 2 and α = 6.
+    m_guideBand = new QCPItemRect(plot());
+    m_guideBand->setLayer(QStringLiteral("bands"));
+    m_guideBand->setSelectable(false);
+    m_guideBand->setPen(Qt::NoPen);
+    m_guideBand->setClipToAxisRect(true);
+    for (QCPItemPosition *corner : {m_guideBand->topLeft, m_guideBand->bottomRight}) {
+        corner->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        corner->setTypeY(QCPItemPosition::ptPlotCoords);
+    }
+    m_guideBand->topLeft->setCoords(0, 6);
+    m_guideBand->bottomRight->setCoords(1, 2);
     m_stepMarker = new QCPItemStraightLine(plot());
     m_stepMarker->setPen(QPen(QColor(0x88, 0x88, 0x88), 1, Qt::DashLine));
     m_stepMarker->setSelectable(false);
@@ -104,6 +123,15 @@ void MetricLineChart::setMetric(Metric metric)
     emit metricChanged(metric);
 }
 
+void MetricLineChart::setAlphaGuide(bool shown)
+{
+    m_alphaGuide = shown;
+    m_guideBox->setChecked(shown);
+    rebuild();
+}
+
+bool MetricLineChart::alphaGuideDrawn() const { return m_guideBand->visible(); }
+
 void MetricLineChart::setPerLayerType(std::optional<MatrixType> type)
 {
     m_perLayerType = type;
@@ -128,6 +156,14 @@ void MetricLineChart::rebuild()
     p->xAxis->setLabel(s->relativeStep() ? tr("Fraction of training (step / last step)") : tr("Training step"));
     const QString metricLabel = metricAxisLabel(m_metric, s->energy());
     const bool logY = s->logY();
+    const bool guide = m_alphaGuide && m_metric == Metric::Alpha;
+    m_guideBox->setVisible(m_metric == Metric::Alpha);
+    m_guideBand->setVisible(guide);
+    if (guide) {
+        QColor fill = theme().guide;
+        fill.setAlpha(theme().dark ? 46 : 38);
+        m_guideBand->setBrush(fill);
+    }
     // A logarithmic axis cannot show zero or negative values: those points become gaps.
     auto plotted = [logY](double v) { return logY && !(v > 0) ? std::nan("") : v; };
 
@@ -282,6 +318,12 @@ void MetricLineChart::rebuild()
                           s->block().isEmpty() ? displayLabel(type) : QStringLiteral("%1 %2").arg(s->block(), displayLabel(type)), s->runName()));
     }
 
+    if (guide) { // the band's legend entry, after the lines': a graph without data draws only its swatch
+        QCPGraph *entry = p->addGraph();
+        entry->setPen(Qt::NoPen);
+        entry->setBrush(m_guideBand->brush());
+        entry->setName(tr("2 \u2264 \u03b1 \u2264 6")); // WeightWatcher's range; short, so the legend stays beside small figures
+    }
     p->yAxis->setLabel(metricLabel);
     PlotStyle::setLogScale(p->yAxis, logY);
     double xFirst = 0, xLast = 0;

@@ -6,6 +6,7 @@
 #include "ChartView.h"
 #include "spectral/MetricCatalog.h"
 
+class QCheckBox;
 class QComboBox;
 
 namespace rankscope {
@@ -20,6 +21,12 @@ public:
     // nullopt: one line per type; a type: that type's layers, one line each.
     std::optional<MatrixType> perLayerType() const { return m_perLayerType; }
     void setPerLayerType(std::optional<MatrixType> type);
+
+    // WeightWatcher's guide band, 2 ≤ α ≤ 6 (its well-trained range), shaded behind α's lines
+    // (on by default; it shows only when the metric is α).
+    bool alphaGuide() const { return m_alphaGuide; }
+    void setAlphaGuide(bool shown);
+    bool alphaGuideDrawn() const;
 
     // The visible data lines (not bands), for tests and exports.
     QList<QCPGraph *> visibleLines() const;
@@ -58,6 +65,9 @@ private:
     std::optional<MatrixType> m_perLayerType;
     QList<Line> m_lines;
     QCPItemStraightLine *m_stepMarker = nullptr;
+    bool m_alphaGuide = true;
+    QCPItemRect *m_guideBand = nullptr;
+    QCheckBox *m_guideBox = nullptr;
     QCPColorScale *m_layerScale = nullptr; // the layer colours of the per-layer lines
     MetricSelector *m_metricBox = nullptr;
     QComboBox *m_modeBox;

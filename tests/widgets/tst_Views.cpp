@@ -63,6 +63,43 @@ private slots:
     }
     void cleanup() { delete m_state; }
 
+    // α's lines are drawn over WeightWatcher's band 2 ≤ α ≤ 6, with a legend entry; no other metric
+    // gets it, and it can be turned off.
+    void alphaGuideBandShadesTwoToSix()
+    {
+        MetricLineChart chart(m_state);
+        chart.resize(1000, 650);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        auto legendNames = [&] {
+            QStringList names;
+            for (int i = 0; i < chart.plot()->legend->itemCount(); ++i)
+                if (auto *item = qobject_cast<QCPPlottableLegendItem *>(chart.plot()->legend->item(i)))
+                    names << item->plottable()->name();
+            return names;
+        };
+        QVERIFY(!chart.alphaGuideDrawn());
+        chart.setMetric(Metric::Alpha);
+        QVERIFY(chart.alphaGuideDrawn());
+        QCOMPARE(legendNames().last(), QStringLiteral("2 \u2264 \u03b1 \u2264 6"));
+        QCOMPARE(chart.visibleLines().size(), 6); // the entry is not a line
+        QCPItemRect *band = nullptr;
+        for (int i = 0; i < chart.plot()->itemCount(); ++i)
+            if (auto *rect = qobject_cast<QCPItemRect *>(chart.plot()->item(i)))
+                band = rect;
+        QVERIFY(band);
+        QCOMPARE(band->topLeft->coords().y(), 6.0);
+        QCOMPARE(band->bottomRight->coords().y(), 2.0);
+        QCOMPARE(band->layer()->name(), QStringLiteral("bands")); // under the lines
+        chart.setAlphaGuide(false);
+        QVERIFY(!chart.alphaGuideDrawn());
+        QVERIFY(!legendNames().contains(QStringLiteral("2 \u2264 \u03b1 \u2264 6")));
+        chart.setAlphaGuide(true);
+        chart.setMetric(Metric::WeightedAlpha); // α·log10 λ_max has no such range
+        QVERIFY(!chart.alphaGuideDrawn());
+        QCOMPARE(legendNames().size(), 6);
+    }
+
     void lineChartDrawsOneLinePerTypeWithTheExpectedMeans()
     {
         MetricLineChart chart(m_state);

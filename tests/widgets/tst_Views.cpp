@@ -475,9 +475,9 @@ private slots:
         QVERIFY(spectrum.title().contains("transformer.h.1.attn.c_attn.weight[V] [64×64]"));
         const double alpha = expectedValue("alpha", 1500, 1, "V");
         QVERIFY2(spectrum.fitLegendText().contains(QStringLiteral("α = %1").arg(alpha, 0, 'f', 2)), qPrintable(spectrum.fitLegendText()));
-        QCOMPARE(spectrum.plot()->graphCount(), 3); // σ by rank, the eigenvalue density, the fitted law
+        QCOMPARE(spectrum.plot()->graphCount(), 4); // σ by rank, the eigenvalue density, the MP bulk, the fitted law
         spectrum.setOverlayFirstStep(true);
-        QCOMPARE(spectrum.plot()->graphCount(), 5);
+        QCOMPARE(spectrum.plot()->graphCount(), 6);
     }
 
     void heatmapWorksForOneLayerAndShowsNaNDistinctly()

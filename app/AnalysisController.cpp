@@ -54,6 +54,7 @@ void AnalysisController::startAnalysis(const QString &folder, std::optional<RunA
 {
     RunLoadOptions options;
     options.settings.settleSeconds = m_settleSeconds;
+    options.settings.randDistance = m_randDistance;
     options.rules = m_rules;
     options.cancel = m_passCancel = std::make_shared<std::atomic<bool>>(false);
     const int generation = m_generation;
@@ -130,6 +131,7 @@ void AnalysisController::openResultsFile(const QString &path)
 void AnalysisController::openForComparison(const QString &path)
 {
     RunLoadOptions options;
+    options.settings.randDistance = m_randDistance;
     options.rules = m_rules;
     options.cancel = m_comparisonsCancel;
     const int generation = m_generation;

@@ -33,6 +33,10 @@ public:
     // How long a checkpoint must stay unchanged before it is read (default 3 s).
     void setSettleSeconds(double seconds) { m_settleSeconds = seconds; }
     bool isWatching() const { return m_watch != nullptr; }
+    // The opt-in metrics of the runs opened from now on (AnalysisSettings): a folder already
+    // analysed without them is analysed again for what is missing only.
+    void setRandDistance(bool on) { m_randDistance = on; }
+    bool randDistance() const { return m_randDistance; }
 
 signals:
     void started(const QString &source);
@@ -56,6 +60,7 @@ private:
     TensorNameRules m_rules = TensorNameRules::builtIn();
     int m_generation = 0; // events of a superseded run are dropped
     double m_settleSeconds = 3;
+    bool m_randDistance = false;
     QString m_folder;
     std::optional<RunAnalysis> m_lastRun;
     std::unique_ptr<RunWatch> m_watch; // once the first pass is done

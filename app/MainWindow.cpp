@@ -272,6 +272,17 @@ void MainWindow::buildMenus()
     for (int tab = 0; tab < int(tabNames.size()); ++tab)
         view->addAction(tabNames[tab], QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + tab)), this, [this, tab] { m_tabs->setCurrentIndex(tab); });
 
+    QMenu *analysis = menuBar()->addMenu(tr("&Analysis"));
+    m_randDistance = analysis->addAction(tr("Also compute &rand_distance (a second decomposition of every matrix)"));
+    m_randDistance->setCheckable(true);
+    m_randDistance->setToolTip(tr("WeightWatcher's distance between each matrix's ESD and that of its entries shuffled (fixed seed)"));
+    connect(m_randDistance, &QAction::toggled, this, [this](bool on) {
+        m_controller->setRandDistance(on);
+        // The open folder gets what it now lacks; its other metrics come from the cache.
+        if (on && QFileInfo(m_source).isDir())
+            openPath(m_source);
+    });
+
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About RankScope"), this, [this] { showAboutRankScope(this); });
 }
@@ -691,6 +702,7 @@ void MainWindow::restoreSettings()
     if (const auto metric = metricFromColumn(settings.value(QStringLiteral("bars/metric")).toString()))
         figure(FigureKind::Bars)->setMetrics({*metric});
     m_energy->setValue(settings.value(QStringLiteral("energy"), kDefaultEnergy).toDouble());
+    m_randDistance->setChecked(settings.value(QStringLiteral("analysis/randDistance"), false).toBool());
     const int aggregate = settings.value(QStringLiteral("aggregate"), int(Aggregate::Mean)).toInt();
     m_aggregate->setCurrentIndex(std::max(0, m_aggregate->findData(aggregate)));
     m_state->setAggregate(Aggregate(aggregate));
@@ -709,6 +721,7 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("lines/metric"), QString::fromLatin1(metricInfo(figure(FigureKind::Lines)->metrics().first()).column));
     settings.setValue(QStringLiteral("bars/metric"), QString::fromLatin1(metricInfo(figure(FigureKind::Bars)->metrics().first()).column));
     settings.setValue(QStringLiteral("energy"), m_state->energy());
+    settings.setValue(QStringLiteral("analysis/randDistance"), m_randDistance->isChecked());
     settings.setValue(QStringLiteral("aggregate"), int(m_state->aggregate()));
     settings.setValue(QStringLiteral("band"), m_state->showBand());
     settings.setValue(QStringLiteral("logY"), m_state->logY());

@@ -48,6 +48,8 @@ public:
 
     ViewState *state() const { return m_state; }
     AnalysisController *controller() const { return m_controller; }
+    // Analysis ▸ rand_distance: checked, every matrix is also decomposed with its entries shuffled.
+    QAction *randDistanceAction() const { return m_randDistance; }
     FigureView *figure(FigureKind kind) const { return m_figures.value(int(kind)); }
     MetricLineChart *lineChart() const { return figure(FigureKind::Lines)->lineChart(); }
     LayerBarChart *barChart() const { return figure(FigureKind::Bars)->barPanels().value(0); }
@@ -96,6 +98,7 @@ private:
 
     ViewState *m_state;
     AnalysisController *m_controller;
+    QAction *m_randDistance = nullptr;
     WindowTheme *m_theme;
     QString m_source;
     QTabWidget *m_tabs;

@@ -217,6 +217,46 @@ private slots:
         QCOMPARE(window.state()->runCount(), 1);
     }
 
+    // Analysis ▸ rand_distance on an open folder analyses it again for rand_distance only (every
+    // other metric stays as it was), and the next opening takes it all from the cache.
+    void randDistanceIsAnalysedOnRequest()
+    {
+        QTemporaryDir copy;
+        for (const QString &name : QDir(RANKSCOPE_DEMO_RUN).entryList({"*.pt"}, QDir::Files))
+            QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath(name), QDir(copy.path()).filePath(name)));
+        MainWindow window;
+        window.controller()->setSettleSeconds(0); // the copies are complete: read them at once
+        QVERIFY(!window.randDistanceAction()->isChecked());
+        QSignalSpy finished(window.controller(), &AnalysisController::finished);
+        window.openPath(copy.path());
+        QVERIFY(finished.wait(30000));
+        const RunAnalysis plain = finished.takeFirst().first().value<RunAnalysis>();
+        QCOMPARE(plain.results.size(), 144);
+        for (const MatrixResult &r : plain.results)
+            QVERIFY(std::isnan(r.metrics.randDistance));
+
+        window.randDistanceAction()->setChecked(true);
+        QVERIFY(finished.wait(60000));
+        const RunAnalysis withDistance = finished.takeFirst().first().value<RunAnalysis>();
+        QCOMPARE(withDistance.results.size(), 144);
+        for (qsizetype i = 0; i < withDistance.results.size(); ++i) {
+            const MatrixResult &r = withDistance.results[i];
+            QVERIFY2(std::isfinite(r.metrics.randDistance) && r.metrics.randDistance >= 0, qPrintable(r.tensor));
+            QCOMPARE(r.metrics.stableRank, plain.results[i].metrics.stableRank);
+        }
+        QCOMPARE(window.state()->results().size(), 144);
+        QVERIFY(std::isfinite(window.state()->results().first().metrics.randDistance));
+
+        window.openPath(copy.path());
+        QVERIFY(finished.wait(30000));
+        const RunAnalysis again = finished.takeFirst().first().value<RunAnalysis>();
+        QCOMPARE(std::count_if(again.checkpoints.begin(), again.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }), 6);
+        QCOMPARE(again.results.first().metrics.randDistance, withDistance.results.first().metrics.randDistance);
+        window.randDistanceAction()->setChecked(false);
+        window.close();
+        QSettings().clear();
+    }
+
     void settingsPersist()
     {
         {

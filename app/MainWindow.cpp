@@ -278,7 +278,7 @@ void MainWindow::buildMenus()
     m_randDistance->setToolTip(tr("WeightWatcher's distance between each matrix's ESD and that of its entries shuffled (fixed seed)"));
     connect(m_randDistance, &QAction::toggled, this, [this](bool on) {
         m_controller->setRandDistance(on);
-        // The open folder gets what it now lacks; its other metrics come from the cache.
+        // The open folder is analysed again with it (its cached results were made without).
         if (on && QFileInfo(m_source).isDir())
             openPath(m_source);
     });

@@ -217,8 +217,8 @@ private slots:
         QCOMPARE(window.state()->runCount(), 1);
     }
 
-    // Analysis ▸ rand_distance on an open folder analyses it again for rand_distance only (every
-    // other metric stays as it was), and the next opening takes it all from the cache.
+    // Analysis ▸ rand_distance on an open folder analyses it again with rand_distance (every other
+    // metric as it was), and the next opening takes it all from the cache.
     void randDistanceIsAnalysedOnRequest()
     {
         QTemporaryDir copy;

@@ -33,8 +33,8 @@ public:
     // How long a checkpoint must stay unchanged before it is read (default 3 s).
     void setSettleSeconds(double seconds) { m_settleSeconds = seconds; }
     bool isWatching() const { return m_watch != nullptr; }
-    // The opt-in metrics of the runs opened from now on (AnalysisSettings): a folder already
-    // analysed without them is analysed again for what is missing only.
+    // The opt-in metrics of the runs opened from now on (AnalysisSettings): a folder whose cached
+    // results were made without them is analysed again whole.
     void setRandDistance(bool on) { m_randDistance = on; }
     bool randDistance() const { return m_randDistance; }
 

@@ -125,7 +125,10 @@ void MetricLineChart::setMetric(Metric metric)
 
 void MetricLineChart::setAlphaGuide(bool shown)
 {
+    if (shown == m_alphaGuide)
+        return;
     m_alphaGuide = shown;
+    const QSignalBlocker quiet(m_guideBox);
     m_guideBox->setChecked(shown);
     rebuild();
 }
@@ -318,7 +321,7 @@ void MetricLineChart::rebuild()
                           s->block().isEmpty() ? displayLabel(type) : QStringLiteral("%1 %2").arg(s->block(), displayLabel(type)), s->runName()));
     }
 
-    if (guide) { // the band's legend entry, after the lines': a graph without data draws only its swatch
+    if (guide && !m_perLayerType) { // the band's legend entry, after the lines': a graph without data draws only its swatch
         QCPGraph *entry = p->addGraph();
         entry->setPen(Qt::NoPen);
         entry->setBrush(m_guideBand->brush());

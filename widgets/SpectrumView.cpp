@@ -147,10 +147,11 @@ void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool
 
 void SpectrumView::addMarchenkoPasturBulk(const MatrixResult &r, const Eigen::VectorXd &lambda)
 {
-    // WeightWatcher's MP fit (num_spikes, mp_softrank come from it): the same function, so the edge
-    // drawn is the one the spikes were counted against. It is cheap next to a decomposition.
+    // WeightWatcher's MP fit (num_spikes, mp_softrank come from it), by the same function; it is
+    // cheap next to a decomposition. The edge drawn is λ₊; num_spikes counts the eigenvalues beyond
+    // λ₊ plus its Tracy–Widom margin, which the legend says.
     const MarchenkoPasturFit fit = fitMarchenkoPastur(lambda, r.rows, r.cols);
-    if (!fit.ok)
+    if (!fit.ok || !(fit.bulkMax > 0))
         return;
     // The law on λ's own axis: p(λ) = scale·ρ(scale·λ), sampled densely towards both edges, where
     // it rises and falls as a square root; values far below its peak would only stretch the log axis.
@@ -173,7 +174,8 @@ void SpectrumView::addMarchenkoPasturBulk(const MatrixResult &r, const Eigen::Ve
         if (p > peak * 1e-3)
             bulk->addData(x, p);
     const QString q = QString::number(fit.q, 'g', 3);
-    bulk->setName(fit.numSpikes == 1 ? tr("MP bulk, Q = %1: 1 spike").arg(q) : tr("MP bulk, Q = %1: %2 spikes").arg(q).arg(fit.numSpikes));
+    bulk->setName(fit.numSpikes == 1 ? tr("MP bulk, Q = %1: 1 spike past λ₊ + TW").arg(q)
+                                     : tr("MP bulk, Q = %1: %2 spikes past λ₊ + TW").arg(q).arg(fit.numSpikes));
     bulk->removeFromLegend(plot()->legend);
     m_densityLegend->addItem(new QCPPlottableLegendItem(m_densityLegend, bulk));
     m_bulkGraph = bulk;

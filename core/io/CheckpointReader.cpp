@@ -140,7 +140,7 @@ struct CheckpointFormat {
     std::unique_ptr<CheckpointReader> (*open)(const QString &path, QString *error);
 };
 
-bool isZip(const QByteArray &head) { return head.startsWith("PK\x03\x04") || head.startsWith("PK\x05\x06"); }
+bool isZip(const QByteArray &head) { return head.startsWith("PK\x03\x04"); }
 
 template <typename Reader>
 std::unique_ptr<CheckpointReader> openAs(const QString &path, QString *error)
@@ -158,6 +158,12 @@ const QList<CheckpointFormat> &checkpointFormats()
          [](const QString &path, const QByteArray &head, QFile &) { return isZip(head) && path.endsWith(QLatin1String(".npz")); },
          openAs<NpzReader>},
         {"pytorch", true, [](const QString &, const QByteArray &head, QFile &) { return isZip(head); }, openAs<TorchCheckpointReader>},
+        // A zip archive that begins with its end record holds no files: complete, and no checkpoint.
+        {"empty zip archive", true, [](const QString &, const QByteArray &head, QFile &) { return head.startsWith("PK\x05\x06"); },
+         [](const QString &, QString *error) -> std::unique_ptr<CheckpointReader> {
+             *error = kUnrecognisedFormat;
+             return nullptr;
+         }},
         {"hdf5", true, [](const QString &, const QByteArray &head, QFile &) { return Hdf5CheckpointReader::hasSignature(head); },
          openAs<Hdf5CheckpointReader>},
         {"numpy-npy", false, [](const QString &, const QByteArray &head, QFile &) { return NpyFormat::hasMagic(head); },

@@ -40,8 +40,9 @@ MarchenkoPasturFit fitMarchenkoPastur(const Eigen::Ref<const Eigen::VectorXd> &l
                                       Eigen::Index cols);
 
 // The Marchenko–Pastur law a fit stands for, on the rescaled axis: ρ(x) = Q/(2πσ²x)·√((λ₊ − x)(x − λ₋))
-// on [λ₋, λ₊] and 0 outside, integrating to 1 (for Q = 1 it is the law of σ² for WeightWatcher's
-// quarter circle on σ). The density of the original eigenvalues λ is scale·ρ(scale·λ).
+// on [λ₋, λ₊] and 0 outside, integrating to 1; λ₊ is the fit's bulkMax. (For Q = 1 the fit itself
+// matches WeightWatcher's quarter circle on σ, and this is the MP law of σ² with the fitted σ.)
+// The density of the original eigenvalues λ is scale·ρ(scale·λ).
 double marchenkoPasturDensity(double x, double sigma, double q);
 
 // WeightWatcher's rand_distance (apply_random_esd): the Jensen–Shannon distance between W's

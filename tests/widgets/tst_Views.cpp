@@ -95,6 +95,12 @@ private slots:
         QVERIFY(!chart.alphaGuideDrawn());
         QVERIFY(!legendNames().contains(QStringLiteral("2 \u2264 \u03b1 \u2264 6")));
         chart.setAlphaGuide(true);
+        // One line per layer: the band stays, the layer colour bar replaces the legend, which gets
+        // no entry of its own.
+        chart.setPerLayerType(MatrixType::Q);
+        QVERIFY(chart.alphaGuideDrawn());
+        QVERIFY(legendNames().isEmpty());
+        chart.setPerLayerType(std::nullopt);
         chart.setMetric(Metric::WeightedAlpha); // α·log10 λ_max has no such range
         QVERIFY(!chart.alphaGuideDrawn());
         QCOMPARE(legendNames().size(), 6);
@@ -243,8 +249,8 @@ private slots:
         m_state->setLogY(false);
     }
 
-    // The ESD carries WeightWatcher's Marchenko–Pastur bulk: its edge where the spikes were counted
-    // (λ₊ of the fit, on λ's own axis), as many spikes named as the analysis counted, and a curve
+    // The ESD carries WeightWatcher's Marchenko–Pastur bulk: its edge λ₊ (of the fit, on λ's own
+    // axis), as many spikes named as the analysis counted, and a curve
     // that is the law's density on the ESD's scale.
     void spectrumDrawsTheMarchenkoPasturBulk()
     {

@@ -55,6 +55,7 @@ void AnalysisController::startAnalysis(const QString &folder, std::optional<RunA
     RunLoadOptions options;
     options.settings.settleSeconds = m_settleSeconds;
     options.settings.randDistance = m_randDistance;
+    options.settings.delta = m_delta;
     options.rules = m_rules;
     options.cancel = m_passCancel = std::make_shared<std::atomic<bool>>(false);
     const int generation = m_generation;
@@ -132,6 +133,7 @@ void AnalysisController::openForComparison(const QString &path)
 {
     RunLoadOptions options;
     options.settings.randDistance = m_randDistance;
+    options.settings.delta = m_delta;
     options.rules = m_rules;
     options.cancel = m_comparisonsCancel;
     const int generation = m_generation;

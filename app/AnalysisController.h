@@ -37,6 +37,9 @@ public:
     // results were made without them is analysed again whole.
     void setRandDistance(bool on) { m_randDistance = on; }
     bool randDistance() const { return m_randDistance; }
+    // --delta: the change of every matrix from the run's first checkpoint.
+    void setDelta(bool on) { m_delta = on; }
+    bool delta() const { return m_delta; }
 
 signals:
     void started(const QString &source);
@@ -61,6 +64,7 @@ private:
     int m_generation = 0; // events of a superseded run are dropped
     double m_settleSeconds = 3;
     bool m_randDistance = false;
+    bool m_delta = false;
     QString m_folder;
     std::optional<RunAnalysis> m_lastRun;
     std::unique_ptr<RunWatch> m_watch; // once the first pass is done

@@ -103,7 +103,10 @@ int runAnalyzeCommand(const QStringList &arguments)
                                                                                "(in the cache, or FOLDER.h5 files in the folder --results names); --csv/--json get the run's name before their suffix."));
     const QCommandLineOption randDistanceOption(QStringLiteral("rand-distance"), QStringLiteral("Also compute WeightWatcher's rand_distance: every matrix is decomposed a second time with its entries shuffled (fixed seed)."));
     const QCommandLineOption autosaveOption(QStringLiteral("autosave"), QStringLiteral("Seconds between saves of the results file while the analysis runs (default 10; 0: after every checkpoint). A killed job loses at most this much."), QStringLiteral("S"), QStringLiteral("10"));
-    parser.addOptions({energy, jobs, csv, json, method, rulesOption, results, noCache, quiet, watchOption, settleOption, runsOption, randDistanceOption, autosaveOption});
+    const QCommandLineOption deltaOption(QStringLiteral("delta"), QStringLiteral("Also compute the change from the reference checkpoint, D = W - W_ref (delta_* columns and D's spectrum): a second decomposition of every matrix."));
+    const QCommandLineOption referenceOption(QStringLiteral("reference"), QStringLiteral("--delta: the step of the reference checkpoint (default: the run's first)."), QStringLiteral("STEP"));
+    parser.addOptions({energy, jobs, csv, json, method, rulesOption, results, noCache, quiet, watchOption, settleOption, runsOption, randDistanceOption,
+                       deltaOption, referenceOption, autosaveOption});
     if (!parser.parse(QStringList{QStringLiteral("rankscope analyze")} + arguments.mid(1))) {
         err << "rankscope analyze: " << parser.errorText() << '\n';
         return 1;
@@ -134,6 +137,14 @@ int runAnalyzeCommand(const QStringList &arguments)
     }
     settings.method = parser.value(method) == QLatin1String("svd") ? SvdMethod::ExactSvd : SvdMethod::FastGram;
     settings.randDistance = parser.isSet(randDistanceOption);
+    settings.delta = parser.isSet(deltaOption) || parser.isSet(referenceOption);
+    if (parser.isSet(referenceOption)) {
+        settings.referenceStep = parser.value(referenceOption).toLongLong(&ok);
+        if (!ok || *settings.referenceStep < 0) {
+            err << "rankscope analyze: --reference takes a step (a whole number ≥ 0)\n";
+            return 1;
+        }
+    }
     settings.autosaveSeconds = parser.value(autosaveOption).toDouble(&ok);
     if (!ok || !(settings.autosaveSeconds >= 0)) {
         err << "rankscope analyze: --autosave takes seconds (0 or more)\n";

@@ -276,12 +276,19 @@ void MainWindow::buildMenus()
     m_randDistance = analysis->addAction(tr("Also compute &rand_distance (a second decomposition of every matrix)"));
     m_randDistance->setCheckable(true);
     m_randDistance->setToolTip(tr("WeightWatcher's distance between each matrix's ESD and that of its entries shuffled (fixed seed)"));
-    connect(m_randDistance, &QAction::toggled, this, [this](bool on) {
-        m_controller->setRandDistance(on);
-        // The open folder is analysed again with it (its cached results were made without).
-        if (on && QFileInfo(m_source).isDir())
-            openPath(m_source);
-    });
+    m_delta = analysis->addAction(tr("Also compute the &change from the first checkpoint (W \u2212 W\u2080, a second decomposition)"));
+    m_delta->setCheckable(true);
+    m_delta->setToolTip(tr("delta_* metrics of D = W \u2212 W\u2080 for every matrix, and D's spectrum in the Spectrum tab"));
+    for (QAction *action : {m_randDistance, m_delta})
+        connect(action, &QAction::toggled, this, [this, action](bool on) {
+            if (action == m_randDistance)
+                m_controller->setRandDistance(on);
+            else
+                m_controller->setDelta(on);
+            // The open folder is analysed again with it (its cached results were made without).
+            if (on && QFileInfo(m_source).isDir())
+                openPath(m_source);
+        });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About RankScope"), this, [this] { showAboutRankScope(this); });
@@ -703,6 +710,7 @@ void MainWindow::restoreSettings()
         figure(FigureKind::Bars)->setMetrics({*metric});
     m_energy->setValue(settings.value(QStringLiteral("energy"), kDefaultEnergy).toDouble());
     m_randDistance->setChecked(settings.value(QStringLiteral("analysis/randDistance"), false).toBool());
+    m_delta->setChecked(settings.value(QStringLiteral("analysis/delta"), false).toBool());
     const int aggregate = settings.value(QStringLiteral("aggregate"), int(Aggregate::Mean)).toInt();
     m_aggregate->setCurrentIndex(std::max(0, m_aggregate->findData(aggregate)));
     m_state->setAggregate(Aggregate(aggregate));
@@ -722,6 +730,7 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("bars/metric"), QString::fromLatin1(metricInfo(figure(FigureKind::Bars)->metrics().first()).column));
     settings.setValue(QStringLiteral("energy"), m_state->energy());
     settings.setValue(QStringLiteral("analysis/randDistance"), m_randDistance->isChecked());
+    settings.setValue(QStringLiteral("analysis/delta"), m_delta->isChecked());
     settings.setValue(QStringLiteral("aggregate"), int(m_state->aggregate()));
     settings.setValue(QStringLiteral("band"), m_state->showBand());
     settings.setValue(QStringLiteral("logY"), m_state->logY());

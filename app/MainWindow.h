@@ -50,6 +50,8 @@ public:
     AnalysisController *controller() const { return m_controller; }
     // Analysis ▸ rand_distance: checked, every matrix is also decomposed with its entries shuffled.
     QAction *randDistanceAction() const { return m_randDistance; }
+    // Analysis ▸ change from the first checkpoint (--delta).
+    QAction *deltaAction() const { return m_delta; }
     FigureView *figure(FigureKind kind) const { return m_figures.value(int(kind)); }
     MetricLineChart *lineChart() const { return figure(FigureKind::Lines)->lineChart(); }
     LayerBarChart *barChart() const { return figure(FigureKind::Bars)->barPanels().value(0); }
@@ -99,6 +101,7 @@ private:
     ViewState *m_state;
     AnalysisController *m_controller;
     QAction *m_randDistance = nullptr;
+    QAction *m_delta = nullptr;
     WindowTheme *m_theme;
     QString m_source;
     QTabWidget *m_tabs;

@@ -111,6 +111,23 @@ void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool
 
     if (!main)
         return;
+    // --delta: D = W − W_ref's singular values beside W's, on the same axes.
+    if (r.deltaSingularValues.size() > 0) {
+        QCPGraph *change = addGraphTo(m_rankRect);
+        change->setName(tr("W \u2212 W\u2080 (change from the reference)"));
+        change->setPen(QPen(theme().bulk, 1.6, Qt::DashLine));
+        change->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, theme().bulk, r.deltaSingularValues.size() > 200 ? 2 : 4));
+        for (Eigen::Index i = 0; i < r.deltaSingularValues.size(); ++i)
+            if (r.deltaSingularValues[i] > 0)
+                change->addData(double(i + 1), r.deltaSingularValues[i]);
+        m_deltaGraph = change;
+        change->removeFromLegend(plot()->legend);
+        if (!m_overlay) { // two lines in the panel: both named, W first
+            sigma->setName(tr("W, step %1").arg(r.step));
+            sigma->addToLegend(plot()->legend);
+        }
+        change->addToLegend(plot()->legend);
+    }
     addMarchenkoPasturBulk(r, lambda);
     // The fit the analysis made (metric contract, "alpha"): drawn, not fitted again.
     const SpectralMetrics &fit = r.metrics;
@@ -197,6 +214,7 @@ void SpectrumView::rebuild()
     m_fitText.clear();
     m_lawGraph = nullptr;
     m_bulkGraph = nullptr;
+    m_deltaGraph = nullptr;
     m_bulkEdge = 0;
     const MatrixResult *r = m_key ? state()->find(*m_key) : nullptr;
     if (!r) {

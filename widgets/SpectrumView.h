@@ -27,6 +27,8 @@ public:
     // The Marchenko–Pastur bulk drawn under the ESD (null when the fit failed) and its edge λ₊.
     QCPGraph *bulkGraph() const { return m_bulkGraph; }
     double bulkEdge() const { return m_bulkEdge; }
+    // D = W − W_ref's singular values by rank (--delta), null when the matrix has none.
+    QCPGraph *deltaGraph() const { return m_deltaGraph; }
     QString tooltipAt(const QPoint &pixel) const override;
     QString dataCsv() const override;
     std::optional<MatrixKey> matrixAt(const QPoint &) const override { return std::nullopt; }
@@ -55,6 +57,7 @@ private:
 
     QString m_fitText;
     QCPGraph *m_bulkGraph = nullptr;
+    QCPGraph *m_deltaGraph = nullptr;
     double m_bulkEdge = 0;
     QCPGraph *m_lawGraph = nullptr; // the fitted power law, whose legend entry wraps to the panel
 };

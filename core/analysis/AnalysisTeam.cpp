@@ -31,6 +31,8 @@ QByteArray CheckpointShare::serialized() const
         out << r.step << r.unnumbered << r.block << qint32(r.layer) << qint32(r.type) << r.expert << r.tensor << r.checkpointPath
             << r.dtype << r.rows << r.cols << qint64(r.singularValues.size());
         out.writeRawData(reinterpret_cast<const char *>(r.singularValues.data()), int(r.singularValues.size() * sizeof(double)));
+        out << qint64(r.deltaSingularValues.size());
+        out.writeRawData(reinterpret_cast<const char *>(r.deltaSingularValues.data()), int(r.deltaSingularValues.size() * sizeof(double)));
         out.writeRawData(reinterpret_cast<const char *>(&r.metrics), int(sizeof(SpectralMetrics)));
     }
     return bytes;
@@ -66,7 +68,14 @@ std::optional<CheckpointShare> CheckpointShare::fromBytes(const QByteArray &byte
         r.layer = layer;
         r.type = MatrixType(type);
         r.singularValues.resize(count);
-        if (in.readRawData(reinterpret_cast<char *>(r.singularValues.data()), int(count * sizeof(double))) != int(count * sizeof(double)) ||
+        if (in.readRawData(reinterpret_cast<char *>(r.singularValues.data()), int(count * sizeof(double))) != int(count * sizeof(double)))
+            return std::nullopt;
+        qint64 deltaCount = 0;
+        in >> deltaCount;
+        if (in.status() != QDataStream::Ok || deltaCount < 0 || deltaCount > (bytes.size() - in.device()->pos()) / qint64(sizeof(double)))
+            return std::nullopt;
+        r.deltaSingularValues.resize(deltaCount);
+        if (in.readRawData(reinterpret_cast<char *>(r.deltaSingularValues.data()), int(deltaCount * sizeof(double))) != int(deltaCount * sizeof(double)) ||
             in.readRawData(reinterpret_cast<char *>(&r.metrics), int(sizeof(SpectralMetrics))) != int(sizeof(SpectralMetrics)))
             return std::nullopt;
         share.results << std::move(r);

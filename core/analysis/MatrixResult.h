@@ -24,6 +24,8 @@ struct MatrixResult {
     qint64 rows = 0;
     qint64 cols = 0;
     Eigen::VectorXd singularValues;
+    // The singular values of D = W − W_ref (--delta), descending; empty when not computed.
+    Eigen::VectorXd deltaSingularValues;
     SpectralMetrics metrics{};
 
     MatrixIdentity identity() const { return {block, layer, type, expert}; }

@@ -189,9 +189,9 @@ bool writeRun(hid_t file, const RunAnalysis &run)
 
     Hdf5Id group(H5Gcreate2(file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     QStringList blocks, types, experts, tensors, dtypes, sources;
-    std::vector<long long> mSteps, rows, cols, svOffset, svCount;
+    std::vector<long long> mSteps, rows, cols, svOffset, svCount, deltaOffset, deltaCount;
     std::vector<int> layers, mUnnumbered;
-    std::vector<double> spectra;
+    std::vector<double> spectra, deltaSpectra;
     const QStringList columns = spectralMetricColumns();
     std::vector<std::vector<double>> metricColumns(size_t(columns.size()));
     for (const MatrixResult &r : run.results) {
@@ -209,6 +209,9 @@ bool writeRun(hid_t file, const RunAnalysis &run)
         svOffset.push_back(qint64(spectra.size()));
         svCount.push_back(r.singularValues.size());
         spectra.insert(spectra.end(), r.singularValues.data(), r.singularValues.data() + r.singularValues.size());
+        deltaOffset.push_back(qint64(deltaSpectra.size()));
+        deltaCount.push_back(r.deltaSingularValues.size());
+        deltaSpectra.insert(deltaSpectra.end(), r.deltaSingularValues.data(), r.deltaSingularValues.data() + r.deltaSingularValues.size());
         // Stored metrics are at the default τ, whatever τ the run was shown at.
         SpectralMetrics atDefault = r.metrics;
         applyEnergy(atDefault, r.singularValues, r.rows, r.cols, kDefaultEnergy);
@@ -226,7 +229,10 @@ bool writeRun(hid_t file, const RunAnalysis &run)
          writeNumbers(group, "cols", cols, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(group, "sv_offset", svOffset, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(group, "sv_count", svCount, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
-         writeNumbers(file, "singular_values", spectra, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
+         writeNumbers(file, "singular_values", spectra, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) &&
+         writeNumbers(group, "delta_sv_offset", deltaOffset, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
+         writeNumbers(group, "delta_sv_count", deltaCount, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
+         writeNumbers(file, "delta_singular_values", deltaSpectra, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
     for (qsizetype i = 0; ok && i < columns.size(); ++i)
         ok = writeNumbers(group, columns[i].toUtf8().constData(), metricColumns[size_t(i)], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
 
@@ -348,6 +354,11 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     const auto offsets = readNumbers<long long>(group, "sv_offset", m, H5T_NATIVE_LLONG, problems);
     const auto lengths = readNumbers<long long>(group, "sv_count", m, H5T_NATIVE_LLONG, problems);
     const auto spectra = readNumbers<double>(file, "singular_values", -1, H5T_NATIVE_DOUBLE, problems);
+    // D = W − W_ref's spectra (--delta), in files written since they exist: all three or none.
+    const auto deltaOffsets = readNumbers<long long>(group, "delta_sv_offset", m, H5T_NATIVE_LLONG, optional);
+    const auto deltaLengths = readNumbers<long long>(group, "delta_sv_count", m, H5T_NATIVE_LLONG, optional);
+    const auto deltaSpectra = readNumbers<double>(file, "delta_singular_values", -1, H5T_NATIVE_DOUBLE, optional);
+    const bool hasDelta = deltaOffsets && deltaLengths && deltaSpectra;
     if (m < 0 || !types || !blocks || !experts || !tensors || !dtypes || !sources || !mSteps || !layers || !mUnnumbered || !rows || !cols || !offsets || !lengths || !spectra)
         return damaged(QStringLiteral("matrix table is incomplete") + problems.suffix());
     // The stored metrics spare the power-law fits; a file without all of the spectrum's own metrics
@@ -388,6 +399,13 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         r.rows = (*rows)[size_t(i)];
         r.cols = (*cols)[size_t(i)];
         r.singularValues = Eigen::Map<const Eigen::VectorXd>(spectra->data() + offset, Eigen::Index(length));
+        if (hasDelta) {
+            const long long deltaOffset = (*deltaOffsets)[size_t(i)], deltaLength = (*deltaLengths)[size_t(i)];
+            if (deltaOffset < 0 || deltaLength < 0 || quint64(deltaOffset) > deltaSpectra->size() ||
+                quint64(deltaLength) > deltaSpectra->size() - quint64(deltaOffset))
+                return damaged(QStringLiteral("matrix %1's change from the reference is inconsistent").arg(i));
+            r.deltaSingularValues = Eigen::Map<const Eigen::VectorXd>(deltaSpectra->data() + deltaOffset, Eigen::Index(deltaLength));
+        }
         if (stored.empty() || r.singularValues.size() == 0) {
             r.metrics = computeSpectralMetrics(r.singularValues, r.rows, r.cols, kDefaultEnergy);
         } else {

@@ -19,8 +19,23 @@ bool RunAnalysis::settingsCover(const QString &storedKey, const QString &wantedK
 {
     if (storedKey == wantedKey)
         return true;
-    const QString optIn = QStringLiteral(";rand_distance=1");
-    return storedKey.endsWith(optIn) && storedKey.chopped(optIn.size()) == wantedKey;
+    // The items of a key, the opt-in ones apart: those may be more in what is stored.
+    auto split = [](const QString &key) {
+        QStringList settings, optIn;
+        for (const QString &item : key.split(QLatin1Char(';'))) {
+            const bool opt = item.startsWith(QLatin1String("rand_distance=")) || item.startsWith(QLatin1String("delta="));
+            (opt ? optIn : settings) << item;
+        }
+        return std::pair{settings, optIn};
+    };
+    const auto [storedSettings, storedOptIn] = split(storedKey);
+    const auto [wantedSettings, wantedOptIn] = split(wantedKey);
+    if (storedSettings != wantedSettings)
+        return false;
+    for (const QString &item : wantedOptIn)
+        if (!storedOptIn.contains(item))
+            return false;
+    return true;
 }
 
 QStringList RunAnalysis::issueLines() const

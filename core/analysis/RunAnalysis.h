@@ -72,8 +72,8 @@ struct RunAnalysis {
     // are read from (of record.path itself when none are given).
     static void identify(CheckpointRecord &record, const QStringList &files = {});
     // Whether results stored under one settings key serve an analysis under another: the same key,
-    // or one that computed more opt-in metrics (items "name=1", e.g. rand_distance=1) and is the
-    // same otherwise. An opt-in metric turned on later is then analysed; turned off, nothing is.
+    // or one that computed more opt-in metrics (items "rand_distance=1", "delta=first" or
+    // "delta=STEP", the reference) and is the same otherwise. An opt-in metric turned on later is then analysed; turned off, nothing is.
     static bool settingsCover(const QString &storedKey, const QString &wantedKey);
     // One line per issue ("file: tensor: what is wrong"); the same tensor failing the same way in
     // several checkpoints (an untyped tensor of every checkpoint) is one line that says how many.

@@ -1,5 +1,8 @@
 #include "analysis/RunAnalyzer.h"
 
+#include "analysis/DeltaReference.h"
+#include "analysis/PlannedTensorRead.h"
+
 #include "analysis/AnalysisTeam.h"
 #include "analysis/CheckpointPlan.h"
 #include "analysis/CheckpointSteps.h"
@@ -53,7 +56,9 @@ QString RunAnalyzer::settingsKey() const
     // τ is not part of it: metrics are recomputed from the stored spectra at any τ.
     // Opt-in metrics last (RunAnalysis::settingsCover).
     return QStringLiteral("solver=%1;rules=%2;schema=%3").arg(QLatin1String(svdMethodName(m_settings.method)), m_rules.identity()).arg(ResultsFile::kSchemaVersion) +
-           (m_settings.randDistance ? QStringLiteral(";rand_distance=1") : QString());
+           (m_settings.randDistance ? QStringLiteral(";rand_distance=1") : QString()) +
+           (m_settings.delta ? QStringLiteral(";delta=%1").arg(m_settings.referenceStep ? QString::number(*m_settings.referenceStep) : QStringLiteral("first"))
+                             : QString());
 }
 
 void RunAnalyzer::updateEta(AnalysisProgress &progress, double doneSeconds) const
@@ -109,6 +114,26 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     run.sidecars.append(steps.duplicates);
     run.notes.append(steps.notes);
     run.checkpointsFound = int(steps.checkpoints.size());
+
+    // --delta: the checkpoint every matrix is compared with, open for the whole run.
+    std::unique_ptr<DeltaReference> reference;
+    if (m_settings.delta && !steps.checkpoints.isEmpty()) {
+        const PlacedCheckpoint *chosen = nullptr;
+        for (const PlacedCheckpoint &placed : steps.checkpoints)
+            if (!m_settings.referenceStep || (!placed.unnumbered && placed.step == *m_settings.referenceStep)) {
+                chosen = &placed;
+                break;
+            }
+        QString problem;
+        if (chosen)
+            reference = DeltaReference::open(*chosen, m_rules, &problem);
+        if (!chosen)
+            run.notes << QStringLiteral("--delta: no checkpoint at step %1 to compare with: every delta metric is NaN").arg(*m_settings.referenceStep);
+        else if (!reference)
+            run.notes << QStringLiteral("--delta: the reference checkpoint %1 cannot be read (%2): every delta metric is NaN")
+                             .arg(QFileInfo(chosen->file->path).fileName(), problem);
+    }
+    m_reference = reference.get();
 
     // What an earlier analysis with the same settings already knows, by checkpoint path.
     QHash<QString, const CheckpointRecord *> known;
@@ -220,6 +245,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
             sinceSave.restart();
         }
     }
+    m_reference = nullptr;
     run.cancelled = cancelled();
     sortResults(run.results);
     if (savesResults())
@@ -367,12 +393,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     const SingularValueSolver solver(m_settings.method, m_settings.eigensolver);
     const double energy = m_settings.energy;
     const bool withRandDistance = m_settings.randDistance;
-    const QList<qint64> blockSize = [&] {
-        QList<qint64> size;
-        for (const QVariant &v : plan.config.value(QStringLiteral("weight_block_size")).toList())
-            size << v.toLongLong();
-        return size.size() == 2 ? size : QList<qint64>{128, 128};
-    }();
+    const QList<qint64> blockSize = PlannedTensorRead::blockSizeOf(plan.config);
 
     // Progress on this thread, from what the workers finished.
     auto reportProgress = [&] {
@@ -412,17 +433,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
             if (cancelled())
                 break;
             readClock.restart();
-            StoredRead read = reader->readStoredMatrix(tensor.tensor, slice);
-            std::shared_ptr<const MatrixPartSource::BlockScales> scales;
-            if (read.ok() && !tensor.blockScales.isEmpty()) {
-                const MatrixRead scaleRead = reader->readMatrix(tensor.blockScales);
-                auto grid = std::make_shared<MatrixPartSource::BlockScales>(MatrixPartSource::BlockScales{scaleRead.values, blockSize[0], blockSize[1]});
-                if (!scaleRead.ok() || !grid->fit(read.matrix.rows(), read.matrix.cols()))
-                    read.error = QStringLiteral("its FP8 block scales %1 do not fit it (%2)")
-                                     .arg(tensor.blockScales, scaleRead.ok() ? QStringLiteral("weight_block_size %1×%2").arg(blockSize[0]).arg(blockSize[1])
-                                                                             : scaleRead.error);
-                scales = std::move(grid);
-            }
+            PlannedTensorRead read = PlannedTensorRead::read(*reader, tensor, slice, blockSize);
             run.timings.readSeconds += readClock.nsecsElapsed() * 1e-9;
             if (!read.ok()) {
                 issues.append({record.path, tensor.tensor, read.error, false});
@@ -431,7 +442,8 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                 continue;
             }
             // Shared by the parts of a fused tensor; freed when the last of them is done.
-            const auto stored = std::make_shared<const StoredMatrix>(std::move(read.matrix));
+            const std::shared_ptr<const StoredMatrix> stored = std::move(read.tensor);
+            const std::shared_ptr<const MatrixPartSource::BlockScales> scales = std::move(read.scales);
             for (const MatrixPart &part : tensor.parts) {
                 if (part.slice != slice)
                     continue;
@@ -460,13 +472,29 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                 base.dtype = tensor.dtype;
                 base.rows = source->rows();
                 base.cols = source->cols();
+                // --delta: the namesake in the reference checkpoint, read here as this tensor was.
+                std::shared_ptr<MatrixPartSource> referenceSource;
+                if (m_reference) {
+                    readClock.restart();
+                    QString problem;
+                    referenceSource = m_reference->partFor(part.id, &problem);
+                    if (referenceSource && (referenceSource->rows() != partRows || referenceSource->cols() != partCols)) {
+                        problem = QStringLiteral("is %1×%2 there").arg(referenceSource->rows()).arg(referenceSource->cols());
+                        referenceSource.reset();
+                    }
+                    run.timings.readSeconds += readClock.nsecsElapsed() * 1e-9;
+                    const QString note = QStringLiteral("--delta: %1 (%2×%3) %4 (step %5): its delta metrics are NaN")
+                                             .arg(part.id.text()).arg(partRows).arg(partCols).arg(problem).arg(m_reference->step());
+                    if (!problem.isEmpty() && !run.notes.contains(note))
+                        run.notes << note;
+                }
                 {
                     QMutexLocker lock(&mutex);
                     ++solves->inFlight;
                 }
                 // The solve holds what it shares with this thread, never this stack frame: a
                 // cancelled analysis returns without waiting for it.
-                pool->start([solves, solver, energy, withRandDistance, source, base, cost]() mutable {
+                pool->start([solves, solver, energy, withRandDistance, source, referenceSource, base, cost]() mutable {
                     QElapsedTimer clock;
                     clock.start();
                     Spectrum spectrum;
@@ -474,30 +502,49 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                     // The solver's Gram matrix and block can still fail to be allocated: that matrix
                     // fails, not the run.
                     try {
+                        const bool keepMatrix = withRandDistance || referenceSource;
                         {
                             const BlasThreadBudget::Claim claim(solves->blasThreads);
                             // The tensor is let go once read: while the eigensolver runs, the
-                            // worker holds only its Gram matrix (rand_distance still needs it).
+                            // worker holds only its Gram matrix (rand_distance and --delta still need it).
                             spectrum = solver.compute(*source, [&] {
-                                if (!withRandDistance)
+                                if (!keepMatrix)
                                     source.reset();
                             });
                         }
-                        // rand_distance shuffles the entries: only then is the matrix widened whole.
+                        // The change and the shuffle need the entries: only then is the matrix widened whole.
+                        RowMajorMatrix widened;
+                        if (keepMatrix && spectrum.ok())
+                            widened = source->widened();
+                        source.reset();
+                        // D = W − W_ref, decomposed as W is (its transpose, column-major: the same σ).
+                        Spectrum change;
+                        double referenceNorm = 0;
+                        const bool compared = referenceSource && spectrum.ok();
+                        if (compared) {
+                            RowMajorMatrix difference = referenceSource->widened();
+                            referenceSource.reset();
+                            referenceNorm = difference.norm();
+                            difference = widened - difference;
+                            change = solver.compute(Eigen::Map<const Eigen::MatrixXd>(difference.data(), difference.cols(), difference.rows()));
+                        }
+                        referenceSource.reset();
+                        // rand_distance shuffles the entries in place: last.
                         double shuffledDistance = std::numeric_limits<double>::quiet_NaN();
-                        if (withRandDistance && spectrum.ok()) {
-                            RowMajorMatrix widened = source->widened();
-                            source.reset();
+                        if (withRandDistance && spectrum.ok())
                             shuffledDistance = randDistance(Eigen::Map<Eigen::MatrixXd>(widened.data(), widened.cols(), widened.rows()),
                                                             spectrum.singularValues, solver);
-                        }
-                        source.reset();
+                        widened = {};
                         spectrumSeconds = clock.nsecsElapsed() * 1e-9;
                         clock.restart();
                         if (spectrum.ok()) {
                             base.singularValues = spectrum.singularValues;
                             base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
                             base.metrics.randDistance = shuffledDistance;
+                            if (compared && change.ok()) {
+                                base.deltaSingularValues = change.singularValues;
+                                setDeltaMetrics(base.metrics, change.singularValues, referenceNorm);
+                            }
                         }
                         metricsSeconds = clock.nsecsElapsed() * 1e-9;
                     } catch (const std::bad_alloc &) {

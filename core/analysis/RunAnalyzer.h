@@ -15,10 +15,12 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace rankscope {
 
 class AnalysisTeam;
+class DeltaReference;
 
 struct AnalysisSettings {
     double energy = kDefaultEnergy;
@@ -36,6 +38,11 @@ struct AnalysisSettings {
     double settleSeconds = 0;
     // WeightWatcher's rand_distance: a second decomposition of every matrix, its entries shuffled.
     bool randDistance = false;
+    // The change from a reference checkpoint, D = W − W_ref (delta_* metrics and D's spectrum): a
+    // second decomposition of every matrix. The reference is the checkpoint at referenceStep, or
+    // the run's first.
+    bool delta = false;
+    std::optional<qint64> referenceStep;
     // Processes sharing this analysis (MPI ranks; null: this process alone). Each computes the
     // matrices AnalysisTeam::assignByCost hands it; only the leader's RunAnalysis is whole, and only
     // the leader saves the results file.
@@ -96,6 +103,7 @@ private:
     double m_doneSeconds = 0;
     double m_modelPace = 1; // core-seconds per wall second the model expects for the open checkpoint
     int m_checkpointsComputed = 0;
+    DeltaReference *m_reference = nullptr; // --delta: the checkpoint compared with, during analyzeFolder
     QList<double> m_teamLoad; // in a team: each member's work so far (AnalysisTeam::assignByCost)
 };
 

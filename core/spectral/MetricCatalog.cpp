@@ -34,6 +34,10 @@ const QList<MetricInfo> &allMetrics()
         describe(Metric::NumSpikes, &M::numSpikes, "MP spikes", false),
         describe(Metric::MpSoftrank, &M::mpSoftrank, "MP soft rank", false),
         describe(Metric::RandDistance, &M::randDistance, "Distance to shuffled ESD", false),
+        describe(Metric::DeltaRelFrobenius, &M::deltaRelFrobenius, "Change \u2016W \u2212 W\u2080\u2016F / \u2016W\u2080\u2016F", false),
+        describe(Metric::DeltaSpectralNorm, &M::deltaSpectralNorm, "Change: spectral norm of W \u2212 W\u2080", false),
+        describe(Metric::DeltaStableRank, &M::deltaStableRank, "Change: stable rank of W \u2212 W\u2080", false),
+        describe(Metric::DeltaEffectiveRank, &M::deltaEffectiveRank, "Change: effective rank of W \u2212 W\u2080", false),
     };
     return list;
 }

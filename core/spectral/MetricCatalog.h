@@ -27,6 +27,10 @@ enum class Metric {
     NumSpikes,
     MpSoftrank,
     RandDistance,
+    DeltaRelFrobenius,
+    DeltaSpectralNorm,
+    DeltaStableRank,
+    DeltaEffectiveRank,
 };
 
 struct MetricInfo {

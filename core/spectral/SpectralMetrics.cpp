@@ -94,7 +94,23 @@ SpectralMetrics computeSpectralMetrics(const Eigen::Ref<const Eigen::VectorXd> &
     m.numSpikes = mp.ok ? mp.numSpikes : kNaN;
     m.mpSoftrank = mp.ok ? mp.softRank : kNaN;
     m.randDistance = kNaN;
+    clearDeltaMetrics(m);
     return m;
+}
+
+void setDeltaMetrics(SpectralMetrics &m, const Eigen::Ref<const Eigen::VectorXd> &sigma, double referenceFrobenius)
+{
+    const double sumLambda = sigma.squaredNorm();
+    const double lambdaMax = sigma.size() > 0 ? sigma[0] * sigma[0] : 0.0;
+    m.deltaRelFrobenius = referenceFrobenius > 0 ? std::sqrt(sumLambda) / referenceFrobenius : kNaN;
+    m.deltaSpectralNorm = sigma.size() > 0 ? sigma[0] : 0.0;
+    m.deltaStableRank = lambdaMax > 0 ? sumLambda / lambdaMax : kNaN;
+    m.deltaEffectiveRank = effectiveRankOf(sigma);
+}
+
+void clearDeltaMetrics(SpectralMetrics &m)
+{
+    m.deltaRelFrobenius = m.deltaSpectralNorm = m.deltaStableRank = m.deltaEffectiveRank = kNaN;
 }
 
 const QList<StoredMetric> &storedMetrics()
@@ -120,6 +136,10 @@ const QList<StoredMetric> &storedMetrics()
         {"num_spikes", &M::numSpikes, false},
         {"mp_softrank", &M::mpSoftrank, false},
         {"rand_distance", &M::randDistance, true},
+        {"delta_rel_frobenius", &M::deltaRelFrobenius, true},
+        {"delta_spectral_norm", &M::deltaSpectralNorm, true},
+        {"delta_stable_rank", &M::deltaStableRank, true},
+        {"delta_effective_rank", &M::deltaEffectiveRank, true},
     };
     return table;
 }

@@ -35,12 +35,25 @@ struct SpectralMetrics {
     double mpSoftrank;       // λ₊ / λ₁ of WeightWatcher's MP fit
     // Opt-in: needs the matrix, not only its spectrum (RunAnalyzer sets it; NaN otherwise).
     double randDistance;     // JS distance between the ESDs of W and of W shuffled
+    // Opt-in (--delta): D = W − W_ref, the change from the reference checkpoint (setDeltaMetrics).
+    double deltaRelFrobenius;   // ‖D‖_F / ‖W_ref‖_F
+    double deltaSpectralNorm;   // σ₁(D)
+    double deltaStableRank;     // stable_rank of D
+    double deltaEffectiveRank;  // effective_rank of D
 };
 
 // singularValues descending (as SingularValueSolver returns them); rows/cols of the matrix.
 SpectralMetrics computeSpectralMetrics(const Eigen::Ref<const Eigen::VectorXd> &singularValues,
                                        Eigen::Index rows, Eigen::Index cols,
                                        double energy = kDefaultEnergy);
+
+// The change from the reference, D = W − W_ref, from D's singular values (descending) and
+// ‖W_ref‖_F: delta_rel_frobenius = ‖D‖_F / ‖W_ref‖_F (NaN for a zero W_ref), delta_spectral_norm
+// = σ₁(D), and D's stable and effective rank as W's are defined (NaN for D = 0).
+void setDeltaMetrics(SpectralMetrics &metrics, const Eigen::Ref<const Eigen::VectorXd> &deltaSingularValues,
+                     double referenceFrobenius);
+// No change computed (not asked for, or no reference to compare with): every delta metric NaN.
+void clearDeltaMetrics(SpectralMetrics &metrics);
 
 // Recomputes only what depends on τ (compression, energy rank, parameter saving): changing τ
 // costs no power-law fit.

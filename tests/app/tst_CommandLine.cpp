@@ -173,9 +173,42 @@ private slots:
         QVERIFY(lines[1].startsWith("0,0,Q,transformer.h.0.attn.c_attn.weight[Q],64,64,16.514229"));
         QVERIFY(lines[144].startsWith("1500,3,MLP_DOWN,transformer.h.3.mlp.c_proj.weight,64,256,"));
         QVERIFY(r.err.isEmpty());
-        // WeightWatcher's columns last; rand_distance only on request.
-        QVERIFY(lines[0].endsWith(",log_norm,log_spectral_norm,log_alpha_norm,num_spikes,mp_softrank,rand_distance"));
-        QVERIFY(lines[1].endsWith(",nan"));
+        // WeightWatcher's columns, then the opt-in ones: rand_distance and the change (--delta) only on request.
+        QVERIFY(lines[0].endsWith(",log_norm,log_spectral_norm,log_alpha_norm,num_spikes,mp_softrank,rand_distance,"
+                                  "delta_rel_frobenius,delta_spectral_norm,delta_stable_rank,delta_effective_rank"));
+        QVERIFY(lines[1].endsWith(",nan,nan,nan,nan,nan"));
+    }
+
+    // --delta [--reference STEP]: the change from the first (or that) checkpoint in the delta_* columns.
+    void deltaOnRequest()
+    {
+        for (const QString &reference : {QString(), QStringLiteral("600")}) {
+            QStringList arguments{"analyze", RANKSCOPE_DEMO_RUN, "--delta", "--no-cache", "--csv", "-", "--quiet"};
+            if (!reference.isEmpty())
+                arguments << "--reference" << reference;
+            const Run r = runRankscope(arguments);
+            QCOMPARE(r.exitCode, 0);
+            const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+            QCOMPARE(lines.size(), 145);
+            const QStringList header = lines[0].split(',');
+            const qsizetype norm = header.indexOf(QStringLiteral("delta_spectral_norm")), relative = header.indexOf(QStringLiteral("delta_rel_frobenius"));
+            QVERIFY(norm > 0 && relative > 0);
+            const qint64 referenceStep = reference.isEmpty() ? 0 : reference.toLongLong();
+            for (qsizetype i = 1; i < lines.size(); ++i) {
+                const QStringList cells = lines[i].split(',');
+                const double d = cells[norm].toDouble(), rel = cells[relative].toDouble();
+                if (cells[0].toLongLong() == referenceStep)
+                    QVERIFY2(d == 0 && rel == 0, qPrintable(lines[i]));
+                else
+                    QVERIFY2(d > 0 && rel > 0 && rel < 10, qPrintable(lines[i]));
+            }
+        }
+        const Run missing = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--reference", "42", "--no-cache", "--csv", "/dev/null"});
+        QVERIFY2(missing.err.contains("no checkpoint at step 42"), qPrintable(missing.err));
+        const Run bad = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--reference", "first"});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY(bad.err.contains("--reference takes a step"));
+        QVERIFY(runRankscope({"analyze", "--help"}).out.contains("--delta"));
     }
 
     void randDistanceOnRequest()
@@ -184,9 +217,10 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 145);
+        const qsizetype column = lines[0].split(',').indexOf(QStringLiteral("rand_distance"));
         for (qsizetype i = 1; i < lines.size(); ++i) {
             bool ok = false;
-            const double d = lines[i].section(',', -1).toDouble(&ok);
+            const double d = lines[i].section(',', column, column).toDouble(&ok);
             QVERIFY2(ok && d > 0 && d < 0.84, qPrintable(lines[i]));
         }
         QVERIFY(runRankscope({"analyze", "--help"}).out.contains("--rand-distance"));

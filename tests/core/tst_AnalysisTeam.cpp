@@ -70,6 +70,8 @@ private slots:
         r.singularValues = Eigen::VectorXd::LinSpaced(5, 9.0, 1.0);
         r.metrics = computeSpectralMetrics(r.singularValues, 5, 5);
         r.metrics.randDistance = std::numeric_limits<double>::quiet_NaN();
+        r.deltaSingularValues = Eigen::Vector3d(0.5, 0.25, 0.125);
+        setDeltaMetrics(r.metrics, r.deltaSingularValues, 2.0);
         share.results << r;
         share.issues << AnalysisIssue{QStringLiteral("/runs/a/step1200.safetensors"), QStringLiteral("lm_head.weight"), QStringLiteral("is empty"), false};
         share.matricesDone = 2;
@@ -93,6 +95,8 @@ private slots:
         QCOMPARE(b.rows, r.rows);
         QCOMPARE(b.cols, r.cols);
         QVERIFY(b.singularValues == r.singularValues);
+        QVERIFY(b.deltaSingularValues == r.deltaSingularValues);
+        QCOMPARE(b.metrics.deltaStableRank, r.metrics.deltaStableRank);
         QCOMPARE(b.metrics.alpha, r.metrics.alpha);
         QCOMPARE(b.metrics.mpSoftrank, r.metrics.mpSoftrank);
         QVERIFY(std::isnan(b.metrics.randDistance));
@@ -111,11 +115,15 @@ private slots:
             QVERIFY2(!CheckpointShare::fromBytes(bytes.left(cut)), qPrintable(QString::number(cut)));
         QVERIFY(!CheckpointShare::fromBytes(bytes + "x"));
         QVERIFY(!CheckpointShare::fromBytes(QByteArray(200, '\xff')));
-        // A value count far beyond the bytes: the count is the 8 bytes just before the values.
+        // A value count far beyond the bytes: the count is the 8 bytes just before the values (the
+        // change's count, 0 here, and the metrics follow them).
         QByteArray huge = bytes;
-        const qsizetype countAt = bytes.size() - 100 * 8 - qsizetype(sizeof(SpectralMetrics)) - 8;
+        const qsizetype countAt = bytes.size() - 100 * 8 - qsizetype(sizeof(SpectralMetrics)) - 8 - 8;
         huge[countAt] = '\x7f';
         QVERIFY(!CheckpointShare::fromBytes(huge));
+        QByteArray hugeChange = bytes;
+        hugeChange[bytes.size() - qsizetype(sizeof(SpectralMetrics)) - 8] = '\x7f';
+        QVERIFY(!CheckpointShare::fromBytes(hugeChange));
     }
 };
 

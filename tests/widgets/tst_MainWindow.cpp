@@ -252,6 +252,19 @@ private slots:
         const RunAnalysis again = finished.takeFirst().first().value<RunAnalysis>();
         QCOMPARE(std::count_if(again.checkpoints.begin(), again.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }), 6);
         QCOMPARE(again.results.first().metrics.randDistance, withDistance.results.first().metrics.randDistance);
+
+        // Analysis ▸ change from the first checkpoint: the same, for --delta (rand_distance kept on).
+        QVERIFY(!window.deltaAction()->isChecked());
+        window.deltaAction()->setChecked(true);
+        QVERIFY(finished.wait(60000));
+        const RunAnalysis withDelta = finished.takeFirst().first().value<RunAnalysis>();
+        QCOMPARE(withDelta.results.size(), 144);
+        for (const MatrixResult &r : withDelta.results) {
+            QVERIFY(std::isfinite(r.metrics.randDistance));
+            QCOMPARE(r.deltaSingularValues.size(), std::min(r.rows, r.cols));
+            QVERIFY(r.step == 0 ? r.metrics.deltaSpectralNorm == 0 : r.metrics.deltaSpectralNorm > 0);
+        }
+        window.deltaAction()->setChecked(false);
         window.randDistanceAction()->setChecked(false);
         window.close();
         QSettings().clear();

@@ -1,6 +1,7 @@
 // The four views on the demo run, offscreen: what they draw, the values at known points against
 // the expected CSV, filtering, hover tooltips, the step slider and click-to-spectrum.
 #include "DemoFixture.h"
+#include "analysis/RunAnalyzer.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
 #include "MatrixPicker.h"
@@ -276,6 +277,36 @@ private slots:
             const double expected = fit.scale * marchenkoPasturDensity(fit.scale * it->key, fit.sigma, fit.q);
             QVERIFY2(std::abs(it->value - expected) <= 1e-6 * expected, qPrintable(QStringLiteral("%1 at %2, law %3").arg(it->value).arg(it->key).arg(expected)));
         }
+    }
+
+    // With --delta, W − W₀'s singular values are drawn beside W's, both named in the legend.
+    void spectrumDrawsTheChangeBesideW()
+    {
+        AnalysisSettings settings;
+        settings.delta = true;
+        const RunAnalysis run = RunAnalyzer(settings).analyzeFolder(RANKSCOPE_DEMO_RUN);
+        ViewState state;
+        SpectrumView spectrum(&state);
+        state.setRun(run, QStringLiteral("nanogpt-d4"));
+        const MatrixKey key{0, 1500, {{}, 1, MatrixType::V, {}}};
+        spectrum.showMatrix(key);
+        const MatrixResult *r = state.find(key);
+        QVERIFY(r && r->deltaSingularValues.size() == 64);
+        QVERIFY(spectrum.deltaGraph());
+        QCOMPARE(spectrum.deltaGraph()->keyAxis()->axisRect(), spectrum.rankRect());
+        const auto data = spectrum.deltaGraph()->data();
+        QCOMPARE(data->size(), int((r->deltaSingularValues.array() > 0).count()));
+        for (auto it = data->constBegin(); it != data->constEnd(); ++it)
+            QCOMPARE(it->value, r->deltaSingularValues[Eigen::Index(it->key) - 1]);
+        QStringList names;
+        for (int i = 0; i < spectrum.plot()->legend->itemCount(); ++i)
+            if (auto *item = qobject_cast<QCPPlottableLegendItem *>(spectrum.plot()->legend->item(i)))
+                names << item->plottable()->name();
+        QCOMPARE(names, (QStringList{"W, step 1500", "W \u2212 W\u2080 (change from the reference)"}));
+        // The run without it: nothing of the kind.
+        state.setRun(test::demoRun(), QStringLiteral("nanogpt-d4"));
+        spectrum.showMatrix(key);
+        QVERIFY(!spectrum.deltaGraph());
     }
 
     // The Spectrum tab chooses its own matrix: the first one at the last step until told

@@ -1,0 +1,322 @@
+// --delta: the change of every matrix from a reference checkpoint, D = W − W_ref. Checked in closed
+// form, on a run whose changes have known singular values (different for each part of a fused
+// QKV, so a wrong split or a wrong namesake fails), against Eigen's exact SVD of the raw tensors of
+// the demo run, through the results file and the cache.
+#include "FormatWriters.h"
+#include "TestMatrices.h"
+#include "TorchCheckpointWriter.h"
+#include "analysis/ResultsFile.h"
+#include "analysis/RunAnalyzer.h"
+#include "io/CheckpointReader.h"
+#include "spectral/SpectralMetrics.h"
+
+#include <Eigen/Dense>
+#include <QDir>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+
+using namespace rankscope;
+using namespace rankscope::test;
+
+namespace {
+
+constexpr int H = 16; // hidden size of the small GPT-2
+
+// One HF GPT-2 layer (Conv1D: c_attn [C, 3C] holds Q | K | V as columns, c_fc [C, 4C]).
+struct Gpt2Layer {
+    Eigen::MatrixXd q, k, v, o, up, down;
+};
+
+Gpt2Layer randomLayer(std::mt19937_64 &rng)
+{
+    return {test::gaussianMatrix(H, H, rng, 0.2), test::gaussianMatrix(H, H, rng, 0.2), test::gaussianMatrix(H, H, rng, 0.2),
+            test::gaussianMatrix(H, H, rng, 0.2), test::gaussianMatrix(H, 4 * H, rng, 0.2), test::gaussianMatrix(4 * H, H, rng, 0.2)};
+}
+
+// A rank-s.size() matrix with singular values s along random orthonormal directions.
+Eigen::MatrixXd change(int rows, int cols, const Eigen::VectorXd &s, std::mt19937_64 &rng)
+{
+    Eigen::VectorXd all = Eigen::VectorXd::Zero(std::min(rows, cols));
+    all.head(s.size()) = s;
+    return test::withSingularValues(rows, cols, all, rng);
+}
+
+// What a float32 checkpoint holds of a matrix, back in float64.
+Eigen::MatrixXd asStored(const Eigen::MatrixXd &m) { return m.cast<float>().cast<double>(); }
+
+QByteArray f32(const Eigen::MatrixXd &m)
+{
+    QList<float> values;
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c)
+            values << float(m(r, c));
+    return rawBytes(values);
+}
+
+void writeCheckpoint(const QString &path, const Gpt2Layer &l)
+{
+    Eigen::MatrixXd qkv(H, 3 * H);
+    qkv << l.q, l.k, l.v;
+    saveBytes(path, safetensorsFile({{"h.0.attn.c_attn.weight", "F32", {H, 3 * H}, f32(qkv)},
+                                     {"h.0.attn.c_proj.weight", "F32", {H, H}, f32(l.o)},
+                                     {"h.0.mlp.c_fc.weight", "F32", {l.up.rows(), l.up.cols()}, f32(l.up)},
+                                     {"h.0.mlp.c_proj.weight", "F32", {l.down.rows(), l.down.cols()}, f32(l.down)}}));
+}
+
+// A run of GPT-2 checkpoints, step_NNNNNN.safetensors, with its config.json.
+void writeRun(const QString &folder, const QList<std::pair<int, Gpt2Layer>> &steps)
+{
+    for (const auto &[step, layer] : steps)
+        writeCheckpoint(QDir(folder).filePath(QStringLiteral("step_%1.safetensors").arg(step, 6, 10, QLatin1Char('0'))), layer);
+    saveBytes(QDir(folder).filePath("config.json"), R"({"model_type": "gpt2", "n_head": 4})");
+}
+
+RunAnalysis analyseWithDelta(const QString &folder)
+{
+    AnalysisSettings settings;
+    settings.delta = true;
+    return RunAnalyzer(settings).analyzeFolder(folder);
+}
+
+const MatrixResult *find(const RunAnalysis &run, qint64 step, MatrixType type)
+{
+    for (const MatrixResult &r : run.results)
+        if (r.step == step && r.type == type)
+            return &r;
+    return nullptr;
+}
+
+Eigen::VectorXd exactSingularValues(const Eigen::MatrixXd &m) { return Eigen::BDCSVD<Eigen::MatrixXd>(m).singularValues(); }
+
+bool close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)) + 1e-14; }
+
+double effectiveRank(const Eigen::VectorXd &sigma)
+{
+    const double total = sigma.sum();
+    double entropy = 0;
+    for (double s : sigma)
+        if (s > 0)
+            entropy -= s / total * std::log(s / total);
+    return std::exp(entropy);
+}
+
+} // namespace
+
+class TestDeltaMetrics : public QObject {
+    Q_OBJECT
+private slots:
+    void closedForm()
+    {
+        SpectralMetrics m{};
+        setDeltaMetrics(m, Eigen::Vector3d(4, 3, 0), 10.0);
+        QCOMPARE(m.deltaRelFrobenius, 0.5);
+        QCOMPARE(m.deltaSpectralNorm, 4.0);
+        QCOMPARE(m.deltaStableRank, 25.0 / 16.0);
+        QVERIFY(close(m.deltaEffectiveRank, std::exp(-(4.0 / 7 * std::log(4.0 / 7) + 3.0 / 7 * std::log(3.0 / 7))), 1e-15));
+        // No change: a zero norm, no rank; a zero reference: no relative change.
+        setDeltaMetrics(m, Eigen::Vector3d::Zero(), 10.0);
+        QCOMPARE(m.deltaRelFrobenius, 0.0);
+        QCOMPARE(m.deltaSpectralNorm, 0.0);
+        QVERIFY(std::isnan(m.deltaStableRank) && std::isnan(m.deltaEffectiveRank));
+        setDeltaMetrics(m, Eigen::Vector3d(1, 0, 0), 0.0);
+        QVERIFY(std::isnan(m.deltaRelFrobenius));
+        // Computed without --delta: NaN, never 0.
+        const SpectralMetrics plain = computeSpectralMetrics(Eigen::Vector3d(3, 2, 1), 3, 3);
+        QVERIFY(std::isnan(plain.deltaRelFrobenius) && std::isnan(plain.deltaSpectralNorm) && std::isnan(plain.deltaStableRank) &&
+                std::isnan(plain.deltaEffectiveRank));
+    }
+
+    // Steps 0, 100, 200: W₁₀₀ = W₀ + D₁ and W₂₀₀ = W₀ + D₂, each part of the fused QKV (and O, the MLP)
+    // changed by a low-rank D of its own singular values.
+    void changesOfKnownRankAndSize()
+    {
+        QTemporaryDir dir;
+        std::mt19937_64 rng(7);
+        const Gpt2Layer w0 = randomLayer(rng);
+        const QList<std::pair<MatrixType, Eigen::VectorXd>> d1 = {
+            {MatrixType::Q, Eigen::Vector2d(3, 1)}, {MatrixType::K, Eigen::Vector2d(5, 2)}, {MatrixType::V, Eigen::Vector3d(7, 4, 0.5)},
+            {MatrixType::O, Eigen::VectorXd::Constant(1, 2)}, {MatrixType::MlpUp, Eigen::Vector2d(6, 6)}, {MatrixType::MlpDown, Eigen::Vector4d(1, 1, 1, 1)}};
+        auto changed = [&](const Gpt2Layer &base, const QList<std::pair<MatrixType, Eigen::VectorXd>> &d, QHash<MatrixType, Eigen::MatrixXd> &applied) {
+            Gpt2Layer w = base;
+            for (const auto &[type, s] : d) {
+                Eigen::MatrixXd *m = type == MatrixType::Q ? &w.q : type == MatrixType::K ? &w.k : type == MatrixType::V ? &w.v
+                                   : type == MatrixType::O ? &w.o : type == MatrixType::MlpUp ? &w.up : &w.down;
+                applied[type] = change(int(m->rows()), int(m->cols()), s, rng);
+                *m += applied[type];
+            }
+            return w;
+        };
+        QHash<MatrixType, Eigen::MatrixXd> applied1, applied2;
+        const Gpt2Layer w100 = changed(w0, d1, applied1);
+        QList<std::pair<MatrixType, Eigen::VectorXd>> d2 = d1;
+        for (auto &[type, s] : d2)
+            s *= 2;
+        const Gpt2Layer w200 = changed(w0, d2, applied2);
+        writeRun(dir.path(), {{0, w0}, {100, w100}, {200, w200}});
+        const RunAnalysis run = analyseWithDelta(dir.path());
+        QVERIFY2(run.issues.isEmpty() && run.notes.isEmpty(), qPrintable(run.issueLines().join('\n') + run.notes.join('\n')));
+        QCOMPARE(run.results.size(), 18);
+        auto stored = [](const Gpt2Layer &l, MatrixType type) {
+            const Eigen::MatrixXd &m = type == MatrixType::Q ? l.q : type == MatrixType::K ? l.k : type == MatrixType::V ? l.v
+                                     : type == MatrixType::O ? l.o : type == MatrixType::MlpUp ? l.up : l.down;
+            return asStored(m);
+        };
+        for (const auto &[type, s] : d1) {
+            // The reference against itself: no change.
+            const MatrixResult *first = find(run, 0, type);
+            QVERIFY(first);
+            QCOMPARE(first->metrics.deltaSpectralNorm, 0.0);
+            QCOMPARE(first->metrics.deltaRelFrobenius, 0.0);
+            QVERIFY(std::isnan(first->metrics.deltaStableRank));
+            for (const auto &[step, layer, scale] : {std::tuple{qint64(100), &w100, 1.0}, std::tuple{qint64(200), &w200, 2.0}}) {
+                const MatrixResult *r = find(run, step, type);
+                QVERIFY(r);
+                const QString where = QStringLiteral("%1 at step %2").arg(csvName(type)).arg(step);
+                // The planted singular values, to float32's rounding of W and W_ref.
+                const Eigen::VectorXd planted = s * scale;
+                QCOMPARE(r->deltaSingularValues.size(), std::min(r->rows, r->cols));
+                for (Eigen::Index i = 0; i < planted.size(); ++i)
+                    QVERIFY2(close(r->deltaSingularValues[i], planted[i], 1e-5), qPrintable(where + QStringLiteral(": σ%1 %2, planted %3").arg(i + 1).arg(r->deltaSingularValues[i]).arg(planted[i])));
+                QVERIFY2(r->deltaSingularValues[planted.size()] < 1e-5 * planted[0], qPrintable(where));
+                // Every metric from Eigen's exact SVD of the stored difference.
+                const Eigen::MatrixXd d = stored(*layer, type) - stored(w0, type);
+                const Eigen::VectorXd exact = exactSingularValues(d);
+                for (Eigen::Index i = 0; i < planted.size(); ++i)
+                    QVERIFY2(close(r->deltaSingularValues[i], exact[i], 1e-10), qPrintable(where));
+                QVERIFY(close(r->metrics.deltaSpectralNorm, exact[0], 1e-10));
+                QVERIFY(close(r->metrics.deltaRelFrobenius, d.norm() / stored(w0, type).norm(), 1e-10));
+                QVERIFY(close(r->metrics.deltaStableRank, d.squaredNorm() / (exact[0] * exact[0]), 1e-9));
+                // Effective rank counts every σ: the rounding's tiny ones are part of D as stored.
+                QVERIFY(close(r->metrics.deltaEffectiveRank, effectiveRank(r->deltaSingularValues), 1e-12));
+                QVERIFY2(std::abs(r->metrics.deltaEffectiveRank - effectiveRank(planted)) < 0.05, qPrintable(where));
+            }
+        }
+
+        // --reference 100: step 200 is compared with step 100, and step 0 with it too.
+        AnalysisSettings settings;
+        settings.referenceStep = 100;
+        settings.delta = true;
+        const RunAnalysis fromMiddle = RunAnalyzer(settings).analyzeFolder(dir.path());
+        for (const auto &[type, s] : d1) {
+            const Eigen::VectorXd exact = exactSingularValues(stored(w200, type) - stored(w100, type));
+            QVERIFY(close(find(fromMiddle, 200, type)->metrics.deltaSpectralNorm, exact[0], 1e-10));
+            QCOMPARE(find(fromMiddle, 100, type)->metrics.deltaSpectralNorm, 0.0);
+            QVERIFY(close(find(fromMiddle, 0, type)->metrics.deltaSpectralNorm, exactSingularValues(stored(w0, type) - stored(w100, type))[0], 1e-10));
+        }
+        settings.referenceStep = 50;
+        const RunAnalysis noReference = RunAnalyzer(settings).analyzeFolder(dir.path());
+        QCOMPARE(noReference.results.size(), 18);
+        QVERIFY2(noReference.notes.join('\n').contains("no checkpoint at step 50"), qPrintable(noReference.notes.join('\n')));
+        for (const MatrixResult &r : noReference.results)
+            QVERIFY(std::isnan(r.metrics.deltaSpectralNorm) && r.deltaSingularValues.size() == 0);
+    }
+
+    // A matrix whose namesake has another shape, or none, gets NaN and a note naming it; the rest
+    // of the checkpoint is compared.
+    void mismatchesAreNamed()
+    {
+        QTemporaryDir dir;
+        std::mt19937_64 rng(9);
+        Gpt2Layer w0 = randomLayer(rng);
+        const Gpt2Layer w1 = randomLayer(rng);
+        w0.up = test::gaussianMatrix(H, 2 * H, rng, 0.2);
+        w0.down = test::gaussianMatrix(2 * H, H, rng, 0.2);
+        writeRun(dir.path(), {{0, w0}, {100, w1}});
+        const RunAnalysis run = analyseWithDelta(dir.path());
+        QVERIFY(run.issues.isEmpty());
+        const QString notes = run.notes.join('\n');
+        QVERIFY2(notes.contains("layer 0 MLP\u2191 (16\u00d764) is 16\u00d732 there (step 0): its delta metrics are NaN"), qPrintable(notes));
+        QVERIFY2(notes.contains("MLP\u2193"), qPrintable(notes));
+        QVERIFY(std::isnan(find(run, 100, MatrixType::MlpUp)->metrics.deltaSpectralNorm));
+        QVERIFY(std::isfinite(find(run, 100, MatrixType::Q)->metrics.deltaSpectralNorm));
+        QVERIFY(find(run, 100, MatrixType::Q)->metrics.deltaSpectralNorm > 0);
+    }
+
+    // D's spectra and the delta columns are kept in the results file; an analysis with --delta
+    // serves one without it, and one without it is analysed again when --delta is asked for.
+    void keptInTheResultsFileAndCache()
+    {
+        QTemporaryDir dir, out;
+        std::mt19937_64 rng(11);
+        const Gpt2Layer w0 = randomLayer(rng), w1 = randomLayer(rng);
+        writeRun(dir.path(), {{0, w0}, {100, w1}});
+        const QString results = out.filePath("run.h5");
+
+        AnalysisSettings plain;
+        plain.resultsPath = results;
+        const RunAnalysis first = RunAnalyzer(plain).analyzeFolder(dir.path());
+        QString error;
+        std::optional<RunAnalysis> loaded = ResultsFile::load(results, &error);
+        QVERIFY2(loaded, qPrintable(error));
+
+        AnalysisSettings delta = plain;
+        delta.delta = true;
+        const RunAnalysis withDelta = RunAnalyzer(delta).analyzeFolder(dir.path(), {}, &*loaded);
+        QVERIFY(std::none_of(withDelta.checkpoints.begin(), withDelta.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }));
+        loaded = ResultsFile::load(results, &error);
+        QVERIFY2(loaded, qPrintable(error));
+        QCOMPARE(loaded->results.size(), withDelta.results.size());
+        for (qsizetype i = 0; i < withDelta.results.size(); ++i) {
+            const MatrixResult &a = withDelta.results[i], &b = loaded->results[i];
+            QCOMPARE(b.deltaSingularValues.size(), a.deltaSingularValues.size());
+            QVERIFY(a.deltaSingularValues.size() > 0);
+            QVERIFY(b.deltaSingularValues == a.deltaSingularValues);
+            QCOMPARE(b.metrics.deltaSpectralNorm, a.metrics.deltaSpectralNorm);
+            QCOMPARE(b.metrics.deltaRelFrobenius, a.metrics.deltaRelFrobenius);
+            QCOMPARE(b.metrics.deltaStableRank, a.metrics.deltaStableRank); // QCOMPARE takes NaN as equal to NaN
+            QCOMPARE(b.metrics.deltaEffectiveRank, a.metrics.deltaEffectiveRank);
+        }
+        // Without --delta now: everything from the results file, the change kept.
+        const RunAnalysis again = RunAnalyzer(plain).analyzeFolder(dir.path(), {}, &*loaded);
+        QVERIFY(std::all_of(again.checkpoints.begin(), again.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }));
+        QCOMPARE(find(again, 100, MatrixType::Q)->metrics.deltaSpectralNorm, find(withDelta, 100, MatrixType::Q)->metrics.deltaSpectralNorm);
+        // Another reference is another analysis.
+        delta.referenceStep = 100;
+        QVERIFY(!RunAnalysis::settingsCover(loaded->settingsKey, RunAnalyzer(delta).settingsKey()));
+        QVERIFY(RunAnalysis::settingsCover(loaded->settingsKey + QStringLiteral(";rand_distance=1"), loaded->settingsKey));
+        QVERIFY(!RunAnalysis::settingsCover(RunAnalyzer(plain).settingsKey(), loaded->settingsKey));
+        QCOMPARE(first.results.size(), again.results.size());
+    }
+
+    // The demo run (nanoGPT, fused c_attn [3C, C]): every matrix's change from step 0, against
+    // Eigen's exact SVD of the difference of the raw tensors read from the two checkpoints.
+    void demoRunAgainstTheExactSvd()
+    {
+        AnalysisSettings settings;
+        settings.delta = true;
+        const RunAnalysis run = RunAnalyzer(settings).analyzeFolder(RANKSCOPE_DEMO_RUN);
+        QCOMPARE(run.results.size(), 144);
+        QString error;
+        const auto first = openCheckpoint(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_000000.pt"), &error);
+        const auto last = openCheckpoint(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_001500.pt"), &error);
+        QVERIFY2(first && last, qPrintable(error));
+        int checked = 0;
+        for (const MatrixResult &r : run.results) {
+            if (r.step != 1500)
+                continue;
+            // The part as stored: c_attn's rows Q | K | V, the others whole.
+            const QString tensor = r.tensor.section('[', 0, 0);
+            const MatrixRead a = last->readMatrix(tensor), b = first->readMatrix(tensor);
+            QVERIFY(a.ok() && b.ok());
+            const int part = r.type == MatrixType::Q ? 0 : r.type == MatrixType::K ? 1 : r.type == MatrixType::V ? 2 : -1;
+            const Eigen::MatrixXd d = part < 0 ? Eigen::MatrixXd(a.values - b.values)
+                                               : Eigen::MatrixXd((a.values - b.values).middleRows(part * r.rows, r.rows));
+            const Eigen::MatrixXd w0 = part < 0 ? Eigen::MatrixXd(b.values) : Eigen::MatrixXd(b.values.middleRows(part * r.rows, r.rows));
+            const Eigen::VectorXd exact = exactSingularValues(d);
+            QCOMPARE(r.deltaSingularValues.size(), exact.size());
+            // The Gram path resolves σᵢ to about ελ₁·max(m, n)/σᵢ: tight above 10⁻³σ₁, looser below.
+            for (Eigen::Index i = 0; i < exact.size(); ++i)
+                QVERIFY2(std::abs(r.deltaSingularValues[i] - exact[i]) <= (exact[i] > 1e-3 * exact[0] ? 1e-9 : 1e-6) * exact[0], qPrintable(r.tensor));
+            QVERIFY(close(r.metrics.deltaRelFrobenius, d.norm() / w0.norm(), 1e-12));
+            QVERIFY(close(r.metrics.deltaSpectralNorm, exact[0], 1e-9));
+            QVERIFY(close(r.metrics.deltaStableRank, d.squaredNorm() / (exact[0] * exact[0]), 1e-9));
+            QVERIFY(close(r.metrics.deltaEffectiveRank, effectiveRank(exact), 1e-7));
+            ++checked;
+        }
+        QCOMPARE(checked, 24);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDeltaMetrics)
+#include "tst_DeltaMetrics.moc"

@@ -50,12 +50,18 @@ void AnalysisController::openFolder(const QString &folder)
     startAnalysis(folder, std::nullopt, true);
 }
 
+void AnalysisController::applyOptInMetrics(AnalysisSettings &settings) const
+{
+    settings.randDistance = m_randDistance;
+    settings.delta = m_delta;
+    settings.subspace = m_subspace;
+}
+
 void AnalysisController::startAnalysis(const QString &folder, std::optional<RunAnalysis> previous, bool initial)
 {
     RunLoadOptions options;
     options.settings.settleSeconds = m_settleSeconds;
-    options.settings.randDistance = m_randDistance;
-    options.settings.delta = m_delta;
+    applyOptInMetrics(options.settings);
     options.rules = m_rules;
     options.cancel = m_passCancel = std::make_shared<std::atomic<bool>>(false);
     const int generation = m_generation;
@@ -132,8 +138,7 @@ void AnalysisController::openResultsFile(const QString &path)
 void AnalysisController::openForComparison(const QString &path)
 {
     RunLoadOptions options;
-    options.settings.randDistance = m_randDistance;
-    options.settings.delta = m_delta;
+    applyOptInMetrics(options.settings);
     options.rules = m_rules;
     options.cancel = m_comparisonsCancel;
     const int generation = m_generation;

@@ -40,6 +40,9 @@ public:
     // --delta: the change of every matrix from the run's first checkpoint.
     void setDelta(bool on) { m_delta = on; }
     bool delta() const { return m_delta; }
+    // --subspace: agreement of every matrix's top right singular vectors with the previous checkpoint's.
+    void setSubspace(bool on) { m_subspace = on; }
+    bool subspace() const { return m_subspace; }
 
 signals:
     void started(const QString &source);
@@ -53,6 +56,7 @@ signals:
 
 private:
     void waitForPrevious();
+    void applyOptInMetrics(AnalysisSettings &settings) const;
     // Runs an analysis of the folder on a pool thread; `done` gets its result on this thread.
     void startAnalysis(const QString &folder, std::optional<RunAnalysis> previous, bool initial);
 
@@ -65,6 +69,7 @@ private:
     double m_settleSeconds = 3;
     bool m_randDistance = false;
     bool m_delta = false;
+    bool m_subspace = false;
     QString m_folder;
     std::optional<RunAnalysis> m_lastRun;
     std::unique_ptr<RunWatch> m_watch; // once the first pass is done

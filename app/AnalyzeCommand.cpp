@@ -105,8 +105,10 @@ int runAnalyzeCommand(const QStringList &arguments)
     const QCommandLineOption autosaveOption(QStringLiteral("autosave"), QStringLiteral("Seconds between saves of the results file while the analysis runs (default 10; 0: after every checkpoint). A killed job loses at most this much."), QStringLiteral("S"), QStringLiteral("10"));
     const QCommandLineOption deltaOption(QStringLiteral("delta"), QStringLiteral("Also compute the change from the reference checkpoint, D = W - W_ref (delta_* columns and D's spectrum): a second decomposition of every matrix."));
     const QCommandLineOption referenceOption(QStringLiteral("reference"), QStringLiteral("--delta: the step of the reference checkpoint (default: the run's first)."), QStringLiteral("STEP"));
+    const QCommandLineOption subspaceOption(QStringLiteral("subspace"), QStringLiteral("Also compute the agreement of every matrix's top right singular vectors with the previous checkpoint's (subspace_overlap, top_vector_cosine)."));
+    const QCommandLineOption subspaceKOption(QStringLiteral("subspace-k"), QStringLiteral("--subspace: how many top singular vectors (default %1).").arg(kDefaultSubspaceK), QStringLiteral("K"));
     parser.addOptions({energy, jobs, csv, json, method, rulesOption, results, noCache, quiet, watchOption, settleOption, runsOption, randDistanceOption,
-                       deltaOption, referenceOption, autosaveOption});
+                       deltaOption, referenceOption, subspaceOption, subspaceKOption, autosaveOption});
     if (!parser.parse(QStringList{QStringLiteral("rankscope analyze")} + arguments.mid(1))) {
         err << "rankscope analyze: " << parser.errorText() << '\n';
         return 1;
@@ -142,6 +144,14 @@ int runAnalyzeCommand(const QStringList &arguments)
         settings.referenceStep = parser.value(referenceOption).toLongLong(&ok);
         if (!ok || *settings.referenceStep < 0) {
             err << "rankscope analyze: --reference takes a step (a whole number ≥ 0)\n";
+            return 1;
+        }
+    }
+    settings.subspace = parser.isSet(subspaceOption) || parser.isSet(subspaceKOption);
+    if (parser.isSet(subspaceKOption)) {
+        settings.subspaceK = parser.value(subspaceKOption).toInt(&ok);
+        if (!ok || settings.subspaceK < 1 || settings.subspaceK > 4096) {
+            err << "rankscope analyze: --subspace-k takes a whole number from 1 to 4096\n";
             return 1;
         }
     }

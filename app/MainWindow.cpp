@@ -279,12 +279,17 @@ void MainWindow::buildMenus()
     m_delta = analysis->addAction(tr("Also compute the &change from the first checkpoint (W \u2212 W\u2080, a second decomposition)"));
     m_delta->setCheckable(true);
     m_delta->setToolTip(tr("delta_* metrics of D = W \u2212 W\u2080 for every matrix, and D's spectrum in the Spectrum tab"));
-    for (QAction *action : {m_randDistance, m_delta})
+    m_subspace = analysis->addAction(tr("Also compute the &subspace agreement with the previous checkpoint (top %1 singular vectors)").arg(kDefaultSubspaceK));
+    m_subspace->setCheckable(true);
+    m_subspace->setToolTip(tr("subspace_overlap and top_vector_cosine: how far each matrix's top right singular vectors turned since the checkpoint before"));
+    for (QAction *action : {m_randDistance, m_delta, m_subspace})
         connect(action, &QAction::toggled, this, [this, action](bool on) {
             if (action == m_randDistance)
                 m_controller->setRandDistance(on);
-            else
+            else if (action == m_delta)
                 m_controller->setDelta(on);
+            else
+                m_controller->setSubspace(on);
             // The open folder is analysed again with it (its cached results were made without).
             if (on && QFileInfo(m_source).isDir())
                 openPath(m_source);
@@ -711,6 +716,7 @@ void MainWindow::restoreSettings()
     m_energy->setValue(settings.value(QStringLiteral("energy"), kDefaultEnergy).toDouble());
     m_randDistance->setChecked(settings.value(QStringLiteral("analysis/randDistance"), false).toBool());
     m_delta->setChecked(settings.value(QStringLiteral("analysis/delta"), false).toBool());
+    m_subspace->setChecked(settings.value(QStringLiteral("analysis/subspace"), false).toBool());
     const int aggregate = settings.value(QStringLiteral("aggregate"), int(Aggregate::Mean)).toInt();
     m_aggregate->setCurrentIndex(std::max(0, m_aggregate->findData(aggregate)));
     m_state->setAggregate(Aggregate(aggregate));
@@ -731,6 +737,7 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("energy"), m_state->energy());
     settings.setValue(QStringLiteral("analysis/randDistance"), m_randDistance->isChecked());
     settings.setValue(QStringLiteral("analysis/delta"), m_delta->isChecked());
+    settings.setValue(QStringLiteral("analysis/subspace"), m_subspace->isChecked());
     settings.setValue(QStringLiteral("aggregate"), int(m_state->aggregate()));
     settings.setValue(QStringLiteral("band"), m_state->showBand());
     settings.setValue(QStringLiteral("logY"), m_state->logY());

@@ -52,6 +52,7 @@ public:
     QAction *randDistanceAction() const { return m_randDistance; }
     // Analysis ▸ change from the first checkpoint (--delta).
     QAction *deltaAction() const { return m_delta; }
+    QAction *subspaceAction() const { return m_subspace; }
     FigureView *figure(FigureKind kind) const { return m_figures.value(int(kind)); }
     MetricLineChart *lineChart() const { return figure(FigureKind::Lines)->lineChart(); }
     LayerBarChart *barChart() const { return figure(FigureKind::Bars)->barPanels().value(0); }
@@ -102,6 +103,7 @@ private:
     AnalysisController *m_controller;
     QAction *m_randDistance = nullptr;
     QAction *m_delta = nullptr;
+    QAction *m_subspace = nullptr;
     WindowTheme *m_theme;
     QString m_source;
     QTabWidget *m_tabs;

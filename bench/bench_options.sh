@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The cost of each opt-in analysis against the plain one (issue 17's goals: --delta within 2.2x of
-# the plain run), on the GPT-2-small benchmark run (two checkpoints, --no-cache). Run by hand after
+# the plain run, --subspace within 1.5x), on the GPT-2-small benchmark run (two checkpoints, --no-cache). Run by hand after
 # a Release build:
 #   bench/bench_options.sh [build-dir] [repeats]
 # Medians, each line waiting for a quiet machine first (bench_common.sh); the plain run is the
@@ -14,5 +14,12 @@ describe_machine "$rs"
 measure "GPT-2 small x2, plain (baseline)" "$rs" analyze "$gpt2" --no-cache
 measure "GPT-2 small x2, --delta" "$rs" analyze "$gpt2" --no-cache --delta
 measure "GPT-2 small x2, --rand-distance" "$rs" analyze "$gpt2" --no-cache --rand-distance
+measure "GPT-2 small x2, --subspace (k = 16)" "$rs" analyze "$gpt2" --no-cache --subspace
+# What the newest checkpoint's vectors add to the results file.
+plain_h5=$(mktemp --suffix=.h5) subspace_h5=$(mktemp --suffix=.h5)
+"$rs" analyze "$gpt2" --no-cache --quiet --results "$plain_h5"
+"$rs" analyze "$gpt2" --no-cache --quiet --subspace --results "$subspace_h5"
+echo "results file: plain $(stat -c %s "$plain_h5") bytes, --subspace $(stat -c %s "$subspace_h5") bytes"
+rm -f "$plain_h5" "$subspace_h5"
 "$rs" analyze "$gpt2" --no-cache 2>&1 | grep '^time:'
 "$rs" analyze "$gpt2" --no-cache --delta 2>&1 | grep '^time:'

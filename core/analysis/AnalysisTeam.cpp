@@ -13,7 +13,7 @@ namespace {
 // Every member runs the same build, so the metrics travel as their bytes: the leader keeps exactly
 // the numbers the member computed (no refit, no rounding).
 static_assert(std::is_trivially_copyable_v<SpectralMetrics>);
-constexpr quint32 kShareMagic = 0x52534331; // "RSC1"
+constexpr quint32 kShareMagic = 0x52534332; // "RSC2": with top vectors (--subspace)
 
 } // namespace
 
@@ -33,6 +33,8 @@ QByteArray CheckpointShare::serialized() const
         out.writeRawData(reinterpret_cast<const char *>(r.singularValues.data()), int(r.singularValues.size() * sizeof(double)));
         out << qint64(r.deltaSingularValues.size());
         out.writeRawData(reinterpret_cast<const char *>(r.deltaSingularValues.data()), int(r.deltaSingularValues.size() * sizeof(double)));
+        out << qint64(r.topVectors.rows()) << qint64(r.topVectors.cols());
+        out.writeRawData(reinterpret_cast<const char *>(r.topVectors.data()), int(r.topVectors.size() * sizeof(float)));
         out.writeRawData(reinterpret_cast<const char *>(&r.metrics), int(sizeof(SpectralMetrics)));
     }
     return bytes;
@@ -75,7 +77,15 @@ std::optional<CheckpointShare> CheckpointShare::fromBytes(const QByteArray &byte
         if (in.status() != QDataStream::Ok || deltaCount < 0 || deltaCount > (bytes.size() - in.device()->pos()) / qint64(sizeof(double)))
             return std::nullopt;
         r.deltaSingularValues.resize(deltaCount);
-        if (in.readRawData(reinterpret_cast<char *>(r.deltaSingularValues.data()), int(deltaCount * sizeof(double))) != int(deltaCount * sizeof(double)) ||
+        if (in.readRawData(reinterpret_cast<char *>(r.deltaSingularValues.data()), int(deltaCount * sizeof(double))) != int(deltaCount * sizeof(double)))
+            return std::nullopt;
+        qint64 vectorRows = 0, vectorCols = 0;
+        in >> vectorRows >> vectorCols;
+        if (in.status() != QDataStream::Ok || vectorRows < 0 || vectorCols < 0 ||
+            (vectorCols > 0 && vectorRows > (bytes.size() - in.device()->pos()) / qint64(sizeof(float)) / vectorCols))
+            return std::nullopt;
+        r.topVectors.resize(vectorRows, vectorCols);
+        if (in.readRawData(reinterpret_cast<char *>(r.topVectors.data()), int(r.topVectors.size() * sizeof(float))) != int(r.topVectors.size() * sizeof(float)) ||
             in.readRawData(reinterpret_cast<char *>(&r.metrics), int(sizeof(SpectralMetrics))) != int(sizeof(SpectralMetrics)))
             return std::nullopt;
         share.results << std::move(r);

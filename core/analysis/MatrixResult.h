@@ -26,6 +26,9 @@ struct MatrixResult {
     Eigen::VectorXd singularValues;
     // The singular values of D = W − W_ref (--delta), descending; empty when not computed.
     Eigen::VectorXd deltaSingularValues;
+    // --subspace: W's top-k right singular vectors (cols × k, float32). Held only while the next
+    // checkpoint may need them: RunAnalyzer keeps those of the run's newest checkpoint alone.
+    Eigen::MatrixXf topVectors;
     SpectralMetrics metrics{};
 
     MatrixIdentity identity() const { return {block, layer, type, expert}; }

@@ -56,6 +56,23 @@ bool writeNumbers(hid_t group, const char *name, const std::vector<T> &values, h
     return data.ok() && (n == 0 || H5Dwrite(data, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
 }
 
+// Singular vectors (--subspace) compress: chunked, byte-shuffled and deflated where this HDF5 has
+// zlib, stored plain where it has not.
+bool writeCompressedFloats(hid_t group, const char *name, const std::vector<float> &values)
+{
+    const hsize_t n = hsize_t(values.size());
+    Hdf5Id space(H5Screate_simple(1, &n, nullptr));
+    Hdf5Id properties(H5Pcreate(H5P_DATASET_CREATE));
+    if (n > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0) {
+        const hsize_t chunk = std::min<hsize_t>(n, 1 << 18); // 1 MB of float32
+        H5Pset_chunk(properties, 1, &chunk);
+        H5Pset_shuffle(properties);
+        H5Pset_deflate(properties, 4);
+    }
+    Hdf5Id data(H5Dcreate2(group, name, H5T_IEEE_F32LE, space, H5P_DEFAULT, properties, H5P_DEFAULT));
+    return data.ok() && (n == 0 || H5Dwrite(data, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+}
+
 // The first dataset of a results file found unusable and why: what the user is told it is damaged by.
 struct TableProblems {
     QString first;
@@ -165,7 +182,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
               Hdf5Attribute::writeText(file, "created", QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
 
     Hdf5Id checkpoints(H5Gcreate2(file, "checkpoints", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    QStringList paths, formats, errors, fingerprints;
+    QStringList paths, formats, errors, fingerprints, subspacePrevious;
     std::vector<long long> steps, sizes, mtimes;
     std::vector<int> matrices, unnumbered;
     for (const CheckpointRecord &c : run.checkpoints) {
@@ -173,6 +190,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
         formats << c.format;
         errors << c.error;
         fingerprints << c.fingerprint;
+        subspacePrevious << c.subspacePrevious;
         steps.push_back(c.step);
         sizes.push_back(c.size);
         mtimes.push_back(c.mtimeMs);
@@ -181,6 +199,7 @@ bool writeRun(hid_t file, const RunAnalysis &run)
     }
     ok = ok && checkpoints.ok() && writeStrings(checkpoints, "path", paths) && writeStrings(checkpoints, "format", formats) &&
          writeStrings(checkpoints, "error", errors) && writeStrings(checkpoints, "fingerprint", fingerprints) &&
+         writeStrings(checkpoints, "subspace_previous", subspacePrevious) &&
          writeNumbers(checkpoints, "step", steps, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(checkpoints, "size", sizes, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(checkpoints, "mtime_ms", mtimes, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
@@ -189,9 +208,10 @@ bool writeRun(hid_t file, const RunAnalysis &run)
 
     Hdf5Id group(H5Gcreate2(file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     QStringList blocks, types, experts, tensors, dtypes, sources;
-    std::vector<long long> mSteps, rows, cols, svOffset, svCount, deltaOffset, deltaCount;
+    std::vector<long long> mSteps, rows, cols, svOffset, svCount, deltaOffset, deltaCount, vectorOffset, vectorCount;
     std::vector<int> layers, mUnnumbered;
     std::vector<double> spectra, deltaSpectra;
+    std::vector<float> vectors;
     const QStringList columns = spectralMetricColumns();
     std::vector<std::vector<double>> metricColumns(size_t(columns.size()));
     for (const MatrixResult &r : run.results) {
@@ -212,6 +232,12 @@ bool writeRun(hid_t file, const RunAnalysis &run)
         deltaOffset.push_back(qint64(deltaSpectra.size()));
         deltaCount.push_back(r.deltaSingularValues.size());
         deltaSpectra.insert(deltaSpectra.end(), r.deltaSingularValues.data(), r.deltaSingularValues.data() + r.deltaSingularValues.size());
+        // Held for one checkpoint only (RunAnalyzer): cols × k, column after column.
+        const bool hasVectors = r.topVectors.size() > 0 && r.topVectors.rows() == r.cols;
+        vectorOffset.push_back(qint64(vectors.size()));
+        vectorCount.push_back(hasVectors ? r.topVectors.cols() : 0);
+        if (hasVectors)
+            vectors.insert(vectors.end(), r.topVectors.data(), r.topVectors.data() + r.topVectors.size());
         // Stored metrics are at the default τ, whatever τ the run was shown at.
         SpectralMetrics atDefault = r.metrics;
         applyEnergy(atDefault, r.singularValues, r.rows, r.cols, kDefaultEnergy);
@@ -232,7 +258,10 @@ bool writeRun(hid_t file, const RunAnalysis &run)
          writeNumbers(file, "singular_values", spectra, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) &&
          writeNumbers(group, "delta_sv_offset", deltaOffset, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(group, "delta_sv_count", deltaCount, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
-         writeNumbers(file, "delta_singular_values", deltaSpectra, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
+         writeNumbers(file, "delta_singular_values", deltaSpectra, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) &&
+         writeNumbers(group, "top_vectors_offset", vectorOffset, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
+         writeNumbers(group, "top_vectors_count", vectorCount, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
+         writeCompressedFloats(file, "top_vectors", vectors);
     for (qsizetype i = 0; ok && i < columns.size(); ++i)
         ok = writeNumbers(group, columns[i].toUtf8().constData(), metricColumns[size_t(i)], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
 
@@ -298,6 +327,8 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     // Before schema 4 no fingerprint was kept: empty ones match no checkpoint, which is analysed again.
     const auto fingerprints = *schema < 4 ? (paths ? std::optional<QStringList>(QStringList(paths->size(), QString())) : std::nullopt)
                                           : readStrings(checkpoints, "fingerprint", c, problems);
+    // Since --subspace: what each checkpoint's subspace metrics compared with (none: compare again).
+    const auto subspacePrevious = readStrings(checkpoints, "subspace_previous", c, optional);
     const auto steps = readNumbers<long long>(checkpoints, "step", c, H5T_NATIVE_LLONG, problems);
     const auto sizes = readNumbers<long long>(checkpoints, "size", c, H5T_NATIVE_LLONG, problems);
     const auto mtimes = readNumbers<long long>(checkpoints, "mtime_ms", c, H5T_NATIVE_LLONG, problems);
@@ -318,6 +349,7 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         r.format = (*formats)[i];
         r.error = (*errors)[i];
         r.fingerprint = (*fingerprints)[i];
+        r.subspacePrevious = subspacePrevious ? (*subspacePrevious)[i] : QString();
         r.step = (*steps)[size_t(i)];
         r.size = (*sizes)[size_t(i)];
         r.mtimeMs = (*mtimes)[size_t(i)];
@@ -359,6 +391,11 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     const auto deltaLengths = readNumbers<long long>(group, "delta_sv_count", m, H5T_NATIVE_LLONG, optional);
     const auto deltaSpectra = readNumbers<double>(file, "delta_singular_values", -1, H5T_NATIVE_DOUBLE, optional);
     const bool hasDelta = deltaOffsets && deltaLengths && deltaSpectra;
+    // The newest checkpoint's top right singular vectors (--subspace): all three or none.
+    const auto vectorOffsets = readNumbers<long long>(group, "top_vectors_offset", m, H5T_NATIVE_LLONG, optional);
+    const auto vectorCounts = readNumbers<long long>(group, "top_vectors_count", m, H5T_NATIVE_LLONG, optional);
+    const auto vectors = readNumbers<float>(file, "top_vectors", -1, H5T_NATIVE_FLOAT, optional);
+    const bool hasVectors = vectorOffsets && vectorCounts && vectors;
     if (m < 0 || !types || !blocks || !experts || !tensors || !dtypes || !sources || !mSteps || !layers || !mUnnumbered || !rows || !cols || !offsets || !lengths || !spectra)
         return damaged(QStringLiteral("matrix table is incomplete") + problems.suffix());
     // The stored metrics spare the power-law fits; a file without all of the spectrum's own metrics
@@ -405,6 +442,13 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
                 quint64(deltaLength) > deltaSpectra->size() - quint64(deltaOffset))
                 return damaged(QStringLiteral("matrix %1's change from the reference is inconsistent").arg(i));
             r.deltaSingularValues = Eigen::Map<const Eigen::VectorXd>(deltaSpectra->data() + deltaOffset, Eigen::Index(deltaLength));
+        }
+        if (hasVectors) {
+            const long long vectorOffset = (*vectorOffsets)[size_t(i)], k = (*vectorCounts)[size_t(i)];
+            if (vectorOffset < 0 || k < 0 || k > std::min(r.rows, r.cols) || quint64(vectorOffset) > vectors->size() ||
+                quint64(k) * quint64(r.cols) > vectors->size() - quint64(vectorOffset))
+                return damaged(QStringLiteral("matrix %1's singular vectors are inconsistent").arg(i));
+            r.topVectors = Eigen::Map<const Eigen::MatrixXf>(vectors->data() + vectorOffset, Eigen::Index(r.cols), Eigen::Index(k));
         }
         if (stored.empty() || r.singularValues.size() == 0) {
             r.metrics = computeSpectralMetrics(r.singularValues, r.rows, r.cols, kDefaultEnergy);

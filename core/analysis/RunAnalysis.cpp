@@ -23,7 +23,8 @@ bool RunAnalysis::settingsCover(const QString &storedKey, const QString &wantedK
     auto split = [](const QString &key) {
         QStringList settings, optIn;
         for (const QString &item : key.split(QLatin1Char(';'))) {
-            const bool opt = item.startsWith(QLatin1String("rand_distance=")) || item.startsWith(QLatin1String("delta="));
+            const bool opt = item.startsWith(QLatin1String("rand_distance=")) || item.startsWith(QLatin1String("delta=")) ||
+                             item.startsWith(QLatin1String("subspace="));
             (opt ? optIn : settings) << item;
         }
         return std::pair{settings, optIn};

@@ -35,6 +35,10 @@ struct CheckpointRecord {
     QString error;              // why the checkpoint could not be read at all; empty when it was
     int matrices = 0;
     bool fromCache = false;
+    // --subspace: the checkpoint its subspace metrics compare with (subspaceKey of it; empty for
+    // the run's first). When that is no longer the one before it, they are computed again.
+    QString subspacePrevious;
+    QString subspaceKey() const { return path + QLatin1Char('\n') + fingerprint; }
 };
 
 struct RunAnalysis {
@@ -73,7 +77,7 @@ struct RunAnalysis {
     static void identify(CheckpointRecord &record, const QStringList &files = {});
     // Whether results stored under one settings key serve an analysis under another: the same key,
     // or one that computed more opt-in metrics (items "rand_distance=1", "delta=first" or
-    // "delta=STEP", the reference) and is the same otherwise. An opt-in metric turned on later is then analysed; turned off, nothing is.
+    // "delta=STEP", the reference, "subspace=K") and is the same otherwise. An opt-in metric turned on later is then analysed; turned off, nothing is.
     static bool settingsCover(const QString &storedKey, const QString &wantedKey);
     // One line per issue ("file: tensor: what is wrong"); the same tensor failing the same way in
     // several checkpoints (an untyped tensor of every checkpoint) is one line that says how many.

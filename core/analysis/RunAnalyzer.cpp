@@ -43,6 +43,50 @@ struct CheckpointSolves {
     BlasThreadBudget blasThreads;
 };
 
+// --subspace: which checkpoints compare their vectors with the one before them now (never compared,
+// or the one before them changed), and which of those held by earlier results are read again
+// all the same, for vectors not kept: only the newest checkpoint's are (in its results).
+struct SubspacePlan {
+    QList<bool> compare, recompute;
+};
+
+SubspacePlan planSubspace(const QList<CheckpointRecord> &identities, const QList<const CheckpointRecord *> &reusable,
+                          const QHash<QString, QList<MatrixResult>> &knownResults)
+{
+    const qsizetype count = identities.size();
+    SubspacePlan plan{QList<bool>(count, false), QList<bool>(count, false)};
+    auto keepsVectors = [&](qsizetype i) {
+        const QList<MatrixResult> results = knownResults.value(identities[i].path);
+        return reusable[i] && std::any_of(results.begin(), results.end(), [](const MatrixResult &r) { return r.topVectors.size() > 0; });
+    };
+    for (qsizetype i = 0; i < count; ++i) {
+        const QString before = i > 0 ? identities[i - 1].subspaceKey() : QString();
+        plan.compare[i] = !reusable[i] || reusable[i]->subspacePrevious != before;
+        if (!plan.compare[i])
+            continue;
+        plan.recompute[i] = plan.recompute[i] || !keepsVectors(i);
+        if (i > 0 && !keepsVectors(i - 1))
+            plan.recompute[i - 1] = true;
+    }
+    return plan;
+}
+
+// A checkpoint analysed again only for its vectors keeps the agreement it had with its predecessor.
+void keepSubspaceMetrics(QList<MatrixResult> &results, const QList<MatrixResult> &earlier)
+{
+    QHash<MatrixIdentity, const SpectralMetrics *> before;
+    for (const MatrixResult &r : earlier)
+        before.insert(r.identity(), &r.metrics);
+    for (MatrixResult &r : results) {
+        if (const SpectralMetrics *metrics = before.value(r.identity())) {
+            r.metrics.subspaceOverlap = metrics->subspaceOverlap;
+            r.metrics.topVectorCosine = metrics->topVectorCosine;
+        } else {
+            clearSubspaceMetrics(r.metrics);
+        }
+    }
+}
+
 } // namespace
 
 RunAnalyzer::RunAnalyzer(AnalysisSettings settings) : m_settings(settings)
@@ -58,7 +102,8 @@ QString RunAnalyzer::settingsKey() const
     return QStringLiteral("solver=%1;rules=%2;schema=%3").arg(QLatin1String(svdMethodName(m_settings.method)), m_rules.identity()).arg(ResultsFile::kSchemaVersion) +
            (m_settings.randDistance ? QStringLiteral(";rand_distance=1") : QString()) +
            (m_settings.delta ? QStringLiteral(";delta=%1").arg(m_settings.referenceStep ? QString::number(*m_settings.referenceStep) : QStringLiteral("first"))
-                             : QString());
+                             : QString()) +
+           (m_settings.subspace ? QStringLiteral(";subspace=%1").arg(m_settings.subspaceK) : QString());
 }
 
 void RunAnalyzer::updateEta(AnalysisProgress &progress, double doneSeconds) const
@@ -183,22 +228,38 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         return snapshot;
     };
 
+    // Each checkpoint's identity now, and the earlier analysis of it that still holds.
+    const qsizetype count = steps.checkpoints.size();
+    QList<CheckpointRecord> identities(count);
+    QList<const CheckpointRecord *> reusable(count, nullptr);
+    for (qsizetype i = 0; i < count; ++i) {
+        const CheckpointFile &file = *steps.checkpoints[i].file;
+        CheckpointRecord &identity = identities[i];
+        identity.path = QFileInfo(file.path).absoluteFilePath();
+        RunAnalysis::identify(identity, file.files);
+        identity.fingerprint = ContentFingerprint::of(file);
+        const CheckpointRecord *cached = known.value(identity.path);
+        if (cached && cached->size == identity.size && cached->mtimeMs == identity.mtimeMs && cached->fingerprint == identity.fingerprint)
+            reusable[i] = cached;
+    }
+    const SubspacePlan subspace = m_settings.subspace ? planSubspace(identities, reusable, knownResults) : SubspacePlan{};
+    QHash<MatrixIdentity, Eigen::MatrixXf> previousVectors; // of the checkpoint subspace metrics compare with
+    QString previousKey;
+
     AnalysisProgress progress;
     progress.checkpointsTotal = run.checkpointsFound;
     QElapsedTimer sinceSave;
     sinceSave.start();
-    for (const PlacedCheckpoint &placed : steps.checkpoints) {
+    for (qsizetype i = 0; i < count; ++i) {
         if (cancelled())
             break;
+        const PlacedCheckpoint &placed = steps.checkpoints[i];
         const CheckpointFile &file = *placed.file;
-        CheckpointRecord record;
-        record.path = QFileInfo(file.path).absoluteFilePath();
-        RunAnalysis::identify(record, file.files);
+        CheckpointRecord record = identities[i];
         progress.currentFile = file.path;
-        record.fingerprint = ContentFingerprint::of(file);
         QList<MatrixResult> results;
-        const CheckpointRecord *cached = known.value(record.path);
-        if (cached && cached->size == record.size && cached->mtimeMs == record.mtimeMs && cached->fingerprint == record.fingerprint) {
+        const CheckpointRecord *cached = reusable[i];
+        if (cached && !subspace.recompute.value(i)) {
             record = *cached;
             record.fromCache = true;
             results = knownResults.value(record.path);
@@ -222,6 +283,32 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
                 --progress.checkpointsTotal;
                 continue;
             }
+        }
+        if (m_settings.subspace) {
+            if (subspace.compare.value(i)) {
+                for (MatrixResult &r : results) {
+                    const auto previous = previousVectors.constFind(r.identity());
+                    if (previous != previousVectors.constEnd() && r.topVectors.size() > 0)
+                        setSubspaceMetrics(r.metrics, r.topVectors, *previous);
+                    else
+                        clearSubspaceMetrics(r.metrics);
+                }
+                record.subspacePrevious = previousKey;
+            } else if (cached && !record.fromCache) {
+                // Read again only for its vectors (the checkpoint after it needs them): its own
+                // agreement with the one before it still holds.
+                record.subspacePrevious = cached->subspacePrevious;
+                keepSubspaceMetrics(results, knownResults.value(record.path));
+            }
+            // Only the newest checkpoint's vectors are kept past the next one.
+            previousVectors.clear();
+            for (MatrixResult &r : results) {
+                if (r.topVectors.size() > 0)
+                    previousVectors.insert(r.identity(), i + 1 < count ? std::move(r.topVectors) : r.topVectors);
+                if (i + 1 < count)
+                    r.topVectors = {};
+            }
+            previousKey = record.subspaceKey();
         }
         place(record, results, placed);
         if (!results.isEmpty())
@@ -391,6 +478,9 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     const auto solves = std::make_shared<CheckpointSolves>(m_settings.jobs);
     QMutex &mutex = solves->mutex;
     const SingularValueSolver solver(m_settings.method, m_settings.eigensolver);
+    // W's own decomposition also gives its top right singular vectors with --subspace.
+    SingularValueSolver ownSolver = solver;
+    ownSolver.setTopVectors(m_settings.subspace ? m_settings.subspaceK : 0);
     const double energy = m_settings.energy;
     const bool withRandDistance = m_settings.randDistance;
     const QList<qint64> blockSize = PlannedTensorRead::blockSizeOf(plan.config);
@@ -494,7 +584,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                 }
                 // The solve holds what it shares with this thread, never this stack frame: a
                 // cancelled analysis returns without waiting for it.
-                pool->start([solves, solver, energy, withRandDistance, source, referenceSource, base, cost]() mutable {
+                pool->start([solves, solver, ownSolver, energy, withRandDistance, source, referenceSource, base, cost]() mutable {
                     QElapsedTimer clock;
                     clock.start();
                     Spectrum spectrum;
@@ -507,7 +597,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                             const BlasThreadBudget::Claim claim(solves->blasThreads);
                             // The tensor is let go once read: while the eigensolver runs, the
                             // worker holds only its Gram matrix (rand_distance and --delta still need it).
-                            spectrum = solver.compute(*source, [&] {
+                            spectrum = ownSolver.compute(*source, [&] {
                                 if (!keepMatrix)
                                     source.reset();
                             });
@@ -539,6 +629,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                         clock.restart();
                         if (spectrum.ok()) {
                             base.singularValues = spectrum.singularValues;
+                            base.topVectors = std::move(spectrum.topRightVectors);
                             base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
                             base.metrics.randDistance = shuffledDistance;
                             if (compared && change.ok()) {

@@ -22,6 +22,8 @@ namespace rankscope {
 class AnalysisTeam;
 class DeltaReference;
 
+inline constexpr int kDefaultSubspaceK = 16;
+
 struct AnalysisSettings {
     double energy = kDefaultEnergy;
     int jobs = 0; // 0: one worker per core
@@ -43,6 +45,11 @@ struct AnalysisSettings {
     // the run's first.
     bool delta = false;
     std::optional<qint64> referenceStep;
+    // Subspace agreement with the previous checkpoint (subspace_overlap, top_vector_cosine) from
+    // each matrix's top subspaceK right singular vectors. Those of the newest checkpoint are kept
+    // in the results file, so that a checkpoint added later costs only itself.
+    bool subspace = false;
+    int subspaceK = kDefaultSubspaceK;
     // Processes sharing this analysis (MPI ranks; null: this process alone). Each computes the
     // matrices AnalysisTeam::assignByCost hands it; only the leader's RunAnalysis is whole, and only
     // the leader saves the results file.

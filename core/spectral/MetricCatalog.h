@@ -31,6 +31,8 @@ enum class Metric {
     DeltaSpectralNorm,
     DeltaStableRank,
     DeltaEffectiveRank,
+    SubspaceOverlap,
+    TopVectorCosine,
 };
 
 struct MetricInfo {

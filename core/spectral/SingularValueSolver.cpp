@@ -42,7 +42,7 @@ Spectrum SingularValueSolver::compute(const Eigen::Ref<const Eigen::MatrixXd> &m
 Spectrum SingularValueSolver::compute(const MatrixBlockSource &matrix, const std::function<void()> &allRead) const
 {
     if (matrix.rows() == 0 || matrix.cols() == 0)
-        return {{}, QStringLiteral("matrix is empty (%1×%2)").arg(matrix.rows()).arg(matrix.cols())};
+        return {{}, QStringLiteral("matrix is empty (%1×%2)").arg(matrix.rows()).arg(matrix.cols()), {}};
     return m_method == SvdMethod::FastGram ? gramSpectrum(matrix, allRead) : exactSpectrum(matrix, allRead);
 }
 
@@ -80,21 +80,92 @@ Spectrum SingularValueSolver::gramSpectrum(const MatrixBlockSource &matrix, cons
         }
     }
     // From here on only the Gram matrix is needed: neither the block nor the tensor is held while
-    // the eigensolver runs (for a d = 4096 layer the longer half of the time).
-    if (allRead)
+    // the eigensolver runs (for a d = 4096 layer the longer half of the time). Right singular
+    // vectors from WWᵀ need W once more, after the eigensolver.
+    const int k = std::min(m_topVectors, order);
+    const bool readsAgain = k > 0 && !byRows;
+    if (allRead && !readsAgain)
         allRead();
     if (nonFinite > 0)
-        return {{}, nonFiniteError(nonFinite, rows * cols)};
+        return {{}, nonFiniteError(nonFinite, rows * cols), {}};
 
+    if (k > 0)
+        return gramSpectrumWithVectors(matrix, std::move(gram), k, allRead);
     Eigen::VectorXd eigenvalues(order);
     const bool twoStage = m_eigensolver == Eigensolver::TwoStage ||
                           (m_eigensolver == Eigensolver::BySize && order >= kTwoStageFromOrder && openblas_get_num_threads() == 1);
     const lapack_int info = twoStage ? LAPACKE_dsyev_2stage(LAPACK_COL_MAJOR, 'N', 'L', order, gram.data(), order, eigenvalues.data())
                                      : LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', order, gram.data(), order, eigenvalues.data());
     if (info != 0)
-        return {{}, QStringLiteral("eigenvalue solver did not converge (%1 info %2)").arg(twoStage ? "dsyev_2stage" : "dsyevd").arg(info)};
+        return {{}, QStringLiteral("eigenvalue solver did not converge (%1 info %2)").arg(twoStage ? "dsyev_2stage" : "dsyevd").arg(info), {}};
     Eigen::VectorXd sigma = eigenvalues.cwiseMax(0.0).cwiseSqrt();
-    return {sortedDescending(std::move(sigma)), {}};
+    return {sortedDescending(std::move(sigma)), {}, {}};
+}
+
+// Every eigenvalue of the Gram matrix and the eigenvectors of its k largest, from one tridiagonal
+// reduction. `gram` holds the lower triangle of WᵀW (cols ≤ rows: its eigenvectors are V) or of
+// WWᵀ (its eigenvectors are U, and V = WᵀUΣ⁻¹ is read from W a block at a time).
+Spectrum SingularValueSolver::gramSpectrumWithVectors(const MatrixBlockSource &matrix, std::vector<double> gram, int k,
+                                                      const std::function<void()> &allRead) const
+{
+    const qint64 rows = matrix.rows(), cols = matrix.cols();
+    const bool byRows = cols <= rows;
+    const int order = int(std::min(rows, cols));
+    auto finished = [&] {
+        if (allRead && !byRows)
+            allRead();
+    };
+    std::vector<double> diagonal(static_cast<size_t>(order)), offDiagonal(static_cast<size_t>(order), 0.0), tau(static_cast<size_t>(std::max(1, order - 1)));
+    lapack_int info = LAPACKE_dsytrd(LAPACK_COL_MAJOR, 'L', order, gram.data(), order, diagonal.data(), offDiagonal.data(), tau.data());
+    std::vector<double> eigenvalues = diagonal, offCopy = offDiagonal;
+    if (info == 0)
+        info = LAPACKE_dsterf(order, eigenvalues.data(), offCopy.data());
+    // The k largest eigenpairs of the tridiagonal matrix (ascending), then Q·z: Gram eigenvectors.
+    // dstemr uses all of its eigenvalue array (length order) as workspace, whatever k is.
+    lapack_int found = 0;
+    std::vector<double> topValues(static_cast<size_t>(order)), vectors(static_cast<size_t>(order) * static_cast<size_t>(k));
+    std::vector<lapack_int> support(static_cast<size_t>(2 * k));
+    lapack_logical tryRelativeAccuracy = 1;
+    if (info == 0)
+        info = LAPACKE_dstemr(LAPACK_COL_MAJOR, 'V', 'I', order, diagonal.data(), offDiagonal.data(), 0, 0, order - k + 1, order,
+                              &found, topValues.data(), vectors.data(), order, k, support.data(), &tryRelativeAccuracy);
+    if (info == 0 && found == k)
+        info = LAPACKE_dormtr(LAPACK_COL_MAJOR, 'L', 'L', 'N', order, k, gram.data(), order, tau.data(), vectors.data(), order);
+    if (info != 0 || found != k) {
+        finished();
+        return {{}, QStringLiteral("eigenvalue solver did not converge (dsytrd/dsterf/dstemr info %1)").arg(info), {}};
+    }
+    gram = {};
+    Spectrum spectrum;
+    Eigen::VectorXd sigma = Eigen::Map<const Eigen::VectorXd>(eigenvalues.data(), order).cwiseMax(0.0).cwiseSqrt();
+    spectrum.singularValues = sortedDescending(std::move(sigma));
+    // Largest first: dstemr returns them ascending.
+    Eigen::MatrixXd gramVectors = Eigen::Map<const Eigen::MatrixXd>(vectors.data(), order, k).rowwise().reverse();
+    if (byRows) {
+        spectrum.topRightVectors = gramVectors.cast<float>();
+        return spectrum;
+    }
+    // V = WᵀUΣ⁻¹, by column blocks C of W: the rows of V for C's columns are CᵀU. A zero σ has no
+    // right vector to give: its column is left zero.
+    Eigen::MatrixXd right(cols, k);
+    if (const double *whole = matrix.rowMajorData()) {
+        right.noalias() = Eigen::Map<const Eigen::MatrixXd>(whole, cols, rows) * gramVectors;
+    } else {
+        const qint64 lines = std::clamp<qint64>(m_gramBlockBytes / (qint64(sizeof(double)) * rows), 1, cols);
+        std::vector<double> block(size_t(lines * rows));
+        for (qint64 start = 0; start < cols; start += lines) {
+            const qint64 count = std::min(lines, cols - start);
+            matrix.widenBlock(0, rows, start, count, block.data()); // column-major count × rows: Cᵀ
+            right.middleRows(start, count).noalias() = Eigen::Map<const Eigen::MatrixXd>(block.data(), count, rows) * gramVectors;
+        }
+    }
+    finished();
+    for (int j = 0; j < k; ++j) {
+        const double s = spectrum.singularValues[j];
+        right.col(j) = s > 0 ? Eigen::VectorXd(right.col(j) / s) : Eigen::VectorXd::Zero(cols);
+    }
+    spectrum.topRightVectors = right.cast<float>();
+    return spectrum;
 }
 
 // The reference path may widen the whole matrix: BDCSVD needs it all.
@@ -109,11 +180,16 @@ Spectrum SingularValueSolver::exactSpectrum(const MatrixBlockSource &matrix, con
     if (allRead)
         allRead();
     if (const qint64 nonFinite = countNonFinite(transposed.data(), transposed.size()))
-        return {{}, nonFiniteError(nonFinite, transposed.size())};
-    Eigen::BDCSVD<Eigen::MatrixXd> svd(transposed); // singular values only: no U, V requested
+        return {{}, nonFiniteError(nonFinite, transposed.size()), {}};
+    // Wᵀ = U′ΣV′ᵀ makes U′ W's right singular vectors (descending, as Eigen sorts them).
+    const int k = int(std::min<qint64>(m_topVectors, std::min(rows, cols)));
+    Eigen::BDCSVD<Eigen::MatrixXd> svd(transposed, k > 0 ? Eigen::ComputeThinU : 0);
     if (svd.info() != Eigen::Success)
-        return {{}, QStringLiteral("SVD did not converge")};
-    return {sortedDescending(svd.singularValues()), {}};
+        return {{}, QStringLiteral("SVD did not converge"), {}};
+    Spectrum spectrum{sortedDescending(svd.singularValues()), {}, {}};
+    if (k > 0)
+        spectrum.topRightVectors = svd.matrixU().leftCols(k).cast<float>();
+    return spectrum;
 }
 
 void SingularValueSolver::setBlasThreads(int threads) { openblas_set_num_threads(std::max(1, threads)); }

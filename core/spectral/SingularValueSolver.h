@@ -2,7 +2,9 @@
 // Everything else RankScope shows is a cheap function of the spectrum this returns.
 #pragma once
 
+#include <algorithm>
 #include <functional>
+#include <vector>
 
 #include "spectral/MatrixBlockSource.h"
 
@@ -30,6 +32,9 @@ enum class Eigensolver {
 struct Spectrum {
     Eigen::VectorXd singularValues; // descending, length min(rows, cols); empty when error is set
     QString error;                  // why no spectrum could be computed (e.g. non-finite values)
+    // The right singular vectors of the k largest singular values (cols × k, unit columns, v₁
+    // first), when asked for with setTopVectors; float32 is what the subspace metrics keep.
+    Eigen::MatrixXf topRightVectors;
     bool ok() const { return error.isEmpty(); }
 };
 
@@ -62,14 +67,24 @@ public:
     static constexpr qint64 kGramBlockBytes = 32 << 20;
     // Smaller blocks, for tests that want many of them from a small matrix.
     void setGramBlockBytes(qint64 bytes) { m_gramBlockBytes = bytes; }
+    // Also return the top k right singular vectors (capped at min(rows, cols); 0: none). On the
+    // Gram path they cost little: the Gram matrix is reduced to tridiagonal form once (dsytrd),
+    // every eigenvalue comes from it (dsterf, as dsyevd's values-only path), and only the k
+    // eigenvectors wanted are computed (dstemr with IL/IU) and transformed back (dormtr). When the
+    // Gram matrix is WWᵀ its eigenvectors are W's left vectors U, and V = WᵀUΣ⁻¹ reads W once more:
+    // then `allRead` comes after that pass.
+    void setTopVectors(int k) { m_topVectors = std::max(0, k); }
 
 private:
     Spectrum gramSpectrum(const MatrixBlockSource &matrix, const std::function<void()> &allRead) const;
+    Spectrum gramSpectrumWithVectors(const MatrixBlockSource &matrix, std::vector<double> gram, int k,
+                                     const std::function<void()> &allRead) const;
     Spectrum exactSpectrum(const MatrixBlockSource &matrix, const std::function<void()> &allRead) const;
 
     SvdMethod m_method;
     Eigensolver m_eigensolver;
     qint64 m_gramBlockBytes = kGramBlockBytes;
+    int m_topVectors = 0;
 };
 
 const char *svdMethodName(SvdMethod method);

@@ -95,6 +95,7 @@ SpectralMetrics computeSpectralMetrics(const Eigen::Ref<const Eigen::VectorXd> &
     m.mpSoftrank = mp.ok ? mp.softRank : kNaN;
     m.randDistance = kNaN;
     clearDeltaMetrics(m);
+    clearSubspaceMetrics(m);
     return m;
 }
 
@@ -111,6 +112,24 @@ void setDeltaMetrics(SpectralMetrics &m, const Eigen::Ref<const Eigen::VectorXd>
 void clearDeltaMetrics(SpectralMetrics &m)
 {
     m.deltaRelFrobenius = m.deltaSpectralNorm = m.deltaStableRank = m.deltaEffectiveRank = kNaN;
+}
+
+void setSubspaceMetrics(SpectralMetrics &m, const Eigen::Ref<const Eigen::MatrixXf> &current, const Eigen::Ref<const Eigen::MatrixXf> &previous)
+{
+    const Eigen::Index k = std::min(current.cols(), previous.cols());
+    if (k == 0 || current.rows() != previous.rows() || current.rows() == 0) {
+        clearSubspaceMetrics(m);
+        return;
+    }
+    // In float64: the k × k products sum n terms each.
+    const Eigen::MatrixXd cross = current.leftCols(k).cast<double>().transpose() * previous.leftCols(k).cast<double>();
+    m.subspaceOverlap = cross.squaredNorm() / double(k);
+    m.topVectorCosine = std::abs(cross(0, 0));
+}
+
+void clearSubspaceMetrics(SpectralMetrics &m)
+{
+    m.subspaceOverlap = m.topVectorCosine = kNaN;
 }
 
 const QList<StoredMetric> &storedMetrics()
@@ -140,6 +159,8 @@ const QList<StoredMetric> &storedMetrics()
         {"delta_spectral_norm", &M::deltaSpectralNorm, true},
         {"delta_stable_rank", &M::deltaStableRank, true},
         {"delta_effective_rank", &M::deltaEffectiveRank, true},
+        {"subspace_overlap", &M::subspaceOverlap, true},
+        {"top_vector_cosine", &M::topVectorCosine, true},
     };
     return table;
 }

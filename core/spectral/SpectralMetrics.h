@@ -40,6 +40,10 @@ struct SpectralMetrics {
     double deltaSpectralNorm;   // σ₁(D)
     double deltaStableRank;     // stable_rank of D
     double deltaEffectiveRank;  // effective_rank of D
+    // Opt-in (--subspace): agreement of the top-k right singular vectors with the previous
+    // checkpoint's (setSubspaceMetrics).
+    double subspaceOverlap;     // ‖V_k(t)ᵀV_k(t_prev)‖²_F / k ∈ [0, 1]
+    double topVectorCosine;     // |v₁(t)·v₁(t_prev)|
 };
 
 // singularValues descending (as SingularValueSolver returns them); rows/cols of the matrix.
@@ -54,6 +58,13 @@ void setDeltaMetrics(SpectralMetrics &metrics, const Eigen::Ref<const Eigen::Vec
                      double referenceFrobenius);
 // No change computed (not asked for, or no reference to compare with): every delta metric NaN.
 void clearDeltaMetrics(SpectralMetrics &metrics);
+
+// The agreement of two sets of top right singular vectors (n × k each, unit columns, largest
+// first): subspace_overlap = ‖V_curᵀV_prev‖²_F / k and top_vector_cosine = |v₁·v₁′|, with k the
+// columns both have. NaN when either has none or they are of different lengths.
+void setSubspaceMetrics(SpectralMetrics &metrics, const Eigen::Ref<const Eigen::MatrixXf> &current,
+                        const Eigen::Ref<const Eigen::MatrixXf> &previous);
+void clearSubspaceMetrics(SpectralMetrics &metrics);
 
 // Recomputes only what depends on τ (compression, energy rank, parameter saving): changing τ
 // costs no power-law fit.

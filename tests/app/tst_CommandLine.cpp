@@ -175,8 +175,8 @@ private slots:
         QVERIFY(r.err.isEmpty());
         // WeightWatcher's columns, then the opt-in ones: rand_distance and the change (--delta) only on request.
         QVERIFY(lines[0].endsWith(",log_norm,log_spectral_norm,log_alpha_norm,num_spikes,mp_softrank,rand_distance,"
-                                  "delta_rel_frobenius,delta_spectral_norm,delta_stable_rank,delta_effective_rank"));
-        QVERIFY(lines[1].endsWith(",nan,nan,nan,nan,nan"));
+                                  "delta_rel_frobenius,delta_spectral_norm,delta_stable_rank,delta_effective_rank,subspace_overlap,top_vector_cosine"));
+        QVERIFY(lines[1].endsWith(",nan,nan,nan,nan,nan,nan,nan"));
     }
 
     // --delta [--reference STEP]: the change from the first (or that) checkpoint in the delta_* columns.
@@ -209,6 +209,44 @@ private slots:
         QCOMPARE(bad.exitCode, 1);
         QVERIFY(bad.err.contains("--reference takes a step"));
         QVERIFY(runRankscope({"analyze", "--help"}).out.contains("--delta"));
+    }
+
+    // --subspace [--subspace-k K]: the agreement with the previous checkpoint, NaN at the first.
+    void subspaceOnRequest()
+    {
+        QHash<QString, double> overlapAt16;
+        for (const QString &k : {QString(), QStringLiteral("4")}) {
+            QStringList arguments{"analyze", RANKSCOPE_DEMO_RUN, "--no-cache", "--csv", "-", "--quiet"};
+            arguments << (k.isEmpty() ? QStringList{"--subspace"} : QStringList{"--subspace-k", k});
+            const Run r = runRankscope(arguments);
+            QCOMPARE(r.exitCode, 0);
+            const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+            QCOMPARE(lines.size(), 145);
+            const QStringList header = lines[0].split(',');
+            const qsizetype overlap = header.indexOf(QStringLiteral("subspace_overlap")), cosine = header.indexOf(QStringLiteral("top_vector_cosine"));
+            QVERIFY(overlap > 0 && cosine > 0);
+            int differs = 0;
+            for (qsizetype i = 1; i < lines.size(); ++i) {
+                const QStringList cells = lines[i].split(',');
+                const double o = cells[overlap].toDouble(), c = cells[cosine].toDouble();
+                if (cells[0] == QLatin1String("0")) {
+                    QVERIFY2(cells[overlap] == QLatin1String("nan") && cells[cosine] == QLatin1String("nan"), qPrintable(lines[i]));
+                    continue;
+                }
+                QVERIFY2(o > 0 && o <= 1 && c >= 0 && c <= 1, qPrintable(lines[i]));
+                const QString key = cells[0] + cells[3];
+                if (k.isEmpty())
+                    overlapAt16.insert(key, o);
+                else
+                    differs += std::abs(overlapAt16.value(key) - o) > 1e-6;
+            }
+            if (!k.isEmpty())
+                QVERIFY2(differs > 100, qPrintable(QString::number(differs))); // another k is another subspace
+        }
+        const Run bad = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--subspace-k", "0"});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY(bad.err.contains("--subspace-k takes a whole number"));
+        QVERIFY(runRankscope({"analyze", "--help"}).out.contains("--subspace-k"));
     }
 
     void randDistanceOnRequest()

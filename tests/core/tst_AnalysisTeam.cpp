@@ -72,6 +72,7 @@ private slots:
         r.metrics.randDistance = std::numeric_limits<double>::quiet_NaN();
         r.deltaSingularValues = Eigen::Vector3d(0.5, 0.25, 0.125);
         setDeltaMetrics(r.metrics, r.deltaSingularValues, 2.0);
+        r.topVectors = Eigen::MatrixXf::Random(7, 3);
         share.results << r;
         share.issues << AnalysisIssue{QStringLiteral("/runs/a/step1200.safetensors"), QStringLiteral("lm_head.weight"), QStringLiteral("is empty"), false};
         share.matricesDone = 2;
@@ -96,6 +97,8 @@ private slots:
         QCOMPARE(b.cols, r.cols);
         QVERIFY(b.singularValues == r.singularValues);
         QVERIFY(b.deltaSingularValues == r.deltaSingularValues);
+        QCOMPARE(b.topVectors.rows(), 7);
+        QVERIFY(b.topVectors == r.topVectors);
         QCOMPARE(b.metrics.deltaStableRank, r.metrics.deltaStableRank);
         QCOMPARE(b.metrics.alpha, r.metrics.alpha);
         QCOMPARE(b.metrics.mpSoftrank, r.metrics.mpSoftrank);
@@ -116,14 +119,19 @@ private slots:
         QVERIFY(!CheckpointShare::fromBytes(bytes + "x"));
         QVERIFY(!CheckpointShare::fromBytes(QByteArray(200, '\xff')));
         // A value count far beyond the bytes: the count is the 8 bytes just before the values (the
-        // change's count, 0 here, and the metrics follow them).
+        // change's count, 0 here, the top vectors' rows and columns, 0 and 0, and the metrics
+        // follow them).
+        const qsizetype metricsAt = bytes.size() - qsizetype(sizeof(SpectralMetrics));
         QByteArray huge = bytes;
-        const qsizetype countAt = bytes.size() - 100 * 8 - qsizetype(sizeof(SpectralMetrics)) - 8 - 8;
-        huge[countAt] = '\x7f';
+        huge[metricsAt - 16 - 8 - 100 * 8 - 8] = '\x7f';
         QVERIFY(!CheckpointShare::fromBytes(huge));
         QByteArray hugeChange = bytes;
-        hugeChange[bytes.size() - qsizetype(sizeof(SpectralMetrics)) - 8] = '\x7f';
+        hugeChange[metricsAt - 16 - 8] = '\x7f';
         QVERIFY(!CheckpointShare::fromBytes(hugeChange));
+        QByteArray hugeVectors = bytes; // 2⁶²-odd rows of one column
+        hugeVectors[metricsAt - 16] = '\x3f';
+        hugeVectors[metricsAt - 1] = '\x01';
+        QVERIFY(!CheckpointShare::fromBytes(hugeVectors));
     }
 };
 

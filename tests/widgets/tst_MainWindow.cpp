@@ -266,7 +266,20 @@ private slots:
         }
         window.deltaAction()->setChecked(false);
         window.randDistanceAction()->setChecked(false);
+
+        // Analysis ▸ subspace agreement: --subspace, NaN at the first step only; remembered.
+        QVERIFY(!window.subspaceAction()->isChecked());
+        window.subspaceAction()->setChecked(true);
+        QVERIFY(finished.wait(60000));
+        const RunAnalysis withSubspace = finished.takeFirst().first().value<RunAnalysis>();
+        QCOMPARE(withSubspace.results.size(), 144);
+        for (const MatrixResult &r : withSubspace.results)
+            QVERIFY2(r.step == 0 ? std::isnan(r.metrics.subspaceOverlap)
+                                 : r.metrics.subspaceOverlap > 0 && r.metrics.subspaceOverlap <= 1 && r.metrics.topVectorCosine <= 1,
+                     qPrintable(r.tensor));
         window.close();
+        QVERIFY(QSettings().value("analysis/subspace").toBool());
+        window.subspaceAction()->setChecked(false);
         QSettings().clear();
     }
 

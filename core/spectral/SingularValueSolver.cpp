@@ -90,7 +90,7 @@ Spectrum SingularValueSolver::gramSpectrum(const MatrixBlockSource &matrix, cons
         return {{}, nonFiniteError(nonFinite, rows * cols), {}};
 
     if (k > 0)
-        return gramSpectrumWithVectors(matrix, std::move(gram), k, allRead);
+        return gramSpectrumWithVectors(readsAgain ? &matrix : nullptr, rows, cols, std::move(gram), k, allRead);
     Eigen::VectorXd eigenvalues(order);
     const bool twoStage = m_eigensolver == Eigensolver::TwoStage ||
                           (m_eigensolver == Eigensolver::BySize && order >= kTwoStageFromOrder && openblas_get_num_threads() == 1);
@@ -103,12 +103,12 @@ Spectrum SingularValueSolver::gramSpectrum(const MatrixBlockSource &matrix, cons
 }
 
 // Every eigenvalue of the Gram matrix and the eigenvectors of its k largest, from one tridiagonal
-// reduction. `gram` holds the lower triangle of WᵀW (cols ≤ rows: its eigenvectors are V) or of
-// WWᵀ (its eigenvectors are U, and V = WᵀUΣ⁻¹ is read from W a block at a time).
-Spectrum SingularValueSolver::gramSpectrumWithVectors(const MatrixBlockSource &matrix, std::vector<double> gram, int k,
-                                                      const std::function<void()> &allRead) const
+// reduction. `gram` holds the lower triangle of WᵀW (cols ≤ rows: its eigenvectors are V, and W
+// may be gone already: `matrix` is null) or of WWᵀ (its eigenvectors are U, and V = WᵀUΣ⁻¹ is read
+// from `matrix` a block at a time, and `allRead` called after).
+Spectrum SingularValueSolver::gramSpectrumWithVectors(const MatrixBlockSource *matrix, qint64 rows, qint64 cols, std::vector<double> gram,
+                                                      int k, const std::function<void()> &allRead) const
 {
-    const qint64 rows = matrix.rows(), cols = matrix.cols();
     const bool byRows = cols <= rows;
     const int order = int(std::min(rows, cols));
     auto finished = [&] {
@@ -148,14 +148,14 @@ Spectrum SingularValueSolver::gramSpectrumWithVectors(const MatrixBlockSource &m
     // V = WᵀUΣ⁻¹, by column blocks C of W: the rows of V for C's columns are CᵀU. A zero σ has no
     // right vector to give: its column is left zero.
     Eigen::MatrixXd right(cols, k);
-    if (const double *whole = matrix.rowMajorData()) {
+    if (const double *whole = matrix->rowMajorData()) {
         right.noalias() = Eigen::Map<const Eigen::MatrixXd>(whole, cols, rows) * gramVectors;
     } else {
         const qint64 lines = std::clamp<qint64>(m_gramBlockBytes / (qint64(sizeof(double)) * rows), 1, cols);
         std::vector<double> block(size_t(lines * rows));
         for (qint64 start = 0; start < cols; start += lines) {
             const qint64 count = std::min(lines, cols - start);
-            matrix.widenBlock(0, rows, start, count, block.data()); // column-major count × rows: Cᵀ
+            matrix->widenBlock(0, rows, start, count, block.data()); // column-major count × rows: Cᵀ
             right.middleRows(start, count).noalias() = Eigen::Map<const Eigen::MatrixXd>(block.data(), count, rows) * gramVectors;
         }
     }

@@ -77,7 +77,7 @@ public:
 
 private:
     Spectrum gramSpectrum(const MatrixBlockSource &matrix, const std::function<void()> &allRead) const;
-    Spectrum gramSpectrumWithVectors(const MatrixBlockSource &matrix, std::vector<double> gram, int k,
+    Spectrum gramSpectrumWithVectors(const MatrixBlockSource *matrix, qint64 rows, qint64 cols, std::vector<double> gram, int k,
                                      const std::function<void()> &allRead) const;
     Spectrum exactSpectrum(const MatrixBlockSource &matrix, const std::function<void()> &allRead) const;
 

@@ -129,17 +129,23 @@ private slots:
         solver.setTopVectors(5);
         if (smallBlocks)
             solver.setGramBlockBytes(8 * 7 * std::min(rows, cols)); // 7 lines a block: no whole-matrix shortcut
-        const DenseBlockSource whole(columnMajorTransposed);
-        // A source that only gives blocks (as a checkpoint's tensor does).
-        struct BlocksOnly : MatrixBlockSource {
-            const MatrixBlockSource &inner;
-            explicit BlocksOnly(const MatrixBlockSource &m) : inner(m) {}
+        // The source is freed when the solver says it has read it all (as the analysis frees a
+        // checkpoint's tensor): touching it after that fails here, and under ASan.
+        struct BlocksOnly : MatrixBlockSource { // only blocks, as a checkpoint's tensor gives them
+            DenseBlockSource inner;
+            bool blocksOnly;
+            BlocksOnly(const Eigen::MatrixXd &m, bool blocks) : inner(m), blocksOnly(blocks) {}
             qint64 rows() const override { return inner.rows(); }
             qint64 cols() const override { return inner.cols(); }
             void widenBlock(qint64 r, qint64 rc, qint64 c, qint64 cc, double *dst) const override { inner.widenBlock(r, rc, c, cc, dst); }
-        } blocks(whole);
+            const double *rowMajorData() const override { return blocksOnly ? nullptr : inner.rowMajorData(); }
+        };
+        auto source = std::make_unique<BlocksOnly>(columnMajorTransposed, smallBlocks);
         bool readAll = false;
-        const Spectrum s = solver.compute(smallBlocks ? static_cast<const MatrixBlockSource &>(blocks) : whole, [&] { readAll = true; });
+        const Spectrum s = solver.compute(*source, [&] {
+            readAll = true;
+            source.reset();
+        });
         QVERIFY(s.ok());
         QVERIFY(readAll);
         QCOMPARE(s.singularValues.size(), plain.singularValues.size());

@@ -34,7 +34,7 @@ public:
     void setSettleSeconds(double seconds) { m_settleSeconds = seconds; }
     bool isWatching() const { return m_watch != nullptr; }
     // The opt-in metrics of the runs opened from now on (AnalysisSettings): a folder whose cached
-    // results were made without them is analysed again whole.
+    // results were made without them gets only them computed (RunAnalyzer: missing opt-in metrics).
     void setRandDistance(bool on) { m_randDistance = on; }
     bool randDistance() const { return m_randDistance; }
     // --delta: the change of every matrix from the run's first checkpoint.

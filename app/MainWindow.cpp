@@ -290,7 +290,7 @@ void MainWindow::buildMenus()
                 m_controller->setDelta(on);
             else
                 m_controller->setSubspace(on);
-            // The open folder is analysed again with it (its cached results were made without).
+            // The open folder is opened again: its cached results get the metric computed, nothing else.
             if (on && QFileInfo(m_source).isDir())
                 openPath(m_source);
         });

@@ -15,11 +15,9 @@ QString AnalysisIssue::text() const
                             : QStringLiteral("%1: %2: %3").arg(file, printableText(tensor), printableText(message));
 }
 
-bool RunAnalysis::settingsCover(const QString &storedKey, const QString &wantedKey)
+std::optional<QStringList> RunAnalysis::missingOptIns(const QString &storedKey, const QString &wantedKey)
 {
-    if (storedKey == wantedKey)
-        return true;
-    // The items of a key, the opt-in ones apart: those may be more in what is stored.
+    // The items of a key, the opt-in ones apart: those may differ.
     auto split = [](const QString &key) {
         QStringList settings, optIn;
         for (const QString &item : key.split(QLatin1Char(';'))) {
@@ -32,11 +30,18 @@ bool RunAnalysis::settingsCover(const QString &storedKey, const QString &wantedK
     const auto [storedSettings, storedOptIn] = split(storedKey);
     const auto [wantedSettings, wantedOptIn] = split(wantedKey);
     if (storedSettings != wantedSettings)
-        return false;
+        return std::nullopt;
+    QStringList missing;
     for (const QString &item : wantedOptIn)
         if (!storedOptIn.contains(item))
-            return false;
-    return true;
+            missing << item;
+    return missing;
+}
+
+bool RunAnalysis::settingsCover(const QString &storedKey, const QString &wantedKey)
+{
+    const std::optional<QStringList> missing = missingOptIns(storedKey, wantedKey);
+    return missing && missing->isEmpty();
 }
 
 QStringList RunAnalysis::issueLines() const

@@ -8,6 +8,7 @@
 #include <QList>
 #include <QString>
 #include <QStringList>
+#include <optional>
 
 namespace rankscope {
 
@@ -75,9 +76,12 @@ struct RunAnalysis {
     // The checkpoint's identity on disk now: size and modification time of the files its weights
     // are read from (of record.path itself when none are given).
     static void identify(CheckpointRecord &record, const QStringList &files = {});
-    // Whether results stored under one settings key serve an analysis under another: the same key,
-    // or one that computed more opt-in metrics (items "rand_distance=1", "delta=first" or
-    // "delta=STEP", the reference, "subspace=K") and is the same otherwise. An opt-in metric turned on later is then analysed; turned off, nothing is.
+    // The opt-in items of wantedKey ("rand_distance=1", "delta=first" or "delta=STEP", the
+    // reference, "subspace=K") that results stored under storedKey lack; nullopt when the keys
+    // differ in anything else (solver, rules, schema), so that nothing stored serves. Stored
+    // results with fewer opt-in metrics serve for their spectra: only the missing ones are computed.
+    static std::optional<QStringList> missingOptIns(const QString &storedKey, const QString &wantedKey);
+    // Stored results serve whole: the same settings, and every opt-in metric wanted (or more).
     static bool settingsCover(const QString &storedKey, const QString &wantedKey);
     // One line per issue ("file: tensor: what is wrong"); the same tensor failing the same way in
     // several checkpoints (an untyped tensor of every checkpoint) is one line that says how many.

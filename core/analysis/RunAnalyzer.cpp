@@ -184,7 +184,17 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     QHash<QString, const CheckpointRecord *> known;
     QHash<QString, QList<MatrixResult>> knownResults;
     QHash<QString, QList<AnalysisIssue>> knownIssues;
-    if (previous && RunAnalysis::settingsCover(previous->settingsKey, run.settingsKey)) {
+    // Results made without some opt-in metric asked for now serve for all the rest: only the
+    // missing metrics are computed (m_missing).
+    const std::optional<QStringList> missing = previous ? RunAnalysis::missingOptIns(previous->settingsKey, run.settingsKey) : std::nullopt;
+    m_missing = {};
+    for (const QString &item : missing.value_or(QStringList())) {
+        m_missing.randDistance |= item.startsWith(QLatin1String("rand_distance="));
+        m_missing.delta |= item.startsWith(QLatin1String("delta="));
+        m_missing.subspace |= item.startsWith(QLatin1String("subspace="));
+    }
+    const bool servesWhole = missing && missing->isEmpty();
+    if (missing) {
         for (const CheckpointRecord &record : previous->checkpoints)
             known.insert(QFileInfo(record.path).absoluteFilePath(), &record);
         for (const MatrixResult &r : previous->results)
@@ -259,7 +269,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         progress.currentFile = file.path;
         QList<MatrixResult> results;
         const CheckpointRecord *cached = reusable[i];
-        if (cached && !subspace.recompute.value(i)) {
+        if (cached && servesWhole && !subspace.recompute.value(i)) {
             record = *cached;
             record.fromCache = true;
             results = knownResults.value(record.path);
@@ -268,7 +278,11 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
             progress.matricesDone += int(results.size());
         } else {
             const qsizetype issuesBefore = run.issues.size();
-            results = analyzeCheckpoint(file, record, run, progress, onProgress);
+            // Earlier results of it, with some opt-in metric missing or its vectors needed: only
+            // what is missing is computed (W's own spectrum again only for its vectors).
+            const bool ownSpectrum = m_settings.subspace && (m_missing.subspace || subspace.recompute.value(i));
+            const QList<MatrixResult> earlier = cached ? knownResults.value(record.path) : QList<MatrixResult>();
+            results = analyzeCheckpoint(file, record, run, progress, onProgress, cached ? &earlier : nullptr, ownSpectrum);
             if (cancelled())
                 break; // a checkpoint cut short is not recorded as analysed
             // Watching: a recent file of a known format that cannot be read at all is most likely
@@ -394,8 +408,13 @@ void RunAnalyzer::saveResults(const RunAnalysis &run, RunAnalysis &report)
 }
 
 QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, RunAnalysis &run,
-                                                   AnalysisProgress &progress, const ProgressCallback &onProgress)
+                                                   AnalysisProgress &progress, const ProgressCallback &onProgress,
+                                                   const QList<MatrixResult> *earlier, bool ownSpectrum)
 {
+    QHash<MatrixIdentity, const MatrixResult *> earlierOf;
+    if (earlier)
+        for (const MatrixResult &r : *earlier)
+            earlierOf.insert(r.identity(), &r);
     QList<AnalysisIssue> &issues = run.issues;
     const qsizetype ownIssuesFrom = issues.size();
     const RunAnalysis::Timings timingsBefore = run.timings;
@@ -562,9 +581,20 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                 base.dtype = tensor.dtype;
                 base.rows = source->rows();
                 base.cols = source->cols();
+                // What an earlier analysis of this checkpoint knows of the matrix: then only the
+                // opt-in metrics it lacks are computed.
+                const MatrixResult *before = earlierOf.value(part.id);
+                if (before && (before->rows != partRows || before->cols != partCols || before->singularValues.size() == 0))
+                    before = nullptr;
+                std::optional<MatrixResult> known;
+                if (before)
+                    known = *before;
+                const bool own = !known || ownSpectrum;
+                const bool withChange = m_reference && (!known || m_missing.delta);
+                const bool withShuffle = withRandDistance && (!known || m_missing.randDistance);
                 // --delta: the namesake in the reference checkpoint, read here as this tensor was.
                 std::shared_ptr<MatrixPartSource> referenceSource;
-                if (m_reference) {
+                if (withChange) {
                     readClock.restart();
                     QString problem;
                     referenceSource = m_reference->partFor(part.id, &problem);
@@ -573,10 +603,12 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                         referenceSource.reset();
                     }
                     run.timings.readSeconds += readClock.nsecsElapsed() * 1e-9;
-                    const QString note = QStringLiteral("--delta: %1 (%2×%3) %4 (step %5): its delta metrics are NaN")
-                                             .arg(part.id.text()).arg(partRows).arg(partCols).arg(problem).arg(m_reference->step());
-                    if (!problem.isEmpty() && !run.notes.contains(note))
-                        run.notes << note;
+                    if (!problem.isEmpty()) {
+                        const QString note = QStringLiteral("--delta: %1 (%2×%3) %4 (step %5): its delta metrics are NaN")
+                                                 .arg(part.id.text()).arg(partRows).arg(partCols).arg(problem).arg(m_reference->step());
+                        if (!run.notes.contains(note))
+                            run.notes << note;
+                    }
                 }
                 {
                     QMutexLocker lock(&mutex);
@@ -584,7 +616,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                 }
                 // The solve holds what it shares with this thread, never this stack frame: a
                 // cancelled analysis returns without waiting for it.
-                pool->start([solves, solver, ownSolver, energy, withRandDistance, source, referenceSource, base, cost]() mutable {
+                pool->start([solves, solver, ownSolver, energy, own, withChange, withShuffle, known, source, referenceSource, base, cost]() mutable {
                     QElapsedTimer clock;
                     clock.start();
                     Spectrum spectrum;
@@ -592,8 +624,8 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                     // The solver's Gram matrix and block can still fail to be allocated: that matrix
                     // fails, not the run.
                     try {
-                        const bool keepMatrix = withRandDistance || referenceSource;
-                        {
+                        const bool keepMatrix = withShuffle || referenceSource;
+                        if (own) {
                             const BlasThreadBudget::Claim claim(solves->blasThreads);
                             // The tensor is let go once read: while the eigensolver runs, the
                             // worker holds only its Gram matrix (rand_distance and --delta still need it).
@@ -601,6 +633,8 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                                 if (!keepMatrix)
                                     source.reset();
                             });
+                        } else {
+                            spectrum.singularValues = known->singularValues;
                         }
                         // The change and the shuffle need the entries: only then is the matrix widened whole.
                         RowMajorMatrix widened;
@@ -621,7 +655,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                         referenceSource.reset();
                         // rand_distance shuffles the entries in place: last.
                         double shuffledDistance = std::numeric_limits<double>::quiet_NaN();
-                        if (withRandDistance && spectrum.ok())
+                        if (withShuffle && spectrum.ok())
                             shuffledDistance = randDistance(Eigen::Map<Eigen::MatrixXd>(widened.data(), widened.cols(), widened.rows()),
                                                             spectrum.singularValues, solver);
                         widened = {};
@@ -629,12 +663,34 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                         clock.restart();
                         if (spectrum.ok()) {
                             base.singularValues = spectrum.singularValues;
-                            base.topVectors = std::move(spectrum.topRightVectors);
-                            base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
-                            base.metrics.randDistance = shuffledDistance;
-                            if (compared && change.ok()) {
-                                base.deltaSingularValues = change.singularValues;
-                                setDeltaMetrics(base.metrics, change.singularValues, referenceNorm);
+                            base.topVectors = own ? std::move(spectrum.topRightVectors) : known->topVectors;
+                            if (own) {
+                                base.metrics = computeSpectralMetrics(base.singularValues, base.rows, base.cols, energy);
+                            } else {
+                                base.metrics = known->metrics;
+                                applyEnergy(base.metrics, base.singularValues, base.rows, base.cols, energy);
+                            }
+                            // What the earlier analysis computed and this one does not is kept.
+                            if (known) {
+                                if (!withShuffle)
+                                    base.metrics.randDistance = known->metrics.randDistance;
+                                if (!withChange) {
+                                    base.deltaSingularValues = known->deltaSingularValues;
+                                    base.metrics.deltaRelFrobenius = known->metrics.deltaRelFrobenius;
+                                    base.metrics.deltaSpectralNorm = known->metrics.deltaSpectralNorm;
+                                    base.metrics.deltaStableRank = known->metrics.deltaStableRank;
+                                    base.metrics.deltaEffectiveRank = known->metrics.deltaEffectiveRank;
+                                }
+                            }
+                            if (withShuffle)
+                                base.metrics.randDistance = shuffledDistance;
+                            if (withChange) {
+                                base.deltaSingularValues = {};
+                                clearDeltaMetrics(base.metrics);
+                                if (compared && change.ok()) {
+                                    base.deltaSingularValues = change.singularValues;
+                                    setDeltaMetrics(base.metrics, change.singularValues, referenceNorm);
+                                }
                             }
                         }
                         metricsSeconds = clock.nsecsElapsed() * 1e-9;

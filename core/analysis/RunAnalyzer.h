@@ -86,8 +86,13 @@ public:
     void shareCancelFlag(std::shared_ptr<std::atomic<bool>> flag) { m_cancelled = std::move(flag); }
 
 private:
+    // `earlier`: this checkpoint's results from an analysis without some opt-in metric asked for
+    // now (m_missing): a matrix found there keeps its spectrum and metrics, and only the missing
+    // metrics are computed; its own spectrum is computed again only when ownSpectrum (for the
+    // top vectors of --subspace).
     QList<MatrixResult> analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, RunAnalysis &run,
-                                          AnalysisProgress &progress, const ProgressCallback &onProgress);
+                                          AnalysisProgress &progress, const ProgressCallback &onProgress,
+                                          const QList<MatrixResult> *earlier = nullptr, bool ownSpectrum = true);
     // In a team, after this member's part of a checkpoint: the leader adds every other member's
     // share to results, run and progress; another member sends its own (its issues from ownIssuesFrom).
     void gatherShares(QList<MatrixResult> &results, RunAnalysis &run, qsizetype ownIssuesFrom, int ownDone,
@@ -110,6 +115,10 @@ private:
     double m_doneSeconds = 0;
     double m_modelPace = 1; // core-seconds per wall second the model expects for the open checkpoint
     int m_checkpointsComputed = 0;
+    // The opt-in metrics the earlier results of this analysis lack (analyzeFolder's `previous`).
+    struct OptIns {
+        bool randDistance = false, delta = false, subspace = false;
+    } m_missing;
     DeltaReference *m_reference = nullptr; // --delta: the checkpoint compared with, during analyzeFolder
     QList<double> m_teamLoad; // in a team: each member's work so far (AnalysisTeam::assignByCost)
 };

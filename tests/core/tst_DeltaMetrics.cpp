@@ -13,6 +13,7 @@
 
 #include <Eigen/Dense>
 #include <QDir>
+#include <hdf5.h>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
@@ -228,6 +229,67 @@ private slots:
         QVERIFY(RunAnalysis::settingsCover(loaded->settingsKey + QStringLiteral(";rand_distance=1"), loaded->settingsKey));
         QVERIFY(!RunAnalysis::settingsCover(RunAnalyzer(plain).settingsKey(), loaded->settingsKey));
         QCOMPARE(first.results.size(), again.results.size());
+    }
+
+    // An opt-in metric turned on later is the only thing computed: the stored spectra and metrics
+    // serve (a marker planted in the stored α survives), and opt-in metrics stored earlier are kept.
+    void turningOptInsOnComputesOnlyWhatIsMissing()
+    {
+        QTemporaryDir dir, out;
+        std::mt19937_64 rng(13);
+        writeRun(dir.path(), {{0, randomLayer(rng)}, {100, randomLayer(rng)}});
+        AnalysisSettings settings;
+        settings.resultsPath = out.filePath("run.h5");
+        RunAnalyzer(settings).analyzeFolder(dir.path());
+        {
+            const hid_t file = H5Fopen(settings.resultsPath.toUtf8().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
+            const hid_t data = H5Dopen2(file, "matrices/alpha", H5P_DEFAULT);
+            QVERIFY(file >= 0 && data >= 0);
+            const std::vector<double> marker(12, 123.0);
+            QVERIFY(H5Dwrite(data, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, marker.data()) >= 0);
+            H5Dclose(data);
+            H5Fclose(file);
+        }
+        auto analyse = [&] {
+            QString error;
+            const std::optional<RunAnalysis> previous = ResultsFile::load(settings.resultsPath, &error);
+            if (!previous)
+                qFatal("%s", qPrintable(error));
+            return RunAnalyzer(settings).analyzeFolder(dir.path(), {}, &*previous);
+        };
+        settings.delta = true;
+        const RunAnalysis withDelta = analyse();
+        QVERIFY(withDelta.issues.isEmpty());
+        QCOMPARE(withDelta.results.size(), 12);
+        for (const MatrixResult &r : withDelta.results) {
+            QCOMPARE(r.metrics.alpha, 123.0); // W's own analysis was not done again
+            QVERIFY(r.step == 0 ? r.metrics.deltaSpectralNorm == 0 : r.metrics.deltaSpectralNorm > 0);
+            QCOMPARE(r.deltaSingularValues.size(), std::min(r.rows, r.cols));
+            QVERIFY(std::isnan(r.metrics.randDistance));
+        }
+        settings.randDistance = true;
+        const RunAnalysis withBoth = analyse();
+        for (qsizetype i = 0; i < withBoth.results.size(); ++i) {
+            const MatrixResult &r = withBoth.results[i];
+            QCOMPARE(r.metrics.alpha, 123.0);
+            QVERIFY(std::isfinite(r.metrics.randDistance));
+            QCOMPARE(r.metrics.deltaSpectralNorm, withDelta.results[i].metrics.deltaSpectralNorm); // kept, not computed again
+            QVERIFY(r.deltaSingularValues == withDelta.results[i].deltaSingularValues);
+        }
+        // --subspace needs W's own vectors: its decomposition is done again (α is real again), and
+        // the opt-in metrics stored are kept.
+        settings.subspace = true;
+        const RunAnalysis withAll = analyse();
+        for (qsizetype i = 0; i < withAll.results.size(); ++i) {
+            const MatrixResult &r = withAll.results[i];
+            QVERIFY(r.metrics.alpha != 123.0);
+            QCOMPARE(r.metrics.randDistance, withBoth.results[i].metrics.randDistance);
+            QCOMPARE(r.metrics.deltaSpectralNorm, withDelta.results[i].metrics.deltaSpectralNorm);
+            QVERIFY(r.step == 0 ? std::isnan(r.metrics.subspaceOverlap) : r.metrics.subspaceOverlap > 0);
+        }
+        // Everything there now: nothing is read.
+        const RunAnalysis again = analyse();
+        QVERIFY(std::all_of(again.checkpoints.begin(), again.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }));
     }
 
     // The demo run (nanoGPT, fused c_attn [3C, C]): every matrix's change from step 0, against

@@ -274,6 +274,7 @@ private slots:
             QCOMPARE(r.metrics.alpha, 123.0);
             QVERIFY(std::isfinite(r.metrics.randDistance));
             QCOMPARE(r.metrics.deltaSpectralNorm, withDelta.results[i].metrics.deltaSpectralNorm); // kept, not computed again
+            QCOMPARE(r.deltaSingularValues.size(), withDelta.results[i].deltaSingularValues.size());
             QVERIFY(r.deltaSingularValues == withDelta.results[i].deltaSingularValues);
         }
         // --subspace needs W's own vectors: its decomposition is done again (α is real again), and
@@ -285,6 +286,7 @@ private slots:
             QVERIFY(r.metrics.alpha != 123.0);
             QCOMPARE(r.metrics.randDistance, withBoth.results[i].metrics.randDistance);
             QCOMPARE(r.metrics.deltaSpectralNorm, withDelta.results[i].metrics.deltaSpectralNorm);
+            QCOMPARE(r.deltaSingularValues.size(), withDelta.results[i].deltaSingularValues.size());
             QVERIFY(r.step == 0 ? std::isnan(r.metrics.subspaceOverlap) : r.metrics.subspaceOverlap > 0);
         }
         // Everything there now: nothing is read.

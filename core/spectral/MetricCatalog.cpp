@@ -38,8 +38,8 @@ const QList<MetricInfo> &allMetrics()
         describe(Metric::DeltaSpectralNorm, &M::deltaSpectralNorm, "Change: spectral norm of W \u2212 W\u2080", false),
         describe(Metric::DeltaStableRank, &M::deltaStableRank, "Change: stable rank of W \u2212 W\u2080", false),
         describe(Metric::DeltaEffectiveRank, &M::deltaEffectiveRank, "Change: effective rank of W \u2212 W\u2080", false),
-        describe(Metric::SubspaceOverlap, &M::subspaceOverlap, "Top-k subspace overlap with previous step", false),
-        describe(Metric::TopVectorCosine, &M::topVectorCosine, "Top vector |cos| with previous step", false),
+        describe(Metric::SubspaceOverlap, &M::subspaceOverlap, "Subspace overlap (top k)", false),
+        describe(Metric::TopVectorCosine, &M::topVectorCosine, "Top vector |cos|", false),
     };
     return list;
 }

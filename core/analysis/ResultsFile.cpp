@@ -73,6 +73,16 @@ bool writeCompressedFloats(hid_t group, const char *name, const std::vector<floa
     return data.ok() && (n == 0 || H5Dwrite(data, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
 }
 
+// Whether `count` runs of `width` values from `offset` lie inside a flat dataset of `size` values
+// (a matrix's spectrum: width 1; its top vectors: width cols). Divided, never multiplied: a
+// hostile count × width could wrap to a small number.
+bool spanFits(long long offset, long long count, long long width, size_t size)
+{
+    if (offset < 0 || count < 0 || width < 0 || quint64(offset) > size)
+        return false;
+    return width == 0 || quint64(count) <= (size - quint64(offset)) / quint64(width);
+}
+
 // The first dataset of a results file found unusable and why: what the user is told it is damaged by.
 struct TableProblems {
     QString first;
@@ -420,8 +430,7 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     for (qint64 i = 0; i < m; ++i) {
         const auto type = matrixTypeFromCsvName((*types)[i]);
         const long long offset = (*offsets)[size_t(i)], length = (*lengths)[size_t(i)];
-        if (!type || offset < 0 || length < 0 || quint64(offset) > spectra->size() || quint64(length) > spectra->size() - quint64(offset) ||
-            (*rows)[size_t(i)] < 0 || (*cols)[size_t(i)] < 0)
+        if (!type || !spanFits(offset, length, 1, spectra->size()) || (*rows)[size_t(i)] < 0 || (*cols)[size_t(i)] < 0)
             return damaged(QStringLiteral("matrix %1 is inconsistent").arg(i));
         MatrixResult r;
         r.type = *type;
@@ -438,15 +447,13 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         r.singularValues = Eigen::Map<const Eigen::VectorXd>(spectra->data() + offset, Eigen::Index(length));
         if (hasDelta) {
             const long long deltaOffset = (*deltaOffsets)[size_t(i)], deltaLength = (*deltaLengths)[size_t(i)];
-            if (deltaOffset < 0 || deltaLength < 0 || quint64(deltaOffset) > deltaSpectra->size() ||
-                quint64(deltaLength) > deltaSpectra->size() - quint64(deltaOffset))
+            if (!spanFits(deltaOffset, deltaLength, 1, deltaSpectra->size()))
                 return damaged(QStringLiteral("matrix %1's change from the reference is inconsistent").arg(i));
             r.deltaSingularValues = Eigen::Map<const Eigen::VectorXd>(deltaSpectra->data() + deltaOffset, Eigen::Index(deltaLength));
         }
         if (hasVectors) {
             const long long vectorOffset = (*vectorOffsets)[size_t(i)], k = (*vectorCounts)[size_t(i)];
-            if (vectorOffset < 0 || k < 0 || k > std::min(r.rows, r.cols) || quint64(vectorOffset) > vectors->size() ||
-                quint64(k) * quint64(r.cols) > vectors->size() - quint64(vectorOffset))
+            if (k > std::min(r.rows, r.cols) || !spanFits(vectorOffset, k, r.cols, vectors->size()))
                 return damaged(QStringLiteral("matrix %1's singular vectors are inconsistent").arg(i));
             r.topVectors = Eigen::Map<const Eigen::MatrixXf>(vectors->data() + vectorOffset, Eigen::Index(r.cols), Eigen::Index(k));
         }

@@ -365,6 +365,21 @@ private slots:
             QVERIFY(!ResultsFile::load(settings.resultsPath, &error));
             QVERIFY2(error.contains("singular vectors are inconsistent"), qPrintable(error));
         }
+        // 2³¹ vectors of 2³³ entries: k × cols wraps a 64-bit count to 0, which must not pass.
+        {
+            const hid_t file = H5Fopen(settings.resultsPath.toUtf8().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
+            QVERIFY(file >= 0);
+            for (const auto &[name, value] : {std::pair{"matrices/rows", 1LL << 33}, std::pair{"matrices/cols", 1LL << 33},
+                                              std::pair{"matrices/top_vectors_count", 1LL << 31}, std::pair{"matrices/top_vectors_offset", 0LL}}) {
+                const hid_t data = H5Dopen2(file, name, H5P_DEFAULT);
+                const std::vector<long long> values(12, value);
+                QVERIFY(data >= 0 && H5Dwrite(data, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+                H5Dclose(data);
+            }
+            H5Fclose(file);
+        }
+        QVERIFY(!ResultsFile::load(settings.resultsPath, &error));
+        QVERIFY2(error.contains("singular vectors are inconsistent"), qPrintable(error));
     }
 };
 

@@ -120,7 +120,9 @@ void RunReading::classify(ClassifiedFile file)
     const QString suffix = QFileInfo(file.path).suffix().toLower();
     if (file.role == FileRole::Other && (suffix == QLatin1String("h5") || suffix == QLatin1String("hdf5")) && ResultsFile::isResultsFile(file.path))
         file = {file.path, FileRole::ResultsFile, QStringLiteral("a RankScope results file")};
-    if (mightBeTakenForACheckpoint(file))
+    if (file.problem)
+        m_listing.skipped.append({file.path, file.reason, false, true});
+    else if (mightBeTakenForACheckpoint(file))
         m_listing.skipped.append({file.path, QStringLiteral("%1: %2").arg(fileRoleName(file.role), file.reason)});
     m_listing.files.append(file);
 }
@@ -247,6 +249,10 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
     }
     m_visited.insert(canonical);
     const FolderWeights weights = FolderWeights::read(folder);
+    if (!weights.listingError.isEmpty()) {
+        classify({folder, FileRole::Folder, weights.listingError, true});
+        return;
+    }
     if (!weights.groups.isEmpty()) {
         const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value();
         const bool weightsNamedByStep = std::any_of(weights.groups.begin(), weights.groups.end(),
@@ -281,6 +287,8 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
 
 CheckpointListing RunReading::read(const FolderWeights &top)
 {
+    if (!top.listingError.isEmpty())
+        classify({m_root.absolutePath(), FileRole::Folder, top.listingError, true});
     for (const ClassifiedFile &file : top.files)
         classify(file);
 

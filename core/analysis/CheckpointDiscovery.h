@@ -42,6 +42,7 @@ struct SkippedFile {
     QString path;
     QString reason;
     bool duplicate = false; // a checkpoint whose step another checkpoint keeps
+    bool problem = false;   // looks like (part of) a checkpoint and cannot be read: an error of the run
 };
 
 struct CheckpointListing {

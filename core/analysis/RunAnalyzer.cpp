@@ -141,6 +141,11 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     const CheckpointListing listing = CheckpointDiscovery::scan(folder);
     run.sidecars = listing.skipped;
     run.runs = listing.runs;
+    // What looks like a checkpoint and cannot be read at all (a FIFO named like weights, a folder
+    // without permission, an index whose shards are missing) is an error, not a quiet omission.
+    for (const SkippedFile &skipped : listing.skipped)
+        if (skipped.problem)
+            run.issues.append({skipped.path, {}, skipped.reason, true});
 
     // Watching: a checkpoint modified less than the settle time ago may still be being written; it
     // is left for a later pass before anything reads it.

@@ -27,6 +27,7 @@ void probeNpy(const QString &path, FileContent &content)
     const auto head = readRegularFileHead(path, NpyFormat::kMaxHeaderBytes + 16, &error);
     const std::optional<NpyHeader> header = head ? NpyFormat::parseHeader(*head, &error) : std::nullopt;
     if (!header) {
+        content.unreadable = true;
         content.detail = QStringLiteral("a .npy array that cannot be read: %1").arg(error);
         return;
     }

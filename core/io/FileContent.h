@@ -26,6 +26,7 @@ struct FileContent {
     int matrices = 0;
     int arrayRank = 0;               // NpyArray: its dimensions (0 when it cannot be read)
     bool namedMatrix = false;        // NpyArray: a matrix whose file name reads as a tensor name
+    bool unreadable = false;         // NpyArray: its header cannot be read or is refused (an object array)
     std::optional<qint64> stepInFile; // Weights: the step recorded inside (iter_num, global_step, an HDF5 attribute)
 
     static FileContent probe(const QString &path);

@@ -1,7 +1,9 @@
 #include "io/FolderWeights.h"
 
 #include "io/FileContent.h"
+#include "io/PrintableText.h"
 #include "io/RegularFile.h"
+#include "io/ShardedCheckpointReader.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -22,8 +24,9 @@ const QRegularExpression &shardNamePattern()
 }
 
 // A shard index: the group of the index and the shards it names that are here, or why it is not one.
-std::optional<WeightsGroup> readShardIndex(const QDir &dir, const QFileInfo &index, QString *why)
+std::optional<WeightsGroup> readShardIndex(const QDir &dir, const QFileInfo &index, QString *why, bool *problem)
 {
+    *problem = true; // an index that cannot be used loses the checkpoint it indexes
     QString error;
     const std::optional<QJsonObject> json = readSmallJsonObject(index.filePath(), kMaxShardIndexBytes, &error);
     if (!json) {
@@ -36,14 +39,18 @@ std::optional<WeightsGroup> readShardIndex(const QDir &dir, const QFileInfo &ind
         if (const QString shard = it.value().toString(); !named.contains(shard))
             named << shard;
     if (named.isEmpty()) {
+        *problem = false; // nothing says it indexes a checkpoint
         *why = QStringLiteral("a JSON file named like a shard index, without a weight_map");
         return std::nullopt;
     }
     named.sort();
     QStringList present, missing;
     for (const QString &shard : named) {
-        const bool usable = !shard.isEmpty() && !shard.contains(QLatin1String("..")) && !QDir::isAbsolutePath(shard);
-        (usable && QFileInfo::exists(dir.filePath(shard)) ? present : missing) << shard;
+        if (const QString reason = ShardedCheckpointReader::unusableShardReason(dir, shard); !reason.isEmpty()) {
+            *why = QStringLiteral("a shard index that names '%1' as a shard, which is %2").arg(printableText(shard.left(200)), reason);
+            return std::nullopt;
+        }
+        (QFileInfo::exists(dir.filePath(shard)) ? present : missing) << shard;
     }
     if (present.isEmpty()) {
         *why = QStringLiteral("a shard index whose %1 shard(s) are not here (%2): nothing to read")
@@ -60,6 +67,21 @@ std::optional<WeightsGroup> readShardIndex(const QDir &dir, const QFileInfo &ind
         group.error = missing.size() == 1 ? QStringLiteral("shard %1 named by the index is missing").arg(missing.first())
                                           : QStringLiteral("shards %1 named by the index are missing").arg(missing.join(QLatin1String(", ")));
     return group;
+}
+
+// A name that says weights: a weights suffix (.pt, .safetensors, …), an .npy array, a shard index,
+// or a name carrying a step or a tensor's name (ckpt_001000.npy, transformer.h.0.mlp.c_fc.weight.npy).
+bool namedLikeWeights(const QString &fileName)
+{
+    const QFileInfo info(fileName);
+    const QString suffix = info.suffix().toLower();
+    if (weightFileSuffixes().contains(suffix) || fileName.endsWith(QLatin1String(".index.json")))
+        return true;
+    if (suffix != QLatin1String("npy"))
+        return false;
+    static const QRegularExpression checkpointWords(QStringLiteral(R"(\d|ckpt|checkpoint|model|weight|state|param)"),
+                                                    QRegularExpression::CaseInsensitiveOption);
+    return looksLikeTensorName(info.completeBaseName()) || checkpointWords.match(info.completeBaseName()).hasMatch();
 }
 
 } // namespace
@@ -100,9 +122,13 @@ FolderWeights FolderWeights::read(const QString &folder)
     QList<QFileInfo> indexes;
     QList<QPair<QFileInfo, FileContent>> weights;
     QList<QPair<QFileInfo, FileContent>> arrays;
-    auto classify = [&](const QFileInfo &file, FileRole role, const QString &reason) {
-        result.files.append({file.filePath(), role, reason});
+    auto classify = [&](const QFileInfo &file, FileRole role, const QString &reason, bool problem = false) {
+        result.files.append({file.filePath(), role, reason, problem});
     };
+    if (const QString error = unlistableFolderReason(folder); !error.isEmpty()) {
+        result.listingError = error;
+        return result;
+    }
     for (const QFileInfo &entry : entries) {
         const QString name = entry.fileName();
         if (entry.isDir()) {
@@ -110,7 +136,7 @@ FolderWeights FolderWeights::read(const QString &folder)
             continue;
         }
         if (const QString irregular = notRegularFileReason(entry.filePath()); !irregular.isEmpty()) {
-            classify(entry, FileRole::NotRegular, irregular + QStringLiteral(": not read"));
+            classify(entry, FileRole::NotRegular, irregular + QStringLiteral(": not read"), namedLikeWeights(name));
             continue;
         }
         if (name.startsWith(QLatin1Char('.'))) {
@@ -135,7 +161,7 @@ FolderWeights FolderWeights::read(const QString &folder)
             arrays.append({entry, content});
             break;
         case FileContent::Kind::NotRegular:
-            classify(entry, FileRole::NotRegular, content.detail);
+            classify(entry, FileRole::NotRegular, content.detail, namedLikeWeights(name));
             break;
         case FileContent::Kind::NoMatrices:
         case FileContent::Kind::NotAFormat:
@@ -148,9 +174,10 @@ FolderWeights FolderWeights::read(const QString &folder)
     QSet<QString> inShardSet;
     for (const QFileInfo &index : indexes) {
         QString why;
-        std::optional<WeightsGroup> group = readShardIndex(dir, index, &why);
+        bool problem = false;
+        std::optional<WeightsGroup> group = readShardIndex(dir, index, &why, &problem);
         if (!group) {
-            classify(index, FileRole::Other, why);
+            classify(index, FileRole::Other, why, problem);
             continue;
         }
         classify(index, FileRole::ShardIndex, group->error.isEmpty() ? QStringLiteral("index of %1 shard(s), all here").arg(group->files.size() - 1) : group->error);
@@ -210,7 +237,7 @@ FolderWeights FolderWeights::read(const QString &folder)
             arrayGroup.files << file.filePath();
             classify(file, FileRole::WeightArray, content.namedMatrix ? content.detail : content.detail + QStringLiteral("; read with the named matrices beside it"));
         } else {
-            classify(file, FileRole::Other, content.detail);
+            classify(file, FileRole::Other, content.detail, content.unreadable && namedLikeWeights(file.fileName()));
         }
     }
     if (!arrayGroup.files.isEmpty())
@@ -239,8 +266,8 @@ const WeightsGroup *FolderWeights::checkpoint(QString *error) const
         QStringList why;
         for (const ClassifiedFile &file : files) {
             const QString suffix = QFileInfo(file.path).suffix().toLower();
-            if ((file.role == FileRole::Other || file.role == FileRole::NotRegular) &&
-                (weightFileSuffixes().contains(suffix) || suffix == QLatin1String("npy")))
+            if (file.problem || ((file.role == FileRole::Other || file.role == FileRole::NotRegular) &&
+                                 (weightFileSuffixes().contains(suffix) || suffix == QLatin1String("npy"))))
                 why << QStringLiteral("%1: %2").arg(QFileInfo(file.path).fileName(), file.reason);
         }
         *error = QStringLiteral("folder holds no model weights") + (why.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(why.join(QLatin1String("; "))));

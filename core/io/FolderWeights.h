@@ -36,6 +36,10 @@ struct ClassifiedFile {
     QString path;
     FileRole role = FileRole::Other;
     QString reason;
+    // It looks like a checkpoint or part of one and cannot be read (a FIFO or broken link named like
+    // weights, a folder without permission, an object .npy named like a tensor, a shard index whose
+    // shards are missing): not just left out but a problem of the run, said as an error.
+    bool problem = false;
 };
 
 // The weights of one checkpoint, as they lie in one folder.
@@ -61,6 +65,7 @@ public:
     QList<WeightsGroup> groups;   // each one checkpoint's weights, by name
     QList<ClassifiedFile> files;  // every file of the folder, with its role and why
     QStringList subfolders;       // paths, by name (links to folders included)
+    QString listingError;         // why the folder itself cannot be listed ("Permission denied"); empty when it can
 };
 
 // The shards' common prefix of a name such as model-00001-of-00004.safetensors ("model"), or

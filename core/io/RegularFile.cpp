@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -82,6 +83,15 @@ QString notRegularFileReason(const QString &path)
         return {};
     return isLink ? QStringLiteral("a link to %1, %2").arg(QFileInfo(path).symLinkTarget(), describeFileType(target.st_mode))
                   : describeFileType(target.st_mode);
+}
+
+QString unlistableFolderReason(const QString &folder)
+{
+    DIR *dir = ::opendir(QFile::encodeName(folder).constData());
+    if (!dir)
+        return QStringLiteral("a folder that cannot be read (%1): not searched").arg(errnoText());
+    ::closedir(dir);
+    return {};
 }
 
 std::optional<QByteArray> readSmallRegularFile(const QString &path, qint64 maxBytes, QString *error)

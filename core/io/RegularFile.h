@@ -21,6 +21,10 @@ constexpr qint64 kMaxShardIndexBytes = qint64(64) << 20;
 // pipe)", "a link to /dev/zero, a character device", "a broken link", … Never opens the path.
 QString notRegularFileReason(const QString &path);
 
+// Empty when the folder's entries can be listed; otherwise why not ("cannot be read: Permission
+// denied"), asked of the system as the listing itself would (QDir lists nothing and says nothing).
+QString unlistableFolderReason(const QString &folder);
+
 // The whole file when it is a regular file of at most maxBytes; otherwise nullopt and why.
 std::optional<QByteArray> readSmallRegularFile(const QString &path, qint64 maxBytes, QString *error = nullptr);
 

@@ -1,5 +1,6 @@
 #include "io/ShardedCheckpointReader.h"
 
+#include "io/PrintableText.h"
 #include "io/RegularFile.h"
 
 #include <QDir>
@@ -9,6 +10,19 @@
 #include <QJsonObject>
 
 namespace rankscope {
+
+QString ShardedCheckpointReader::unusableShardReason(const QDir &folder, const QString &shardFile)
+{
+    if (shardFile.trimmed().isEmpty())
+        return QStringLiteral("an empty name");
+    if (QDir::isAbsolutePath(shardFile) || shardFile.split(QLatin1Char('/')).contains(QLatin1String("..")))
+        return QStringLiteral("outside the index's folder");
+    if (shardFile.endsWith(QLatin1String(".index.json")))
+        return QStringLiteral("a shard index itself (an index names weights files, not other indexes)");
+    if (QFileInfo(folder.filePath(shardFile)).isDir())
+        return QStringLiteral("a folder, not a weights file");
+    return {};
+}
 
 std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::open(const QString &indexPath, QString *error)
 {
@@ -30,8 +44,9 @@ std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::open(const QSt
     QHash<QString, QHash<QString, TensorInfo>> infoByShard;
     for (auto it = weightMap.begin(); it != weightMap.end(); ++it) {
         const QString shardFile = it.value().toString();
-        if (shardFile.isEmpty() || shardFile.contains(QLatin1String("..")) || QDir::isAbsolutePath(shardFile)) {
-            *error = QStringLiteral("index names an unusable shard '%1' for %2").arg(shardFile, it.key());
+        if (const QString reason = unusableShardReason(folder, shardFile); !reason.isEmpty()) {
+            *error = QStringLiteral("the index names '%1' as the shard of %2, but it is %3")
+                         .arg(printableText(shardFile.left(200)), printableText(it.key().left(200)), reason);
             return nullptr;
         }
         if (!shardByFile.contains(shardFile)) {

@@ -5,6 +5,7 @@
 
 #include "io/CheckpointReader.h"
 
+#include <QDir>
 #include <QHash>
 
 namespace rankscope {
@@ -14,6 +15,11 @@ public:
     static std::unique_ptr<ShardedCheckpointReader> open(const QString &indexPath, QString *error);
     // Shards written without an index (model-00001-of-00002.safetensors, …): every tensor of each.
     static std::unique_ptr<ShardedCheckpointReader> openShards(const QStringList &shardPaths, QString *error);
+
+    // Why a file name an index's weight_map gives cannot be one of its shards (empty when it can,
+    // or is merely missing): a name leading out of the index's folder, a folder ('.'), or another
+    // index (an index naming itself, or two naming each other, would be read without end).
+    static QString unusableShardReason(const QDir &folder, const QString &shardFile);
 
     QString formatName() const override { return m_format; }
     QList<TensorInfo> tensors() const override { return m_tensors; }

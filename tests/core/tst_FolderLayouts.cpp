@@ -13,11 +13,15 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QtConcurrent>
 #include <random>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 using namespace rankscope;
 using namespace rankscope::test;
@@ -186,6 +190,47 @@ QList<qint64> stepsOf(const RunAnalysis &run)
         QCOMPARE(rowsOf(messy), rowsOf(clean));                                                          \
     } while (false)
 
+// The clean folder's rows, and exactly one whole-file problem for each of `files` (what looks like a
+// checkpoint and cannot be read): said, never a silent omission.
+#define COMPARE_WITH_CLEAN_BUT_NAMED(messy, clean, files)                                                  \
+    do {                                                                                                 \
+        QStringList named;                                                                               \
+        for (const AnalysisIssue &issue : (messy).issues)                                                \
+            named << QFileInfo(issue.path).fileName();                                                   \
+        named.sort();                                                                                    \
+        QStringList expected = (files);                                                                  \
+        expected.sort();                                                                                 \
+        QVERIFY2(named == expected, qPrintable(issueTexts(messy).join('\n')));                           \
+        QVERIFY(!(clean).results.isEmpty());                                                             \
+        QCOMPARE(rowsOf(messy), rowsOf(clean));                                                          \
+    } while (false)
+
+// Root reads every folder whatever its mode: for as long as it lives, this makes the calling thread
+// (where discovery lists folders) obey permissions as any user does, so that a test of a folder
+// without read permission means the same under CI's root as for a user.
+class PermissionsObeyed {
+public:
+    PermissionsObeyed()
+    {
+        if (::geteuid() != 0 || syscall(SYS_capget, &m_header, m_saved) != 0)
+            return;
+        __user_cap_data_struct lowered[2] = {m_saved[0], m_saved[1]};
+        lowered[0].effective &= ~((1u << CAP_DAC_OVERRIDE) | (1u << CAP_DAC_READ_SEARCH));
+        m_lowered = syscall(SYS_capset, &m_header, lowered) == 0;
+    }
+    ~PermissionsObeyed()
+    {
+        if (m_lowered)
+            syscall(SYS_capset, &m_header, m_saved);
+    }
+    bool active() const { return ::geteuid() != 0 || m_lowered; }
+
+private:
+    __user_cap_header_struct m_header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct m_saved[2] = {};
+    bool m_lowered = false;
+};
+
 } // namespace
 
 class TestFolderLayouts : public QObject {
@@ -250,10 +295,81 @@ private slots:
         write(messy.filePath("pytorch_model.bin.index.json"),
               R"({"weight_map": {"a": "pytorch_model-00001-of-00002.bin", "b": "pytorch_model-00002-of-00002.bin"}})");
         const RunAnalysis run = analyse(messy.path());
-        COMPARE_WITH_CLEAN(run, analyse(clean.path()));
+        // The index promises a checkpoint that is not here: the rest is analysed, and that is said.
+        COMPARE_WITH_CLEAN_BUT_NAMED(run, analyse(clean.path()), QStringList{"pytorch_model.bin.index.json"});
         QCOMPARE(run.checkpointsAnalysed, 6);
         QVERIFY(skipped(run, "pytorch_model.bin.index.json"));
         QVERIFY(skipped(run, "pytorch_model.bin.index.json")->reason.contains("shard(s) are not here"));
+    }
+
+    // A checkpoint folder without read permission is named with the system's reason, and the rest of
+    // the run is analysed; opened directly, it says the same rather than "no checkpoints".
+    void unreadableFoldersAreNamed()
+    {
+        QTemporaryDir clean, messy;
+        for (const QString &dir : {clean.path(), messy.path()})
+            for (int step : {100, 200})
+                write(QDir(dir).filePath(QStringLiteral("checkpoint-%1/pytorch_model.bin").arg(step)), torchFile(tinyGpt(step), {}));
+        const QString locked = messy.filePath("checkpoint-300");
+        write(QDir(locked).filePath("pytorch_model.bin"), torchFile(tinyGpt(300), {}));
+        QVERIFY(QFile::setPermissions(locked, {}));
+        auto unlock = qScopeGuard([&] { QFile::setPermissions(locked, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner); });
+        RunAnalysis run, direct;
+        {
+            const PermissionsObeyed obeyed;
+            QVERIFY(obeyed.active());
+            run = analyse(messy.path());
+            direct = analyse(locked);
+        }
+        COMPARE_WITH_CLEAN_BUT_NAMED(run, analyse(clean.path()), QStringList{"checkpoint-300"});
+        QVERIFY2(issueTexts(run).first().contains("cannot be read (Permission denied)"), qPrintable(issueTexts(run).join('\n')));
+        QVERIFY(direct.results.isEmpty());
+        QVERIFY2(issueTexts(direct).join('\n').contains("Permission denied"), qPrintable(issueTexts(direct).join('\n')));
+    }
+
+    // An index that names itself, two that name each other, or one naming '.' as a shard: read once,
+    // said in one short line, the rest of the folder analysed (they recursed until the stack ran out).
+    void shardIndexCyclesAreRefused()
+    {
+        QTemporaryDir clean, messy;
+        for (const QString &dir : {clean.path(), messy.path()})
+            write(QDir(dir).filePath("ckpt_000100.pt"), torchFile(tinyGpt(1), {}));
+        write(messy.filePath("self.index.json"), R"({"weight_map": {"a": "self.index.json"}})");
+        write(messy.filePath("one.index.json"), R"({"weight_map": {"a": "two.index.json"}})");
+        write(messy.filePath("two.index.json"), R"({"weight_map": {"a": "one.index.json"}})");
+        write(messy.filePath("dot.index.json"), R"({"weight_map": {"a": "."}})");
+        const RunAnalysis run = analyse(messy.path());
+        COMPARE_WITH_CLEAN_BUT_NAMED(run, analyse(clean.path()),
+                                     (QStringList{"self.index.json", "one.index.json", "two.index.json", "dot.index.json"}));
+        for (const QString &text : issueTexts(run)) {
+            QVERIFY2(text.size() < 300, qPrintable(text));
+            QVERIFY2(text.contains("a shard index itself") || text.contains("a folder, not a weights file"), qPrintable(text));
+        }
+        // Opened as a checkpoint folder of its own, too.
+        QTemporaryDir folder;
+        write(folder.filePath("model.safetensors.index.json"), R"({"weight_map": {"a": "model.safetensors.index.json"}})");
+        QString error;
+        QVERIFY(!openCheckpoint(folder.path(), &error));
+        QVERIFY2(error.contains("a shard index itself"), qPrintable(error));
+        QVERIFY(!openCheckpointFiles(WeightsLayout::ShardIndex, {messy.filePath("dot.index.json")}, &error));
+        QVERIFY2(error.contains("a folder, not a weights file") && error.size() < 300, qPrintable(error));
+        QVERIFY(!openCheckpointFiles(WeightsLayout::ShardIndex, {messy.filePath("one.index.json")}, &error));
+        QVERIFY2(error.contains("a shard index itself"), qPrintable(error));
+    }
+
+    // A .npy named like a checkpoint or tensor that holds a pickled object array is refused and said
+    // (exit 2), never quietly "other"; an object array a script saved (history.npy) is only listed.
+    void objectNpyNamedLikeACheckpointIsAnError()
+    {
+        QTemporaryDir clean, messy;
+        for (const QString &dir : {clean.path(), messy.path()})
+            write(QDir(dir).filePath("ckpt_000100.pt"), torchFile(tinyGpt(1), {}));
+        write(messy.filePath("ckpt_000200.npy"), npyFile("|O", {2}, QByteArray("\x80\x02N.", 4)));
+        write(messy.filePath("history.npy"), npyFile("|O", {2}, QByteArray("\x80\x02N.", 4)));
+        const RunAnalysis run = analyse(messy.path());
+        COMPARE_WITH_CLEAN_BUT_NAMED(run, analyse(clean.path()), QStringList{"ckpt_000200.npy"});
+        QVERIFY2(issueTexts(run).first().contains("object arrays"), qPrintable(issueTexts(run).first()));
+        QVERIFY(skipped(run, "history.npy") == nullptr || !skipped(run, "history.npy")->problem);
     }
 
     // A shard set is one checkpoint: an index whose shards are here, or -0000k-of-0000n names alone.
@@ -553,8 +669,10 @@ private slots:
             qFatal("the analysis of a folder with FIFOs and device links did not finish within 20 s");
         const auto [fromDevices, fromFifos] = future.result();
         const RunAnalysis reference = analyse(clean.path());
-        COMPARE_WITH_CLEAN(fromDevices, reference);
-        COMPARE_WITH_CLEAN(fromFifos, reference);
+        // Named like weights, never opened, and said; a FIFO or device as a sidecar (config.json) is
+        // only listed.
+        COMPARE_WITH_CLEAN_BUT_NAMED(fromDevices, reference, (QStringList{"model.safetensors.index.json", "ckpt_000300.pt"}));
+        COMPARE_WITH_CLEAN_BUT_NAMED(fromFifos, reference, (QStringList{"ckpt_000300.pt", "model.safetensors.index.json"}));
         QVERIFY2(skipped(fromFifos, "ckpt_000300.pt")->reason.contains("a FIFO (named pipe)"), qPrintable(skipped(fromFifos, "ckpt_000300.pt")->reason));
         QVERIFY2(skipped(fromDevices, "ckpt_000300.pt")->reason.contains("/dev/zero, a character device"), qPrintable(skipped(fromDevices, "ckpt_000300.pt")->reason));
         const CheckpointListing listing = CheckpointDiscovery::scan(fifos.path());

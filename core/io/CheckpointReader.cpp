@@ -83,7 +83,11 @@ StoredRead CheckpointReader::readStoredMatrix(const QString &name, qint64 slice)
     // What memory is available changes while RankScope runs: an allocation can still fail, and it
     // fails this tensor only.
     try {
-        return readElements(tensor, slice, rows, cols);
+        StoredRead read = readElements(tensor, slice, rows, cols);
+        if (read.ok() && !read.matrix.elementsInside())
+            return {{}, QStringLiteral("its %1 elements do not lie inside the %2 bytes stored for it")
+                            .arg(read.matrix.dtype()).arg(read.matrix.storedBytes())};
+        return read;
     } catch (const std::bad_alloc &) {
         return {{}, QStringLiteral("there was not enough memory to read it (%1×%2, %3 as float64)")
                         .arg(rows).arg(cols).arg(MemoryBudget::bytesText(rows * cols * qint64(sizeof(double))))};

@@ -2,7 +2,9 @@
 
 #include "io/ElementDecoder.h"
 
+#include <QHash>
 #include <QRegularExpression>
+#include <QSysInfo>
 #include <QtEndian>
 #include <limits>
 
@@ -65,18 +67,26 @@ std::optional<NpyHeader> NpyFormat::parseHeader(const QByteArray &head, QString 
         *error = QStringLiteral("object arrays (dtype %1) are refused: loading them would run pickled code").arg(code);
         return std::nullopt;
     }
-    h.bigEndian = code.startsWith(QLatin1Char('>'));
-    const QString kind = code.mid(1);
-    h.elementSize = kind.mid(1).toLongLong();
-    if (kind == QLatin1String("f4"))
-        h.dtype = QStringLiteral("float32");
-    else if (kind == QLatin1String("f2"))
-        h.dtype = QStringLiteral("float16");
-    else if (kind == QLatin1String("f8"))
-        h.dtype = QStringLiteral("float64");
-    else
-        h.dtype = code;
-    h.supported = h.dtype.startsWith(QLatin1String("float"));
+    // numpy reads descr with numpy.dtype(descr): the byte-order character is optional ('=' and none
+    // mean the writer's native order) and the type may be a code ('f4', 'e') or a name ('float32').
+    QString kind = code;
+    if (!kind.isEmpty() && QStringLiteral("<>=|").contains(kind.front())) {
+        h.bigEndian = kind.front() == QLatin1Char('>');
+        kind.remove(0, 1);
+    } else {
+        h.bigEndian = QSysInfo::ByteOrder == QSysInfo::BigEndian;
+    }
+    static const QHash<QString, QString> floatNames = {
+        {"f2", "float16"}, {"e", "float16"}, {"float16", "float16"}, {"half", "float16"},
+        {"f4", "float32"}, {"f", "float32"}, {"float32", "float32"}, {"single", "float32"},
+        {"f8", "float64"}, {"d", "float64"}, {"float64", "float64"}, {"double", "float64"}, {"float", "float64"}};
+    h.dtype = floatNames.value(kind, code);
+    h.supported = floatNames.contains(kind);
+    // The element size comes from the recognised dtype; for others only to size the data (a '<i8'
+    // array is 8 bytes an element), never to decode it.
+    static const QRegularExpression sizedCode(QStringLiteral(R"(^[a-zA-Z](\d{1,2})$)"));
+    const QRegularExpressionMatch sized = sizedCode.match(kind);
+    h.elementSize = h.supported ? elementSize(h.dtype) : sized.hasMatch() ? sized.captured(1).toLongLong() : 0;
     return h;
 }
 

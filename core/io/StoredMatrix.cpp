@@ -19,6 +19,15 @@ StoredMatrix StoredMatrix::fromDouble(const RowMajorMatrix &values)
                         values.rows(), values.cols());
 }
 
+bool StoredMatrix::elementsInside() const
+{
+    if (m_elementSize <= 0 || m_rows <= 0 || m_cols <= 0 || m_first < 0 || m_rowStride < 0 || m_colStride < 0)
+        return false;
+    // The farthest element, in 128 bits: strides come from files and their products can overflow.
+    const __int128 last = __int128(m_first) + __int128(m_rows - 1) * m_rowStride + __int128(m_cols - 1) * m_colStride;
+    return (last + 1) * m_elementSize <= m_bytes.size();
+}
+
 void StoredMatrix::widenRow(qint64 row, qint64 col, qint64 count, double *dst) const
 {
     const char *src = m_bytes.constData() + (m_first + row * m_rowStride + col * m_colStride) * m_elementSize;

@@ -26,6 +26,10 @@ public:
     qint64 rows() const { return m_rows; }
     qint64 cols() const { return m_cols; }
     const QString &dtype() const { return m_dtype; }
+    // Whether every element (r, c) lies inside the bytes held, for a known dtype: checked once
+    // before any widening, whatever the reader promised (a reader's bounds slip is an error
+    // message, not a read past the buffer).
+    bool elementsInside() const;
     // What holding it costs: the stored bytes (never more than the file's share of them).
     qint64 storedBytes() const { return m_bytes.size(); }
 

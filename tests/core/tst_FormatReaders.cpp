@@ -241,6 +241,57 @@ private slots:
         QVERIFY(reader->readMatrix("short").error.contains("header claims 24"));
     }
 
+    // numpy.dtype(descr) reads 'float32', 'f8' or '=f2' as well as '<f4': no byte-order character
+    // means native order. Each is read at its real element size, in .npy and .npz alike; a 64×64
+    // array is large enough that a zero element size would read past the buffer.
+    void npyDtypesWithoutByteOrderCharacter_data()
+    {
+        QTest::addColumn<QString>("descr");
+        QTest::addColumn<int>("size");
+        QTest::newRow("float32") << "float32" << 4;
+        QTest::newRow("f4") << "f4" << 4;
+        QTest::newRow("=f4") << "=f4" << 4;
+        QTest::newRow("float64") << "float64" << 8;
+        QTest::newRow("d") << "d" << 8;
+        QTest::newRow("float16") << "float16" << 2;
+    }
+    void npyDtypesWithoutByteOrderCharacter()
+    {
+        QFETCH(QString, descr);
+        QFETCH(int, size);
+        const int n = 64;
+        auto value = [](int i) { return (i % 7) - 3; }; // −3 … 3, exact in every float type
+        static const quint16 halfOf[] = {0xC200, 0xC000, 0xBC00, 0x0000, 0x3C00, 0x4000, 0x4200};
+        QByteArray data;
+        for (int i = 0; i < n * n; ++i) {
+            if (size == 8)
+                data += rawBytes<double>({double(value(i))});
+            else if (size == 4)
+                data += rawBytes<float>({float(value(i))});
+            else
+                data += rawBytes<quint16>({halfOf[value(i) + 3]});
+        }
+        QTemporaryDir folder;
+        saveBytes(folder.filePath("transformer.h.0.mlp.c_fc.weight.npy"), npyFile(descr, {n, n}, data));
+        const QString npz = m_dir.filePath(QStringLiteral("dtype-%1.npz").arg(descr));
+        saveBytes(npz, npzArchive({{"transformer.h.0.mlp.c_fc.weight.npy", npyFile(descr, {n, n}, data)}}, false));
+        for (const QString &path : {folder.path(), npz}) {
+            QString error;
+            auto reader = openCheckpoint(path, &error);
+            QVERIFY2(reader, qPrintable(error));
+            const MatrixRead m = reader->readMatrix("transformer.h.0.mlp.c_fc.weight");
+            QVERIFY2(m.ok(), qPrintable(m.error));
+            for (int i : {0, 1, 5, 4000, n * n - 1})
+                QCOMPARE(m.values(i / n, i % n), double(value(i)));
+        }
+        // Too few bytes for the real element size: an error, never a read past them.
+        saveBytes(folder.filePath("transformer.h.0.mlp.c_fc.weight.npy"), npyFile(descr, {n, n}, data.left(data.size() / 2)));
+        QString error;
+        auto reader = openCheckpoint(folder.path(), &error);
+        QVERIFY2(reader, qPrintable(error));
+        QVERIFY(!reader->readMatrix("transformer.h.0.mlp.c_fc.weight").ok());
+    }
+
     void objectArraysAreRefused()
     {
         QTemporaryDir folder;

@@ -1,6 +1,7 @@
 #include "io/ZipDirectory.h"
 
 #include "io/MemoryBudget.h"
+#include "io/PrintableText.h"
 
 #include <QtEndian>
 #include <zlib.h>
@@ -128,6 +129,13 @@ std::optional<ZipDirectory> ZipDirectory::read(QFile &file, QString *error)
                 take(entry.localHeaderOffset);
             }
             e += 4 + length;
+        }
+        // Readers disagree on which of two same-named entries counts (this index kept the last,
+        // the pickle lookup the first; torch.load and numpy's zipfile have their own rules), so
+        // an archive naming one twice is refused rather than read as something else than it is.
+        if (result.m_index.contains(entry.name)) {
+            *error = QStringLiteral("zip archive holds two entries named %1: which one is meant is ambiguous").arg(printableText(entry.name.left(200)));
+            return std::nullopt;
         }
         result.m_index.insert(entry.name, result.m_entries.size());
         result.m_entries.append(entry);

@@ -27,6 +27,10 @@ constexpr qsizetype kMaxMarks = 1 << 16;
 // Far more than any checkpoint's metadata holds; a pickle that builds more is refused before it
 // can exhaust memory.
 constexpr size_t kMaxValues = 4'000'000;
+// References put into lists, tuples and dicts, summed over the whole pickle. Objects alone do not
+// bound memory: builtins.set(list) copies a list (torch's weights_only allows it), so a 1 MB pickle
+// can copy a list of 10⁶ references thousands of times. Every copied or appended reference counts.
+constexpr qint64 kMaxReferences = qint64(1) << 24;
 
 QString dtypeOfStorageClass(const QString &storageClass)
 {
@@ -82,6 +86,17 @@ private:
     {
         if (m_error.isEmpty())
             m_error = message;
+    }
+
+    // Charges `count` references to the pickle's budget; false (and the pickle fails) past it.
+    bool spend(qint64 count)
+    {
+        m_references += count;
+        if (m_references > kMaxReferences) {
+            fail(QStringLiteral("pickle copies or stores more than %1 references (a copy bomb?)").arg(kMaxReferences));
+            return false;
+        }
+        return true;
     }
 
     bool need(qint64 bytes)
@@ -155,6 +170,10 @@ private:
         }
         const size_t mark = m_marks.back();
         m_marks.pop_back();
+        if (!spend(qint64(m_stack.size() - mark))) {
+            m_stack.resize(mark);
+            return {};
+        }
         QList<PickleRef> items(m_stack.begin() + static_cast<std::ptrdiff_t>(mark), m_stack.end());
         m_stack.resize(mark);
         return items;
@@ -235,7 +254,7 @@ private:
         if (name == QLatin1String("builtins.set") || name == QLatin1String("builtins.frozenset") ||
             name == QLatin1String("builtins.list") || name == QLatin1String("builtins.tuple")) {
             auto v = m_arena->make(Kind::List);
-            if (!a.isEmpty() && a[0])
+            if (!a.isEmpty() && a[0] && spend(a[0]->items.size() + a[0]->entries.size()))
                 v->items = a[0]->items;
             return v;
         }
@@ -370,7 +389,7 @@ private:
             push(dict);
             break;
         }
-        case 'a': { auto item = pop(); auto list = top(); if (list->kind == Kind::List) list->items.append(item); break; }
+        case 'a': { auto item = pop(); auto list = top(); if (list->kind == Kind::List && spend(1)) list->items.append(item); break; }
         case 'e': case 0x90: {                               // APPENDS, ADDITEMS
             const QList<PickleRef> items = popToMark();
             auto list = top();
@@ -383,7 +402,7 @@ private:
             auto value = pop();
             auto key = pop();
             auto dict = top();
-            if (dict->kind == Kind::Dict)
+            if (dict->kind == Kind::Dict && spend(2))
                 dict->entries.append(qMakePair(key, value));
             break;
         }
@@ -448,6 +467,7 @@ private:
     std::vector<PickleRef> m_stack;
     std::vector<size_t> m_marks;
     QHash<quint64, PickleRef> m_memo;
+    qint64 m_references = 0;
     QString m_error;
     QStringList m_unsafeGlobals;
     QSet<QString> m_seenUnsafe;

@@ -1,13 +1,16 @@
 #include "io/SafetensorsReader.h"
 
 #include "io/ElementDecoder.h"
+#include "io/PrintableText.h"
 #include "io/RegularFile.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
 #include <QtEndian>
 #include <algorithm>
+#include <cmath>
 
 namespace rankscope {
 
@@ -20,6 +23,48 @@ int storedElementSize(const QString &code)
                                               {"F8_E5M2", 1}, {"I64", 8}, {"U64", 8}, {"I32", 4}, {"U32", 4},
                                               {"I16", 2}, {"U16", 2}, {"I8", 1}, {"U8", 1}, {"BOOL", 1}};
     return sizes.value(code, 0);
+}
+// A number from the header as it was written: an integer as one, anything else (1e300, 0.5) as
+// the double it is, never wrapped through a 64-bit integer.
+QString headerNumberText(double value)
+{
+    return value == std::floor(value) && std::abs(value) < 9e15 ? QString::number(qint64(value)) : QString::number(value, 'g', 17);
+}
+
+// The first top-level key the header's JSON text names twice, or empty. QJsonDocument keeps one
+// of them silently, so a tensor named twice would be read as whichever it kept, and its other
+// bytes reported as a gap.
+QString keyNamedTwice(const QByteArray &json)
+{
+    QSet<QString> keys;
+    int depth = 0;
+    bool expectKey = false;
+    for (qsizetype i = 0; i < json.size(); ++i) {
+        const char c = json[i];
+        if (c == '"') {
+            const qsizetype start = i;
+            for (++i; i < json.size() && json[i] != '"'; ++i)
+                if (json[i] == '\\')
+                    ++i;
+            if (depth == 1 && expectKey) {
+                const QByteArray token = json.mid(start, i - start + 1);
+                const QString key = token.contains('\\') ? QJsonDocument::fromJson("[" + token + "]").array().at(0).toString()
+                                                          : QString::fromUtf8(token.mid(1, token.size() - 2));
+                if (keys.contains(key))
+                    return key;
+                keys.insert(key);
+                expectKey = false;
+            }
+        } else if (c == '{' || c == '[') {
+            ++depth;
+            expectKey = depth == 1 && c == '{';
+        } else if (c == '}' || c == ']') {
+            --depth;
+        } else if (c == ',' && depth == 1) {
+            expectKey = true;
+        }
+    }
+    return {};
 }
 } // namespace
 
@@ -76,9 +121,17 @@ bool SafetensorsReader::load(const QString &path, QString *error)
     const QByteArray header = m_file.read(qint64(headerLength));
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(header, &parseError);
-    if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
+    if (parseError.error != QJsonParseError::NoError) {
         *error = QStringLiteral("safetensors header is not valid UTF-8 JSON: %1 at byte %2")
                      .arg(parseError.errorString()).arg(parseError.offset);
+        return false;
+    }
+    if (!doc.isObject()) {
+        *error = QStringLiteral("safetensors header is a JSON array, not the object of tensors it must be");
+        return false;
+    }
+    if (const QString twice = keyNamedTwice(header); !twice.isEmpty()) {
+        *error = QStringLiteral("safetensors header names tensor %1 twice").arg(printableText(twice.left(200)));
         return false;
     }
     m_dataStart = 8 + headerLength;
@@ -124,7 +177,7 @@ bool SafetensorsReader::load(const QString &path, QString *error)
         const double begin = offsets[0].toDouble(-1), end = offsets[1].toDouble(-1);
         if (begin < 0 || end < begin || end > double(dataSize)) {
             *error = QStringLiteral("tensor %1's data_offsets [%2, %3] lie outside the %4 data bytes (truncated?)")
-                         .arg(it.key()).arg(qint64(begin)).arg(qint64(end)).arg(dataSize);
+                         .arg(it.key(), headerNumberText(begin), headerNumberText(end)).arg(dataSize);
             return false;
         }
         const Range range{quint64(begin), quint64(end)};

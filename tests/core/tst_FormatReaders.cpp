@@ -181,6 +181,18 @@ private slots:
         QVERIFY2(openError(path).contains("not valid UTF-8 JSON"), qPrintable(openError(path)));
         saveBytes(path, safetensorsFile({}, R"({"a":{"dtype":"F32","shape":[1000000000000,1000000000000],"data_offsets":[0,8]}})") + QByteArray(8, '\0'));
         QVERIFY(!openError(path).isEmpty());
+        // Each says what is wrong, not something else (#32: 16).
+        saveBytes(path, safetensorsFile({}, R"([{"dtype":"F32","shape":[2],"data_offsets":[0,8]}])") + QByteArray(8, '\0'));
+        QVERIFY2(openError(path).contains("a JSON array, not the object"), qPrintable(openError(path)));
+        saveBytes(path, safetensorsFile({}, R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"a":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})") + QByteArray(16, '\0'));
+        QVERIFY2(openError(path).contains("names tensor a twice"), qPrintable(openError(path)));
+        saveBytes(path, safetensorsFile({}, R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"\u0061":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})") + QByteArray(16, '\0'));
+        QVERIFY2(openError(path).contains("names tensor a twice"), qPrintable(openError(path)));
+        saveBytes(path, safetensorsFile({}, R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[1e300,1e300]}})") + QByteArray(8, '\0'));
+        QVERIFY2(openError(path).contains("[1.0000000000000001e+300, 1.0000000000000001e+300]"), qPrintable(openError(path)));
+        // Nested objects' keys are not tensor names: one "dtype" per tensor is no duplicate.
+        saveBytes(path, safetensorsFile({{"a", "F32", {2, 3}, rawBytes(kSix)}, {"b", "F32", {2, 3}, rawBytes(kSix)}}));
+        QVERIFY2(openError(path).isEmpty(), qPrintable(openError(path)));
     }
 
     void shardedSafetensorsReadEachTensorFromItsShard()

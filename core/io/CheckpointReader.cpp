@@ -9,6 +9,7 @@
 #include "io/ElementDecoder.h"
 #include "io/FolderWeights.h"
 #include "io/MemoryBudget.h"
+#include "io/PrintableText.h"
 #include "io/RegularFile.h"
 
 #include <QDir>
@@ -92,6 +93,41 @@ StoredRead CheckpointReader::readStoredMatrix(const QString &name, qint64 slice)
         return {{}, QStringLiteral("there was not enough memory to read it (%1×%2, %3 as float64)")
                         .arg(rows).arg(cols).arg(MemoryBudget::bytesText(rows * cols * qint64(sizeof(double))))};
     }
+}
+
+void CheckpointReader::refuseTensor(const QString &name, const QString &why)
+{
+    m_warnings << QStringLiteral("tensor %1 %2: not read").arg(printableText(name.left(200)), why);
+}
+
+int storedElementBytes(const QString &dtype)
+{
+    if (const int size = elementSize(dtype))
+        return size;
+    static const QHash<QString, int> others = {{"int64", 8}, {"uint64", 8}, {"int32", 4}, {"uint32", 4}, {"int16", 2},
+                                               {"uint16", 2}, {"int8", 1}, {"uint8", 1}, {"bool", 1},
+                                               {"complex64", 8}, {"complex128", 16}};
+    return others.value(dtype, 0);
+}
+
+QString declaredSizeProblem(const TensorInfo &tensor, qint64 storedBytes)
+{
+    const int size = storedElementBytes(tensor.dtype);
+    if (size == 0)
+        return {};
+    // In 128 bits with a cap: a shape of 10⁸ × 10⁸ × 10⁸ must not wrap into something small.
+    unsigned __int128 declared = size;
+    QStringList dims;
+    for (const qint64 d : tensor.shape) {
+        dims << QString::number(d);
+        declared *= (unsigned __int128)(std::max<qint64>(d, 0));
+        declared = std::min(declared, (unsigned __int128)(1) << 100);
+    }
+    if (declared <= (unsigned __int128)(std::max<qint64>(storedBytes, 0)))
+        return {};
+    const qint64 shown = declared > (unsigned __int128)(std::numeric_limits<qint64>::max()) ? std::numeric_limits<qint64>::max() : qint64(declared);
+    return QStringLiteral("declares [%1] %2 (%3) but the file stores %4 for it")
+        .arg(dims.join(QLatin1String(", ")), tensor.dtype, MemoryBudget::bytesText(shown), MemoryBudget::bytesText(storedBytes));
 }
 
 const QStringList &weightFileSuffixes()

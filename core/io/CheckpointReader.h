@@ -45,7 +45,7 @@ public:
     virtual QVariantMap modelConfig() const { return {}; }
     // What is wrong with the file as a whole that did not stop its tensors being read (an unsafe
     // pickle): reported with the file, never dropped, so a file is never taken for clean.
-    virtual QStringList warnings() const { return {}; }
+    virtual QStringList warnings() const { return m_warnings; }
 
     // A 2-D tensor, or one matrix of a 3-D one (index `slice` along its first dimension, e.g. one
     // expert of experts stored together), as stored: its bytes and how to widen them. The checks
@@ -61,9 +61,22 @@ protected:
     // anything. Errors say what is wrong without the tensor's name: callers prefix it.
     virtual StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) = 0;
 
+    // A tensor the file declares but cannot hold as declared, found when the file is opened: it is
+    // never listed (nothing is planned for it, not one of 10⁸ declared experts) and said with the file.
+    void refuseTensor(const QString &name, const QString &why);
+    QStringList m_warnings;
+
 private:
     QHash<QString, qsizetype> m_lookup; // tensor name → index in tensors(), built on first use
 };
+
+// Bytes one element takes as stored, for every dtype a reader lists (int64 and bool too), or 0 for
+// one not known: what sizing a declared shape against the bytes stored needs.
+int storedElementBytes(const QString &dtype);
+// Why a tensor cannot be what its file declares, asked before anything is planned for it: its shape
+// and dtype need more than the `storedBytes` the file holds for it (a 1 KB file declaring 10⁸
+// stacked experts). Empty when it fits, and for a dtype whose size is not known.
+QString declaredSizeProblem(const TensorInfo &tensor, qint64 storedBytes);
 
 // Suffixes of files that may hold a checkpoint's weights ("pt", "safetensors", …); the format
 // itself is still detected by content.

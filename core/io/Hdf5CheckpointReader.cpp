@@ -54,6 +54,14 @@ struct Hdf5Visitor {
             const QString path = QString::fromUtf8(name);
             QString tensorName = path;
             tensorName.replace(QLatin1Char('/'), QLatin1Char('.'));
+            // A stack of matrices whose data the file does not hold (10⁸ declared experts in 2 KB)
+            // is refused before anything is planned for each of them; a single matrix is checked
+            // when it is read.
+            if (shape.size() == 3)
+                if (const QString problem = Hdf5DatasetStorage::problem(object); !problem.isEmpty()) {
+                    self->reader->refuseTensor(tensorName, problem);
+                    return 0;
+                }
             self->reader->m_tensors.append({tensorName, shape, datasetDtype(object)});
             self->reader->m_datasetPaths.insert(tensorName, path);
         }
@@ -79,7 +87,7 @@ std::unique_ptr<Hdf5CheckpointReader> Hdf5CheckpointReader::open(const QString &
     }
     reader->m_step = Hdf5Attribute::readInteger(reader->m_file, "step");
     if (reader->m_tensors.isEmpty()) {
-        *error = QStringLiteral("HDF5 file holds no datasets");
+        *error = reader->m_warnings.isEmpty() ? QStringLiteral("HDF5 file holds no datasets") : reader->m_warnings.join(QLatin1String("; "));
         return nullptr;
     }
     return reader;

@@ -10,6 +10,16 @@ namespace rankscope {
 
 namespace {
 constexpr quint64 kMaxArrayBytes = quint64(2) << 30; // one tensor: 2 GiB
+
+// A stack of matrices (3-D: experts) whose header declares more data than the `fileBytes` after
+// its header hold: refused when the archive or folder is opened, before anything is planned for
+// each of its matrices. A single matrix short of bytes is said when it is read.
+QString declaredMatrixProblem(const TensorInfo &tensor, const NpyHeader &header, qint64 fileBytes)
+{
+    if (tensor.shape.size() != 3)
+        return {};
+    return declaredSizeProblem(tensor, std::max<qint64>(fileBytes - header.dataOffset, 0));
+}
 }
 
 std::unique_ptr<NpyFolderReader> NpyFolderReader::open(const QString &folder, QString *error)
@@ -36,14 +46,21 @@ std::unique_ptr<NpyFolderReader> NpyFolderReader::openFiles(const QStringList &p
             problems << QStringLiteral("%1: %2").arg(file.fileName(), problem);
             continue;
         }
+        if (const QString lie = declaredMatrixProblem({name, header->shape, header->dtype}, *header, f.size()); !lie.isEmpty()) {
+            reader->refuseTensor(name, lie);
+            continue;
+        }
         reader->m_tensors.append({name, header->shape, header->dtype});
         reader->m_paths.insert(name, file.filePath());
         reader->m_headers.insert(name, *header);
     }
     if (reader->m_tensors.isEmpty()) {
+        problems << reader->m_warnings;
         *error = problems.isEmpty() ? QStringLiteral("no .npy arrays in the folder") : problems.join(QLatin1String("; "));
         return nullptr;
     }
+    // An array that cannot be read beside others that can is said with the checkpoint.
+    reader->m_warnings << problems;
     return reader;
 }
 
@@ -92,12 +109,17 @@ std::unique_ptr<NpzReader> NpzReader::open(const QString &path, QString *error)
             return nullptr;
         }
         const QString name = entry.name.chopped(4);
+        if (const QString lie = declaredMatrixProblem({name, header->shape, header->dtype}, *header, qint64(std::min<quint64>(entry.size, quint64(1) << 62)));
+            !lie.isEmpty()) {
+            reader->refuseTensor(name, lie);
+            continue;
+        }
         reader->m_tensors.append({name, header->shape, header->dtype});
         reader->m_entries.insert(name, entry.name);
         reader->m_headers.insert(name, *header);
     }
     if (reader->m_tensors.isEmpty()) {
-        *error = QStringLiteral("no .npy arrays in the archive");
+        *error = reader->m_warnings.isEmpty() ? QStringLiteral("no .npy arrays in the archive") : reader->m_warnings.join(QLatin1String("; "));
         return nullptr;
     }
     return reader;

@@ -131,6 +131,7 @@ bool TorchCheckpointReader::load(const QString &path, QString *error)
         }
     }
     collectTensors(weights, QString(), 0);
+    refuseImpossibleViews();
     if (!result.unsafeGlobals.isEmpty()) {
         if (m_order.isEmpty())
             return fail(QStringLiteral("no tensors found in the checkpoint"));
@@ -168,6 +169,33 @@ void TorchCheckpointReader::collectTensors(const PickleRef &dict, const QString 
             collectTensors(value, QString(), depth + 1);
         }
     }
+}
+
+void TorchCheckpointReader::refuseImpossibleViews()
+{
+    m_order.removeIf([&](const QString &name) {
+        const TensorRecord &t = m_tensors[name];
+        // Only a stack of matrices is planned matrix by matrix (one per expert) before it is read;
+        // a single matrix that its storage cannot hold is said when it is read.
+        if (t.shape.size() != 3 || t.stride.size() != 3)
+            return false;
+        // A view repeating elements along an axis (stride 0) makes one stored matrix into any number
+        // of "experts"; a weight stack never is one.
+        for (qsizetype i = 0; i < 3; ++i)
+            if (t.stride[i] == 0 && t.shape[i] > 1) {
+                refuseTensor(name, QStringLiteral("repeats its elements along dimension %1 of %2 (stride 0, a broadcast view)").arg(i).arg(t.shape[i]));
+                return true;
+            }
+        const ZipEntry *entry = m_zip.find(m_prefix + QStringLiteral("/data/") + t.storageKey);
+        if (!entry)
+            return false; // a missing storage is said when the tensor is read
+        const qint64 stored = qint64(std::min<quint64>(entry->size, quint64(std::numeric_limits<qint64>::max())));
+        if (const QString problem = declaredSizeProblem({name, t.shape, t.dtype}, stored); !problem.isEmpty()) {
+            refuseTensor(name, problem);
+            return true;
+        }
+        return false;
+    });
 }
 
 QList<TensorInfo> TorchCheckpointReader::tensors() const

@@ -19,7 +19,6 @@ public:
     QList<TensorInfo> tensors() const override;
     std::optional<qint64> step() const override { return m_step; }
     QVariantMap modelConfig() const override { return m_modelConfig; }
-    QStringList warnings() const override { return m_warnings; }
 
 protected:
     StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
@@ -28,6 +27,9 @@ private:
     TorchCheckpointReader() = default;
     bool load(const QString &path, QString *error);
     void collectTensors(const PickleRef &dict, const QString &prefix, int depth);
+    // Drops (and names) the stacks of matrices (3-D: experts) that cannot be what they declare:
+    // more elements than their storage holds, or an axis repeating one stored matrix (stride 0).
+    void refuseImpossibleViews();
 
     QFile m_file;
     ZipDirectory m_zip;
@@ -37,7 +39,6 @@ private:
     QHash<QString, TensorRecord> m_tensors;
     std::optional<qint64> m_step;
     QVariantMap m_modelConfig;
-    QStringList m_warnings;
 };
 
 } // namespace rankscope

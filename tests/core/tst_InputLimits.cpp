@@ -2,6 +2,7 @@
 // sparse file's hole, a compressed entry, an allocation that fails, a FIFO or device where a
 // checkpoint should be. Each is refused for its tensor or file, quickly, and the rest is read.
 #include "FormatWriters.h"
+#include "Hdf5TestFiles.h"
 #include "analysis/RunAnalyzer.h"
 #include "io/CheckpointReader.h"
 #include "io/MemoryBudget.h"
@@ -170,6 +171,76 @@ private slots:
     }
 
     // Opening a FIFO for reading waits for a writer, and /dev/zero never ends: neither is opened.
+    // A 1–2 KB file declaring 10⁸ stacked experts, or a stride-0 expert axis repeating one stored
+    // 32×32 matrix as 5000 "experts": each is refused when the file is opened, before anything is
+    // planned per expert, named with the file, and the good checkpoint beside it is analysed.
+    void declaredExpertCountsAreCheckedAgainstTheBytesStored()
+    {
+        QTemporaryDir folder;
+        const QList<float> block(32 * 32, 0.5f);
+        PickleBuilder p;
+        p.op('\x80').op('\x02').op('}').op('(');
+        const QList<FakeTensor> tensors = {
+            {"model.layers.0.mlp.experts.down_proj", "FloatStorage", "0", 1024, 0, {100'000'000, 32, 32}, {1024, 32, 1}},
+            {"model.layers.0.mlp.experts.gate_up_proj", "FloatStorage", "0", 1024, 0, {5000, 32, 32}, {0, 32, 1}},
+            {"model.layers.0.self_attn.q_proj.weight", "FloatStorage", "0", 1024, 0, {32, 32}, {32, 1}}};
+        for (const FakeTensor &t : tensors) {
+            p.str(t.name).global("torch._utils", "_rebuild_tensor_v2").op('(');
+            p.op('(').str("storage").global("torch", "FloatStorage").str(t.key).str("cpu").integer(t.numel).op('t').op('Q');
+            p.integer(t.offset).intTuple(t.shape).intTuple(t.stride).op('\x89');
+            p.global("collections", "OrderedDict").op(')').op('R').op('t').op('R');
+        }
+        p.op('u').op('.');
+        const QString torch = folder.filePath("ckpt_000100.pt");
+        saveBytes(torch, zipArchive({{"archive/data.pkl", p.bytes}, {"archive/data/0", rawBytes(block)}}));
+        QVERIFY(QFileInfo(torch).size() < 8000);
+        QString error;
+        auto reader = openCheckpoint(torch, &error);
+        QVERIFY2(reader, qPrintable(error));
+        QCOMPARE(reader->tensors().size(), 1);
+        const QString said = reader->warnings().join('\n');
+        QVERIFY2(said.contains("model.layers.0.mlp.experts.down_proj declares [100000000, 32, 32] float32") &&
+                     said.contains("but the file stores 4.1 kB"), qPrintable(said));
+        QVERIFY2(said.contains("model.layers.0.mlp.experts.gate_up_proj repeats its elements along dimension 0 of 5000 (stride 0"), qPrintable(said));
+
+        const QString npy = folder.filePath("ckpt_000200");
+        QDir().mkpath(npy);
+        saveBytes(QDir(npy).filePath("model.layers.0.mlp.experts.down_proj.npy"), npyFile("<f4", {100'000'000, 32, 32}, rawBytes(block)));
+        saveBytes(QDir(npy).filePath("model.layers.0.self_attn.q_proj.weight.npy"), npyFile("<f4", {32, 32}, rawBytes(block)));
+        reader = openCheckpoint(npy, &error);
+        QVERIFY2(reader, qPrintable(error));
+        QCOMPARE(reader->tensors().size(), 1);
+        QVERIFY2(reader->warnings().join('\n').contains("down_proj declares [100000000, 32, 32] float32"), qPrintable(reader->warnings().join('\n')));
+        const QString npz = m_dir.filePath("experts.npz");
+        saveBytes(npz, npzArchive({{"model.layers.0.mlp.experts.down_proj.npy", npyFile("<f4", {100'000'000, 32, 32}, rawBytes(block))}}, false));
+        QVERIFY(!openCheckpoint(npz, &error));
+        QVERIFY2(error.contains("down_proj declares [100000000, 32, 32]"), qPrintable(error));
+
+        const QString h5 = folder.filePath("ckpt_000300.h5");
+        {
+            const hid_t file = H5Fcreate(QFile::encodeName(h5).constData(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+            test::writeDataset(file, "model/layers/0/mlp/experts/down_proj", {10'000'000, 32, 32}, test::DatasetStorage::NeverWritten);
+            test::writeDataset(file, "model/layers/0/self_attn/q_proj/weight", {32, 32}, test::DatasetStorage::Written);
+            H5Fclose(file);
+        }
+        QVERIFY(QFileInfo(h5).size() < 64 * 1024);
+        reader = openCheckpoint(h5, &error);
+        QVERIFY2(reader, qPrintable(error));
+        QCOMPARE(reader->tensors().size(), 1);
+        QVERIFY2(reader->warnings().join('\n').contains("down_proj declares 10240000000 elements"), qPrintable(reader->warnings().join('\n')));
+
+        // The run: each checkpoint's good matrix analysed, each refusal an issue of its file.
+        AnalysisSettings settings;
+        settings.jobs = 1;
+        const RunAnalysis run = RunAnalyzer(settings).analyzeFolder(folder.path());
+        QCOMPARE(run.checkpointsAnalysed, 3);
+        QCOMPARE(run.results.size(), 3);
+        QStringList issues;
+        for (const AnalysisIssue &issue : run.issues)
+            issues << issue.text();
+        QCOMPARE(issues.filter("declares").size() + issues.filter("repeats its elements").size(), 4);
+    }
+
     void fifosAndDevicesAreNeverOpened()
     {
         QTemporaryDir dir;

@@ -7,6 +7,7 @@
 #include "TypeStyle.h"
 #include "spectral/EigenvalueDensity.h"
 #include "spectral/PowerLawFit.h"
+#include "spectral/SpectralMetrics.h"
 #include "spectral/WeightWatcherMetrics.h"
 
 #include <QCheckBox>
@@ -112,7 +113,7 @@ void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool
     if (!main)
         return;
     // --delta: D = W − W_ref's singular values beside W's, on the same axes.
-    if (r.deltaSingularValues.size() > 0) {
+    if (r.deltaSingularValues.size() > 0 && spectrumProblem(r.deltaSingularValues).isEmpty()) {
         QCPGraph *change = addGraphTo(m_rankRect);
         change->setName(tr("W \u2212 W\u2080 (change from the reference)"));
         change->setPen(QPen(theme().bulk, 1.6, Qt::DashLine));
@@ -131,7 +132,7 @@ void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool
     addMarchenkoPasturBulk(r, lambda);
     // The fit the analysis made (metric contract, "alpha"): drawn, not fitted again.
     const SpectralMetrics &fit = r.metrics;
-    if (!std::isfinite(fit.alpha) || !(fit.alphaXmin > 0)) {
+    if (!std::isfinite(fit.alpha) || !(fit.alphaXmin > 0) || !std::isfinite(fit.alphaXmin)) {
         m_fitText = tr("no power-law fit (fewer than 2 eigenvalues above 1e-5)");
         return;
     }
@@ -143,7 +144,9 @@ void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool
     const double top = lambda.maxCoeff();
     for (int i = 0; i <= 40; ++i) {
         const double x = fit.alphaXmin * std::pow(top / fit.alphaXmin, i / 40.0);
-        law->addData(x, share * (fit.alpha - 1) / fit.alphaXmin * std::pow(x / fit.alphaXmin, -fit.alpha));
+        const double p = share * (fit.alpha - 1) / fit.alphaXmin * std::pow(x / fit.alphaXmin, -fit.alpha);
+        if (std::isfinite(x) && std::isfinite(p) && p > 0) // a log–log axis holds nothing else
+            law->addData(x, p);
     }
     m_fitText = tr("power law: \u03b1 = %1, D = %2, x\u2098\u1d62\u2099 = %3 (%4 of %5)")
                     .arg(fit.alpha, 0, 'f', 2).arg(fit.alphaKsDistance, 0, 'f', 3).arg(fit.alphaXmin, 0, 'g', 3).arg(fit.alphaTailSize).arg(fitted);
@@ -222,9 +225,17 @@ void SpectrumView::rebuild()
         refresh();
         return;
     }
+    // A spectrum the metrics cannot take (NaN, Inf, negative, or σ whose squares overflow) is
+    // named, not drawn: its eigenvalues would give the density and the axes no finite range. The
+    // solver and the results file let none through; a view must not depend on it.
+    if (const QString problem = spectrumProblem(r->singularValues); !problem.isEmpty()) {
+        setTitle(tr("Spectrum of %1, step %2: %3 is not drawn: %4").arg(r->identity().text()).arg(r->step).arg(r->tensor, problem));
+        refresh();
+        return;
+    }
     const QList<qint64> runSteps = state()->stepsAt(m_key->run);
     if (m_overlay && !runSteps.isEmpty() && runSteps.first() != r->step)
-        if (const MatrixResult *first = state()->find({m_key->run, runSteps.first(), r->identity()}))
+        if (const MatrixResult *first = state()->find({m_key->run, runSteps.first(), r->identity()}); first && spectrumProblem(first->singularValues).isEmpty())
             addSpectrum(*first, QColor(0x99, 0x99, 0x99), false);
     addSpectrum(*r, typeColour(r->type).value() > 200 && r->type == MatrixType::MlpDown ? typeColour(r->type).darker(130) : typeColour(r->type), true);
     setTitle(tr("Spectrum of %1, step %2: %3 [%4\u00d7%5] — %6")

@@ -457,6 +457,22 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
                 return damaged(QStringLiteral("matrix %1's singular vectors are inconsistent").arg(i));
             r.topVectors = Eigen::Map<const Eigen::MatrixXf>(vectors->data() + vectorOffset, Eigen::Index(r.cols), Eigen::Index(k));
         }
+        // A spectrum no analysis writes (NaN, Inf, negative, or σ whose squares overflow) would
+        // reach the metrics and the spectrum view's density as non-finite eigenvalues: that matrix
+        // is named and left out, the rest is read, and its checkpoint's fingerprint is forgotten so
+        // that analysing the folder again recomputes it instead of serving this file's copy.
+        QString spectrumIssue;
+        if (const QString own = spectrumProblem(r.singularValues); !own.isEmpty())
+            spectrumIssue = QStringLiteral("its spectrum in the results file cannot be used: ") + own;
+        else if (const QString change = spectrumProblem(r.deltaSingularValues); !change.isEmpty())
+            spectrumIssue = QStringLiteral("the spectrum of its change from the reference in the results file cannot be used: ") + change;
+        if (!spectrumIssue.isEmpty()) {
+            run.issues.append({r.checkpointPath, r.tensor, spectrumIssue + QStringLiteral("; left out until its checkpoint is analysed again"), false});
+            for (CheckpointRecord &record : run.checkpoints)
+                if (record.path == r.checkpointPath)
+                    record.fingerprint.clear();
+            continue;
+        }
         if (stored.empty() || r.singularValues.size() == 0) {
             r.metrics = computeSpectralMetrics(r.singularValues, r.rows, r.cols, kDefaultEnergy);
         } else {

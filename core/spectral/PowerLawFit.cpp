@@ -11,8 +11,10 @@ PowerLawFit fitPowerLaw(const Eigen::Ref<const Eigen::VectorXd> &eigenvalues)
 {
     std::vector<double> x;
     x.reserve(static_cast<size_t>(eigenvalues.size()));
+    // An Inf would make every tail's log-likelihood Inf − Inf: only finite eigenvalues are fitted
+    // (the solver and the results file let no other through).
     for (double value : eigenvalues)
-        if (value > kPowerLawThreshold)
+        if (value > kPowerLawThreshold && std::isfinite(value))
             x.push_back(value);
     std::sort(x.begin(), x.end());
     const int n = static_cast<int>(x.size());

@@ -1,6 +1,7 @@
 #include "spectral/SingularValueSolver.h"
 
 #include "spectral/DenseBlockSource.h"
+#include "spectral/SpectralMetrics.h"
 
 #include <Eigen/SVD>
 #include <algorithm>
@@ -17,6 +18,16 @@ Eigen::VectorXd sortedDescending(Eigen::VectorXd values)
 {
     std::sort(values.data(), values.data() + values.size(), std::greater<double>());
     return values;
+}
+
+// The solver's result, or why it is none: a NaN (which std::sort must never see) or singular
+// values too large for their squares, the eigenvalues every metric and the density start from.
+// A finite matrix reaches this with values past about 1e150 (a 1e155 spike: σ₁ = 1e155, σ₁² = Inf).
+Spectrum checkedSpectrum(Eigen::VectorXd sigma)
+{
+    if (QString problem = spectrumProblem(sigma); !problem.isEmpty())
+        return {{}, std::move(problem), {}};
+    return {sortedDescending(std::move(sigma)), {}, {}};
 }
 
 qint64 countNonFinite(const double *values, qint64 count)
@@ -88,6 +99,13 @@ Spectrum SingularValueSolver::gramSpectrum(const MatrixBlockSource &matrix, cons
         allRead();
     if (nonFinite > 0)
         return {{}, nonFiniteError(nonFinite, rows * cols), {}};
+    // Its trace is ‖W‖²_F = Σσ²: past kLargestEigenvalueSum (entries beyond about 1e150 square to
+    // Inf in dsyrk) the eigenvalues cannot be held, and an Inf must not reach the eigensolver.
+    double trace = 0;
+    for (int i = 0; i < order; ++i)
+        trace += gram[size_t(i) * size_t(order) + size_t(i)];
+    if (!(trace <= kLargestEigenvalueSum) || countNonFinite(gram.data(), qint64(gram.size())) > 0)
+        return {{}, QStringLiteral("its values are too large for float64 (\u2016W\u2016\u00b2_F = \u03a3\u03c3\u00b2 past %1)").arg(kLargestEigenvalueSum, 0, 'g', 3), {}};
 
     if (k > 0)
         return gramSpectrumWithVectors(readsAgain ? &matrix : nullptr, rows, cols, std::move(gram), k, allRead);
@@ -98,8 +116,7 @@ Spectrum SingularValueSolver::gramSpectrum(const MatrixBlockSource &matrix, cons
                                      : LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', order, gram.data(), order, eigenvalues.data());
     if (info != 0)
         return {{}, QStringLiteral("eigenvalue solver did not converge (%1 info %2)").arg(twoStage ? "dsyev_2stage" : "dsyevd").arg(info), {}};
-    Eigen::VectorXd sigma = eigenvalues.cwiseMax(0.0).cwiseSqrt();
-    return {sortedDescending(std::move(sigma)), {}, {}};
+    return checkedSpectrum(eigenvalues.cwiseMax(0.0).cwiseSqrt());
 }
 
 // Every eigenvalue of the Gram matrix and the eigenvectors of its k largest, from one tridiagonal
@@ -115,11 +132,26 @@ Spectrum SingularValueSolver::gramSpectrumWithVectors(const MatrixBlockSource *m
         if (allRead && !byRows)
             allRead();
     };
+    // dstemr's eigenvectors come back NaN for a Gram matrix whose entries are far from 1 (one 1e100
+    // entry of W: 1e200 in the Gram), though it scales its eigenvalues itself. The Gram matrix is
+    // scaled by a power of two (exact) to the order of its largest diagonal entry, and the
+    // eigenvalues back; matrices of ordinary size are left exactly as they are.
+    double largestDiagonal = 0;
+    for (int i = 0; i < order; ++i)
+        largestDiagonal = std::max(largestDiagonal, gram[size_t(i) * size_t(order) + size_t(i)]);
+    int exponent = 0;
+    if (largestDiagonal > 1e150 || (largestDiagonal > 0 && largestDiagonal < 1e-150)) {
+        std::frexp(largestDiagonal, &exponent);
+        for (double &g : gram)
+            g = std::ldexp(g, -exponent);
+    }
     std::vector<double> diagonal(static_cast<size_t>(order)), offDiagonal(static_cast<size_t>(order), 0.0), tau(static_cast<size_t>(std::max(1, order - 1)));
     lapack_int info = LAPACKE_dsytrd(LAPACK_COL_MAJOR, 'L', order, gram.data(), order, diagonal.data(), offDiagonal.data(), tau.data());
     std::vector<double> eigenvalues = diagonal, offCopy = offDiagonal;
     if (info == 0)
         info = LAPACKE_dsterf(order, eigenvalues.data(), offCopy.data());
+    for (double &lambda : eigenvalues)
+        lambda = std::ldexp(lambda, exponent);
     // The k largest eigenpairs of the tridiagonal matrix (ascending), then Q·z: Gram eigenvectors.
     // dstemr uses all of its eigenvalue array (length order) as workspace, whatever k is.
     lapack_int found = 0;
@@ -136,9 +168,11 @@ Spectrum SingularValueSolver::gramSpectrumWithVectors(const MatrixBlockSource *m
         return {{}, QStringLiteral("eigenvalue solver did not converge (dsytrd/dsterf/dstemr info %1)").arg(info), {}};
     }
     gram = {};
-    Spectrum spectrum;
-    Eigen::VectorXd sigma = Eigen::Map<const Eigen::VectorXd>(eigenvalues.data(), order).cwiseMax(0.0).cwiseSqrt();
-    spectrum.singularValues = sortedDescending(std::move(sigma));
+    Spectrum spectrum = checkedSpectrum(Eigen::Map<const Eigen::VectorXd>(eigenvalues.data(), order).cwiseMax(0.0).cwiseSqrt());
+    if (!spectrum.ok()) {
+        finished();
+        return spectrum;
+    }
     // Largest first: dstemr returns them ascending.
     Eigen::MatrixXd gramVectors = Eigen::Map<const Eigen::MatrixXd>(vectors.data(), order, k).rowwise().reverse();
     if (byRows) {
@@ -186,7 +220,11 @@ Spectrum SingularValueSolver::exactSpectrum(const MatrixBlockSource &matrix, con
     Eigen::BDCSVD<Eigen::MatrixXd> svd(transposed, k > 0 ? Eigen::ComputeThinU : 0);
     if (svd.info() != Eigen::Success)
         return {{}, QStringLiteral("SVD did not converge"), {}};
-    Spectrum spectrum{sortedDescending(svd.singularValues()), {}, {}};
+    // A finite W can still have σ too large to square (a 1e155 entry): BDCSVD scales internally
+    // and returns σ₁ = 1e155, whose eigenvalue σ₁² is Inf.
+    Spectrum spectrum = checkedSpectrum(svd.singularValues());
+    if (!spectrum.ok())
+        return spectrum;
     if (k > 0)
         spectrum.topRightVectors = svd.matrixU().leftCols(k).cast<float>();
     return spectrum;

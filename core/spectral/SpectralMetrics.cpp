@@ -2,6 +2,7 @@
 
 #include "spectral/WeightWatcherMetrics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -56,9 +57,45 @@ void applyEnergy(SpectralMetrics &m, const Eigen::Ref<const Eigen::VectorXd> &si
         zero ? kNaN : 100.0 * (1.0 - k * static_cast<double>(rows + cols) / (double(rows) * double(cols)));
 }
 
+QString spectrumProblem(const Eigen::Ref<const Eigen::VectorXd> &singularValues)
+{
+    const Eigen::Index count = singularValues.size();
+    Eigen::Index nonFinite = 0, negative = 0;
+    double sumSquares = 0, largest = 0;
+    for (const double s : singularValues) {
+        if (!std::isfinite(s)) {
+            ++nonFinite;
+        } else if (s < 0) {
+            ++negative;
+        } else {
+            sumSquares += s * s;
+            largest = std::max(largest, s);
+        }
+    }
+    auto some = [count](Eigen::Index n, const char *what) {
+        return QStringLiteral("%1 of its %2 singular values %3 %4").arg(n).arg(count).arg(n == 1 ? "is" : "are", QLatin1String(what));
+    };
+    if (nonFinite > 0)
+        return some(nonFinite, "NaN or Inf");
+    if (negative > 0)
+        return some(negative, "negative");
+    if (!(sumSquares <= kLargestEigenvalueSum))
+        return QStringLiteral("its singular values are too large for float64 (\u03c3\u2081 = %1, \u2016W\u2016\u00b2_F = \u03a3\u03c3\u00b2 past %2)")
+            .arg(largest, 0, 'g', 3).arg(kLargestEigenvalueSum, 0, 'g', 3);
+    return {};
+}
+
 SpectralMetrics computeSpectralMetrics(const Eigen::Ref<const Eigen::VectorXd> &singularValues,
                                        Eigen::Index rows, Eigen::Index cols, double energy)
 {
+    // Whoever holds such a spectrum names the matrix; its metrics must not be Inf, or numbers
+    // computed from NaN eigenvalues.
+    if (!spectrumProblem(singularValues).isEmpty()) {
+        SpectralMetrics none{};
+        for (const StoredMetric &metric : storedMetrics())
+            none.*metric.member = kNaN;
+        return none;
+    }
     const Eigen::VectorXd lambda = singularValues.array().square();
     const double sumLambda = lambda.sum();
     const double lambdaMax = lambda.size() > 0 ? lambda[0] : 0.0;

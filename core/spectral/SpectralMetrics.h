@@ -46,7 +46,19 @@ struct SpectralMetrics {
     double topVectorCosine;     // |v₁(t)·v₁(t_prev)|
 };
 
-// singularValues descending (as SingularValueSolver returns them); rows/cols of the matrix.
+// The largest ‖W‖²_F = Σσ² a spectrum may have: every metric, the power-law fit, the Marchenko–Pastur
+// fit and the spectrum view's density start from the eigenvalues λ = σ² and sums of them, and a
+// margin below float64's 1.8e308 keeps all of those (and the density's bin edges) finite.
+inline constexpr double kLargestEigenvalueSum = 1e300;
+
+// Why a spectrum is not one the metrics and views can take, or empty: a NaN or Inf singular value,
+// a negative one, or singular values whose squares sum past kLargestEigenvalueSum (σ₁ ≳ 1e150,
+// whose σ² would overflow or nearly). SingularValueSolver returns no such spectrum, and the
+// results file refuses to serve one.
+QString spectrumProblem(const Eigen::Ref<const Eigen::VectorXd> &singularValues);
+
+// singularValues descending (as SingularValueSolver returns them); rows/cols of the matrix. A
+// spectrum with a spectrumProblem gets every metric NaN: nothing is computed from it.
 SpectralMetrics computeSpectralMetrics(const Eigen::Ref<const Eigen::VectorXd> &singularValues,
                                        Eigen::Index rows, Eigen::Index cols,
                                        double energy = kDefaultEnergy);

@@ -169,7 +169,8 @@ WeightWatcherNorms weightWatcherNorms(const Eigen::Ref<const Eigen::VectorXd> &l
     const double norm = lambda.sum();
     const double spectral = lambda.size() > 0 ? lambda.maxCoeff() : 0.0;
     // WeightWatcher would take log10(0) = −inf for a zero matrix; NaN keeps it out of every aggregate.
-    if (!(norm > 0) || !(spectral > 0))
+    // So does an Inf or NaN eigenvalue (computeSpectralMetrics lets none through).
+    if (!(norm > 0) || !(spectral > 0) || !std::isfinite(norm))
         return n;
     n.logNorm = std::log10(norm);
     n.logSpectralNorm = std::log10(spectral);
@@ -177,7 +178,16 @@ WeightWatcherNorms weightWatcherNorms(const Eigen::Ref<const Eigen::VectorXd> &l
         double sum = 0;
         for (double ev : lambda)
             sum += std::pow(ev, alpha);
-        n.logAlphaNorm = std::log10(sum);
+        // λᵢ^α overflows long before λ does (λ = 1e40 at α = 8): then the same sum scaled by
+        // λ_max^α, whose logarithm is added back; WeightWatcher's own sum would be Inf.
+        if (!std::isfinite(sum)) {
+            double scaled = 0;
+            for (double ev : lambda)
+                scaled += std::pow(ev / spectral, alpha);
+            n.logAlphaNorm = alpha * std::log10(spectral) + std::log10(scaled);
+        } else {
+            n.logAlphaNorm = std::log10(sum);
+        }
     }
     return n;
 }
@@ -195,6 +205,10 @@ MarchenkoPasturFit fitMarchenkoPastur(const Eigen::Ref<const Eigen::VectorXd> &l
     // Rescaled so that the mean eigenvalue is 1: Wscale = √(len(evals)) / √(Σλ).
     const double wScale = std::sqrt(double(count)) / std::sqrt(total);
     fit.scale = wScale * wScale;
+    // Eigenvalues so small that their rescaling overflows (Σλ of denormals) would turn the density
+    // estimate's input into Inf and NaN, which its sort must never see: no fit.
+    if (!std::isfinite(fit.scale))
+        return fit;
     std::vector<double> toPlot(static_cast<size_t>(count));
     for (Eigen::Index i = 0; i < count; ++i)
         toPlot[size_t(i)] = fit.scale * std::max(lambda[i], 0.0);

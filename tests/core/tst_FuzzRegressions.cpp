@@ -99,8 +99,10 @@ class TestFuzzRegressions : public QObject {
             const QByteArray image = fuzz::Hdf5FuzzImage::build(reinterpret_cast<const uint8_t *>(input.constData()), size_t(input.size()));
             const QString path = asFile(image, "fuzz.h5");
             QString error;
-            ResultsFile::load(path, &error);
-            return checkpointProblems(path) << error;
+            QStringList problems = checkpointProblems(path);
+            if (const auto run = ResultsFile::load(path, &error))
+                problems << run->issueLines();
+            return problems << error;
         }
         return {QStringLiteral("no replay for %1").arg(target)};
     }

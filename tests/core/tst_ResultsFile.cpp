@@ -1,7 +1,11 @@
 // The HDF5 results file: a faithful round trip, atomic replacement, damage detected and never
 // trusted, and the incremental analysis it enables.
+#include "FormatWriters.h"
+#include "TestMatrices.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
+#include "analysis/RunLoader.h"
+#include "spectral/EigenvalueDensity.h"
 
 #include <QDir>
 #include <QFile>
@@ -10,7 +14,9 @@
 #include <QTest>
 #include <cmath>
 #include <hdf5.h>
+#include <limits>
 #include <random>
+#include <vector>
 
 using namespace rankscope;
 
@@ -26,6 +32,53 @@ void copyDemo(const QString &to)
 int fromCache(const RunAnalysis &run)
 {
     return int(std::count_if(run.checkpoints.begin(), run.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }));
+}
+
+// Three matrices, t0 and t1 of ckpt.pt and t2 of other.pt, each with σ = 3, 2, 1 and D's σ = 0.3,
+// 0.2, 0.1, as an analysis saves them: the spectra are stored in this order, 3 values each.
+RunAnalysis threeMatrices(const QString &folder)
+{
+    RunAnalysis run;
+    run.folder = folder;
+    for (const char *name : {"ckpt.pt", "other.pt"}) {
+        CheckpointRecord c;
+        c.path = QDir(folder).filePath(QLatin1String(name));
+        c.fingerprint = QStringLiteral("00");
+        run.checkpoints << c;
+    }
+    run.checkpoints[0].matrices = 2;
+    run.checkpoints[1].matrices = 1;
+    for (int i = 0; i < 3; ++i) {
+        MatrixResult r;
+        r.layer = i;
+        r.tensor = QStringLiteral("t%1").arg(i);
+        r.checkpointPath = run.checkpoints[i < 2 ? 0 : 1].path;
+        r.rows = r.cols = 3;
+        r.singularValues = Eigen::VectorXd::LinSpaced(3, 3, 1);
+        r.deltaSingularValues = r.singularValues / 10;
+        r.metrics = computeSpectralMetrics(r.singularValues, 3, 3);
+        setDeltaMetrics(r.metrics, r.deltaSingularValues, 1.0);
+        run.results << r;
+    }
+    return run;
+}
+
+// One value of a stored float64 dataset replaced, as a hand-edited or hostile results file holds it.
+void overwriteValue(const QString &path, const char *dataset, qsizetype index, double value)
+{
+    const hid_t file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
+    QVERIFY(file >= 0);
+    const hid_t data = H5Dopen2(file, dataset, H5P_DEFAULT);
+    QVERIFY(data >= 0);
+    const hid_t space = H5Dget_space(data);
+    std::vector<double> values(size_t(H5Sget_simple_extent_npoints(space)));
+    H5Sclose(space);
+    QVERIFY(qsizetype(values.size()) > index);
+    QVERIFY(H5Dread(data, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+    values[size_t(index)] = value;
+    QVERIFY(H5Dwrite(data, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+    H5Dclose(data);
+    H5Fclose(file);
 }
 
 } // namespace
@@ -389,6 +442,106 @@ private slots:
         const RunAnalysis resumed = RunAnalyzer(settings).analyzeFolder(dir.path(), {}, &*saved);
         QCOMPARE(fromCache(resumed), 2);
         QCOMPARE(resumed.results.size(), 144);
+    }
+
+    // A stored spectrum no analysis writes (NaN, Inf, a negative value, or σ whose squares
+    // overflow) is named as a problem of its matrix and left out; the rest of the file is shown,
+    // and that checkpoint is analysed again rather than served. An Inf made the spectrum view's
+    // density index outside its bins: export --figure spectrum and the window died with SIGSEGV.
+    void unusableStoredSpectrumIsNamedAndLeftOut_data()
+    {
+        QTest::addColumn<QByteArray>("dataset");
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("expected");
+        const QString own = QStringLiteral("ckpt.pt: t1: its spectrum in the results file cannot be used: ");
+        const QString after = QStringLiteral("; left out until its checkpoint is analysed again");
+        QTest::newRow("inf") << QByteArray("singular_values") << std::numeric_limits<double>::infinity()
+                             << own + "1 of its 3 singular values is NaN or Inf" + after;
+        QTest::newRow("nan") << QByteArray("singular_values") << std::numeric_limits<double>::quiet_NaN()
+                             << own + "1 of its 3 singular values is NaN or Inf" + after;
+        QTest::newRow("negative") << QByteArray("singular_values") << -1.0 << own + "1 of its 3 singular values is negative" + after;
+        QTest::newRow("1e155") << QByteArray("singular_values") << 1e155
+                               << own + QStringLiteral("its singular values are too large for float64 (\u03c3\u2081 = 1e+155, "
+                                                       "\u2016W\u2016\u00b2_F = \u03a3\u03c3\u00b2 past 1e+300)") + after;
+        QTest::newRow("change inf") << QByteArray("delta_singular_values") << std::numeric_limits<double>::infinity()
+                                    << "ckpt.pt: t1: the spectrum of its change from the reference in the results file cannot be used: "
+                                       "1 of its 3 singular values is NaN or Inf" + after;
+    }
+    void unusableStoredSpectrumIsNamedAndLeftOut()
+    {
+        QFETCH(QByteArray, dataset);
+        QFETCH(double, value);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("results.h5");
+        QString error;
+        QVERIFY2(ResultsFile::save(threeMatrices(dir.path()), path, &error), qPrintable(error));
+        overwriteValue(path, dataset.constData(), 3, value); // t1's first value
+        // Opened as export and the window open a results file.
+        const LoadedRun loaded = loadRun(path, RunLoadOptions());
+        QVERIFY2(loaded.run, qPrintable(loaded.messages.join('\n')));
+        const RunAnalysis &run = *loaded.run;
+        QCOMPARE(run.issueLines(), QStringList{expected});
+        QCOMPARE(run.results.size(), 2);
+        for (const MatrixResult &r : run.results) {
+            QVERIFY(r.tensor != QLatin1String("t1"));
+            QVERIFY(std::isfinite(r.metrics.stableRank) && std::isfinite(r.metrics.deltaSpectralNorm));
+            const Eigen::VectorXd lambda = r.singularValues.array().square();
+            const QList<QPair<double, double>> density = logBinnedDensity(lambda, densityBinsFor(lambda.size()));
+            QVERIFY(!density.isEmpty());
+            for (const auto &[x, y] : density)
+                QVERIFY(std::isfinite(x) && std::isfinite(y));
+        }
+        // An empty fingerprint matches no file: analysing the folder again reads ckpt.pt afresh,
+        // while other.pt is still served from the file.
+        QCOMPARE(run.checkpoints.size(), 2);
+        QVERIFY(run.checkpoints[0].path.endsWith("ckpt.pt"));
+        QCOMPARE(run.checkpoints[0].fingerprint, QString());
+        QCOMPARE(run.checkpoints[1].fingerprint, QStringLiteral("00"));
+    }
+
+    // A finite float64 checkpoint with one 1e155 entry: that matrix is named (σ₁² overflows) with
+    // either solver, the matrix beside it analysed, and the results file serves the same.
+    void spikedMatrixIsNamedAndTheRestAnalysed_data()
+    {
+        QTest::addColumn<int>("method");
+        QTest::newRow("gram") << int(SvdMethod::FastGram);
+        QTest::newRow("svd") << int(SvdMethod::ExactSvd);
+    }
+    void spikedMatrixIsNamedAndTheRestAnalysed()
+    {
+        QFETCH(int, method);
+        QTemporaryDir dir;
+        std::mt19937_64 rng(9);
+        auto f64 = [](const Eigen::MatrixXd &m) {
+            QList<double> values;
+            for (Eigen::Index r = 0; r < m.rows(); ++r)
+                for (Eigen::Index c = 0; c < m.cols(); ++c)
+                    values << m(r, c);
+            return test::rawBytes(values);
+        };
+        const Eigen::MatrixXd attention = test::gaussianMatrix(16, 16, rng, 0.2);
+        Eigen::MatrixXd down = test::gaussianMatrix(64, 16, rng, 0.2);
+        down(5, 3) = 1e155;
+        test::saveBytes(dir.filePath("step_000100.safetensors"),
+                        test::safetensorsFile({{"h.0.attn.c_proj.weight", "F64", {16, 16}, f64(attention)},
+                                               {"h.0.mlp.c_proj.weight", "F64", {64, 16}, f64(down)}}));
+        test::saveBytes(dir.filePath("config.json"), R"({"model_type": "gpt2", "n_head": 4})");
+        AnalysisSettings settings;
+        settings.method = SvdMethod(method);
+        settings.resultsPath = dir.filePath("cache/run.h5");
+        const RunAnalysis run = RunAnalyzer(settings).analyzeFolder(dir.path());
+        QVERIFY2(run.issues.size() == 1, qPrintable(run.issueLines().join('\n')));
+        const QString line = run.issueLines().first();
+        QVERIFY2(line.startsWith("step_000100.safetensors: h.0.mlp.c_proj.weight") && line.contains("too large for float64"), qPrintable(line));
+        QCOMPARE(run.results.size(), 1);
+        QVERIFY(run.results.first().tensor.startsWith("h.0.attn.c_proj.weight"));
+        QVERIFY(std::isfinite(run.results.first().metrics.frobeniusNorm));
+
+        const LoadedRun loaded = loadRun(settings.resultsPath, RunLoadOptions());
+        QVERIFY2(loaded.run, qPrintable(loaded.messages.join('\n')));
+        QCOMPARE(loaded.run->results.size(), 1);
+        QCOMPARE(loaded.run->issueLines(), run.issueLines());
     }
 
     void cachePathIsPerFolder()

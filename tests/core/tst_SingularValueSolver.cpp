@@ -90,6 +90,55 @@ private slots:
         }
     }
 
+    // A finite float64 matrix whose singular values cannot be squared (one 1e155 entry: σ₁ = 1e155,
+    // σ₁² = Inf) gets no spectrum on either path, tall or wide, with top vectors or read a block at
+    // a time: its eigenvalues would reach the metrics and the density view as Inf. 1e140 still does.
+    void valuesTooLargeToSquareAreAnError_data()
+    {
+        QTest::addColumn<int>("method");
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("cols");
+        QTest::addColumn<int>("topVectors");
+        QTest::addColumn<bool>("blocked");
+        for (auto [name, method] : {std::pair{"gram", SvdMethod::FastGram}, std::pair{"svd", SvdMethod::ExactSvd}})
+            for (auto [r, c] : {std::pair{8, 5}, std::pair{5, 8}}) {
+                QTest::addRow("%s %dx%d", name, r, c) << int(method) << r << c << 0 << false;
+                QTest::addRow("%s %dx%d top vectors", name, r, c) << int(method) << r << c << 2 << false;
+                QTest::addRow("%s %dx%d blocked", name, r, c) << int(method) << r << c << 0 << true;
+            }
+    }
+    void valuesTooLargeToSquareAreAnError()
+    {
+        QFETCH(int, method);
+        QFETCH(int, rows);
+        QFETCH(int, cols);
+        QFETCH(int, topVectors);
+        QFETCH(bool, blocked);
+        std::mt19937_64 rng(11);
+        Eigen::MatrixXd w = test::gaussianMatrix(rows, cols, rng);
+        SingularValueSolver solver{SvdMethod(method)};
+        solver.setTopVectors(topVectors);
+        solver.setGramBlockBytes(2 * sizeof(double) * std::min(rows, cols)); // blocks of 2 lines
+        auto spectrumOf = [&](const Eigen::MatrixXd &m) { return blocked ? solver.compute(BlocksOnly(m)) : solver.compute(m); };
+
+        w(1, 2) = 1e155;
+        const Spectrum s = spectrumOf(w);
+        QVERIFY2(!s.ok(), qPrintable(QStringLiteral("σ₁ = %1").arg(s.singularValues.size() ? s.singularValues[0] : 0.0)));
+        QVERIFY2(s.error.contains(QLatin1String("too large for float64")), qPrintable(s.error));
+        QCOMPARE(s.singularValues.size(), 0);
+        QCOMPARE(s.topRightVectors.size(), 0);
+
+        // σ₁² = 1e280: float64 holds it and every sum the metrics take of it. With top vectors, the
+        // Gram matrix is scaled before dstemr, whose eigenvectors came back NaN from entries past 1e150.
+        w(1, 2) = 1e140;
+        const Spectrum fine = spectrumOf(w);
+        QVERIFY2(fine.ok(), qPrintable(fine.error));
+        QVERIFY(std::abs(fine.singularValues[0] / 1e140 - 1) < 1e-9);
+        if (topVectors > 0)
+            QVERIFY(fine.topRightVectors.allFinite());
+        QVERIFY(std::isfinite(computeSpectralMetrics(fine.singularValues, rows, cols).frobeniusNorm));
+    }
+
     void emptyMatrixIsAnError()
     {
         const Spectrum s = SingularValueSolver().compute(Eigen::MatrixXd(0, 5));

@@ -5,6 +5,7 @@
 
 #include <QTest>
 #include <cmath>
+#include <limits>
 
 using namespace rankscope;
 
@@ -43,6 +44,65 @@ private slots:
         QCOMPARE(densityBinsFor(4), 8);
         QCOMPARE(densityBinsFor(768), 41);
         QCOMPARE(densityBinsFor(1 << 20), 60);
+    }
+
+    // The density bins only finite eigenvalues, whatever it is given, and returns only points a
+    // log–log axis can hold. An Inf made every bin index NaN, cast to an index far outside the
+    // counts (SIGSEGV in export --figure spectrum and the window); λ past 1e154 made the bin
+    // centre √(left·right) Inf.
+    void eigenvalueDensityOfNonFiniteAndHugeValues()
+    {
+        Eigen::VectorXd lambda(6);
+        lambda << 1, 10, 100, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(), 1e-6;
+        const QList<QPair<double, double>> density = logBinnedDensity(lambda, 2);
+        QCOMPARE(density.size(), 2);
+        // Bins of log10 λ over [0, 2 + 1e-9]: 1 and 10 in the first, 100 in the second; N counts all 6.
+        const double b = 2 + 1e-9;
+        QVERIFY(close(density[0].first, std::pow(10.0, b / 4)));
+        QVERIFY(close(density[0].second, 2 / (6.0 * (std::pow(10.0, b / 2) - 1))));
+        QVERIFY(close(density[1].first, std::pow(10.0, 3 * b / 4)));
+        QVERIFY(close(density[1].second, 1 / (6.0 * (std::pow(10.0, b) - std::pow(10.0, b / 2)))));
+        QVERIFY(logBinnedDensity(Eigen::VectorXd::Constant(3, std::numeric_limits<double>::infinity()), 8).isEmpty());
+
+        Eigen::VectorXd huge(4);
+        huge << 1e300, 1e305, 1.5e308, 1e-3;
+        for (int bins : {1, 3, 60}) {
+            const QList<QPair<double, double>> points = logBinnedDensity(huge, bins);
+            QVERIFY(!points.isEmpty());
+            for (const auto &[x, y] : points)
+                QVERIFY2(std::isfinite(x) && x > 0 && std::isfinite(y) && y > 0,
+                         qPrintable(QStringLiteral("%1 bins: (%2, %3)").arg(bins).arg(x).arg(y)));
+        }
+    }
+
+    // A spectrum the metrics cannot take is named and gives every metric NaN, never Inf or a
+    // number computed from NaN: a 1e155 singular value squares to Inf. 1e149 is still a spectrum.
+    void unusableSpectraGiveNaNMetrics_data()
+    {
+        QTest::addColumn<double>("bad");
+        QTest::addColumn<QString>("problem");
+        QTest::newRow("inf") << std::numeric_limits<double>::infinity() << "1 of its 3 singular values is NaN or Inf";
+        QTest::newRow("nan") << std::numeric_limits<double>::quiet_NaN() << "1 of its 3 singular values is NaN or Inf";
+        QTest::newRow("negative") << -1.0 << "1 of its 3 singular values is negative";
+        QTest::newRow("1e155") << 1e155 << QStringLiteral("too large for float64 (\u03c3\u2081 = 1e+155, ");
+    }
+    void unusableSpectraGiveNaNMetrics()
+    {
+        QFETCH(double, bad);
+        QFETCH(QString, problem);
+        Eigen::VectorXd sigma(3);
+        sigma << bad, 2, 1;
+        QVERIFY2(spectrumProblem(sigma).contains(problem), qPrintable(spectrumProblem(sigma)));
+        const QList<double> values = spectralMetricValues(computeSpectralMetrics(sigma, 3, 3));
+        for (qsizetype i = 0; i < values.size(); ++i)
+            QVERIFY2(std::isnan(values[i]), qPrintable(QStringLiteral("%1 = %2").arg(spectralMetricColumns()[i]).arg(values[i])));
+
+        sigma[0] = 1e149; // Σσ² = 1e298
+        QVERIFY(spectrumProblem(sigma).isEmpty());
+        const SpectralMetrics fine = computeSpectralMetrics(sigma, 3, 3);
+        QCOMPARE(fine.spectralNorm, 1e149);
+        QVERIFY(std::isfinite(fine.frobeniusNorm) && std::isfinite(fine.stableRank) && std::isfinite(fine.logNorm));
+        QVERIFY(spectrumProblem(Eigen::VectorXd()).isEmpty()); // no values: nothing wrong with them
     }
 
     // σ = 4, 3, 2, 1 in an 8×4 matrix built as U·diag(s)·Vᵀ: every metric in closed form.

@@ -72,6 +72,39 @@ private slots:
         QCOMPARE(m.logSpectralNorm, 0.0);
     }
 
+    // λᵢ^α overflows long before λ does (1e40 at α = 9 is 1e360): log_alpha_norm is still
+    // log10(Σλᵢ^α), from the sum scaled by λ_max^α, never Inf; a sum that fits is WeightWatcher's own.
+    void logAlphaNormOfLargeEigenvalues()
+    {
+        Eigen::VectorXd lambda(3);
+        lambda << 1e40, 1e20, 1;
+        const WeightWatcherNorms n = weightWatcherNorms(lambda, 9.0);
+        QVERIFY2(close(n.logAlphaNorm, 360.0), qPrintable(QString::number(n.logAlphaNorm))); // 1e360 + 1e180 + 1
+        QVERIFY(close(n.logNorm, 40.0));
+        QVERIFY(close(n.logSpectralNorm, 40.0));
+        QCOMPARE(weightWatcherNorms(lambda, 2.0).logAlphaNorm, std::log10(std::pow(1e40, 2.0) + std::pow(1e20, 2.0) + 1.0));
+        // An Inf eigenvalue gives no norm at all (computeSpectralMetrics lets none through).
+        lambda[0] = std::numeric_limits<double>::infinity();
+        QVERIFY(std::isnan(weightWatcherNorms(lambda, 2.0).logNorm));
+        QVERIFY(std::isnan(weightWatcherNorms(lambda, 2.0).logAlphaNorm));
+    }
+
+    // Eigenvalues so small that rescaling them to mean 1 overflows (denormals, σ ≈ 1e-160) have no
+    // Marchenko–Pastur fit: Inf and NaN (Inf · 0) never reach the density estimate's sort.
+    void denormalEigenvaluesHaveNoMarchenkoPasturFit()
+    {
+        Eigen::VectorXd lambda = Eigen::VectorXd::Zero(40);
+        for (int i = 0; i < 20; ++i)
+            lambda[i] = 1e-320 * (i + 1);
+        const MarchenkoPasturFit fit = fitMarchenkoPastur(lambda, 80, 40);
+        QVERIFY(!fit.ok);
+        QCOMPARE(fit.numSpikes, 0);
+        Eigen::VectorXd sigma = lambda.cwiseSqrt();
+        const SpectralMetrics m = computeSpectralMetrics(sigma, 80, 40);
+        QVERIFY(std::isnan(m.numSpikes) && std::isnan(m.mpSoftrank));
+        QVERIFY(std::isfinite(m.stableRank));
+    }
+
     void zeroMatrixGivesNaN()
     {
         const SpectralMetrics m = computeSpectralMetrics(Eigen::VectorXd::Zero(4), 4, 6);

@@ -3,6 +3,7 @@
 #include "FuzzInput.h"
 #include "Hdf5FuzzImage.h"
 #include "io/CheckpointReader.h"
+#include "spectral/EigenvalueDensity.h"
 
 #include <cstdlib>
 
@@ -26,6 +27,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (const rankscope::TensorInfo &t : reader->tensors())
             reader->readMatrix(t.name, t.shape.size() == 3 ? 0 : -1);
     rankscope::ResultsFile::isResultsFile(path);
-    rankscope::ResultsFile::load(path, &error);
+    // What the views draw of a loaded results file: each spectrum's density, as the spectrum view and
+    // `export --figure spectrum` bin it (a non-finite σ once indexed past the bins).
+    if (const auto run = rankscope::ResultsFile::load(path, &error))
+        for (const rankscope::MatrixResult &r : run->results) {
+            const Eigen::VectorXd lambda = r.singularValues.array().square();
+            rankscope::logBinnedDensity(lambda, rankscope::densityBinsFor(lambda.size()));
+        }
     return 0;
 }

@@ -1,5 +1,7 @@
 #include "analysis/DeltaReference.h"
 
+#include "analysis/ContentFingerprint.h"
+
 namespace rankscope {
 
 std::unique_ptr<DeltaReference> DeltaReference::open(const PlacedCheckpoint &placed, const TensorNameRules &rules, QString *problem)
@@ -12,11 +14,42 @@ std::unique_ptr<DeltaReference> DeltaReference::open(const PlacedCheckpoint &pla
     reference->m_blockSize = PlannedTensorRead::blockSizeOf(reference->m_plan.config);
     reference->m_step = placed.step;
     reference->m_path = placed.file->path;
+    reference->m_fingerprint = ContentFingerprint::of(*placed.file);
     const QList<PlannedTensor> &typed = reference->m_plan.layout.typed;
     for (qsizetype t = 0; t < typed.size(); ++t)
         for (qsizetype p = 0; p < typed[t].parts.size(); ++p)
             reference->m_where.insert(typed[t].parts[p].id, {t, p});
     return reference;
+}
+
+const PlacedCheckpoint *DeltaReference::choose(const QList<PlacedCheckpoint> &checkpoints, std::optional<qint64> step)
+{
+    for (const PlacedCheckpoint &placed : checkpoints)
+        if (!step || (!placed.unnumbered && placed.step == *step))
+            return &placed;
+    return nullptr;
+}
+
+QString DeltaReference::noCheckpointAt(qint64 step, const QList<PlacedCheckpoint> &checkpoints)
+{
+    QStringList steps;
+    for (const PlacedCheckpoint &placed : checkpoints)
+        if (!placed.unnumbered)
+            steps << QString::number(placed.step);
+    const QString what = QStringLiteral("--reference %1: no checkpoint at step %1; ").arg(step);
+    if (steps.isEmpty())
+        return what + QStringLiteral("none of the run's checkpoints records a step");
+    const qsizetype count = steps.size();
+    constexpr qsizetype kEnds = 5;
+    if (count > 3 * kEnds)
+        steps = steps.mid(0, kEnds) << QStringLiteral("…") << steps.mid(count - kEnds);
+    return what + (count == 1 ? QStringLiteral("the run's one step is %1").arg(steps.first())
+                              : QStringLiteral("the run's %1 steps are %2").arg(count).arg(steps.join(QLatin1String(", "))));
+}
+
+QString DeltaReference::identityOf(qint64 step, const QString &fingerprint)
+{
+    return QString::number(step) + QLatin1Char('\n') + fingerprint;
 }
 
 std::shared_ptr<MatrixPartSource> DeltaReference::partFor(const MatrixIdentity &id, QString *problem)

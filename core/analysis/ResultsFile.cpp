@@ -192,15 +192,17 @@ bool writeRun(hid_t file, const RunAnalysis &run)
               Hdf5Attribute::writeText(file, "created", QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
 
     Hdf5Id checkpoints(H5Gcreate2(file, "checkpoints", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    QStringList paths, formats, errors, fingerprints, subspacePrevious;
+    QStringList paths, formats, errors, fingerprints, subspacePrevious, deltaReferences;
     std::vector<long long> steps, sizes, mtimes;
-    std::vector<int> matrices, unnumbered;
+    std::vector<int> matrices, unnumbered, subspaceK;
     for (const CheckpointRecord &c : run.checkpoints) {
         paths << c.path;
         formats << c.format;
         errors << c.error;
         fingerprints << c.fingerprint;
         subspacePrevious << c.subspacePrevious;
+        subspaceK.push_back(c.subspaceK);
+        deltaReferences << c.deltaReference;
         steps.push_back(c.step);
         sizes.push_back(c.size);
         mtimes.push_back(c.mtimeMs);
@@ -210,6 +212,8 @@ bool writeRun(hid_t file, const RunAnalysis &run)
     ok = ok && checkpoints.ok() && writeStrings(checkpoints, "path", paths) && writeStrings(checkpoints, "format", formats) &&
          writeStrings(checkpoints, "error", errors) && writeStrings(checkpoints, "fingerprint", fingerprints) &&
          writeStrings(checkpoints, "subspace_previous", subspacePrevious) &&
+         writeNumbers(checkpoints, "subspace_k", subspaceK, H5T_STD_I32LE, H5T_NATIVE_INT) &&
+         writeStrings(checkpoints, "delta_reference", deltaReferences) &&
          writeNumbers(checkpoints, "step", steps, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(checkpoints, "size", sizes, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
          writeNumbers(checkpoints, "mtime_ms", mtimes, H5T_STD_I64LE, H5T_NATIVE_LLONG) &&
@@ -339,6 +343,10 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
                                           : readStrings(checkpoints, "fingerprint", c, problems);
     // Since --subspace: what each checkpoint's subspace metrics compared with (none: compare again).
     const auto subspacePrevious = readStrings(checkpoints, "subspace_previous", c, optional);
+    // Since they are kept: the k of those metrics (none: 0, no k, so compared again), and the
+    // reference the delta metrics were computed against (none: empty, no reference, so computed again).
+    const auto subspaceK = readNumbers<int>(checkpoints, "subspace_k", c, H5T_NATIVE_INT, optional);
+    const auto deltaReferences = readStrings(checkpoints, "delta_reference", c, optional);
     const auto steps = readNumbers<long long>(checkpoints, "step", c, H5T_NATIVE_LLONG, problems);
     const auto sizes = readNumbers<long long>(checkpoints, "size", c, H5T_NATIVE_LLONG, problems);
     const auto mtimes = readNumbers<long long>(checkpoints, "mtime_ms", c, H5T_NATIVE_LLONG, problems);
@@ -360,6 +368,8 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
         r.error = (*errors)[i];
         r.fingerprint = (*fingerprints)[i];
         r.subspacePrevious = subspacePrevious ? (*subspacePrevious)[i] : QString();
+        r.subspaceK = subspaceK ? (*subspaceK)[size_t(i)] : 0;
+        r.deltaReference = deltaReferences ? (*deltaReferences)[i] : QString();
         r.step = (*steps)[size_t(i)];
         r.size = (*sizes)[size_t(i)];
         r.mtimeMs = (*mtimes)[size_t(i)];

@@ -40,6 +40,14 @@ struct CheckpointRecord {
     // the run's first). When that is no longer the one before it, they are computed again.
     QString subspacePrevious;
     QString subspaceKey() const { return path + QLatin1Char('\n') + fingerprint; }
+    // --subspace: the k its subspace metrics (and the top vectors it keeps) were computed with; 0
+    // when never. Another k now is another comparison: they are computed again.
+    int subspaceK = 0;
+    // --delta: the reference its delta metrics were computed against (DeltaReference::identity:
+    // its step and content fingerprint; "none" when it could not be read; empty when they were
+    // never computed). When the reference now is another (an earlier checkpoint arrived, or its
+    // file was replaced), they are computed again.
+    QString deltaReference;
 };
 
 struct RunAnalysis {

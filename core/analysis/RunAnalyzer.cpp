@@ -51,17 +51,22 @@ struct SubspacePlan {
 };
 
 SubspacePlan planSubspace(const QList<CheckpointRecord> &identities, const QList<const CheckpointRecord *> &reusable,
-                          const QHash<QString, QList<MatrixResult>> &knownResults)
+                          const QHash<QString, QList<MatrixResult>> &knownResults, int k)
 {
     const qsizetype count = identities.size();
     SubspacePlan plan{QList<bool>(count, false), QList<bool>(count, false)};
+    // Vectors of another k are no V_k of this one.
     auto keepsVectors = [&](qsizetype i) {
         const QList<MatrixResult> results = knownResults.value(identities[i].path);
-        return reusable[i] && std::any_of(results.begin(), results.end(), [](const MatrixResult &r) { return r.topVectors.size() > 0; });
+        return reusable[i] && reusable[i]->subspaceK == k &&
+               std::any_of(results.begin(), results.end(), [](const MatrixResult &r) { return r.topVectors.size() > 0; }) &&
+               std::all_of(results.begin(), results.end(), [&](const MatrixResult &r) {
+                   return r.topVectors.size() == 0 || r.topVectors.cols() == std::min<qint64>(k, std::min(r.rows, r.cols));
+               });
     };
     for (qsizetype i = 0; i < count; ++i) {
         const QString before = i > 0 ? identities[i - 1].subspaceKey() : QString();
-        plan.compare[i] = !reusable[i] || reusable[i]->subspacePrevious != before;
+        plan.compare[i] = !reusable[i] || reusable[i]->subspacePrevious != before || reusable[i]->subspaceK != k;
         if (!plan.compare[i])
             continue;
         plan.recompute[i] = plan.recompute[i] || !keepsVectors(i);
@@ -167,21 +172,21 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
 
     // --delta: the checkpoint every matrix is compared with, open for the whole run.
     std::unique_ptr<DeltaReference> reference;
+    QString referenceIdentity; // what each checkpoint's deltas must have been computed against
     if (m_settings.delta && !steps.checkpoints.isEmpty()) {
-        const PlacedCheckpoint *chosen = nullptr;
-        for (const PlacedCheckpoint &placed : steps.checkpoints)
-            if (!m_settings.referenceStep || (!placed.unnumbered && placed.step == *m_settings.referenceStep)) {
-                chosen = &placed;
-                break;
-            }
+        const PlacedCheckpoint *chosen = DeltaReference::choose(steps.checkpoints, m_settings.referenceStep);
+        // A --reference that names no checkpoint is a mistake, not a run of NaN: nothing is
+        // analysed, and the steps there are say what it could have been.
+        if (!chosen) {
+            run.issues.append({run.folder, {}, DeltaReference::noCheckpointAt(*m_settings.referenceStep, steps.checkpoints), true});
+            return run;
+        }
         QString problem;
-        if (chosen)
-            reference = DeltaReference::open(*chosen, m_rules, &problem);
-        if (!chosen)
-            run.notes << QStringLiteral("--delta: no checkpoint at step %1 to compare with: every delta metric is NaN").arg(*m_settings.referenceStep);
-        else if (!reference)
+        reference = DeltaReference::open(*chosen, m_rules, &problem);
+        if (!reference)
             run.notes << QStringLiteral("--delta: the reference checkpoint %1 cannot be read (%2): every delta metric is NaN")
                              .arg(QFileInfo(chosen->file->path).fileName(), problem);
+        referenceIdentity = reference ? reference->identity() : DeltaReference::unreadableIdentity();
     }
     m_reference = reference.get();
 
@@ -257,7 +262,13 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         if (cached && cached->size == identity.size && cached->mtimeMs == identity.mtimeMs && cached->fingerprint == identity.fingerprint)
             reusable[i] = cached;
     }
-    const SubspacePlan subspace = m_settings.subspace ? planSubspace(identities, reusable, knownResults) : SubspacePlan{};
+    const SubspacePlan subspace = m_settings.subspace ? planSubspace(identities, reusable, knownResults, m_settings.subspaceK) : SubspacePlan{};
+    // --delta: a checkpoint unchanged itself whose deltas were computed against another reference
+    // (an earlier checkpoint arrived, the reference's file was replaced) has them computed again.
+    auto staleDelta = [&](const CheckpointRecord *cached) {
+        return m_settings.delta && cached && cached->deltaReference != referenceIdentity;
+    };
+    const OptIns missingForRun = m_missing;
     QHash<MatrixIdentity, Eigen::MatrixXf> previousVectors; // of the checkpoint subspace metrics compare with
     QString previousKey;
 
@@ -274,7 +285,8 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         progress.currentFile = file.path;
         QList<MatrixResult> results;
         const CheckpointRecord *cached = reusable[i];
-        if (cached && servesWhole && !subspace.recompute.value(i)) {
+        const bool deltaStale = staleDelta(cached);
+        if (cached && servesWhole && !subspace.recompute.value(i) && !deltaStale) {
             record = *cached;
             record.fromCache = true;
             results = knownResults.value(record.path);
@@ -284,12 +296,25 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         } else {
             const qsizetype issuesBefore = run.issues.size();
             // Earlier results of it, with some opt-in metric missing or its vectors needed: only
-            // what is missing is computed (W's own spectrum again only for its vectors).
+            // what is missing is computed (W's own spectrum again only for its vectors). Deltas
+            // against another reference are missing too, for this checkpoint.
+            m_missing = missingForRun;
+            m_missing.delta |= deltaStale;
             const bool ownSpectrum = m_settings.subspace && (m_missing.subspace || subspace.recompute.value(i));
             const QList<MatrixResult> earlier = cached ? knownResults.value(record.path) : QList<MatrixResult>();
             results = analyzeCheckpoint(file, record, run, progress, onProgress, cached ? &earlier : nullptr, ownSpectrum);
             if (cancelled())
                 break; // a checkpoint cut short is not recorded as analysed
+            // Every delta is now against the reference in force; without --delta, those kept are
+            // still against the one they were computed with, and so are the subspace metrics kept.
+            if (m_settings.delta)
+                record.deltaReference = referenceIdentity;
+            else if (cached)
+                record.deltaReference = cached->deltaReference;
+            if (!m_settings.subspace && cached) {
+                record.subspacePrevious = cached->subspacePrevious;
+                record.subspaceK = cached->subspaceK;
+            }
             // Watching: a recent file of a known format that cannot be read at all is most likely
             // still being written (a writer that paused longer than the settle time): try again
             // later, and cache nothing about it. Bytes no format recognises are said at once.
@@ -313,10 +338,12 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
                         clearSubspaceMetrics(r.metrics);
                 }
                 record.subspacePrevious = previousKey;
+                record.subspaceK = m_settings.subspaceK;
             } else if (cached && !record.fromCache) {
                 // Read again only for its vectors (the checkpoint after it needs them): its own
-                // agreement with the one before it still holds.
+                // agreement with the one before it (at this k: planSubspace) still holds.
                 record.subspacePrevious = cached->subspacePrevious;
+                record.subspaceK = cached->subspaceK;
                 keepSubspaceMetrics(results, knownResults.value(record.path));
             }
             // Only the newest checkpoint's vectors are kept past the next one.
@@ -595,11 +622,12 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                 if (before)
                     known = *before;
                 const bool own = !known || ownSpectrum;
-                const bool withChange = m_reference && (!known || m_missing.delta);
+                // Without a reference that can be read, the deltas set are NaN (a note says why).
+                const bool withChange = m_settings.delta && (!known || m_missing.delta);
                 const bool withShuffle = withRandDistance && (!known || m_missing.randDistance);
                 // --delta: the namesake in the reference checkpoint, read here as this tensor was.
                 std::shared_ptr<MatrixPartSource> referenceSource;
-                if (withChange) {
+                if (withChange && m_reference) {
                     readClock.restart();
                     QString problem;
                     referenceSource = m_reference->partFor(part.id, &problem);
@@ -621,11 +649,13 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                 }
                 // The solve holds what it shares with this thread, never this stack frame: a
                 // cancelled analysis returns without waiting for it.
-                pool->start([solves, solver, ownSolver, energy, own, withChange, withShuffle, known, source, referenceSource, base, cost]() mutable {
+                const qint64 referenceStep = m_reference ? m_reference->step() : 0;
+                pool->start([solves, solver, ownSolver, energy, own, withChange, withShuffle, known, source, referenceSource, referenceStep, base, cost]() mutable {
                     QElapsedTimer clock;
                     clock.start();
                     Spectrum spectrum;
                     double spectrumSeconds = 0, metricsSeconds = 0;
+                    QString changeProblem; // why its deltas are NaN, said beside the tensor's other problems
                     // The solver's Gram matrix and block can still fail to be allocated: that matrix
                     // fails, not the run.
                     try {
@@ -653,9 +683,19 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                         if (compared) {
                             RowMajorMatrix difference = referenceSource->widened();
                             referenceSource.reset();
-                            referenceNorm = difference.norm();
-                            difference = widened - difference;
-                            change = solver.compute(Eigen::Map<const Eigen::MatrixXd>(difference.data(), difference.cols(), difference.rows()));
+                            // A NaN or Inf there makes every σ of D NaN: said as the reference's,
+                            // not left as an unexplained NaN (W itself was checked by its own solve).
+                            if (!difference.allFinite()) {
+                                changeProblem = QStringLiteral("delta: the reference checkpoint (step %1) holds non-finite values in this tensor: "
+                                                               "its delta metrics are NaN").arg(referenceStep);
+                            } else {
+                                referenceNorm = difference.norm();
+                                difference = widened - difference;
+                                change = solver.compute(Eigen::Map<const Eigen::MatrixXd>(difference.data(), difference.cols(), difference.rows()));
+                                if (!change.ok())
+                                    changeProblem = QStringLiteral("delta: its change from the reference checkpoint (step %1) cannot be decomposed (%2): "
+                                                                   "its delta metrics are NaN").arg(referenceStep).arg(change.error);
+                            }
                         }
                         referenceSource.reset();
                         // rand_distance shuffles the entries in place: last.
@@ -692,7 +732,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                             if (withChange) {
                                 base.deltaSingularValues = {};
                                 clearDeltaMetrics(base.metrics);
-                                if (compared && change.ok()) {
+                                if (compared && changeProblem.isEmpty() && change.ok()) {
                                     base.deltaSingularValues = change.singularValues;
                                     setDeltaMetrics(base.metrics, change.singularValues, referenceNorm);
                                 }
@@ -706,10 +746,13 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                     QMutexLocker lock(&solves->mutex);
                     solves->spectraSeconds += spectrumSeconds;
                     solves->metricsSeconds += metricsSeconds;
-                    if (!spectrum.ok())
+                    if (!spectrum.ok()) {
                         solves->issues.append({base.checkpointPath, base.tensor, spectrum.error, false});
-                    else
+                    } else {
+                        if (!changeProblem.isEmpty())
+                            solves->issues.append({base.checkpointPath, base.tensor, changeProblem, false});
                         solves->results.append(std::move(base));
+                    }
                     // Work counts when it is done, not when it is queued.
                     --solves->inFlight;
                     ++solves->completed;

@@ -1,11 +1,13 @@
 // --delta: the change of every matrix from a reference checkpoint, D = W − W_ref. Checked in closed
 // form, on a run whose changes have known singular values (different for each part of a fused
 // QKV, so a wrong split or a wrong namesake fails), against Eigen's exact SVD of the raw tensors of
-// the demo run, through the results file and the cache.
+// the demo run, through the results file and the cache (which recomputes deltas against another
+// reference); a --reference naming no checkpoint, and a reference holding NaN, are said.
 #include "FormatWriters.h"
 #include "SmallGpt2Run.h"
 #include "TestMatrices.h"
 #include "TorchCheckpointWriter.h"
+#include "analysis/DeltaReference.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
 #include "io/CheckpointReader.h"
@@ -13,10 +15,12 @@
 
 #include <Eigen/Dense>
 #include <QDir>
+#include <QFileInfo>
 #include <hdf5.h>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include <limits>
 
 using namespace rankscope;
 using namespace rankscope::test;
@@ -42,6 +46,38 @@ RunAnalysis analyseWithDelta(const QString &folder)
 Eigen::VectorXd exactSingularValues(const Eigen::MatrixXd &m) { return Eigen::BDCSVD<Eigen::MatrixXd>(m).singularValues(); }
 
 bool close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)) + 1e-14; }
+
+// Overwrites the stored α of every matrix of a results file: a marker that survives only where
+// W's own analysis is not done again.
+bool plantAlpha(const QString &results, qsizetype matrices, double value)
+{
+    const hid_t file = H5Fopen(results.toUtf8().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t data = file >= 0 ? H5Dopen2(file, "matrices/alpha", H5P_DEFAULT) : -1;
+    const std::vector<double> marker(size_t(matrices), value);
+    const bool written = data >= 0 && H5Dwrite(data, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, marker.data()) >= 0;
+    if (data >= 0)
+        H5Dclose(data);
+    if (file >= 0)
+        H5Fclose(file);
+    return written;
+}
+
+std::optional<RunAnalysis> loadResults(const QString &path)
+{
+    QString error;
+    std::optional<RunAnalysis> loaded = ResultsFile::load(path, &error);
+    if (!loaded)
+        qWarning("%s", qPrintable(error));
+    return loaded;
+}
+
+const CheckpointRecord *recordAt(const RunAnalysis &run, qint64 step)
+{
+    for (const CheckpointRecord &c : run.checkpoints)
+        if (c.step == step)
+            return &c;
+    return nullptr;
+}
 
 double effectiveRank(const Eigen::VectorXd &sigma)
 {
@@ -156,12 +192,137 @@ private slots:
             QCOMPARE(find(fromMiddle, 100, type)->metrics.deltaSpectralNorm, 0.0);
             QVERIFY(close(find(fromMiddle, 0, type)->metrics.deltaSpectralNorm, exactSingularValues(stored(w0, type) - stored(w100, type))[0], 1e-10));
         }
+    }
+
+    // --reference naming no checkpoint is an error that lists the steps there are: nothing is
+    // analysed (the CLI's exit 1: no results) and no results file is written, rather than a run of
+    // NaN deltas with a note.
+    void referenceNamingNoCheckpointIsAnError()
+    {
+        QTemporaryDir dir, out;
+        std::mt19937_64 rng(17);
+        writeRun(dir.path(), {{0, randomLayer(rng)}, {100, randomLayer(rng)}, {200, randomLayer(rng)}});
+        AnalysisSettings settings;
+        settings.delta = true;
         settings.referenceStep = 50;
-        const RunAnalysis noReference = RunAnalyzer(settings).analyzeFolder(dir.path());
-        QCOMPARE(noReference.results.size(), 18);
-        QVERIFY2(noReference.notes.join('\n').contains("no checkpoint at step 50"), qPrintable(noReference.notes.join('\n')));
-        for (const MatrixResult &r : noReference.results)
-            QVERIFY(std::isnan(r.metrics.deltaSpectralNorm) && r.deltaSingularValues.size() == 0);
+        settings.resultsPath = out.filePath("run.h5");
+        const RunAnalysis run = RunAnalyzer(settings).analyzeFolder(dir.path());
+        QVERIFY(run.results.isEmpty());
+        QCOMPARE(run.issues.size(), 1);
+        QVERIFY(run.issues.first().wholeFile);
+        QCOMPARE(run.issueLines().first(),
+                 QFileInfo(dir.path()).fileName() + QStringLiteral(": --reference 50: no checkpoint at step 50; the run's 3 steps are 0, 100, 200"));
+        QVERIFY(!QFileInfo::exists(settings.resultsPath));
+        // A long run is named by its ends; one without steps says so.
+        QList<PlacedCheckpoint> many;
+        for (qint64 step = 0; step < 40; ++step)
+            many.append({nullptr, step * 10, false, {}});
+        QCOMPARE(DeltaReference::noCheckpointAt(5, many),
+                 QStringLiteral("--reference 5: no checkpoint at step 5; the run's 40 steps are 0, 10, 20, 30, 40, \u2026, 350, 360, 370, 380, 390"));
+        QCOMPARE(DeltaReference::noCheckpointAt(0, {{nullptr, 0, true, {}}}),
+                 QStringLiteral("--reference 0: no checkpoint at step 0; none of the run's checkpoints records a step"));
+        QVERIFY(!DeltaReference::choose({{nullptr, 0, true, {}}}, 0)); // an unnumbered placement is no step
+    }
+
+    // A NaN or Inf in the reference's matrix makes that matrix's deltas NaN everywhere: said per
+    // matrix, among its other problems, and the rest of the checkpoint is compared.
+    void nonFiniteReferenceIsNamed()
+    {
+        QTemporaryDir dir;
+        std::mt19937_64 rng(19);
+        Gpt2Layer w0 = randomLayer(rng);
+        w0.q(2, 3) = std::numeric_limits<double>::quiet_NaN();
+        w0.up(5, 40) = std::numeric_limits<double>::infinity();
+        writeRun(dir.path(), {{0, w0}, {100, randomLayer(rng)}});
+        const RunAnalysis run = analyseWithDelta(dir.path());
+        const QString lines = run.issueLines().join('\n');
+        const QString said = QStringLiteral("delta: the reference checkpoint (step 0) holds non-finite values in this tensor: its delta metrics are NaN");
+        for (const QString &tensor : {QStringLiteral("h.0.attn.c_attn.weight[Q]"), QStringLiteral("h.0.mlp.c_fc.weight")})
+            QVERIFY2(lines.contains(QStringLiteral("step_000100.safetensors: %1: %2").arg(tensor, said)), qPrintable(lines));
+        QCOMPARE(lines.count(said), 2); // K, V, O and MLP↓ are compared
+        QVERIFY(std::isnan(find(run, 100, MatrixType::Q)->metrics.deltaSpectralNorm));
+        QVERIFY(std::isnan(find(run, 100, MatrixType::MlpUp)->metrics.deltaSpectralNorm));
+        QVERIFY(find(run, 100, MatrixType::K)->metrics.deltaSpectralNorm > 0);
+        for (const AnalysisIssue &issue : run.issues)
+            QVERIFY(!issue.wholeFile);
+    }
+
+    // Deltas are kept with the identity of the reference they were computed against (step and
+    // content fingerprint): an earlier checkpoint that arrives later is the new reference, and
+    // the checkpoints already analysed have their deltas computed again, only those (a marker in
+    // their stored α survives), to what a fresh analysis gives.
+    void anEarlierCheckpointArrivingIsTheNewReference()
+    {
+        QTemporaryDir dir, out;
+        std::mt19937_64 rng(23);
+        Gpt2Layer w0 = randomLayer(rng), w100 = randomLayer(rng), w200 = randomLayer(rng);
+        writeRun(dir.path(), {{100, w100}, {200, w200}});
+        AnalysisSettings settings;
+        settings.delta = true;
+        settings.resultsPath = out.filePath("run.h5");
+        RunAnalyzer(settings).analyzeFolder(dir.path());
+        QVERIFY(plantAlpha(settings.resultsPath, 12, 123.0));
+        std::optional<RunAnalysis> previous = loadResults(settings.resultsPath);
+        QVERIFY(previous);
+        QCOMPARE(recordAt(*previous, 200)->deltaReference, DeltaReference::identityOf(100, recordAt(*previous, 100)->fingerprint));
+
+        writeCheckpoint(QDir(dir.path()).filePath("step_000000.safetensors"), w0);
+        const RunAnalysis run = RunAnalyzer(settings).analyzeFolder(dir.path(), {}, &*previous);
+        QVERIFY2(run.issues.isEmpty(), qPrintable(run.issueLines().join('\n')));
+        QCOMPARE(run.results.size(), 18);
+        for (const MatrixType type : kGpt2Types) {
+            QCOMPARE(find(run, 0, type)->metrics.deltaSpectralNorm, 0.0);
+            for (const auto &[step, layer] : {std::pair{qint64(100), &w100}, std::pair{qint64(200), &w200}}) {
+                const MatrixResult *r = find(run, step, type);
+                QCOMPARE(r->metrics.alpha, 123.0); // only the change was computed again
+                const Eigen::MatrixXd d = asStored(matrixOf(*layer, type)) - asStored(matrixOf(w0, type));
+                QVERIFY2(close(r->metrics.deltaSpectralNorm, exactSingularValues(d)[0], 1e-10),
+                         qPrintable(QStringLiteral("%1 at %2: %3").arg(csvName(type)).arg(step).arg(r->metrics.deltaSpectralNorm)));
+                QVERIFY(close(r->metrics.deltaRelFrobenius, d.norm() / asStored(matrixOf(w0, type)).norm(), 1e-10));
+            }
+        }
+        // Saved with the new reference's identity, and then served whole.
+        previous = loadResults(settings.resultsPath);
+        QVERIFY(previous);
+        const QString identity = DeltaReference::identityOf(0, recordAt(*previous, 0)->fingerprint);
+        for (const CheckpointRecord &c : previous->checkpoints)
+            QCOMPARE(c.deltaReference, identity);
+        const RunAnalysis again = RunAnalyzer(settings).analyzeFolder(dir.path(), {}, &*previous);
+        QVERIFY(std::all_of(again.checkpoints.begin(), again.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }));
+    }
+
+    // The --reference checkpoint's file replaced by other weights (same name, same size): it is
+    // analysed again for its new content, and every other checkpoint's deltas are computed again
+    // against it, though their own content is unchanged.
+    void aReplacedReferenceIsComparedAgain()
+    {
+        QTemporaryDir dir, out;
+        std::mt19937_64 rng(29);
+        Gpt2Layer w0 = randomLayer(rng), w100 = randomLayer(rng), replacement = randomLayer(rng);
+        writeRun(dir.path(), {{0, w0}, {100, w100}});
+        AnalysisSettings settings;
+        settings.referenceStep = 0;
+        settings.delta = true;
+        settings.resultsPath = out.filePath("run.h5");
+        RunAnalyzer(settings).analyzeFolder(dir.path());
+        QVERIFY(plantAlpha(settings.resultsPath, 12, 123.0));
+        const std::optional<RunAnalysis> previous = loadResults(settings.resultsPath);
+        QVERIFY(previous);
+
+        writeCheckpoint(QDir(dir.path()).filePath("step_000000.safetensors"), replacement);
+        const RunAnalysis run = RunAnalyzer(settings).analyzeFolder(dir.path(), {}, &*previous);
+        QVERIFY2(run.issues.isEmpty(), qPrintable(run.issueLines().join('\n')));
+        for (const MatrixType type : kGpt2Types) {
+            QVERIFY(find(run, 0, type)->metrics.alpha != 123.0); // its own content is new
+            const MatrixResult *r = find(run, 100, type);
+            QCOMPARE(r->metrics.alpha, 123.0);
+            const Eigen::MatrixXd d = asStored(matrixOf(w100, type)) - asStored(matrixOf(replacement, type));
+            const Eigen::VectorXd exact = exactSingularValues(d);
+            QCOMPARE(r->deltaSingularValues.size(), exact.size());
+            QVERIFY2(close(r->metrics.deltaSpectralNorm, exact[0], 1e-10), qPrintable(csvName(type)));
+        }
+        QCOMPARE(recordAt(run, 100)->deltaReference, DeltaReference::identityOf(0, recordAt(run, 0)->fingerprint));
+        QVERIFY(recordAt(run, 100)->deltaReference != recordAt(*previous, 100)->deltaReference);
     }
 
     // A matrix whose namesake has another shape, or none, gets NaN and a note naming it; the rest
@@ -241,15 +402,7 @@ private slots:
         AnalysisSettings settings;
         settings.resultsPath = out.filePath("run.h5");
         RunAnalyzer(settings).analyzeFolder(dir.path());
-        {
-            const hid_t file = H5Fopen(settings.resultsPath.toUtf8().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
-            const hid_t data = H5Dopen2(file, "matrices/alpha", H5P_DEFAULT);
-            QVERIFY(file >= 0 && data >= 0);
-            const std::vector<double> marker(12, 123.0);
-            QVERIFY(H5Dwrite(data, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, marker.data()) >= 0);
-            H5Dclose(data);
-            H5Fclose(file);
-        }
+        QVERIFY(plantAlpha(settings.resultsPath, 12, 123.0));
         auto analyse = [&] {
             QString error;
             const std::optional<RunAnalysis> previous = ResultsFile::load(settings.resultsPath, &error);

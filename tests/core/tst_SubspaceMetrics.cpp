@@ -3,7 +3,8 @@
 // matrices and the exact path; on a run whose checkpoints turn each matrix's top subspace by a known
 // angle of its own (so a wrong split, namesake or predecessor fails); against Eigen's exact SVD of
 // the demo run's raw tensors; and through the results file, which keeps only the newest
-// checkpoint's vectors, so that a checkpoint added later costs only itself.
+// checkpoint's vectors, so that a checkpoint added later costs only itself, and with the k they
+// were computed with, so that another k computes them again.
 #include "SmallGpt2Run.h"
 #include "analysis/MatrixPartSource.h"
 #include "analysis/ResultsFile.h"
@@ -13,6 +14,7 @@
 #include "spectral/SingularValueSolver.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <hdf5.h>
 #include <QTemporaryDir>
 #include <QTest>
@@ -338,6 +340,69 @@ private slots:
         QCOMPARE(readAgain(removed), (QList<qint64>{100, 300}));
         QVERIFY(sameAsFresh(removed));
         QCOMPARE(readAgain(analyse(dir.path(), true)), QList<qint64>{});
+    }
+
+    // The k is kept with the subspace metrics: another --subspace-k computes them again, to what a
+    // fresh analysis at that k gives (not the old k's values under the new label), also when a
+    // run without --subspace came between (its key has no k, its checkpoints keep theirs).
+    void anotherKIsComputedAgain()
+    {
+        QTemporaryDir dir, out;
+        std::mt19937_64 rng(31);
+        writeRun(dir.path(), {{0, randomLayer(rng)}, {100, randomLayer(rng)}, {200, randomLayer(rng)}});
+        AnalysisSettings settings;
+        settings.subspace = true;
+        settings.resultsPath = out.filePath("run.h5");
+        auto analyse = [&](int k, bool fromFile) {
+            AnalysisSettings at = settings;
+            at.subspace = k > 0;
+            at.subspaceK = k > 0 ? k : kDefaultSubspaceK;
+            if (!fromFile)
+                at.resultsPath.clear();
+            QString error;
+            const bool load = fromFile && QFileInfo::exists(settings.resultsPath);
+            const std::optional<RunAnalysis> previous = load ? ResultsFile::load(settings.resultsPath, &error) : std::nullopt;
+            if (load && !previous)
+                qFatal("%s", qPrintable(error));
+            return RunAnalyzer(at).analyzeFolder(dir.path(), {}, previous ? &*previous : nullptr);
+        };
+        auto overlaps = [](const RunAnalysis &run) {
+            QList<double> values;
+            for (const MatrixResult &r : run.results)
+                if (r.step > 0)
+                    values << r.metrics.subspaceOverlap << r.metrics.topVectorCosine;
+            return values;
+        };
+        auto same = [](const QList<double> &a, const QList<double> &b) {
+            if (a.size() != b.size())
+                return false;
+            for (qsizetype i = 0; i < a.size(); ++i)
+                if (!(std::abs(a[i] - b[i]) < 1e-6))
+                    return false;
+            return true;
+        };
+        const QList<double> fresh2 = overlaps(analyse(2, false)), fresh6 = overlaps(analyse(6, false));
+        QCOMPARE(fresh2.size(), 24);
+        QVERIFY(!same(fresh2, fresh6)); // the two k tell apart
+
+        QVERIFY(same(overlaps(analyse(2, true)), fresh2)); // no file yet: analysed whole
+        const RunAnalysis at6 = analyse(6, true);
+        QVERIFY2(same(overlaps(at6), fresh6), "k = 6 kept the values of k = 2");
+        QString error;
+        const std::optional<RunAnalysis> saved = ResultsFile::load(settings.resultsPath, &error);
+        QVERIFY2(saved, qPrintable(error));
+        for (const CheckpointRecord &c : saved->checkpoints)
+            QCOMPARE(c.subspaceK, 6);
+        for (const MatrixResult &r : saved->results)
+            QVERIFY(r.topVectors.size() == 0 || r.topVectors.cols() == 6);
+        // A run without --subspace serves whole and keeps k = 6 with its values; back at k = 2,
+        // they are computed again.
+        const RunAnalysis plain = analyse(0, true);
+        QVERIFY(std::all_of(plain.checkpoints.begin(), plain.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache && c.subspaceK == 6; }));
+        QVERIFY(same(overlaps(analyse(2, true)), fresh2));
+        const RunAnalysis again = analyse(2, true); // and then served as they are
+        QVERIFY(std::all_of(again.checkpoints.begin(), again.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }));
+        QVERIFY(same(overlaps(again), fresh2));
     }
 
     // Vector counts beyond what /top_vectors holds make the file damaged, never an allocation.

@@ -1,5 +1,6 @@
 #include "AnalyzeCommand.h"
 
+#include "CommandOptions.h"
 #include "MpiTeam.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/RunLoader.h"
@@ -89,7 +90,7 @@ int runAnalyzeCommand(const QStringList &arguments)
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("FOLDER"), QStringLiteral("The folder of checkpoints."));
     const QCommandLineOption energy(QStringLiteral("energy"), QStringLiteral("Energy τ kept for compression_pct (default 0.90)."), QStringLiteral("τ"), QStringLiteral("0.90"));
-    const QCommandLineOption jobs(QStringLiteral("jobs"), QStringLiteral("Worker threads (default: one per core)."), QStringLiteral("N"), QStringLiteral("0"));
+    const QCommandLineOption jobs(QStringLiteral("jobs"), QStringLiteral("Worker threads (default, or 0: one per core; never more than the cores)."), QStringLiteral("N"), QStringLiteral("0"));
     const QCommandLineOption csv(QStringLiteral("csv"), QStringLiteral("Write the metrics table as CSV ('-' for standard output)."), QStringLiteral("FILE"));
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Write the metrics as JSON records ('-' for standard output)."), QStringLiteral("FILE"));
     const QCommandLineOption method(QStringLiteral("method"), QStringLiteral("Spectrum solver: gram (fast, default) or svd (exact)."), QStringLiteral("NAME"), QStringLiteral("gram"));
@@ -123,16 +124,27 @@ int runAnalyzeCommand(const QStringList &arguments)
     }
     AnalysisSettings settings;
     bool ok = false;
-    settings.energy = parser.value(energy).toDouble(&ok);
-    if (!ok || !(settings.energy > 0 && settings.energy <= 1)) {
-        err << "rankscope analyze: --energy must be a number in (0, 1]\n";
+    // Every number is read whole and checked as read (CommandOptions): nothing wraps, nothing non-finite passes.
+    QString optionError;
+    auto refuse = [&] {
+        err << "rankscope analyze: " << optionError << '\n';
         return 1;
-    }
-    settings.jobs = parser.value(jobs).toInt(&ok);
-    if (!ok || settings.jobs < 0) {
-        err << "rankscope analyze: --jobs must be a whole number ≥ 1\n";
-        return 1;
-    }
+    };
+    const std::optional<double> energyValue = numberOption(QStringLiteral("energy"), parser.value(energy), 0, 1, &optionError, QStringLiteral("a number"), true);
+    if (!energyValue)
+        return refuse();
+    settings.energy = *energyValue;
+    // More workers than cores only wait for one (and a worker's bookkeeping for 2^31 of them took
+    // 16 GB): what is asked for beyond the cores is clamped, and said.
+    const std::optional<qint64> jobsValue = wholeOption(QStringLiteral("jobs"), parser.value(jobs), 0, std::numeric_limits<qint64>::max(), &optionError,
+                                                        QStringLiteral("a whole number of workers"));
+    if (!jobsValue)
+        return refuse();
+    const int cores = std::max(1, QThread::idealThreadCount());
+    QString jobsNote;
+    if (*jobsValue > cores)
+        jobsNote = QStringLiteral("note: --jobs %1 is more than the %2 cores this process may use: %2 workers\n").arg(*jobsValue).arg(cores);
+    settings.jobs = int(std::min<qint64>(*jobsValue, cores));
     if (parser.value(method) != QLatin1String("gram") && parser.value(method) != QLatin1String("svd")) {
         err << "rankscope analyze: --method is gram or svd\n";
         return 1;
@@ -149,17 +161,21 @@ int runAnalyzeCommand(const QStringList &arguments)
     }
     settings.subspace = parser.isSet(subspaceOption) || parser.isSet(subspaceKOption);
     if (parser.isSet(subspaceKOption)) {
-        settings.subspaceK = parser.value(subspaceKOption).toInt(&ok);
-        if (!ok || settings.subspaceK < 1 || settings.subspaceK > 4096) {
-            err << "rankscope analyze: --subspace-k takes a whole number from 1 to 4096\n";
-            return 1;
-        }
+        const std::optional<qint64> k = wholeOption(QStringLiteral("subspace-k"), parser.value(subspaceKOption), 1, 4096, &optionError);
+        if (!k)
+            return refuse();
+        settings.subspaceK = int(*k);
     }
-    settings.autosaveSeconds = parser.value(autosaveOption).toDouble(&ok);
-    if (!ok || !(settings.autosaveSeconds >= 0)) {
-        err << "rankscope analyze: --autosave takes seconds (0 or more)\n";
-        return 1;
-    }
+    // Seconds become whole milliseconds of timers and file ages: a day at most, and never NaN or infinite.
+    constexpr double kMaxSeconds = 86400;
+    const std::optional<double> autosave = numberOption(QStringLiteral("autosave"), parser.value(autosaveOption), 0, kMaxSeconds, &optionError, QStringLiteral("seconds"));
+    if (!autosave)
+        return refuse();
+    settings.autosaveSeconds = *autosave;
+    // Checked whether or not --watch is given: a value given is never silently unused.
+    const std::optional<double> settle = numberOption(QStringLiteral("settle"), parser.value(settleOption), 0, kMaxSeconds, &optionError, QStringLiteral("seconds"));
+    if (!settle)
+        return refuse();
 
     // Under mpirun or srun: this process is one rank of a team that shares the matrices. Rank 0
     // reports and writes; the others compute and stay quiet.
@@ -179,6 +195,7 @@ int runAnalyzeCommand(const QStringList &arguments)
         return 1;
     }
     const bool silent = parser.isSet(quiet) || !leads;
+    err << jobsNote;
     const bool terminal = isatty(fileno(stderr));
 
     const QString folder = parser.positionalArguments().first();
@@ -199,13 +216,8 @@ int runAnalyzeCommand(const QStringList &arguments)
     }
 
     const bool watch = parser.isSet(watchOption);
-    if (watch) {
-        options.settings.settleSeconds = parser.value(settleOption).toDouble(&ok);
-        if (!ok || options.settings.settleSeconds < 0) {
-            err << "rankscope analyze: --settle takes seconds\n";
-            return 1;
-        }
-    }
+    if (watch)
+        options.settings.settleSeconds = *settle;
     // Every output is checked before the analysis, so a mistyped path costs no analysis. The
     // results file's folder is made, as every save would (with --runs, --results names that folder).
     const bool eachRun = parser.isSet(runsOption);
@@ -220,16 +232,33 @@ int runAnalyzeCommand(const QStringList &arguments)
             return 1;
         }
     }
-    // An explicit results file is replaced by every save: whatever else sits at that path (a
-    // checkpoint, say) is never overwritten. A damaged file of RankScope's own is rebuilt.
-    auto foreignResultsFile = [&](const QString &path) {
-        if (!parser.isSet(results) || !QFileInfo::exists(path) || ResultsFile::isResultsFile(path))
-            return false;
-        err << "rankscope analyze: " << printableText(path)
-            << ": exists and is not a RankScope results file; it is not replaced (give another --results path)\n";
-        return true;
+    // Where one run is read from and written to: FOLDER itself, or each run below it with --runs.
+    struct RunTarget {
+        QString folder, resultsPath, csvPath, jsonPath;
     };
-    if (!eachRun && foreignResultsFile(settings.resultsPath))
+    const RunTarget single{folder, settings.resultsPath, parser.value(csv), parser.value(json)};
+
+    // No output replaces what it must not (replacedInputProblem, one check for all of them): an
+    // explicit results file is replaced by every save, so whatever else sits at that path is kept
+    // (a damaged file of RankScope's own is rebuilt); --csv and --json never replace a checkpoint
+    // (the run's own included), an array or a results file. And no two outputs, nor an output and
+    // --rules, are one file. Asked of every run's outputs before any of them is analysed.
+    auto refusedOutputs = [&](const RunTarget &target, bool withResults) {
+        QList<OptionPath> outputs{{QStringLiteral("csv"), target.csvPath}, {QStringLiteral("json"), target.jsonPath}};
+        if (withResults && parser.isSet(results))
+            outputs.append({QStringLiteral("results"), target.resultsPath});
+        QString problem;
+        for (const OptionPath &output : outputs)
+            if (problem.isEmpty())
+                problem = replacedInputProblem(output, output.option == QLatin1String("results"));
+        if (problem.isEmpty())
+            problem = sharedPathProblem(outputs, parser.isSet(rulesOption) ? QList<OptionPath>{{QStringLiteral("rules"), parser.value(rulesOption)}}
+                                                                           : QList<OptionPath>{});
+        if (!problem.isEmpty())
+            err << "rankscope analyze: " << printableText(problem) << '\n';
+        return !problem.isEmpty();
+    };
+    if (!eachRun && refusedOutputs(single, true))
         return 1;
 
     // Ctrl+C (or SIGTERM) cancels the analysis: the checkpoints completed so far are saved and the
@@ -238,12 +267,6 @@ int runAnalyzeCommand(const QStringList &arguments)
     g_cancel = options.cancel.get();
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
-
-    // Where one run is read from and written to: FOLDER itself, or each run below it with --runs.
-    struct RunTarget {
-        QString folder, resultsPath, csvPath, jsonPath;
-    };
-    const RunTarget single{folder, settings.resultsPath, parser.value(csv), parser.value(json)};
 
     // One pass: an incremental analysis, its report, and the CSV/JSON rewritten whole.
     std::optional<RunAnalysis> last;
@@ -357,6 +380,8 @@ int runAnalyzeCommand(const QStringList &arguments)
         }
         const QStringList runs = CheckpointDiscovery::scan(folder).runs;
         if (runs.isEmpty()) {
+            if (refusedOutputs(single, false))
+                return 1;
             err << "note: " << folder << " holds no runs below it: analysed as one run\n";
             return pass(single);
         }
@@ -368,7 +393,7 @@ int runAnalyzeCommand(const QStringList &arguments)
                 target.resultsPath = QDir(parser.value(results)).filePath(names[i] + QStringLiteral(".h5"));
             else if (options.useCache)
                 target.resultsPath = ResultsFile::cachePathFor(runs[i]);
-            if (foreignResultsFile(target.resultsPath))
+            if (refusedOutputs(target, true))
                 return 1;
             targets << target;
         }

@@ -1,5 +1,6 @@
 #include "ExportCommand.h"
 
+#include "CommandOptions.h"
 #include "FigureExporter.h"
 #include "FigureView.h"
 #include "MetricLineChart.h"
@@ -13,20 +14,32 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QTextStream>
+#include <climits>
 
 namespace rankscope {
 
 namespace {
 
-std::optional<LayerRange> parseLayers(const QString &text)
+// The sides FigureSize::isValid draws, in layout pixels (96 dpi), and the resolution and font
+// sizes it takes: each option is refused on its own when outside them, and the figure as a whole
+// is checked by isValid still (at most 400 megapixels, a preset's sides).
+constexpr qint64 kMinWidthPx = 120, kMinHeightPx = 90, kMaxSidePx = 20000;
+constexpr double kMinDpi = 36, kMaxDpi = 2400, kMinFontPt = 4, kMaxFontPt = 48;
+
+// "3" or "0-7": each number read whole (99999999999 was 0 once converted).
+std::optional<LayerRange> parseLayers(const QString &text, QString *error)
 {
     static const QRegularExpression pattern(QStringLiteral(R"(^\s*(\d+)\s*(?:-\s*(\d+))?\s*$)"));
     const auto m = pattern.match(text);
-    if (!m.hasMatch())
+    if (!m.hasMatch()) {
+        *error = QStringLiteral("--layers takes A-B, e.g. 0-7");
         return std::nullopt;
-    const int first = m.captured(1).toInt();
-    const int last = m.captured(2).isEmpty() ? first : m.captured(2).toInt();
-    return LayerRange{std::min(first, last), std::max(first, last)};
+    }
+    const auto first = wholeOption(QStringLiteral("layers"), m.captured(1), 0, INT_MAX, error, QStringLiteral("layers"));
+    const auto last = !first || m.captured(2).isEmpty() ? first : wholeOption(QStringLiteral("layers"), m.captured(2), 0, INT_MAX, error, QStringLiteral("layers"));
+    if (!first || !last)
+        return std::nullopt;
+    return LayerRange{int(std::min(*first, *last)), int(std::max(*first, *last))};
 }
 
 } // namespace
@@ -88,16 +101,28 @@ int runExportCommand(const QStringList &arguments)
     const QString path = parser.value(output);
     if (path.isEmpty() || !FigureExporter::formats().contains(QFileInfo(path).suffix().toLower()))
         return usage(QStringLiteral("--out needs a .png, .svg or .pdf file"));
-    // Checked before any run is loaded or analysed.
+    // Checked before any run is loaded or analysed: where it goes, and that nothing read is lost there.
     if (const QString problem = outputFileProblem(path); !problem.isEmpty())
+        return usage(printableText(problem));
+    if (const QString problem = replacedInputProblem({QStringLiteral("out"), path}); !problem.isEmpty())
         return usage(printableText(problem));
     std::optional<Metric> metric;
     if (parser.isSet(metricOption) && !(metric = metricFromColumn(parser.value(metricOption))))
         return usage(QStringLiteral("unknown --metric '%1'").arg(parser.value(metricOption)));
-    bool ok = false;
-    const double energy = parser.value(energyOption).toDouble(&ok);
-    if (!ok || !(energy > 0 && energy <= 1))
-        return usage(QStringLiteral("--energy must be a number in (0, 1]"));
+    // Every number read whole and checked as read (CommandOptions), before any run is loaded.
+    QString optionError;
+    const std::optional<double> energy = numberOption(QStringLiteral("energy"), parser.value(energyOption), 0, 1, &optionError, QStringLiteral("a number"), true);
+    if (!energy)
+        return usage(optionError);
+    std::optional<LayerRange> layers;
+    if (parser.isSet(layersOption) && !(layers = parseLayers(parser.value(layersOption), &optionError)))
+        return usage(optionError);
+    std::optional<qint64> layer, step;
+    if (parser.isSet(layerOption) && !(layer = wholeOption(QStringLiteral("layer"), parser.value(layerOption), 0, INT_MAX, &optionError)))
+        return usage(optionError);
+    if (parser.value(stepOption) != QLatin1String("last") &&
+        !(step = wholeOption(QStringLiteral("step"), parser.value(stepOption), 0, std::numeric_limits<qint64>::max(), &optionError, QStringLiteral("last or a whole number"))))
+        return usage(optionError);
     // The size: a preset, then --size or --width/--height, then --dpi or --scale and --font-size.
     FigureSize size;
     if (parser.isSet(presetOption)) {
@@ -111,22 +136,44 @@ int runExportCommand(const QStringList &arguments)
         const auto wh = FigureSize::parseSize(parser.value(sizeOption), &problem);
         if (!wh)
             return usage(QStringLiteral("--size: %1").arg(problem));
+        // FigureSize::isValid compares whole pixels: a side past an int's (4294968296 px) wrapped to
+        // a small one (1000 px) and passed. The sides are checked as the numbers they are first.
+        const double widthPx = wh->first / 72 * FigureSize::kLayoutDpi, heightPx = wh->second / 72 * FigureSize::kLayoutDpi;
+        if (!(widthPx <= kMaxSidePx && heightPx <= kMaxSidePx))
+            return usage(QStringLiteral("--size takes a width and a height of at most %1 px (%2 in) each, not '%3'")
+                             .arg(kMaxSidePx).arg(kMaxSidePx / FigureSize::kLayoutDpi, 0, 'f', 2).arg(printableText(parser.value(sizeOption))));
         std::tie(size.widthPt, size.heightPt) = *wh;
     }
     if (parser.isSet(widthOption) || parser.isSet(heightOption)) {
-        const int w = parser.value(widthOption).toInt(&ok);
-        const int h = parser.value(heightOption).toInt(&ok);
-        const FigureSize pixels = FigureSize::fromPixels(parser.isSet(widthOption) ? w : size.layoutSize().width(),
-                                                         parser.isSet(heightOption) ? h : size.layoutSize().height());
+        std::optional<qint64> w, h;
+        if (parser.isSet(widthOption) &&
+            !(w = wholeOption(QStringLiteral("width"), parser.value(widthOption), kMinWidthPx, kMaxSidePx, &optionError, QStringLiteral("a whole number of pixels"))))
+            return usage(optionError);
+        if (parser.isSet(heightOption) &&
+            !(h = wholeOption(QStringLiteral("height"), parser.value(heightOption), kMinHeightPx, kMaxSidePx, &optionError, QStringLiteral("a whole number of pixels"))))
+            return usage(optionError);
+        const FigureSize pixels = FigureSize::fromPixels(w ? int(*w) : size.layoutSize().width(), h ? int(*h) : size.layoutSize().height());
         size.widthPt = pixels.widthPt;
         size.heightPt = pixels.heightPt;
     }
-    if (parser.isSet(scaleOption))
-        size.dpi = FigureSize::kLayoutDpi * parser.value(scaleOption).toDouble();
-    if (parser.isSet(dpiOption))
-        size.dpi = parser.value(dpiOption).toDouble();
-    if (parser.isSet(fontOption))
-        size.fontPt = parser.value(fontOption).toDouble();
+    if (parser.isSet(scaleOption)) {
+        const auto scale = numberOption(QStringLiteral("scale"), parser.value(scaleOption), kMinDpi / FigureSize::kLayoutDpi, kMaxDpi / FigureSize::kLayoutDpi, &optionError);
+        if (!scale)
+            return usage(optionError);
+        size.dpi = FigureSize::kLayoutDpi * *scale;
+    }
+    if (parser.isSet(dpiOption)) {
+        const auto dpi = numberOption(QStringLiteral("dpi"), parser.value(dpiOption), kMinDpi, kMaxDpi, &optionError, QStringLiteral("dots per inch"));
+        if (!dpi)
+            return usage(optionError);
+        size.dpi = *dpi;
+    }
+    if (parser.isSet(fontOption)) {
+        const auto font = numberOption(QStringLiteral("font-size"), parser.value(fontOption), kMinFontPt, kMaxFontPt, &optionError, QStringLiteral("points"));
+        if (!font)
+            return usage(optionError);
+        size.fontPt = *font;
+    }
     QString sizeProblem;
     if (!size.isValid(&sizeProblem))
         return usage(sizeProblem);
@@ -139,9 +186,9 @@ int runExportCommand(const QStringList &arguments)
         return usage(QStringLiteral("--legend is %1").arg(legendPositionNames().join(QLatin1String(", "))));
 
     RunLoadOptions options;
-    options.settings.energy = energy;
+    options.settings.energy = *energy;
     ViewState state;
-    state.setEnergy(energy);
+    state.setEnergy(*energy);
     bool anyIssue = false;
     const QStringList sources = parser.positionalArguments();
     for (qsizetype i = 0; i < sources.size(); ++i) {
@@ -188,17 +235,12 @@ int runExportCommand(const QStringList &arguments)
         for (MatrixType type : kAllMatrixTypes)
             state.setTypeVisible(type, wanted.contains(type));
     }
-    if (parser.isSet(layersOption)) {
-        const auto range = parseLayers(parser.value(layersOption));
-        if (!range)
-            return usage(QStringLiteral("--layers takes A-B, e.g. 0-7"));
-        state.setLayerRange(*range);
-    }
-    if (parser.value(stepOption) != QLatin1String("last")) {
-        const qint64 step = parser.value(stepOption).toLongLong(&ok);
-        if (!ok || !state.steps().contains(step))
-            return usage(QStringLiteral("no checkpoint at step %1").arg(parser.value(stepOption)));
-        state.setCurrentStep(step);
+    if (layers)
+        state.setLayerRange(*layers);
+    if (step) {
+        if (!state.steps().contains(*step))
+            return usage(QStringLiteral("no checkpoint at step %1").arg(*step));
+        state.setCurrentStep(*step);
     }
 
     FigureView view(&state, *kind);
@@ -221,10 +263,9 @@ int runExportCommand(const QStringList &arguments)
         break;
     case FigureKind::Spectrum: {
         const auto type = matrixTypeFromCsvName(parser.value(typeOption));
-        const int layer = parser.value(layerOption).toInt(&ok);
-        if (!type || !ok)
+        if (!type || !layer)
             return usage(QStringLiteral("spectrum needs --layer L and --type T"));
-        const MatrixKey key{0, state.currentStep(), {state.block(), layer, *type, state.expert()}};
+        const MatrixKey key{0, state.currentStep(), {state.block(), int(*layer), *type, state.expert()}};
         if (!state.find(key))
             return usage(QStringLiteral("no %1 matrix at step %2").arg(key.id.text()).arg(key.step));
         view.spectrumView()->showMatrix(key);

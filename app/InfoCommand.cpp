@@ -1,5 +1,6 @@
 #include "InfoCommand.h"
 
+#include "CommandOptions.h"
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/CheckpointPlan.h"
 #include "analysis/CheckpointSteps.h"
@@ -82,6 +83,20 @@ int runInfoCommand(const QStringList &arguments)
             return 1;
         }
         rules = *user;
+    }
+    // Where the draft goes is checked before anything is read: a writable place, not a checkpoint
+    // (a path of the run's own, say), an array or a results file, and not the --rules file read.
+    if (parser.isSet(suggestOption)) {
+        const OptionPath draft{QStringLiteral("suggest-rules"), parser.value(suggestOption)};
+        QString problem = outputFileProblem(draft.path);
+        if (problem.isEmpty())
+            problem = replacedInputProblem(draft);
+        if (problem.isEmpty() && parser.isSet(rulesOption))
+            problem = sharedPathProblem({draft}, {{QStringLiteral("rules"), parser.value(rulesOption)}});
+        if (!problem.isEmpty()) {
+            err << "rankscope info: " << printableText(problem) << '\n';
+            return 1;
+        }
     }
     const QString folder = parser.positionalArguments().first();
     if (!QFileInfo(folder).isDir()) {

@@ -4,6 +4,7 @@
 #include "io/Hdf5Support.h"
 #include "io/Hdf5DatasetStorage.h"
 #include "io/MemoryBudget.h"
+#include "io/OutputFile.h"
 #include "io/RegularFile.h"
 
 #include <QCoreApplication>
@@ -28,8 +29,6 @@ namespace rankscope {
 namespace {
 
 constexpr const char *kFormat = "rankscope-results";
-// Between a results file's name and the saving process's id in its temporary's name.
-constexpr const char *kTemporaryInfix = ".tmp-";
 
 bool writeStrings(hid_t group, const char *name, const QStringList &values)
 {
@@ -529,22 +528,6 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     return run;
 }
 
-// Removes the temporaries of saves whose process is gone (killed while saving):
-// <name>.tmp-<pid>-XXXXXX, or <name>.tmp-<pid> as earlier versions named them.
-void removeStaleTemporaries(const QFileInfo &target)
-{
-    static const QRegularExpression owner(QStringLiteral(R"(^(\d+)(?:-[A-Za-z0-9]{6})?$)"));
-    const QString prefix = target.fileName() + QLatin1String(kTemporaryInfix);
-    for (const QString &name : target.dir().entryList(QDir::Files | QDir::Hidden | QDir::System)) {
-        if (!name.startsWith(prefix))
-            continue;
-        const QRegularExpressionMatch m = owner.match(name.mid(prefix.size()));
-        const pid_t pid = m.hasMatch() ? pid_t(m.captured(1).toLongLong()) : 0;
-        if (pid > 0 && pid != pid_t(QCoreApplication::applicationPid()) && ::kill(pid, 0) != 0 && errno == ESRCH)
-            QFile::remove(target.dir().filePath(name));
-    }
-}
-
 } // namespace
 
 bool ResultsFile::save(const RunAnalysis &run, const QString &path, QString *error)
@@ -554,7 +537,6 @@ bool ResultsFile::save(const RunAnalysis &run, const QString &path, QString *err
         *error = QStringLiteral("%1: cannot create its folder").arg(path);
         return false;
     }
-    removeStaleTemporaries(target);
     // The file is built in memory (HDF5's core driver) and reaches the disk in one checked write:
     // a full disk is then a write that fails here, never an HDF5 file that cannot be flushed, which
     // stayed open and crashed the process at exit.
@@ -582,30 +564,10 @@ bool ResultsFile::save(const RunAnalysis &run, const QString &path, QString *err
             return false;
         }
     }
-    // O_EXCL under an unpredictable name beside the target; the process id in the name lets a
-    // later save tell a dead process's leftover from a save in progress.
-    QTemporaryFile temporary(target.absoluteFilePath() + QLatin1String(kTemporaryInfix) +
-                             QString::number(QCoreApplication::applicationPid()) + QStringLiteral("-XXXXXX"));
-    if (!temporary.open()) {
-        *error = QStringLiteral("%1: cannot create a file in its folder: %2").arg(path, temporary.errorString());
-        return false;
-    }
-    temporary.setPermissions(target.exists() ? target.permissions()
-                                             : QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther);
-    // The data must be on disk before the rename makes it the results file.
-    const bool written = temporary.write(image) == image.size() && temporary.flush() && ::fsync(temporary.handle()) == 0;
-    const QString writeError = temporary.errorString();
-    temporary.close();
-    if (!written || temporary.error() != QFileDevice::NoError) {
-        *error = QStringLiteral("%1: writing failed: %2").arg(path, written ? temporary.errorString() : writeError);
-        return false;
-    }
-    if (std::rename(QFile::encodeName(temporary.fileName()).constData(), QFile::encodeName(target.absoluteFilePath()).constData()) != 0) {
-        *error = QStringLiteral("%1: cannot be replaced: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno)));
-        return false;
-    }
-    temporary.setAutoRemove(false);
-    return true;
+    // As every output: a temporary beside it (<name>.tmp-<pid>-XXXXXX, created exclusively, its
+    // dead processes' leftovers removed, the name cut to fit where it is long), synced and renamed
+    // over it, any failure in the system's words (a full disk is "No space left on device").
+    return replaceFile(path, image, error);
 }
 
 std::optional<RunAnalysis> ResultsFile::load(const QString &path, QString *error)

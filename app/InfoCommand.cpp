@@ -214,7 +214,7 @@ int runInfoCommand(const QStringList &arguments)
     table[0] << QStringLiteral("layer");
     if (anyExpert)
         table[0] << QStringLiteral("expert");
-    table[0] << QStringLiteral("type");
+    table[0] << QStringLiteral("rule") << QStringLiteral("type");
     int typed = 0;
     for (const TensorInfo &tensor : reader->tensors()) {
         const PlannedTensor *t = typedByName.value(tensor.name);
@@ -238,7 +238,8 @@ int runInfoCommand(const QStringList &arguments)
         if (anyExpert)
             row << (experts.size() > 3 ? QStringLiteral("%1…%2 (%3)").arg(experts.first(), experts.last()).arg(experts.size())
                                        : t ? experts.join(QLatin1String(", ")) : QStringLiteral("-"));
-        row << what;
+        // Which rule typed it: a family's, a rules file's, or the generic pass (by its name alone).
+        row << (t ? t->family : QStringLiteral("-")) << what;
         table << row;
         typed += t ? int(t->parts.size()) : 0;
     }

@@ -18,6 +18,17 @@ mutations=(
 "core/spectral/SpectralMetrics.cpp@@        {\"energy_rank\", &M::energyRank, false},@@        {\"energy_rank\", &M::paramSavingPct, false},@@tst_metricstable"
 "core/analysis/RunAnalyzer.cpp@@            if (!owners.isEmpty() && owners[item++] != m_settings.team->rank())@@            if (!owners.isEmpty() && owners[item++] != m_settings.team->rank() && false)@@tst_mpi"
 "core/analysis/AnalysisTeam.cpp@@            if (load[member] < load[least])@@            if (load[member] <= load[least])@@tst_analysisteam"
+"core/io/ZipDirectory.cpp@@        if (result.m_index.contains(entry.name)) {@@        if (false) {@@tst_torchcheckpointreader"
+"core/io/PickleReader.cpp@@        if (m_references > kMaxReferences) {@@        if (false) {@@tst_fuzzregressions"
+"core/io/ShardedCheckpointReader.cpp@@    if (shardFile.endsWith(QLatin1String(\".index.json\")))@@    if (false)@@tst_folderlayouts"
+"core/io/NpyFormat.cpp@@    h.elementSize = h.supported ? elementSize(h.dtype)@@    h.elementSize = h.supported ? 0 * elementSize(h.dtype)@@tst_formatreaders"
+"core/io/TorchCheckpointReader.cpp@@            if (t.stride[i] == 0 && t.shape[i] > 1) {@@            if (false) {@@tst_inputlimits"
+"core/io/FolderWeights.cpp@@        result.listingError = error;@@        ;@@tst_folderlayouts"
+"core/io/SafetensorsReader.cpp@@    if (const QString twice = keyNamedTwice(header); !twice.isEmpty()) {@@    if (const QString twice = keyNamedTwice(header); false) {@@tst_formatreaders"
+"core/model/GenericTyping.cpp@@    if (mixer) {@@    if (false) {@@tst_architecturefamilies"
+"core/model/CheckpointLayout.cpp@@        if (!result.note.isEmpty() && !layout.notes.contains(result.note))@@        if (false)@@tst_architecturefamilies"
+"core/analysis/ResultsFile.cpp@@        if (!spectrumIssue.isEmpty()) {@@        if (false) {@@tst_resultsfile"
+"core/analysis/RunAnalyzer.cpp@@        return m_settings.delta && cached && cached->deltaReference != referenceIdentity;@@        return false;@@tst_deltametrics"
 )
 
 backup=$(mktemp -d)

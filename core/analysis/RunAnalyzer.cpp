@@ -469,6 +469,10 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
     const CheckpointPlan plan = CheckpointPlan::make(file, *reader, m_rules);
     for (const LeftOutTensor &left : plan.layout.reported())
         issues.append({record.path, left.tensor, left.reason, false});
+    // What the typing assumed is said once per run, not per checkpoint.
+    for (const QString &note : plan.layout.notes)
+        if (!run.notes.contains(note))
+            run.notes << note;
 
     // What this checkpoint will cost, from the shapes alone (no tensor is read for it): the ETA.
     const QList<TensorInfo> tensorList = reader->tensors();
@@ -741,7 +745,7 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(const CheckpointFile &file, C
                         metricsSeconds = clock.nsecsElapsed() * 1e-9;
                     } catch (const std::bad_alloc &) {
                         source.reset();
-                        spectrum = {{}, QStringLiteral("there was not enough memory to compute its spectrum")};
+                        spectrum = {{}, QStringLiteral("there was not enough memory to compute its spectrum"), {}};
                     }
                     QMutexLocker lock(&solves->mutex);
                     solves->spectraSeconds += spectrumSeconds;

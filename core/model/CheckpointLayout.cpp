@@ -1,5 +1,7 @@
 #include "model/CheckpointLayout.h"
 
+#include "model/GenericTyping.h"
+
 #include <QHash>
 #include <QSet>
 #include <algorithm>
@@ -14,7 +16,8 @@ using T = MatrixType;
 struct Cut {
     QList<MatrixPart> parts;
     QString error;
-    static Cut failed(const QString &why) { return {{}, why}; }
+    QString note{}; // what the cut assumed, said once per run
+    static Cut failed(const QString &why) { return {{}, why, {}}; }
 };
 
 QString shapeText(const QList<qint64> &shape)
@@ -188,11 +191,15 @@ Cut cutGptCAttn(const CutContext &c)
     if (bigCode && !c.config.flag(QStringLiteral("multi_query")).value_or(true)) // GPT-BigCode's default is multi-query
         return cutQkvPerHead(c);
     if (c.rows() == 3 * c.cols() && !bigCode) {
+        // Without a config a [3C, C] c_attn is nearly always nanoGPT's (an HDF5 or NumPy export, a
+        // state_dict saved without model_args); a bare GPT-BigCode state dict with multi_query false
+        // is rare. nanoGPT's layout is taken, and said.
+        Cut cut = cutQkvThirds(c);
         if (c.config.isEmpty())
-            return Cut::failed(QStringLiteral("c_attn [3C, C] is nanoGPT's [Q; K; V] or GPT-BigCode's [head][q|k|v], and nothing says which "
-                                              "(no config.json, no model_args): add config.json with model_type, or a --rules file "
-                                              "with {\"config\": {\"model_type\": \"gpt2\"}} (or \"gpt_bigcode\" and n_head)"));
-        return cutQkvThirds(c);
+            cut.note = QStringLiteral("c_attn [3C, C] read as nanoGPT's [Q; K; V], since no config.json or model_args says otherwise; "
+                                      "for GPT-BigCode with multi_query false, add config.json with model_type gpt_bigcode and n_head "
+                                      "(or {\"config\": {…}} in a --rules file)");
+        return cut;
     }
     // Multi-query: one key and one value head after the C query rows.
     const qint64 rest = c.rows() - c.cols();
@@ -297,10 +304,252 @@ Cut cutExperts(const CutContext &c, bool gateUp)
     return cut;
 }
 
+// Swin (HF modeling_swin.py: SwinEncoder.layers = SwinStage…, SwinStage.blocks = SwinLayer…): the rule's layer is
+// the block B in "…layers.S.blocks.B.…"; the stage S is the block "stage{S+1}", as SwinConfig.stage_names calls it
+// (["stem"] + [f"stage{idx}" for idx in range(1, len(depths) + 1)]). Stages differ in width, so they stay apart.
+Cut cutSwinStage(const CutContext &c)
+{
+    static const QRegularExpression stageBlock(QStringLiteral(R"((?:^|\.)layers\.(\d+)\.blocks\.(\d+)\.)"));
+    QRegularExpressionMatch last;
+    for (auto it = stageBlock.globalMatch(TensorNameRules::withoutWrapperPrefixes(c.tensor)); it.hasNext();)
+        last = it.next();
+    bool ok = false;
+    const int stage = last.captured(1).toInt(&ok);
+    if (!last.hasMatch() || !ok || last.captured(2).toInt() != c.match.layer)
+        return Cut::failed(QStringLiteral("a Swin stage's matrix whose name has no layers.S.blocks.B"));
+    MatrixPart p = c.part(c.match.type, 1, c.rows(), 0, c.rows());
+    p.id.block = QStringLiteral("stage%1").arg(stage + 1);
+    return {{p}, {}};
+}
+
+// Mamba-2's in_proj (HF Mamba2Mixer: "projection_size = self.intermediate_size + self.conv_dim + self.num_heads",
+// split [d_mlp, d_mlp, intermediate, conv_dim, heads] with d_mlp 0; mamba_ssm Mamba2: "# Order: [z, x, B, C, dt]"):
+// rows [z (I); x (I); B (G·N); C (G·N); dt (heads)]. z gates the output (typed as Mamba's z, the gate) and x feeds the
+// scan (as Mamba's x, the up projection); B, C and dt are the scan's parameters and stay untyped. I is out_proj's input.
+Cut cutMamba2InProj(const CutContext &c)
+{
+    if (!c.partnerShape || c.partnerShape->size() != 2)
+        return Cut::failed(QStringLiteral("Mamba-2 in_proj is [z; x; B; C; dt] with z and x as wide as out_proj's input, "
+                                          "but %1 is missing").arg(c.match.partner));
+    const qint64 inner = (*c.partnerShape)[1];
+    const qint64 scan = c.rows() - 2 * inner;
+    if (inner <= 0 || scan <= 0)
+        return Cut::failed(QStringLiteral("Mamba-2 in_proj of %1 rows cannot hold z and x of %2 rows each and B, C, dt")
+                               .arg(c.rows()).arg(inner));
+    const auto groups = c.config.integer({QStringLiteral("n_groups"), QStringLiteral("ngroups")});
+    const auto state = c.config.integer({QStringLiteral("state_size"), QStringLiteral("d_state")});
+    const auto heads = c.config.integer({QStringLiteral("num_heads"), QStringLiteral("nheads")});
+    if (groups && state && heads && scan != 2 * *groups * *state + *heads)
+        return Cut::failed(QStringLiteral("Mamba-2 in_proj of %1 rows is not z, x (2 × %2), B, C (2 × %3 × %4) and dt (%5) "
+                                          "(config: %6)")
+                               .arg(c.rows()).arg(inner).arg(*groups).arg(*state).arg(*heads)
+                               .arg(c.config.sources().join(QLatin1String(", "))));
+    // mamba_ssm's d_ssm below the inner size puts a gated MLP's z0, x0 first: another layout.
+    if (const auto ssm = c.config.integer({QStringLiteral("d_ssm")}); ssm && *ssm != inner)
+        return Cut::failed(QStringLiteral("Mamba-2 in_proj with d_ssm %1 below the inner size %2 starts with a gated MLP "
+                                          "(z0, x0): not split").arg(*ssm).arg(inner));
+    return c.rowBlocks({{T::MlpGate, inner}, {T::MlpUp, inner}});
+}
+
+// #26 decoders-1. Experts stored [E, hidden, 2I] and used as x @ W (Llama 4's Llama4TextExperts: "gate_up =
+// torch.bmm(hidden_states, self.gate_up_proj)", "gate, up = gate_up.chunk(2, dim=-1)"; GPT-OSS's GptOssExperts:
+// "gate_up = current_state @ self.gate_up_proj[expert_idx] + …", "gate, up = gate_up[..., ::2], gate_up[..., 1::2]"):
+// per expert the gate's and the up projection's outputs are columns, as halves or interleaved one by one. The
+// orientation is proven by down_proj [E, I, hidden] beside it (the rule's partner), or by the config's sizes; the
+// matrices keep the stored orientation ([hidden, I], as GPT-2's Conv1D keeps in × out).
+Cut cutExpertsGateUpColumns(const CutContext &c, bool interleaved)
+{
+    if (c.shape.size() != 3 || c.shape[0] <= 0)
+        return Cut::failed(QStringLiteral("fused experts of shape %1 are not [experts, hidden, 2·intermediate]").arg(shapeText(c.shape)));
+    const qint64 experts = c.shape[0], in = c.shape[1], out = c.shape[2];
+    std::optional<qint64> hidden = c.config.integer({QStringLiteral("hidden_size")});
+    std::optional<qint64> inner = c.config.integer({QStringLiteral("intermediate_size")});
+    if (c.partnerShape && c.partnerShape->size() == 3) {
+        if ((*c.partnerShape)[0] != experts)
+            return Cut::failed(QStringLiteral("fused experts gate_up_proj of shape %1 beside %2 of shape %3: not as many experts")
+                                   .arg(shapeText(c.shape), c.match.partner, shapeText(*c.partnerShape)));
+        inner = (*c.partnerShape)[1];
+        hidden = (*c.partnerShape)[2];
+    }
+    if (!hidden || *hidden != in || out % 2 != 0 || (inner && 2 * *inner != out))
+        return Cut::failed(QStringLiteral("fused experts gate_up_proj of shape %1 is not [experts, hidden%2, 2·intermediate%3] (x @ W): "
+                                          "%4 [experts, intermediate, hidden] beside it, or hidden_size in config.json, says so")
+                               .arg(shapeText(c.shape))
+                               .arg(hidden ? QStringLiteral(" = %1").arg(*hidden) : QString())
+                               .arg(inner ? QStringLiteral(" = %1").arg(2 * *inner) : QString())
+                               .arg(c.match.partner.isEmpty() ? QStringLiteral("down_proj") : c.match.partner));
+    const qint64 half = out / 2;
+    using A = MatrixPart::Axis;
+    Cut cut;
+    for (qint64 e = 0; e < experts; ++e) {
+        const QString expert = QString::number(e);
+        auto add = [&](T type, qint64 groups, qint64 groupSize, qint64 offset, qint64 count) {
+            MatrixPart p = c.part(type, groups, groupSize, offset, count, QStringLiteral("[%1]%2").arg(e).arg(c.label(type)), A::Columns);
+            p.id.expert = expert;
+            p.slice = e;
+            cut.parts << p;
+        };
+        if (interleaved) {
+            add(T::MlpGate, half, 2, 0, 1);
+            add(T::MlpUp, half, 2, 1, 1);
+        } else {
+            add(T::MlpGate, 1, out, 0, half);
+            add(T::MlpUp, 1, out, half, half);
+        }
+    }
+    return cut;
+}
+
+// GPT-OSS's interleave is told by its model_type alone (Llama 4 stores the same shapes as halves). Without one,
+// the tensor is read as the generic stacked-experts row reads mlp.experts.gate_up_proj, and a failure says what to add.
+Cut cutExpertsGluInterleaved(const CutContext &c)
+{
+    if (c.config.modelType() == QLatin1String("gpt_oss"))
+        return cutExpertsGateUpColumns(c, true);
+    Cut generic = cutExperts({c.match, c.tensor, c.shape, c.config, std::nullopt}, true);
+    if (!generic.error.isEmpty())
+        generic.error += QStringLiteral("; GPT-OSS stores [experts, hidden, 2·intermediate] with gate and up interleaved by column: "
+                                        "add config.json with model_type gpt_oss (or {\"config\": {\"model_type\": \"gpt_oss\"}} in a --rules file)");
+    return generic;
+}
+
+// transformers' MXFP4 storage (GPT-OSS on the Hub: "gate_up_proj_blocks [E, 2I, H/32, 16]" uint8, two E2M1 values a
+// byte, with "…_scales [E, 2I, H/32]" E8M0 exponents): the matrices are there, but RankScope does not decode them.
+Cut cutMxfp4Experts(const CutContext &c)
+{
+    return Cut::failed(QStringLiteral("MXFP4-quantized expert weights %1 (4-bit blocks with …_scales beside them): RankScope does not "
+                                      "decode MXFP4; dequantize the checkpoint first (transformers: from_pretrained with "
+                                      "quantization_config=Mxfp4Config(dequantize=True), then save_pretrained) and analyse that")
+                           .arg(shapeText(c.shape)));
+}
+
+// ---- #26, decoders-2: DBRX, ChatGLM / GLM-4, InternLM2, CodeGen, litgpt (tests/core/tst_ArchitectureFamilies.cpp
+// quotes the forward() lines each cut follows).
+
+// A layout only one family's forward() has, under names another family uses with another layout: cut only
+// when the config names that family.
+QString unlessModelType(const CutContext &c, const char *modelType, const QString &ambiguity)
+{
+    if (c.config.modelType() == QLatin1String(modelType))
+        return {};
+    return QStringLiteral("%1, and nothing says which: add config.json with model_type %2 (or {\"config\": {\"model_type\": \"%2\"}} "
+                          "in a --rules file)")
+        .arg(ambiguity, QLatin1String(modelType));
+}
+
+// DBRX's experts: one parameter [experts · ffn_hidden_size, d_model] per projection, viewed as
+// (experts, ffn_hidden_size, d_model). The router [experts, d_model] beside it tells the experts.
+Cut cutExpertRowBlocks(const CutContext &c)
+{
+    if (!c.partnerShape || c.partnerShape->size() != 2)
+        return Cut::failed(QStringLiteral("how many experts it holds cannot be told: the router %1 is missing").arg(c.match.partner));
+    const qint64 experts = (*c.partnerShape)[0];
+    if (experts <= 0 || (*c.partnerShape)[1] != c.cols() || c.rows() % experts != 0)
+        return Cut::failed(QStringLiteral("experts of shape %1 do not fit the router's %2 [experts, d_model]")
+                               .arg(shapeText(c.shape), shapeText(*c.partnerShape)));
+    const qint64 rows = c.rows() / experts;
+    Cut cut;
+    for (qint64 e = 0; e < experts; ++e) {
+        MatrixPart p = c.part(c.match.type, 1, c.rows(), e * rows, rows, QStringLiteral("[%1]").arg(e));
+        p.id.expert = QString::number(e);
+        cut.parts << p;
+    }
+    return cut;
+}
+
+// ChatGLM2/3 and GLM-4 (THUDM's remote code): [Q (heads · kv_channels); K; V (multi_query_group_num ·
+// kv_channels each)] under multi_query_attention, else [head][q | k | v][kv_channels].
+Cut cutGlmQueryKeyValue(const CutContext &c)
+{
+    if (const QString no = unlessModelType(c, "chatglm", QStringLiteral("query_key_value under encoder.layers is ChatGLM's (multi-query "
+                                                                        "[Q; K; V]) or Megatron-LM's (per group)"));
+        !no.isEmpty())
+        return Cut::failed(no);
+    const auto heads = c.config.heads();
+    const auto kvChannels = c.config.integer({QStringLiteral("kv_channels")});
+    if (!heads || *heads <= 0 || !kvChannels || *kvChannels <= 0)
+        return Cut::failed(QStringLiteral("ChatGLM's query_key_value needs num_attention_heads and kv_channels (config.json, or a "
+                                          "--rules file's \"config\")"));
+    if (c.config.flag(QStringLiteral("multi_query_attention")).value_or(false)) { // ChatGLMConfig's default: false
+        const auto groups = c.config.integer({QStringLiteral("multi_query_group_num")});
+        if (!groups || *groups <= 0)
+            return Cut::failed(QStringLiteral("ChatGLM's multi-query query_key_value needs multi_query_group_num (config.json)"));
+        if (c.rows() != (*heads + 2 * *groups) * *kvChannels)
+            return Cut::failed(QStringLiteral("query_key_value of %1 rows does not fit %2 query heads and %3 key/value groups of %4 "
+                                              "(kv_channels)").arg(c.rows()).arg(*heads).arg(*groups).arg(*kvChannels));
+        return c.rowBlocks({{T::Q, *heads * *kvChannels}, {T::K, *groups * *kvChannels}, {T::V, *groups * *kvChannels}});
+    }
+    if (c.rows() != 3 * *heads * *kvChannels)
+        return Cut::failed(QStringLiteral("query_key_value of %1 rows does not fit %2 heads × 3 × %3 (kv_channels; "
+                                          "multi_query_attention is false)").arg(c.rows()).arg(*heads).arg(*kvChannels));
+    return c.qkvGroups(*heads, 1, *kvChannels);
+}
+
+// ChatGLM's dense_h_to_4h: [gate; up] (swiglu: chunk(2), silu(x[0]) * x[1]); dense_4h_to_h takes half of it.
+Cut cutGlmDenseH4h(const CutContext &c)
+{
+    if (const QString no = unlessModelType(c, "chatglm", QStringLiteral("dense_h_to_4h under encoder.layers is ChatGLM's [gate; up] or "
+                                                                        "Megatron-LM's up projection (gated only under swiglu)"));
+        !no.isEmpty())
+        return Cut::failed(no);
+    if (c.partnerShape && c.partnerShape->size() == 2 && 2 * (*c.partnerShape)[1] != c.rows())
+        return Cut::failed(QStringLiteral("%1 takes %2 inputs, not half of the %3 rows of [gate; up]")
+                               .arg(c.match.partner).arg((*c.partnerShape)[1]).arg(c.rows()));
+    return cutHalves(c, true);
+}
+
+Cut cutInternLm2Wqkv(const CutContext &c)
+{
+    if (const QString no = unlessModelType(c, "internlm2", QStringLiteral("attention.wqkv is InternLM2's [kv group][q × heads/kv, k, v] "
+                                                                          "or gpt-fast's [Q; K; V]"));
+        !no.isEmpty())
+        return Cut::failed(no);
+    return cutQkvGrouped(c);
+}
+
+// CodeGen: qkv_proj [3C, C] in mp_num = 4 row blocks, each [q | v | k] of C / 4 rows.
+Cut cutCodeGenQkv(const CutContext &c)
+{
+    if (const QString no = unlessModelType(c, "codegen", QStringLiteral("qkv_proj under h is CodeGen's [4 blocks][q | v | k]"));
+        !no.isEmpty())
+        return Cut::failed(no);
+    constexpr qint64 mp = 4; // "mp_num = 4" in CodeGenAttention.forward
+    const auto heads = c.config.heads();
+    if (c.rows() != 3 * c.cols() || c.cols() % mp != 0 || (heads && (*heads <= 0 || *heads % mp != 0)))
+        return Cut::failed(QStringLiteral("qkv_proj of shape %1 is not [3C, C] in 4 blocks of whole heads").arg(shapeText(c.shape)));
+    const qint64 local = c.cols() / mp;
+    return {{c.part(T::Q, mp, 3 * local, 0, local, c.label(T::Q)), c.part(T::V, mp, 3 * local, local, local, c.label(T::V)),
+             c.part(T::K, mp, 3 * local, 2 * local, local, c.label(T::K))},
+            {}};
+}
+
+// litgpt: n_head, n_query_groups (default n_head) and head_size (default n_embd / n_head), as litgpt's Config.
+Cut cutLitGpt(const CutContext &c, bool interleaved)
+{
+    const auto heads = c.config.heads();
+    if (!heads || *heads <= 0)
+        return Cut::failed(QStringLiteral("litgpt's %1 needs n_head (and n_query_groups, head_size where the model sets them): "
+                                          "model_config.yaml is not read, so give them in a --rules file's \"config\"")
+                               .arg(interleaved ? QStringLiteral("attn.attn") : QStringLiteral("attn.qkv")));
+    const qint64 headSize = c.config.integer({QStringLiteral("head_size")}).value_or(c.cols() / *heads);
+    const qint64 groups = c.config.integer({QStringLiteral("n_query_groups")}).value_or(*heads);
+    if (headSize <= 0 || groups <= 0 || *heads % groups != 0 || c.rows() != (*heads + 2 * groups) * headSize)
+        return Cut::failed(QStringLiteral("%1 of %2 rows does not fit n_head %3, n_query_groups %4 and head_size %5 (litgpt's defaults: "
+                                          "n_query_groups = n_head, head_size = n_embd / n_head)")
+                               .arg(interleaved ? QStringLiteral("attn.attn") : QStringLiteral("attn.qkv"))
+                               .arg(c.rows()).arg(*heads).arg(groups).arg(headSize));
+    if (interleaved)
+        return c.qkvGroups(groups, *heads / groups, headSize);
+    return c.rowBlocks({{T::Q, *heads * headSize}, {T::K, groups * headSize}, {T::V, groups * headSize}});
+}
+
 Cut cut(const CutContext &c)
 {
     using L = FusedLayout;
-    const bool threeD = c.match.layout == L::ExpertsGateUp || c.match.layout == L::ExpertsWhole;
+    if (c.match.layout == L::Mxfp4Experts) // any rank: never read
+        return cutMxfp4Experts(c);
+    const bool threeD = c.match.layout == L::ExpertsGateUp || c.match.layout == L::ExpertsWhole ||
+                        c.match.layout == L::ExpertsGateUpColumns || c.match.layout == L::ExpertsGluInterleaved;
     if (c.shape.size() != (threeD ? 3 : 2))
         return Cut::failed(QStringLiteral("named like a matrix but has %1 dimensions %2").arg(c.shape.size()).arg(shapeText(c.shape)));
     if (std::any_of(c.shape.begin(), c.shape.end(), [](qint64 d) { return d <= 0; }))
@@ -321,6 +570,18 @@ Cut cut(const CutContext &c)
     case L::MlaKvB: return cutMlaKvB(c);
     case L::ExpertsGateUp: return cutExperts(c, true);
     case L::ExpertsWhole: return cutExperts(c, false);
+    case L::SwinStage: return cutSwinStage(c);
+    case L::Mamba2InProj: return cutMamba2InProj(c);
+    case L::ExpertsGateUpColumns: return cutExpertsGateUpColumns(c, false);
+    case L::ExpertsGluInterleaved: return cutExpertsGluInterleaved(c);
+    case L::Mxfp4Experts: return cutMxfp4Experts(c);
+    case L::ExpertRowBlocks: return cutExpertRowBlocks(c);
+    case L::GlmQueryKeyValue: return cutGlmQueryKeyValue(c);
+    case L::GlmDenseH4h: return cutGlmDenseH4h(c);
+    case L::InternLm2Wqkv: return cutInternLm2Wqkv(c);
+    case L::CodeGenQkv: return cutCodeGenQkv(c);
+    case L::LitGptQkv: return cutLitGpt(c, false);
+    case L::LitGptAttn: return cutLitGpt(c, true);
     }
     return Cut::failed(QStringLiteral("unknown layout"));
 }
@@ -353,16 +614,31 @@ QHash<QString, QString> nameStacks(const QList<QString> &stacks, const QHash<QSt
     QHash<QString, QStringList> words;
     for (const QString &s : stacks)
         words.insert(s, stackWords(s));
-    QStringList common = words.value(stacks.first());
+    // "encoder" names a block only beside a decoder (T5's encoder and decoder): a vision encoder
+    // beside a language model is "vision", as CLIP's two encoders are "text" and "vision".
+    for (const char *role : {"encoder", "decoder"}) {
+        const QString other = QLatin1String(role) == QLatin1String("encoder") ? QStringLiteral("decoder") : QStringLiteral("encoder");
+        if (std::none_of(stacks.begin(), stacks.end(), [&](const QString &s) { return words.value(s).contains(other); }))
+            for (const QString &s : stacks)
+                if (QStringList &w = words[s]; w.size() > 1)
+                    w.removeAll(QLatin1String(role));
+    }
+    // Words every stack shares are dropped; a stack whose prefix names nothing (a module saved
+    // beside the towers without a layer, an unnamed stack) takes no part in deciding which.
+    QList<QString> named;
     for (const QString &s : stacks)
+        if (!words.value(s).isEmpty())
+            named << s;
+    QStringList common = named.isEmpty() ? QStringList() : words.value(named.first());
+    for (const QString &s : named)
         common.erase(std::remove_if(common.begin(), common.end(), [&](const QString &w) { return !words.value(s).contains(w); }),
                      common.end());
     bool everyKeepsOne = true;
-    for (const QString &s : stacks)
+    for (const QString &s : named)
         everyKeepsOne &= words.value(s).size() > common.size();
     for (const QString &s : stacks) {
         QStringList w = words.value(s);
-        if (everyKeepsOne)
+        if (everyKeepsOne && !w.isEmpty())
             w.erase(std::remove_if(w.begin(), w.end(), [&](const QString &x) { return common.contains(x); }), w.end());
         QString name = w.join(QLatin1Char('-'));
         if (name.isEmpty())
@@ -406,23 +682,29 @@ CheckpointLayout CheckpointLayout::plan(const QList<NamedShape> &tensors, const 
         RuleMatch match;
     };
     QList<Pending> pending;
+    QStringList genericallyTyped;
     for (const NamedShape &t : tensors) {
         if (t.shape.size() < 2)
             continue; // biases, norms, scalars
-        const std::optional<RuleMatch> match = rules.match(t.name, config, exists);
+        std::optional<RuleMatch> match = rules.match(t.name, config, exists);
         if (!match) {
-            const bool looksLike = TensorNameRules::looksLikeAttentionOrMlp(t.name);
-            QString reason = QStringLiteral("not an attention or MLP matrix");
-            if (looksLike) {
-                const QString model = config.describeModel();
-                reason = QStringLiteral("looks like an attention/MLP weight, but no rule types it%1; "
-                                        "see rankscope info --suggest-rules and --rules")
-                             .arg(model.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(model));
-                if (t.shape.size() != 2)
-                    reason = QStringLiteral("%1 tensor %2: ").arg(t.shape.size()).arg(shapeText(t.shape)) + reason;
+            // No family rule: what its name alone says (GenericTyping), never "not an attention or
+            // MLP matrix" for a weight inside a layer that nothing explains.
+            const GenericVerdict verdict = GenericTyping::classify(t.name, t.shape, t.dtype, exists);
+            if (verdict.kind == GenericVerdict::Kind::Typed) {
+                match = verdict.match;
+                genericallyTyped << QStringLiteral("%1 as %2").arg(t.name, csvName(verdict.match.type));
+            } else {
+                QString reason = verdict.reason;
+                if (verdict.kind == GenericVerdict::Kind::Reported) {
+                    if (const QString model = config.describeModel(); !model.isEmpty())
+                        reason += QStringLiteral(" (%1)").arg(model);
+                    if (t.shape.size() != 2)
+                        reason = QStringLiteral("%1 tensor %2: ").arg(t.shape.size()).arg(shapeText(t.shape)) + reason;
+                }
+                layout.leftOut.append({t.name, t.shape, reason, verdict.kind == GenericVerdict::Kind::Reported});
+                continue;
             }
-            layout.leftOut.append({t.name, t.shape, reason, looksLike});
-            continue;
         }
         if (match->ignored) {
             layout.leftOut.append({t.name, t.shape, match->reason, false});
@@ -436,6 +718,8 @@ CheckpointLayout CheckpointLayout::plan(const QList<NamedShape> &tensors, const 
             layout.leftOut.append({t.name, t.shape, result.error, true});
             continue;
         }
+        if (!result.note.isEmpty() && !layout.notes.contains(result.note))
+            layout.notes << result.note;
         Pending p{{t.name, t.shape, t.dtype, match->family, result.parts, {}}, *match};
         if (hasMtp && match->layer >= *layerCount)
             p.match.subBlock = joinBlock({QStringLiteral("mtp"), p.match.subBlock});
@@ -481,6 +765,13 @@ CheckpointLayout CheckpointLayout::plan(const QList<NamedShape> &tensors, const 
         p.planned.parts = kept;
         layout.typed.append(p.planned);
     }
+    if (!genericallyTyped.isEmpty())
+        layout.notes << QStringLiteral("%1 tensor%2 no family rule knows typed from %3 name%2 alone (%4%5): check them with "
+                                       "rankscope info, or give --rules")
+                            .arg(genericallyTyped.size()).arg(genericallyTyped.size() == 1 ? "" : "s")
+                            .arg(genericallyTyped.size() == 1 ? "its" : "their")
+                            .arg(genericallyTyped.mid(0, 3).join(QLatin1String(", ")))
+                            .arg(genericallyTyped.size() > 3 ? QStringLiteral(", …") : QString());
     return layout;
 }
 

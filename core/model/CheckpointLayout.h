@@ -42,6 +42,9 @@ public:
 
     QList<PlannedTensor> typed;   // in the order of the checkpoint
     QList<LeftOutTensor> leftOut; // every other tensor of two or more dimensions
+    // What the typing assumed, said once per run: tensors typed by name alone, nanoGPT's c_attn
+    // taken without a config.
+    QStringList notes;
     qsizetype matrixCount() const;
     QList<LeftOutTensor> reported() const;
 };

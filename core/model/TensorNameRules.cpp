@@ -16,7 +16,7 @@ namespace {
 
 // Bumped whenever the built-in rules change what a tensor becomes, so cached analyses typed by an
 // older table are analysed again rather than shown under the old typing.
-constexpr int kBuiltInRulesVersion = 2;
+constexpr int kBuiltInRulesVersion = 3;
 
 QRegularExpression layerPattern(const char *container, const char *suffix)
 {
@@ -88,6 +88,9 @@ TensorNameRules TensorNameRules::builtIn()
         const char *unnamedStack = "";
         const char *needsSibling = ""; // in the same layer
         const char *partner = "";      // in the same layer
+        // A module saved on its own, not inside a numbered layer (a bare nn.MultiheadAttention's
+        // state_dict): `suffix` is the whole name, and it is layer 0.
+        bool layerless = false;
     };
     static const char *const kRouter = "the MoE router (scores experts; not a matrix type)";
     static const char *const kAny = "layers|layer|h|blocks|block|resblocks";
@@ -101,14 +104,59 @@ TensorNameRules TensorNameRules::builtIn()
         {.family = "MoE", .container = "layers", .suffix = R"(mlp\.gate\.weight)", .ignoreReason = kRouter},
         {.family = "Qwen2-MoE", .container = "layers", .suffix = R"(mlp\.shared_expert_gate\.weight)",
          .ignoreReason = "the shared expert's gate (a [1, d] score; not a matrix type)"},
-        {.family = "T5", .container = "block", .suffix = R"(layer\.\d+\.(?:SelfAttention|EncDecAttention)\.relative_attention_bias\.weight)",
+        {.family = "T5", .container = "block",
+         .suffix = R"(layer\.\d+\.(?:SelfAttention|EncDecAttention|LocalSelfAttention|TransientGlobalSelfAttention)\.(?:global_)?relative_attention_bias\.weight)",
          .ignoreReason = "T5's relative position bias table [buckets, heads] (not a matrix type)"},
         {.family = "Mamba", .container = "layers", .suffix = R"(mixer\.(?:x_proj|dt_proj)\.weight)",
          .ignoreReason = "Mamba's selective-scan parameter projection (not a matrix type)"},
+        {.family = "DeepSeek-V3", .container = "layers", .suffix = R"(eh_proj\.weight)",
+         .ignoreReason = "the multi-token-prediction module's projection of [embedding; hidden state] (not a matrix type)"},
         {.family = "DeepSeek FP8", .container = kAny, .suffix = R"(.+\.weight_scale_inv)",
          .ignoreReason = "FP8 block scales (applied to the weight they belong to)"},
         {.family = "Phi-2 (original)", .container = "h|layers", .suffix = R"(mlp\.(?:fc_in|fc_out)\.weight)", .modelTypes = phiMsft,
          .ignoreReason = "not used by the model's forward() (listed in _keys_to_ignore_on_load_unexpected)"},
+
+        // @ignored-decoders-1
+        // GPT-OSS (modeling_gpt_oss.py): GptOssMLP "self.router = GptOssTopKRouter(config)" ([experts, hidden]);
+        // GptOssExperts' gate_up_proj [E, hidden, 2I] read "gate, up = gate_up[..., ::2], gate_up[..., 1::2]", its
+        // 2-D biases [E, 2I] and [E, hidden]; on the Hub MXFP4 "…_blocks" with "…_scales". Before the generic
+        // stacked-experts row, which would halve gate_up_proj.
+        {.family = "GPT-OSS", .container = "layers", .suffix = R"(mlp\.router\.weight)", .ignoreReason = kRouter},
+        {.family = "GPT-OSS", .container = "layers", .suffix = R"(mlp\.experts\.(?:gate_up|down)_proj_bias)",
+         .ignoreReason = "the experts' biases, one vector per expert [experts, outputs] (not a matrix)"},
+        {.family = "MXFP4", .container = "layers", .suffix = R"((?:mlp|feed_forward)\.experts\.(?:gate_up|down)_proj_scales)",
+         .ignoreReason = "MXFP4 block scales of the …_blocks tensor beside it (not a matrix)"},
+        {.family = "MXFP4", .container = "layers", .suffix = R"((?:mlp|feed_forward)\.experts\.(?:gate_up|down)_proj_blocks)",
+         .type = T::MlpGate, .layout = L::Mxfp4Experts},
+        {.family = "GPT-OSS", .container = "layers", .suffix = R"(mlp\.experts\.gate_up_proj)", .type = T::MlpGate,
+         .layout = L::ExpertsGluInterleaved, .modelTypes = {"gpt_oss"}, .partner = "mlp.experts.down_proj"},
+        // @ignored-decoders-2
+        // DBRX: DbrxRouter "self.layer = nn.Linear(self.hidden_size, self.moe_num_experts)".
+        {.family = "DBRX", .container = "blocks", .suffix = R"(ffn\.router\.layer\.weight)", .modelTypes = {"dbrx"}, .ignoreReason = kRouter},
+        // Jamba: JambaSparseMoeBlock's router; the Mamba mixer's x_proj and dt_proj are scan parameters, as Mamba's.
+        {.family = "Jamba", .container = "layers", .suffix = R"(feed_forward\.router\.weight)", .modelTypes = {"jamba"}, .ignoreReason = kRouter},
+        {.family = "Jamba", .container = "layers", .suffix = R"(mamba\.(?:x_proj|dt_proj)\.weight)", .modelTypes = {"jamba"},
+         .ignoreReason = "Mamba's selective-scan parameter projection (not a matrix type)"},
+        // litgpt's LLaMAMoE router "self.gate = nn.Linear(config.n_embd, config.n_expert)".
+        {.family = "litgpt", .container = "h", .suffix = R"(mlp\.gate\.weight)", .modelTypes = {"litgpt"}, .ignoreReason = kRouter},
+        // ChatGLM2/3 and GLM-4 (THUDM's modeling_chatglm.py), before GPT-NeoX's dense_h_to_4h row: without
+        // model_type chatglm these names are also Megatron-LM's, so the fused ones are reported, not typed.
+        {.family = "ChatGLM / GLM-4", .container = R"(encoder\.layers)", .suffix = R"(self_attention\.query_key_value\.weight)",
+         .layout = L::GlmQueryKeyValue, .modelTypes = {"chatglm"}},
+        {.family = "ChatGLM / GLM-4", .container = R"(encoder\.layers)", .suffix = R"(self_attention\.dense\.weight)", .type = T::O,
+         .modelTypes = {"chatglm"}},
+        {.family = "ChatGLM / GLM-4", .container = R"(encoder\.layers)", .suffix = R"(mlp\.dense_h_to_4h\.weight)", .type = T::MlpGate,
+         .layout = L::GlmDenseH4h, .modelTypes = {"chatglm"}, .partner = "mlp.dense_4h_to_h.weight"},
+        {.family = "ChatGLM / GLM-4", .container = R"(encoder\.layers)", .suffix = R"(mlp\.dense_4h_to_h\.weight)", .type = T::MlpDown,
+         .modelTypes = {"chatglm"}},
+        // @ignored-encoders-vision
+        // modeling_swin.py SwinPatchMerging "self.reduction = nn.Linear(4 * dim, 2 * dim, bias=False)", after a stage's blocks.
+        {.family = "Swin", .container = "layers", .suffix = R"(downsample\.reduction\.weight)",
+         .ignoreReason = "Swin's patch merging between stages (4C → 2C; not an attention or MLP matrix)"},
+        // SAM's mask decoder heads: transformers SamFeedForward (proj_in, layers, proj_out), segment-anything's MLP (layers),
+        // as output_hypernetworks_mlps (one per mask token) and iou_prediction_head.
+        {.family = "SAM mask decoder", .suffix = R"((?:.+\.)?mask_decoder\.(?:output_hypernetworks_mlps\.\d+|iou_prediction_head)\.(?:proj_in|proj_out|layers\.\d+)\.weight)",
+         .ignoreReason = "SAM's mask and IoU prediction heads (small MLPs on the output tokens; not a layer's attention or MLP)", .layerless = true},
 
         // Separate projections, named alike by LLaMA, Mistral, Qwen2, Gemma, OLMo2, StableLM, Cohere,
         // Mixtral, Qwen2-MoE, DeepSeek-V2-Lite, OPT, BART, Whisper, CLIP and Phi-2.
@@ -146,6 +194,13 @@ TensorNameRules TensorNameRules::builtIn()
         {.family = "torch.nn.Transformer", .container = kAny, .suffix = R"(multihead_attn\.out_proj\.weight)", .type = T::O, .cross = true},
         {.family = "torch.nn.Transformer", .container = kAny, .suffix = R"(linear1\.weight)", .type = T::MlpUp},
         {.family = "torch.nn.Transformer", .container = kAny, .suffix = R"(linear2\.weight)", .type = T::MlpDown},
+        // A torch.nn.MultiheadAttention saved on its own (its state_dict: in_proj_weight, out_proj.weight,
+        // or q/k/v_proj_weight when kdim or vdim differ): one layer, layer 0.
+        {.family = "torch.nn.MultiheadAttention", .container = "", .suffix = R"(in_proj_weight)", .layout = L::QkvThirds, .layerless = true},
+        {.family = "torch.nn.MultiheadAttention", .container = "", .suffix = R"(q_proj_weight)", .type = T::Q, .layerless = true},
+        {.family = "torch.nn.MultiheadAttention", .container = "", .suffix = R"(k_proj_weight)", .type = T::K, .layerless = true},
+        {.family = "torch.nn.MultiheadAttention", .container = "", .suffix = R"(v_proj_weight)", .type = T::V, .layerless = true},
+        {.family = "torch.nn.MultiheadAttention", .container = "", .suffix = R"(out_proj\.weight)", .type = T::O, .layerless = true},
 
         // Meta's original LLaMA names.
         {.family = "Meta LLaMA", .container = "layers", .suffix = R"(attention\.wq\.weight)", .type = T::Q},
@@ -227,12 +282,14 @@ TensorNameRules TensorNameRules::builtIn()
          .modelTypes = hfOlmo, .partner = "ff_out.weight"},
         {.family = "OLMo", .container = "blocks", .suffix = R"(ff_out\.weight)", .type = T::MlpDown, .modelTypes = hfOlmo},
 
-        // T5 and T5 v1.1: block.N.layer.0 self-attention, decoder layer.1 cross-attention, then the MLP;
+        // T5, T5 v1.1 and LongT5 (whose encoder attends locally or transient-globally: LocalSelfAttention,
+        // TransientGlobalSelfAttention, with the same q, k, v, o): block.N.layer.0 self-attention, decoder
+        // layer.1 cross-attention, then the MLP;
         // the gated MLP applies the activation to wi_0 (the gate) and multiplies by wi_1.
-        {.family = "T5", .container = "block", .suffix = R"(layer\.\d+\.SelfAttention\.q\.weight)", .type = T::Q},
-        {.family = "T5", .container = "block", .suffix = R"(layer\.\d+\.SelfAttention\.k\.weight)", .type = T::K},
-        {.family = "T5", .container = "block", .suffix = R"(layer\.\d+\.SelfAttention\.v\.weight)", .type = T::V},
-        {.family = "T5", .container = "block", .suffix = R"(layer\.\d+\.SelfAttention\.o\.weight)", .type = T::O},
+        {.family = "T5", .container = "block", .suffix = R"(layer\.\d+\.(?:Local|TransientGlobal)?SelfAttention\.q\.weight)", .type = T::Q},
+        {.family = "T5", .container = "block", .suffix = R"(layer\.\d+\.(?:Local|TransientGlobal)?SelfAttention\.k\.weight)", .type = T::K},
+        {.family = "T5", .container = "block", .suffix = R"(layer\.\d+\.(?:Local|TransientGlobal)?SelfAttention\.v\.weight)", .type = T::V},
+        {.family = "T5", .container = "block", .suffix = R"(layer\.\d+\.(?:Local|TransientGlobal)?SelfAttention\.o\.weight)", .type = T::O},
         {.family = "T5", .container = "block", .suffix = R"(layer\.\d+\.EncDecAttention\.q\.weight)", .type = T::Q, .cross = true},
         {.family = "T5", .container = "block", .suffix = R"(layer\.\d+\.EncDecAttention\.k\.weight)", .type = T::K, .cross = true},
         {.family = "T5", .container = "block", .suffix = R"(layer\.\d+\.EncDecAttention\.v\.weight)", .type = T::V, .cross = true},
@@ -273,6 +330,224 @@ TensorNameRules TensorNameRules::builtIn()
         {.family = "OpenAI CLIP", .container = "resblocks", .suffix = R"(mlp\.c_fc\.weight)", .type = T::MlpUp, .unnamedStack = "text"},
         {.family = "OpenAI CLIP", .container = "resblocks", .suffix = R"(mlp\.c_proj\.weight)", .type = T::MlpDown, .unnamedStack = "text"},
 
+        // @families-decoders-1 (#26: Qwen3, Gemma 3, Llama 4, GPT-OSS, OLMoE, Granite, GraniteMoE)
+        // Qwen3, Qwen3-MoE, Gemma 3 (text and multimodal), OLMoE and Granite need no row of their own: LLaMA's
+        // names, the per-expert and stacked MoE rows above (docs/naming-rules.md).
+        // Llama 4 (modeling_llama4.py): feed_forward is Llama4TextMoe in config.moe_layers, else Llama4TextMLP
+        // (gate/up/down_proj); Llama4TextMoe holds experts (gate_up_proj [E, hidden, 2I], "gate, up =
+        // gate_up.chunk(2, dim=-1)"; down_proj [E, I, hidden]), router and shared_expert (a Llama4TextMLP). Every
+        // MoE layer has a shared expert, which tells Llama 4's stacks from other feed_forward.experts without a config.
+        // llm-compressor's per-expert form (convert_llama4_weights_to_hf.py, _OFFLINE_QUANT_COMPATIBLE:
+        // "feed_forward.experts.{i}.gate_proj.weight" … "expert.transpose(0, 1)  # [OUT, IN]") is nn.Linear's.
+        {.family = "Llama 4", .container = "layers", .suffix = R"(feed_forward\.router\.weight)", .ignoreReason = kRouter},
+        {.family = "Llama 4", .container = "layers", .suffix = R"(feed_forward\.experts\.gate_up_proj)", .type = T::MlpGate,
+         .layout = L::ExpertsGateUpColumns, .modelTypes = {"llama4", "llama4_text"}, .needsSibling = "feed_forward.shared_expert.gate_proj.weight",
+         .partner = "feed_forward.experts.down_proj"},
+        {.family = "Llama 4", .container = "layers", .suffix = R"(feed_forward\.experts\.down_proj)", .type = T::MlpDown,
+         .layout = L::ExpertsWhole, .modelTypes = {"llama4", "llama4_text"}, .needsSibling = "feed_forward.shared_expert.gate_proj.weight"},
+        {.family = "Llama 4", .container = "layers", .suffix = R"(feed_forward\.experts\.(?<expert>\d+)\.gate_proj\.weight)", .type = T::MlpGate,
+         .modelTypes = {"llama4", "llama4_text"}},
+        {.family = "Llama 4", .container = "layers", .suffix = R"(feed_forward\.experts\.(?<expert>\d+)\.up_proj\.weight)", .type = T::MlpUp,
+         .modelTypes = {"llama4", "llama4_text"}},
+        {.family = "Llama 4", .container = "layers", .suffix = R"(feed_forward\.experts\.(?<expert>\d+)\.down_proj\.weight)", .type = T::MlpDown,
+         .modelTypes = {"llama4", "llama4_text"}},
+        {.family = "Llama 4", .container = "layers", .suffix = R"(feed_forward\.shared_expert\.gate_proj\.weight)", .type = T::MlpGate,
+         .modelTypes = {"llama4", "llama4_text"}, .expert = kSharedExpert},
+        {.family = "Llama 4", .container = "layers", .suffix = R"(feed_forward\.shared_expert\.up_proj\.weight)", .type = T::MlpUp,
+         .modelTypes = {"llama4", "llama4_text"}, .expert = kSharedExpert},
+        {.family = "Llama 4", .container = "layers", .suffix = R"(feed_forward\.shared_expert\.down_proj\.weight)", .type = T::MlpDown,
+         .modelTypes = {"llama4", "llama4_text"}, .expert = kSharedExpert},
+        {.family = "Llama 4", .container = "layers", .suffix = R"(feed_forward\.gate_proj\.weight)", .type = T::MlpGate, .modelTypes = {"llama4", "llama4_text"}},
+        {.family = "Llama 4", .container = "layers", .suffix = R"(feed_forward\.up_proj\.weight)", .type = T::MlpUp, .modelTypes = {"llama4", "llama4_text"}},
+        {.family = "Llama 4", .container = "layers", .suffix = R"(feed_forward\.down_proj\.weight)", .type = T::MlpDown, .modelTypes = {"llama4", "llama4_text"}},
+        // Llama4VisionModel's "self.vision_adapter = Llama4VisionPixelShuffleMLP(config)", whose "self.mlp =
+        // Llama4VisionMLP2(config)": fc1 then fc2, in no numbered layer: block vision-adapter, layer 0.
+        {.family = "Llama 4 vision adapter", .suffix = R"((?:.+\.)?vision_model\.vision_adapter\.mlp\.fc1\.weight)", .type = T::MlpUp,
+         .modelTypes = {"llama4"}, .unnamedStack = "vision-adapter", .layerless = true},
+        {.family = "Llama 4 vision adapter", .suffix = R"((?:.+\.)?vision_model\.vision_adapter\.mlp\.fc2\.weight)", .type = T::MlpDown,
+         .modelTypes = {"llama4"}, .unnamedStack = "vision-adapter", .layerless = true},
+        // GraniteMoE (modeling_granitemoe.py): GraniteMoeParallelExperts "self.weight = nn.Parameter(torch.empty(
+        // num_experts, output_size, input_size))" used as F.linear(x, self.weight[i]); input_linear [E, 2I, hidden]
+        // chunked "self.activation(chunked_hidden_states[0]) * chunked_hidden_states[1]" ([gate; up]), output_linear
+        // [E, hidden, I], router.layer an nn.Linear(hidden, experts). GraniteMoeShared's shared_mlp: nn.Linear
+        // input_linear [2I, hidden] chunked alike, output_linear.
+        {.family = "GraniteMoE", .container = "layers", .suffix = R"(block_sparse_moe\.router\.layer\.weight)", .ignoreReason = kRouter},
+        {.family = "GraniteMoE", .container = "layers", .suffix = R"(block_sparse_moe\.input_linear\.weight)", .type = T::MlpGate,
+         .layout = L::ExpertsGateUp, .modelTypes = {"granitemoe", "granitemoeshared"}, .partner = "block_sparse_moe.output_linear.weight"},
+        {.family = "GraniteMoE", .container = "layers", .suffix = R"(block_sparse_moe\.output_linear\.weight)", .type = T::MlpDown,
+         .layout = L::ExpertsWhole, .modelTypes = {"granitemoe", "granitemoeshared"}},
+        {.family = "GraniteMoE", .container = "layers", .suffix = R"(shared_mlp\.input_linear\.weight)", .type = T::MlpGate,
+         .layout = L::GateUp, .modelTypes = {"granitemoe", "granitemoeshared"}, .expert = kSharedExpert},
+        {.family = "GraniteMoE", .container = "layers", .suffix = R"(shared_mlp\.output_linear\.weight)", .type = T::MlpDown,
+         .modelTypes = {"granitemoe", "granitemoeshared"}, .expert = kSharedExpert},
+
+        // @families-decoders-2 (#26: DBRX, PhiMoE, Jamba, StarCoder2, Nemotron, InternLM2, Baichuan, GLM, Persimmon, CodeGen, litgpt)
+        // (tests/core/tst_ArchitectureFamilies.cpp quotes each family's source. PhiMoE and Nemotron need no rows.)
+        // StarCoder2: LLaMA-named attention; mlp.c_fc (up), mlp.c_proj (down).
+        {.family = "StarCoder2", .container = "layers", .suffix = R"(mlp\.c_fc\.weight)", .type = T::MlpUp, .modelTypes = {"starcoder2"}},
+        {.family = "StarCoder2", .container = "layers", .suffix = R"(mlp\.c_proj\.weight)", .type = T::MlpDown, .modelTypes = {"starcoder2"}},
+        // InternLM2: attention.wqkv [kv group][q × heads/kv, k, v][head_dim]; attention.wo and feed_forward.w1/w3/w2
+        // are read by the Meta LLaMA rows.
+        {.family = "InternLM2", .container = "layers", .suffix = R"(attention\.wqkv\.weight)", .layout = L::InternLm2Wqkv,
+         .modelTypes = {"internlm2"}},
+        // Baichuan, Baichuan2: self_attn.W_pack [Q; K; V] (unflatten(-1, (3, hidden_size))); the rest as LLaMA.
+        {.family = "Baichuan", .container = "layers", .suffix = R"(self_attn\.W_pack\.weight)", .layout = L::QkvThirds, .modelTypes = {"baichuan"}},
+        // DBRX: norm_attn_norm.attn.Wqkv [Q (d_model); K; V (kv_n_heads · head_dim)], out_proj; the experts' bare
+        // parameters ffn.experts.mlp.w1 (gate), v1 (up), w2 (down) [experts · ffn_hidden_size, d_model].
+        {.family = "DBRX", .container = "blocks", .suffix = R"(norm_attn_norm\.attn\.Wqkv\.weight)", .layout = L::QkvContiguous,
+         .modelTypes = {"dbrx"}},
+        {.family = "DBRX", .container = "blocks", .suffix = R"(norm_attn_norm\.attn\.out_proj\.weight)", .type = T::O, .modelTypes = {"dbrx"}},
+        {.family = "DBRX", .container = "blocks", .suffix = R"(ffn\.experts\.mlp\.w1)", .type = T::MlpGate, .layout = L::ExpertRowBlocks,
+         .modelTypes = {"dbrx"}, .partner = "ffn.router.layer.weight"},
+        {.family = "DBRX", .container = "blocks", .suffix = R"(ffn\.experts\.mlp\.v1)", .type = T::MlpUp, .layout = L::ExpertRowBlocks,
+         .modelTypes = {"dbrx"}, .partner = "ffn.router.layer.weight"},
+        {.family = "DBRX", .container = "blocks", .suffix = R"(ffn\.experts\.mlp\.w2)", .type = T::MlpDown, .layout = L::ExpertRowBlocks,
+         .modelTypes = {"dbrx"}, .partner = "ffn.router.layer.weight"},
+        // GLM and GLM-4 in transformers (glm, glm4): GlmMLP is Phi3MLP, gate_up_proj [gate; up].
+        {.family = "GLM (transformers)", .container = "layers", .suffix = R"(mlp\.gate_up_proj\.weight)", .type = T::MlpGate, .layout = L::GateUp,
+         .modelTypes = {"glm", "glm4"}},
+        // Persimmon and Fuyu (its language_model): query_key_value per head, self_attn.dense (the self_attn rows),
+        // dense_h_to_4h / dense_4h_to_h.
+        {.family = "Persimmon / Fuyu", .container = "layers", .suffix = R"(self_attn\.query_key_value\.weight)", .layout = L::QkvPerHead,
+         .modelTypes = {"persimmon", "fuyu"}},
+        {.family = "Persimmon / Fuyu", .container = "layers", .suffix = R"(mlp\.dense_h_to_4h\.weight)", .type = T::MlpUp,
+         .modelTypes = {"persimmon", "fuyu"}},
+        {.family = "Persimmon / Fuyu", .container = "layers", .suffix = R"(mlp\.dense_4h_to_h\.weight)", .type = T::MlpDown,
+         .modelTypes = {"persimmon", "fuyu"}},
+        // CodeGen: attn.qkv_proj in 4 blocks of [q | v | k]; attn.out_proj, mlp.fc_in, mlp.fc_out by the GPT-J rows.
+        {.family = "CodeGen", .container = "h", .suffix = R"(attn\.qkv_proj\.weight)", .layout = L::CodeGenQkv, .modelTypes = {"codegen"}},
+        // litgpt (no config.json; model_type "litgpt" may be given in a --rules file's "config"): attn.qkv [Q; K; V],
+        // legacy attn.attn per query group, attn.proj; GptNeoxMLP fc / proj, LLaMAMLP fc_1 (gate) / fc_2 (up) / proj,
+        // LLaMAMoE experts.E.* and shared_experts.
+        {.family = "litgpt", .container = "h", .suffix = R"(attn\.qkv\.weight)", .layout = L::LitGptQkv, .modelTypes = {"litgpt"}},
+        {.family = "litgpt", .container = "h", .suffix = R"(attn\.attn\.weight)", .layout = L::LitGptAttn, .modelTypes = {"litgpt"}},
+        {.family = "litgpt", .container = "h", .suffix = R"(attn\.proj\.weight)", .type = T::O, .modelTypes = {"litgpt"}},
+        {.family = "litgpt", .container = "h", .suffix = R"(mlp\.fc\.weight)", .type = T::MlpUp, .modelTypes = {"litgpt"}},
+        {.family = "litgpt", .container = "h", .suffix = R"(mlp\.fc_1\.weight)", .type = T::MlpGate, .modelTypes = {"litgpt"}},
+        {.family = "litgpt", .container = "h", .suffix = R"(mlp\.fc_2\.weight)", .type = T::MlpUp, .modelTypes = {"litgpt"}},
+        {.family = "litgpt", .container = "h", .suffix = R"(mlp\.proj\.weight)", .type = T::MlpDown, .modelTypes = {"litgpt"}},
+        {.family = "litgpt", .container = "h", .suffix = R"(mlp\.experts\.(?<expert>\d+)\.fc_1\.weight)", .type = T::MlpGate, .modelTypes = {"litgpt"}},
+        {.family = "litgpt", .container = "h", .suffix = R"(mlp\.experts\.(?<expert>\d+)\.fc_2\.weight)", .type = T::MlpUp, .modelTypes = {"litgpt"}},
+        {.family = "litgpt", .container = "h", .suffix = R"(mlp\.experts\.(?<expert>\d+)\.proj\.weight)", .type = T::MlpDown, .modelTypes = {"litgpt"}},
+        {.family = "litgpt", .container = "h", .suffix = R"(mlp\.shared_experts\.fc_1\.weight)", .type = T::MlpGate, .modelTypes = {"litgpt"},
+         .expert = kSharedExpert},
+        {.family = "litgpt", .container = "h", .suffix = R"(mlp\.shared_experts\.fc_2\.weight)", .type = T::MlpUp, .modelTypes = {"litgpt"},
+         .expert = kSharedExpert},
+        {.family = "litgpt", .container = "h", .suffix = R"(mlp\.shared_experts\.proj\.weight)", .type = T::MlpDown, .modelTypes = {"litgpt"},
+         .expert = kSharedExpert},
+        // Jamba: the Mamba mixer (block "mamba": in_proj [x; z] as Mamba's, out_proj) apart from the layer's
+        // feed_forward (JambaMLP, or experts per expert or stacked as MixtralExperts).
+        {.family = "Jamba", .container = "layers", .suffix = R"(mamba\.in_proj\.weight)", .type = T::MlpUp, .layout = L::UpGate,
+         .modelTypes = {"jamba"}, .subBlock = "mamba"},
+        {.family = "Jamba", .container = "layers", .suffix = R"(mamba\.out_proj\.weight)", .type = T::MlpDown, .modelTypes = {"jamba"},
+         .subBlock = "mamba"},
+        {.family = "Jamba", .container = "layers", .suffix = R"(feed_forward\.gate_proj\.weight)", .type = T::MlpGate, .modelTypes = {"jamba"}},
+        {.family = "Jamba", .container = "layers", .suffix = R"(feed_forward\.up_proj\.weight)", .type = T::MlpUp, .modelTypes = {"jamba"}},
+        {.family = "Jamba", .container = "layers", .suffix = R"(feed_forward\.down_proj\.weight)", .type = T::MlpDown, .modelTypes = {"jamba"}},
+        {.family = "Jamba", .container = "layers", .suffix = R"(feed_forward\.experts\.(?<expert>\d+)\.gate_proj\.weight)", .type = T::MlpGate,
+         .modelTypes = {"jamba"}},
+        {.family = "Jamba", .container = "layers", .suffix = R"(feed_forward\.experts\.(?<expert>\d+)\.up_proj\.weight)", .type = T::MlpUp,
+         .modelTypes = {"jamba"}},
+        {.family = "Jamba", .container = "layers", .suffix = R"(feed_forward\.experts\.(?<expert>\d+)\.down_proj\.weight)", .type = T::MlpDown,
+         .modelTypes = {"jamba"}},
+        {.family = "Jamba", .container = "layers", .suffix = R"(feed_forward\.experts\.gate_up_proj)", .type = T::MlpGate, .layout = L::ExpertsGateUp,
+         .modelTypes = {"jamba"}, .partner = "feed_forward.experts.down_proj"},
+        {.family = "Jamba", .container = "layers", .suffix = R"(feed_forward\.experts\.down_proj)", .type = T::MlpDown, .layout = L::ExpertsWhole,
+         .modelTypes = {"jamba"}},
+
+        // @families-encoders-vision (#26: DistilBERT … Mamba-2)
+
+        // DistilBERT (modeling_distilbert.py): transformer.layer.N.attention.{q,k,v,out}_lin, ffn.lin1 / ffn.lin2.
+        {.family = "DistilBERT", .container = "layer", .suffix = R"(attention\.q_lin\.weight)", .type = T::Q},
+        {.family = "DistilBERT", .container = "layer", .suffix = R"(attention\.k_lin\.weight)", .type = T::K},
+        {.family = "DistilBERT", .container = "layer", .suffix = R"(attention\.v_lin\.weight)", .type = T::V},
+        {.family = "DistilBERT", .container = "layer", .suffix = R"(attention\.out_lin\.weight)", .type = T::O},
+        {.family = "DistilBERT", .container = "layer", .suffix = R"(ffn\.lin1\.weight)", .type = T::MlpUp},
+        {.family = "DistilBERT", .container = "layer", .suffix = R"(ffn\.lin2\.weight)", .type = T::MlpDown},
+        // ALBERT (modeling_albert.py): albert_layer_groups.G.albert_layers.I: one set of matrices that every one of the
+        // num_hidden_layers layers applies, so layer I of its group (0 in every released ALBERT).
+        {.family = "ALBERT (layers share one set)", .container = "albert_layers", .suffix = R"(attention\.query\.weight)", .type = T::Q},
+        {.family = "ALBERT (layers share one set)", .container = "albert_layers", .suffix = R"(attention\.key\.weight)", .type = T::K},
+        {.family = "ALBERT (layers share one set)", .container = "albert_layers", .suffix = R"(attention\.value\.weight)", .type = T::V},
+        {.family = "ALBERT (layers share one set)", .container = "albert_layers", .suffix = R"(attention\.dense\.weight)", .type = T::O},
+        {.family = "ALBERT (layers share one set)", .container = "albert_layers", .suffix = R"(ffn\.weight)", .type = T::MlpUp},
+        {.family = "ALBERT (layers share one set)", .container = "albert_layers", .suffix = R"(ffn_output\.weight)", .type = T::MlpDown},
+        // DeBERTa-v2/v3 (modeling_deberta_v2.py, DisentangledSelfAttention): query_proj, key_proj, value_proj; without
+        // share_att_key, pos_key_proj / pos_query_proj project the relative position embeddings (block "position").
+        // attention.output.dense, intermediate.dense and output.dense are read by the BERT rows.
+        {.family = "DeBERTa-v2", .container = "layer", .suffix = R"(attention\.self\.query_proj\.weight)", .type = T::Q},
+        {.family = "DeBERTa-v2", .container = "layer", .suffix = R"(attention\.self\.key_proj\.weight)", .type = T::K},
+        {.family = "DeBERTa-v2", .container = "layer", .suffix = R"(attention\.self\.value_proj\.weight)", .type = T::V},
+        {.family = "DeBERTa-v2", .container = "layer", .suffix = R"(attention\.self\.pos_key_proj\.weight)", .type = T::K, .subBlock = "position"},
+        {.family = "DeBERTa-v2", .container = "layer", .suffix = R"(attention\.self\.pos_query_proj\.weight)", .type = T::Q, .subBlock = "position"},
+        // Swin (modeling_swin.py): encoder.layers.S (a stage).blocks.B (window attention); block "stageS+1", layer B.
+        {.family = "Swin", .container = R"(layers\.\d+\.blocks)", .suffix = R"(attention\.self\.query\.weight)", .type = T::Q, .layout = L::SwinStage},
+        {.family = "Swin", .container = R"(layers\.\d+\.blocks)", .suffix = R"(attention\.self\.key\.weight)", .type = T::K, .layout = L::SwinStage},
+        {.family = "Swin", .container = R"(layers\.\d+\.blocks)", .suffix = R"(attention\.self\.value\.weight)", .type = T::V, .layout = L::SwinStage},
+        {.family = "Swin", .container = R"(layers\.\d+\.blocks)", .suffix = R"(attention\.output\.dense\.weight)", .type = T::O, .layout = L::SwinStage},
+        {.family = "Swin", .container = R"(layers\.\d+\.blocks)", .suffix = R"(intermediate\.dense\.weight)", .type = T::MlpUp, .layout = L::SwinStage},
+        {.family = "Swin", .container = R"(layers\.\d+\.blocks)", .suffix = R"(output\.dense\.weight)", .type = T::MlpDown, .layout = L::SwinStage},
+        // DINOv2 (HF modeling_dinov2.py) Dinov2SwiGLUFFN: weights_in [gate; up] (x1, x2 = chunk(2); silu(x1) * x2), weights_out.
+        {.family = "DINOv2 (HF)", .container = "layer", .suffix = R"(mlp\.weights_in\.weight)", .type = T::MlpGate, .layout = L::GateUp},
+        {.family = "DINOv2 (HF)", .container = "layer", .suffix = R"(mlp\.weights_out\.weight)", .type = T::MlpDown},
+        // Wav2Vec2 (modeling_wav2vec2.py): encoder.layers.N.attention.{q,k,v,out}_proj (BART's attention),
+        // feed_forward.intermediate_dense / output_dense.
+        {.family = "Wav2Vec2", .container = "layers", .suffix = R"(attention\.q_proj\.weight)", .type = T::Q},
+        {.family = "Wav2Vec2", .container = "layers", .suffix = R"(attention\.k_proj\.weight)", .type = T::K},
+        {.family = "Wav2Vec2", .container = "layers", .suffix = R"(attention\.v_proj\.weight)", .type = T::V},
+        {.family = "Wav2Vec2", .container = "layers", .suffix = R"(attention\.out_proj\.weight)", .type = T::O},
+        {.family = "Wav2Vec2", .container = "layers", .suffix = R"(feed_forward\.intermediate_dense\.weight)", .type = T::MlpUp},
+        {.family = "Wav2Vec2", .container = "layers", .suffix = R"(feed_forward\.output_dense\.weight)", .type = T::MlpDown},
+        // SAM's vision encoder (transformers vision_encoder.layers.N, segment-anything image_encoder.blocks.N, whose
+        // attn.qkv / attn.proj the timm rows read): attn.qkv [Q; K; V] (reshape(B, H·W, 3, heads, -1)), attn.proj,
+        // mlp.lin1 / mlp.lin2 (MLPBlock).
+        {.family = "SAM", .container = "layers", .suffix = R"(attn\.qkv\.weight)", .layout = L::QkvThirds, .modelTypes = {"sam", "sam_vision_model"}},
+        {.family = "SAM", .container = "layers", .suffix = R"(attn\.proj\.weight)", .type = T::O, .modelTypes = {"sam", "sam_vision_model"}},
+        {.family = "SAM", .container = "layers|blocks", .suffix = R"(mlp\.lin1\.weight)", .type = T::MlpUp},
+        {.family = "SAM", .container = "layers|blocks", .suffix = R"(mlp\.lin2\.weight)", .type = T::MlpDown},
+        // SAM's mask decoder (transformers SamTwoWayAttentionBlock, segment-anything TwoWayAttentionBlock): self_attn (the
+        // self_attn rows), the two cross-attentions cross_attn_token_to_image and cross_attn_image_to_token (cross blocks
+        // of their own), mlp.lin1 / lin2 (above); the TwoWayTransformer's final_attn_token_to_image after the last layer.
+        {.family = "SAM mask decoder", .container = "layers", .suffix = R"(cross_attn_token_to_image\.q_proj\.weight)", .type = T::Q, .subBlock = "token-to-image", .cross = true},
+        {.family = "SAM mask decoder", .container = "layers", .suffix = R"(cross_attn_token_to_image\.k_proj\.weight)", .type = T::K, .subBlock = "token-to-image", .cross = true},
+        {.family = "SAM mask decoder", .container = "layers", .suffix = R"(cross_attn_token_to_image\.v_proj\.weight)", .type = T::V, .subBlock = "token-to-image", .cross = true},
+        {.family = "SAM mask decoder", .container = "layers", .suffix = R"(cross_attn_token_to_image\.out_proj\.weight)", .type = T::O, .subBlock = "token-to-image", .cross = true},
+        {.family = "SAM mask decoder", .container = "layers", .suffix = R"(cross_attn_image_to_token\.q_proj\.weight)", .type = T::Q, .subBlock = "image-to-token", .cross = true},
+        {.family = "SAM mask decoder", .container = "layers", .suffix = R"(cross_attn_image_to_token\.k_proj\.weight)", .type = T::K, .subBlock = "image-to-token", .cross = true},
+        {.family = "SAM mask decoder", .container = "layers", .suffix = R"(cross_attn_image_to_token\.v_proj\.weight)", .type = T::V, .subBlock = "image-to-token", .cross = true},
+        {.family = "SAM mask decoder", .container = "layers", .suffix = R"(cross_attn_image_to_token\.out_proj\.weight)", .type = T::O, .subBlock = "image-to-token", .cross = true},
+        {.family = "SAM mask decoder", .suffix = R"((?<stack>(?:.+\.)?mask_decoder\.transformer)\.final_attn_token_to_image\.q_proj\.weight)", .type = T::Q,
+         .subBlock = "final-token-to-image", .cross = true, .layerless = true},
+        {.family = "SAM mask decoder", .suffix = R"((?<stack>(?:.+\.)?mask_decoder\.transformer)\.final_attn_token_to_image\.k_proj\.weight)", .type = T::K,
+         .subBlock = "final-token-to-image", .cross = true, .layerless = true},
+        {.family = "SAM mask decoder", .suffix = R"((?<stack>(?:.+\.)?mask_decoder\.transformer)\.final_attn_token_to_image\.v_proj\.weight)", .type = T::V,
+         .subBlock = "final-token-to-image", .cross = true, .layerless = true},
+        {.family = "SAM mask decoder", .suffix = R"((?<stack>(?:.+\.)?mask_decoder\.transformer)\.final_attn_token_to_image\.out_proj\.weight)", .type = T::O,
+         .subBlock = "final-token-to-image", .cross = true, .layerless = true},
+        // Mamba-2 (transformers Mamba2Mixer, mamba_ssm Mamba2; mixers with dt_bias, which Mamba-1's lack): in_proj rows
+        // [z; x; B; C; dt], z as the gate, x as the up projection (as Mamba's), B, C, dt untyped; out_proj the down projection.
+        {.family = "Mamba-2 (in_proj's B, C, dt rows: scan parameters, not typed)", .container = "layers", .suffix = R"(mixer\.in_proj\.weight)",
+         .layout = L::Mamba2InProj, .needsSibling = "mixer.dt_bias", .partner = "mixer.out_proj.weight"},
+        {.family = "Mamba-2", .container = "layers", .suffix = R"(mixer\.out_proj\.weight)", .type = T::MlpDown, .needsSibling = "mixer.dt_bias"},
+        // SigLIP's vision pooling head (modeling_siglip.py SiglipMultiheadAttentionPoolingHead: "self.attention =
+        // torch.nn.MultiheadAttention(config.hidden_size, config.num_attention_heads, batch_first=True)", "self.mlp =
+        // SiglipMLP(config)"), in no numbered layer: block vision-head, layer 0. in_proj_weight is [3E, E], rows Q|K|V.
+        {.family = "SigLIP pooling head", .suffix = R"((?:.+\.)?vision_model\.head\.attention\.in_proj_weight)", .layout = L::QkvThirds,
+         .unnamedStack = "vision-head", .layerless = true},
+        {.family = "SigLIP pooling head", .suffix = R"((?:.+\.)?vision_model\.head\.attention\.out_proj\.weight)", .type = T::O,
+         .unnamedStack = "vision-head", .layerless = true},
+        {.family = "SigLIP pooling head", .suffix = R"((?:.+\.)?vision_model\.head\.mlp\.fc1\.weight)", .type = T::MlpUp,
+         .unnamedStack = "vision-head", .layerless = true},
+        {.family = "SigLIP pooling head", .suffix = R"((?:.+\.)?vision_model\.head\.mlp\.fc2\.weight)", .type = T::MlpDown,
+         .unnamedStack = "vision-head", .layerless = true},
+        // LLaVA's projector (modeling_llava.py LlavaMultiModalProjector: linear_1, act, linear_2; LLaVA-NeXT's is "Copied
+        // from transformers.models.llava.modeling_llava.LlavaMultiModalProjector") between the vision tower and the
+        // language model: block projector, layer 0.
+        {.family = "LLaVA projector", .suffix = R"((?:.+\.)?multi_modal_projector\.linear_1\.weight)", .type = T::MlpUp,
+         .modelTypes = {"llava", "llava_next"}, .unnamedStack = "projector", .layerless = true},
+        {.family = "LLaVA projector", .suffix = R"((?:.+\.)?multi_modal_projector\.linear_2\.weight)", .type = T::MlpDown,
+         .modelTypes = {"llava", "llava_next"}, .unnamedStack = "projector", .layerless = true},
+
         // Mamba (HF and mamba_ssm, Mamba-1 mixers only: they have x_proj): in_proj rows [x; z], x feeds
         // the scan (typed as the up projection) and z gates it; out_proj is the down projection.
         {.family = "Mamba", .container = "layers", .suffix = R"(mixer\.in_proj\.weight)", .type = T::MlpUp, .layout = L::GluUpGate,
@@ -282,7 +557,9 @@ TensorNameRules TensorNameRules::builtIn()
     TensorNameRules rules;
     for (const Row &row : table) {
         Rule rule;
-        rule.pattern = layerPattern(row.container, row.suffix);
+        rule.pattern = row.layerless ? QRegularExpression(QStringLiteral(R"(^(?<base>)(?:%1)$)").arg(QLatin1String(row.suffix)))
+                                     : layerPattern(row.container, row.suffix);
+        rule.layerless = row.layerless;
         Q_ASSERT_X(rule.pattern.isValid(), "TensorNameRules", row.suffix);
         rule.family = QString::fromLatin1(row.family);
         rule.type = row.type;
@@ -395,7 +672,8 @@ std::optional<RuleMatch> TensorNameRules::match(const QString &tensorName, const
         if (!m.hasMatch())
             continue;
         const QString base = m.captured(QStringLiteral("base"));
-        if (!rule.needsSibling.isEmpty() && !(exists && exists(base + QLatin1Char('.') + rule.needsSibling)))
+        const QString sibling = base.isEmpty() ? rule.needsSibling : base + QLatin1Char('.') + rule.needsSibling;
+        if (!rule.needsSibling.isEmpty() && !(exists && exists(sibling)))
             continue;
         RuleMatch out;
         out.family = rule.family;
@@ -408,8 +686,8 @@ std::optional<RuleMatch> TensorNameRules::match(const QString &tensorName, const
         const QString layer = rule.pattern.namedCaptureGroups().contains(QLatin1String("layer"))
                                   ? m.captured(QStringLiteral("layer"))
                                   : m.captured(1);
-        bool ok = false;
-        out.layer = layer.toInt(&ok);
+        bool ok = rule.layerless;
+        out.layer = rule.layerless ? 0 : layer.toInt(&ok);
         if (!ok || out.layer < 0)
             continue; // not a layer number after all (a user's group captured something else)
         const QString expert = m.captured(QStringLiteral("expert"));

@@ -33,6 +33,21 @@ enum class FusedLayout {
     MlaKvB,        // DeepSeek kv_b_proj: [head][k_nope (qk_nope_head_dim) | v (v_head_dim)]
     ExpertsGateUp, // 3-D [experts, 2I, hidden]: per expert [gate; up] (transformers v5 fused experts)
     ExpertsWhole,  // 3-D [experts, rows, cols]: one matrix of the rule's type per expert
+    SwinStage,     // one matrix of a Swin stage: the rule's layer is the block in its stage (…layers.S.blocks.B.…),
+                   // the stage S becomes the block "stage{S+1}" (HF's backbone stage_names)
+    Mamba2InProj,  // Mamba-2 in_proj rows [z (I); x (I); B; C; dt]: z the gate, x the up; B, C, dt untyped (scan)
+    ExpertsGateUpColumns,  // 3-D [experts, hidden, 2I] used as x @ W: per expert columns [gate | up] (Llama 4)
+    ExpertsGluInterleaved, // 3-D [experts, hidden, 2I], x @ W, columns gate₀ up₀ gate₁ up₁ … (GPT-OSS); taken only
+                           // when model_type is gpt_oss, else read as ExpertsGateUp would be without its partner
+    Mxfp4Experts,          // MXFP4-packed experts (…_blocks, uint8, with …_scales): never read, always reported
+    ExpertRowBlocks,       // 2-D [experts · F, d]: expert e is rows e·F … (e+1)·F; experts = the partner's (router's) rows (DBRX)
+    GlmQueryKeyValue,      // ChatGLM2/3, GLM-4: [Q; K; V] of multi_query_group_num groups, else [head][q | k | v]
+                           // (kv_channels per head); only under model_type chatglm
+    GlmDenseH4h,           // ChatGLM's dense_h_to_4h [gate; up] (swiglu); only under model_type chatglm
+    InternLm2Wqkv,         // InternLM2's wqkv, QkvGrouped; only under model_type internlm2 (gpt-fast's wqkv is [Q; K; V])
+    CodeGenQkv,            // CodeGen's qkv_proj: 4 row blocks (mp_num), each [q | v | k] of hidden / 4
+    LitGptQkv,             // litgpt attn.qkv [Q; K; V] from n_head, n_query_groups, head_size (litgpt's defaults)
+    LitGptAttn,            // litgpt's legacy attn.attn [group][q × n_head/n_query_groups, k, v][head_size]
 };
 
 // What the first applicable rule says about one tensor name.
@@ -92,6 +107,7 @@ private:
         std::optional<QString> fixedBlock;
         QString needsSibling;       // a sibling (in the same layer) the rule needs, e.g. "mixer.x_proj.weight"
         QString partner;            // a sibling whose shape the layout checks
+        bool layerless = false;     // a whole module saved on its own (no layer number): layer 0
     };
     QList<Rule> m_rules;
     QVariantMap m_userConfig;

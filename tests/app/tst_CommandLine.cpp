@@ -1050,7 +1050,7 @@ private slots:
         QVERIFY(r.out.contains("Checkpoints in"));
         QVERIFY(r.out.contains(QRegularExpression("\\n  1500 +pytorch +ckpt_001500.pt")));
         QVERIFY(r.out.contains("Tensors of step 600 (ckpt_000600.pt)"));
-        QVERIFY(r.out.contains(QRegularExpression("transformer\\.h\\.2\\.attn\\.c_attn\\.weight\\s+\\[192, 64\\]\\s+float32\\s+2\\s+Q, K, V")));
+        QVERIFY(r.out.contains(QRegularExpression("transformer\\.h\\.2\\.attn\\.c_attn\\.weight\\s+\\[192, 64\\]\\s+float32\\s+2\\s+GPT-2 / nanoGPT / GPT-BigCode\\s+Q, K, V")));
         QVERIFY(r.out.contains(QRegularExpression("lm_head\\.weight.*skipped: not an attention or MLP matrix")));
         QVERIFY(r.out.contains("24 typed matrices"));
     }

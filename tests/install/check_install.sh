@@ -36,6 +36,8 @@ expected_files=(
     share/doc/rankscope/docs/metrics.md
     share/doc/rankscope/docs/naming-rules.md
     share/doc/rankscope/docs/results-file.md
+    share/doc/rankscope/docs/architecture.md
+    share/doc/rankscope/docs/hardening.md
     share/man/man1/rankscope.1.gz
     share/bash-completion/completions/rankscope
     "share/applications/$app_id.desktop"

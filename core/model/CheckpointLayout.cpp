@@ -401,12 +401,13 @@ Cut cutExpertsGateUpColumns(const CutContext &c, bool interleaved)
 }
 
 // GPT-OSS's interleave is told by its model_type alone (Llama 4 stores the same shapes as halves). Without one,
-// the tensor is read as the generic stacked-experts row reads mlp.experts.gate_up_proj, and a failure says what to add.
+// the tensor is read as the generic stacked-experts row reads mlp.experts.gate_up_proj (its down_proj proving the
+// orientation), and a failure says what to add.
 Cut cutExpertsGluInterleaved(const CutContext &c)
 {
     if (c.config.modelType() == QLatin1String("gpt_oss"))
         return cutExpertsGateUpColumns(c, true);
-    Cut generic = cutExperts({c.match, c.tensor, c.shape, c.config, std::nullopt}, true);
+    Cut generic = cutExperts(c, true); // down_proj beside it proves the orientation, as for the generic row
     if (!generic.error.isEmpty())
         generic.error += QStringLiteral("; GPT-OSS stores [experts, hidden, 2·intermediate] with gate and up interleaved by column: "
                                         "add config.json with model_type gpt_oss (or {\"config\": {\"model_type\": \"gpt_oss\"}} in a --rules file)");

@@ -6,7 +6,9 @@ namespace rankscope {
 
 namespace {
 // Sections whose keys describe the same model (MPT's attention settings, a wrapper's config).
-const char *const kNestedSections[] = {"attn_config", "config", "model_config", "model_args", "quantization_config"};
+// Sections whose keys size a layout: MPT's and DBRX's attn_config, DBRX's ffn_config (experts),
+// mamba_ssm's ssm_cfg (d_ssm, ngroups, d_state), nanochat's model_config, nanoGPT's model_args.
+const char *const kNestedSections[] = {"attn_config", "ffn_config", "ssm_cfg", "config", "model_config", "model_args", "quantization_config"};
 } // namespace
 
 void ModelConfig::addSource(const QVariantMap &values, const QString &source)

@@ -76,7 +76,7 @@ TensorNameRules TensorNameRules::builtIn()
     // family's forward() (docs/naming-rules.md quotes the lines).
     struct Row {
         const char *family;
-        const char *container; // the module list holding the layers
+        const char *container = ""; // the module list holding the layers
         const char *suffix;    // after "<container>.<layer>."
         T type = T::Q;
         L layout = L::None;
@@ -196,11 +196,11 @@ TensorNameRules TensorNameRules::builtIn()
         {.family = "torch.nn.Transformer", .container = kAny, .suffix = R"(linear2\.weight)", .type = T::MlpDown},
         // A torch.nn.MultiheadAttention saved on its own (its state_dict: in_proj_weight, out_proj.weight,
         // or q/k/v_proj_weight when kdim or vdim differ): one layer, layer 0.
-        {.family = "torch.nn.MultiheadAttention", .container = "", .suffix = R"(in_proj_weight)", .layout = L::QkvThirds, .layerless = true},
-        {.family = "torch.nn.MultiheadAttention", .container = "", .suffix = R"(q_proj_weight)", .type = T::Q, .layerless = true},
-        {.family = "torch.nn.MultiheadAttention", .container = "", .suffix = R"(k_proj_weight)", .type = T::K, .layerless = true},
-        {.family = "torch.nn.MultiheadAttention", .container = "", .suffix = R"(v_proj_weight)", .type = T::V, .layerless = true},
-        {.family = "torch.nn.MultiheadAttention", .container = "", .suffix = R"(out_proj\.weight)", .type = T::O, .layerless = true},
+        {.family = "torch.nn.MultiheadAttention", .suffix = R"(in_proj_weight)", .layout = L::QkvThirds, .layerless = true},
+        {.family = "torch.nn.MultiheadAttention", .suffix = R"(q_proj_weight)", .type = T::Q, .layerless = true},
+        {.family = "torch.nn.MultiheadAttention", .suffix = R"(k_proj_weight)", .type = T::K, .layerless = true},
+        {.family = "torch.nn.MultiheadAttention", .suffix = R"(v_proj_weight)", .type = T::V, .layerless = true},
+        {.family = "torch.nn.MultiheadAttention", .suffix = R"(out_proj\.weight)", .type = T::O, .layerless = true},
 
         // Meta's original LLaMA names.
         {.family = "Meta LLaMA", .container = "layers", .suffix = R"(attention\.wq\.weight)", .type = T::Q},
@@ -222,7 +222,10 @@ TensorNameRules TensorNameRules::builtIn()
         {.family = "Qwen2-MoE / DeepSeek", .container = "layers", .suffix = R"(mlp\.shared_experts?\.up_proj\.weight)", .type = T::MlpUp, .expert = kSharedExpert},
         {.family = "Qwen2-MoE / DeepSeek", .container = "layers", .suffix = R"(mlp\.shared_experts?\.down_proj\.weight)", .type = T::MlpDown, .expert = kSharedExpert},
         // ... or all experts in one 3-D tensor (transformers v5: gate_up_proj [E, 2I, H], down_proj [E, H, I]).
-        {.family = "MoE (fused experts)", .container = "layers", .suffix = R"(mlp\.experts\.gate_up_proj)", .type = T::MlpGate, .layout = L::ExpertsGateUp},
+        // down_proj [E, H, I] beside gate_up_proj proves its orientation: the config's sizes alone do not
+        // tell [E, 2I, H] from GPT-OSS's [E, H, 2I] when H happens to equal 2I.
+        {.family = "MoE (fused experts)", .container = "layers", .suffix = R"(mlp\.experts\.gate_up_proj)", .type = T::MlpGate, .layout = L::ExpertsGateUp,
+         .partner = "mlp.experts.down_proj"},
         {.family = "MoE (fused experts)", .container = "layers", .suffix = R"(mlp\.experts\.down_proj)", .type = T::MlpDown, .layout = L::ExpertsWhole},
 
         // DeepSeek-V2/V3 multi-head latent attention (docs/naming-rules.md: how each part is typed).

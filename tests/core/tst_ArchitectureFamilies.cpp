@@ -1184,12 +1184,17 @@ private slots:
     void gptOss_data()
     {
         QTest::addColumn<bool>("withConfig");
-        QTest::newRow("config.json") << true;
-        QTest::newRow("no config.json: the interleave is not assumed") << false;
+        QTest::addColumn<bool>("sizesOnly");
+        QTest::newRow("config.json") << true << false;
+        QTest::newRow("no config.json: the interleave is not assumed") << false << false;
+        // hidden_size 16 = 2 × intermediate_size 8: the sizes alone fit the v5 [E, 2I, H] reading of
+        // [E, H, 2I]; down_proj [E, I, H] beside it says otherwise (it was split in wrong halves).
+        QTest::newRow("sizes without model_type: down_proj proves the orientation") << false << true;
     }
     void gptOss()
     {
         QFETCH(bool, withConfig);
+        QFETCH(bool, sizesOnly);
         FamilyCheckpoint f;
         const int experts = 3, inner = 8, headDim = 8;
         // Columns gate₀, up₀, gate₁, up₁, …: x @ W with gate = [..., ::2], up = [..., 1::2].
@@ -1236,6 +1241,9 @@ private slots:
             VERIFY_CLEAN(f, f.analyse());
             return;
         }
+        if (sizesOnly)
+            f.setConfig({{"num_attention_heads", HEADS}, {"num_key_value_heads", KV}, {"head_dim", headDim}, {"hidden_size", H},
+                         {"intermediate_size", inner}});
         // Without model_type nothing says the columns interleave: each gate_up_proj is reported, naming the key.
         const RunAnalysis run = f.analyse();
         const QStringList reported = verify(f, run);

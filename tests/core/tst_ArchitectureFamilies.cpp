@@ -65,18 +65,155 @@ QStringList verify(const FamilyCheckpoint &family, const RunAnalysis &run)
         QVERIFY2(reported.isEmpty(), qPrintable(reported.join("\n")));                                                 \
     } while (false)
 
+// The leaves of separate Q, K, V and O weights under a module (each stored as <module><leaf>.weight).
+struct AttentionLeaves {
+    QString q, k, v, o;
+};
+const AttentionLeaves projLeaves{"q_proj", "k_proj", "v_proj", "o_proj"};      // LLaMA's self_attn
+const AttentionLeaves outProjLeaves{"q_proj", "k_proj", "v_proj", "out_proj"}; // BART's, CLIP's, OPT's
+const AttentionLeaves t5Leaves{"q", "k", "v", "o"};                             // T5's SelfAttention, EncDecAttention
+
+// Separate Q [qRows, hidden], K and V [kvRows, hidden] and O [hidden, qRows], made and stored in that order; with
+// biases, each weight's bias (its rows) right after it.
+void qkvo(FamilyCheckpoint &f, const QString &module, const AttentionLeaves &leaves, int l, const QString &block, int qRows, int kvRows,
+          int hidden = H, bool biases = false)
+{
+    const auto add = [&](const QString &leaf, T type, int rows, int cols) {
+        f.add(module + leaf + ".weight", f.matrix(id(l, type, block), rows, cols));
+        if (biases)
+            f.addVector(module + leaf + ".bias", rows);
+    };
+    add(leaves.q, T::Q, qRows, hidden);
+    add(leaves.k, T::K, kvRows, hidden);
+    add(leaves.v, T::V, kvRows, hidden);
+    add(leaves.o, T::O, hidden, qRows);
+}
+
+// The parts of a fused attention tensor: Q [qRows, H], K and V [kvRows, H], made in that order.
+QList<M> qkv(FamilyCheckpoint &f, int l, const QString &block = {}, int qRows = H, int kvRows = H)
+{
+    const M q = f.matrix(id(l, T::Q, block), qRows, H), k = f.matrix(id(l, T::K, block), kvRows, H),
+            v = f.matrix(id(l, T::V, block), kvRows, H);
+    return {q, k, v};
+}
+
+// An MLP without a gate: <module><up>.weight [ff, hidden] and <module><down>.weight [hidden, ff], in that order.
+void plainMlp(FamilyCheckpoint &f, const QString &module, const QString &up, const QString &down, int l, const QString &block = {},
+              int ff = FF, int hidden = H)
+{
+    f.add(module + up + ".weight", f.matrix(id(l, T::MlpUp, block), ff, hidden));
+    f.add(module + down + ".weight", f.matrix(id(l, T::MlpDown, block), hidden, ff));
+}
+
+// The leaves of a gated MLP's weights under a module (each stored as <module><leaf>.weight).
+struct MlpLeaves {
+    QString gate, up, down;
+};
+const MlpLeaves projMlp{"gate_proj", "up_proj", "down_proj"}; // LLaMA's mlp
+const MlpLeaves t5Mlp{"wi_0", "wi_1", "wo"};                  // T5's gated DenseReluDense
+const MlpLeaves litGptMlp{"fc_1", "fc_2", "proj"};            // litgpt's LLaMAMLP
+const MlpLeaves mixtralMlp{"w1", "w3", "w2"};                 // Mixtral's experts
+
+// A gated MLP: gate and up [ff, H], down [H, ff], made and stored in that order.
+void gatedMlp(FamilyCheckpoint &f, const QString &module, const MlpLeaves &leaves, int l, const QString &block = {},
+              const QString &expert = {}, int ff = FF)
+{
+    f.add(module + leaves.gate + ".weight", f.matrix(id(l, T::MlpGate, block, expert), ff, H));
+    f.add(module + leaves.up + ".weight", f.matrix(id(l, T::MlpUp, block, expert), ff, H));
+    f.add(module + leaves.down + ".weight", f.matrix(id(l, T::MlpDown, block, expert), H, ff));
+}
+
+// MoE experts one tensor each: <module>experts.E.<gate|up|down>.weight, gate and up [inner, H], down [H, inner].
+void expertsEach(FamilyCheckpoint &f, const QString &module, const MlpLeaves &leaves, int l, int experts, int inner,
+                 const QString &block = {})
+{
+    for (int e = 0; e < experts; ++e) {
+        const QString x = QString::number(e);
+        gatedMlp(f, module + "experts." + x + ".", leaves, l, block, x, inner);
+    }
+}
+
+// MoE experts stacked (as transformers v5 keeps them): gateUp [E, 2·inner, H], [gate; up] per expert, and down
+// [E, H, inner]; made expert by expert (gate, up, down) as expertsEach makes them.
+void expertsStacked(FamilyCheckpoint &f, const QString &gateUp, const QString &down, int l, int experts, int inner)
+{
+    QList<M> gateUps, downs;
+    for (int e = 0; e < experts; ++e) {
+        const QString x = QString::number(e);
+        const M g = f.matrix(id(l, T::MlpGate, {}, x), inner, H), u = f.matrix(id(l, T::MlpUp, {}, x), inner, H);
+        gateUps << stackRows({g, u});
+        downs << f.matrix(id(l, T::MlpDown, {}, x), H, inner);
+    }
+    f.add3d(gateUp, gateUps);
+    f.add3d(down, downs);
+}
+
+// MoE experts as the Hub stores them (expertsEach, <module>experts.E.{gate,up,down}_proj) or as transformers v5 does
+// (expertsStacked, <module>experts.gate_up_proj and <module>experts.down_proj).
+void moeExperts(FamilyCheckpoint &f, const QString &module, int l, int experts, int inner, bool stacked)
+{
+    if (stacked)
+        expertsStacked(f, module + "experts.gate_up_proj", module + "experts.down_proj", l, experts, inner);
+    else
+        expertsEach(f, module, projMlp, l, experts, inner);
+}
+
+// Mamba-1's mixers: backbone.layers.N.mixer.in_proj rows [x; z] (x up, z the gate), out_proj down; x_proj, dt_proj,
+// (with conv1d, the depthwise [inner, 1, 4] convolution) and A_log are not types.
+void mambaMixers(FamilyCheckpoint &f, int inner, bool conv1d)
+{
+    for (int l = 0; l < LAYERS; ++l) {
+        const QString p = QStringLiteral("backbone.layers.%1.mixer.").arg(l);
+        f.add(p + "in_proj.weight", stackRows({f.matrix(id(l, T::MlpUp), inner, H), f.matrix(id(l, T::MlpGate), inner, H)}));
+        f.add(p + "out_proj.weight", f.matrix(id(l, T::MlpDown), H, inner));
+        f.add(p + "x_proj.weight", f.other(6, inner));
+        f.add(p + "dt_proj.weight", f.other(inner, 2));
+        if (conv1d)
+            f.add3d(p + "conv1d.weight", QList<M>(inner, f.other(1, 4)));
+        f.add(p + "A_log", f.other(inner, 4));
+    }
+}
+
+// BERT's attention (BertSelfAttention, ViTSelfAttention): <self>.{query,key,value} and attention.output.dense.
+AttentionLeaves bertLeaves(const QString &self) { return {self + ".query", self + ".key", self + ".value", "attention.output.dense"}; }
+
+// A BERT encoder layer: H×H attention as bertLeaves, intermediate.dense (up) and output.dense (down).
+void bertLayer(FamilyCheckpoint &f, const QString &p, const QString &self, int l)
+{
+    qkvo(f, p, bertLeaves(self), l, {}, H, H);
+    plainMlp(f, p, "intermediate.dense", "output.dense", l);
+}
+
+// A CLIP encoder layer (CLIPEncoderLayer, SiglipEncoderLayer): self_attn.{q,k,v,out}_proj [hidden, hidden], mlp.fc1 / fc2.
+void clipLayer(FamilyCheckpoint &f, const QString &p, int l, const QString &block, int hidden = H, int ff = FF, bool biases = false)
+{
+    qkvo(f, p + "self_attn.", outProjLeaves, l, block, hidden, hidden, hidden, biases);
+    plainMlp(f, p + "mlp.", "fc1", "fc2", l, block, ff, hidden);
+}
+
+// BART's encoder and decoder (BART, Whisper, M2M100): model.{encoder,decoder}.layers.N.self_attn.{q,k,v,out}_proj, the
+// decoder's encoder_attn beside each (block decoder-cross), fc1 / fc2.
+void bartLayers(FamilyCheckpoint &f)
+{
+    for (const QString stack : {"encoder", "decoder"})
+        for (int l = 0; l < LAYERS; ++l) {
+            const QString p = QStringLiteral("model.%1.layers.%2.").arg(stack).arg(l);
+            for (const auto &[leaf, type] : {std::pair{"q_proj", T::Q}, {"k_proj", T::K}, {"v_proj", T::V}, {"out_proj", T::O}}) {
+                f.add(p + "self_attn." + leaf + ".weight", f.matrix(id(l, type, stack), H, H));
+                if (stack == "decoder")
+                    f.add(p + "encoder_attn." + leaf + ".weight", f.matrix(id(l, type, "decoder-cross"), H, H));
+            }
+            plainMlp(f, p, "fc1", "fc2", l, stack);
+        }
+}
+
 // LLaMA-style layers: self_attn.{q,k,v,o}_proj and mlp.{gate,up,down}_proj.
 void llamaLayers(FamilyCheckpoint &f, const QString &prefix, int headDim = HD)
 {
     for (int l = 0; l < LAYERS; ++l) {
         const QString p = QStringLiteral("%1layers.%2.").arg(prefix).arg(l);
-        f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q), HEADS * headDim, H));
-        f.add(p + "self_attn.k_proj.weight", f.matrix(id(l, T::K), KV * headDim, H));
-        f.add(p + "self_attn.v_proj.weight", f.matrix(id(l, T::V), KV * headDim, H));
-        f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O), H, HEADS * headDim));
-        f.add(p + "mlp.gate_proj.weight", f.matrix(id(l, T::MlpGate), FF, H));
-        f.add(p + "mlp.up_proj.weight", f.matrix(id(l, T::MlpUp), FF, H));
-        f.add(p + "mlp.down_proj.weight", f.matrix(id(l, T::MlpDown), H, FF));
+        qkvo(f, p + "self_attn.", projLeaves, l, {}, HEADS * headDim, KV * headDim);
+        gatedMlp(f, p + "mlp.", projMlp, l);
         f.addVector(p + "input_layernorm.weight", H);
     }
 }
@@ -122,13 +259,8 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("layers.%1.").arg(l);
-            f.add(p + "attention.wq.weight", f.matrix(id(l, T::Q), H, H));
-            f.add(p + "attention.wk.weight", f.matrix(id(l, T::K), KV * HD, H));
-            f.add(p + "attention.wv.weight", f.matrix(id(l, T::V), KV * HD, H));
-            f.add(p + "attention.wo.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "feed_forward.w1.weight", f.matrix(id(l, T::MlpGate), FF, H));
-            f.add(p + "feed_forward.w3.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "feed_forward.w2.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            qkvo(f, p + "attention.", {"wq", "wk", "wv", "wo"}, l, {}, H, KV * HD);
+            gatedMlp(f, p + "feed_forward.", {"w1", "w3", "w2"}, l);
         }
         f.add("tok_embeddings.weight", f.other(64, H));
         f.add("output.weight", f.other(64, H));
@@ -140,12 +272,8 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("transformer.h.%1.").arg(l);
-            f.add(p + "attn.q_proj.weight", f.matrix(id(l, T::Q), H, H));
-            f.add(p + "attn.k_proj.weight", f.matrix(id(l, T::K), H, H));
-            f.add(p + "attn.v_proj.weight", f.matrix(id(l, T::V), H, H));
-            f.add(p + "attn.out_proj.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "mlp.fc_in.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "mlp.fc_out.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            qkvo(f, p + "attn.", outProjLeaves, l, {}, H, H);
+            plainMlp(f, p + "mlp.", "fc_in", "fc_out", l);
         }
         f.add("transformer.wte.weight", f.other(64, H));
         f.setConfig({{"model_type", "gptj"}, {"n_head", HEADS}, {"n_embd", H}});
@@ -158,11 +286,9 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("gpt_neox.layers.%1.").arg(l);
-            const M q = f.matrix(id(l, T::Q), H, H), k = f.matrix(id(l, T::K), H, H), v = f.matrix(id(l, T::V), H, H);
-            f.add(p + "attention.query_key_value.weight", interleaveRows({q, k, v}, {HD, HD, HD}, HEADS));
+            f.add(p + "attention.query_key_value.weight", interleaveRows(qkv(f, l), {HD, HD, HD}, HEADS));
             f.add(p + "attention.dense.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "mlp.dense_h_to_4h.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "mlp.dense_4h_to_h.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            plainMlp(f, p + "mlp.", "dense_h_to_4h", "dense_4h_to_h", l);
         }
         f.add("gpt_neox.embed_in.weight", f.other(64, H));
         f.add("embed_out.weight", f.other(64, H));
@@ -203,11 +329,9 @@ private slots:
         const int perGroup = HEADS / kv;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("transformer.h.%1.").arg(l);
-            const M q = f.matrix(id(l, T::Q), H, H), k = f.matrix(id(l, T::K), kv * HD, H), v = f.matrix(id(l, T::V), kv * HD, H);
-            f.add(p + "self_attention.query_key_value.weight", interleaveRows({q, k, v}, {perGroup * HD, HD, HD}, kv));
+            f.add(p + "self_attention.query_key_value.weight", interleaveRows(qkv(f, l, {}, H, kv * HD), {perGroup * HD, HD, HD}, kv));
             f.add(p + "self_attention.dense.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "mlp.dense_h_to_4h.weight", f.matrix(id(l, T::MlpUp), 4 * H, H));
-            f.add(p + "mlp.dense_4h_to_h.weight", f.matrix(id(l, T::MlpDown), H, 4 * H));
+            plainMlp(f, p + "mlp.", "dense_h_to_4h", "dense_4h_to_h", l, {}, 4 * H);
         }
         f.add("transformer.word_embeddings.weight", f.other(64, H));
         f.setConfig(config);
@@ -220,11 +344,9 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("h.%1.").arg(l);
-            const M q = f.matrix(id(l, T::Q), H, H), k = f.matrix(id(l, T::K), H, H), v = f.matrix(id(l, T::V), H, H);
-            f.add(p + "self_attention.query_key_value.weight", interleaveRows({q, k, v}, {HD, HD, HD}, HEADS));
+            f.add(p + "self_attention.query_key_value.weight", interleaveRows(qkv(f, l), {HD, HD, HD}, HEADS));
             f.add(p + "self_attention.dense.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "mlp.dense_h_to_4h.weight", f.matrix(id(l, T::MlpUp), 4 * H, H));
-            f.add(p + "mlp.dense_4h_to_h.weight", f.matrix(id(l, T::MlpDown), H, 4 * H));
+            plainMlp(f, p + "mlp.", "dense_h_to_4h", "dense_4h_to_h", l, {}, 4 * H);
         }
         f.add("word_embeddings.weight", f.other(64, H));
         f.setConfig({{"model_type", "bloom"}, {"n_head", HEADS}, {"hidden_size", H}});
@@ -243,12 +365,8 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("%1layers.%2.").arg(prefix).arg(l);
-            f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q), H, H));
-            f.add(p + "self_attn.k_proj.weight", f.matrix(id(l, T::K), H, H));
-            f.add(p + "self_attn.v_proj.weight", f.matrix(id(l, T::V), H, H));
-            f.add(p + "self_attn.out_proj.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "fc1.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "fc2.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            qkvo(f, p + "self_attn.", outProjLeaves, l, {}, H, H);
+            plainMlp(f, p, "fc1", "fc2", l);
         }
         f.add(prefix + "embed_tokens.weight", f.other(64, 8));
         f.add(prefix + "embed_positions.weight", f.other(34, H));
@@ -275,11 +393,10 @@ private slots:
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("transformer.h.%1.").arg(l);
             const int kvRows = multiQuery ? HD : H;
-            const M q = f.matrix(id(l, T::Q), H, H), k = f.matrix(id(l, T::K), kvRows, H), v = f.matrix(id(l, T::V), kvRows, H);
-            f.add(p + "attn.c_attn.weight", multiQuery ? stackRows({q, k, v}) : interleaveRows({q, k, v}, {HD, HD, HD}, HEADS));
+            const QList<M> parts = qkv(f, l, {}, H, kvRows);
+            f.add(p + "attn.c_attn.weight", multiQuery ? stackRows(parts) : interleaveRows(parts, {HD, HD, HD}, HEADS));
             f.add(p + "attn.c_proj.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "mlp.c_fc.weight", f.matrix(id(l, T::MlpUp), 4 * H, H));
-            f.add(p + "mlp.c_proj.weight", f.matrix(id(l, T::MlpDown), H, 4 * H));
+            plainMlp(f, p + "mlp.", "c_fc", "c_proj", l, {}, 4 * H);
         }
         f.add("transformer.wte.weight", f.other(64, H));
         f.add("transformer.wpe.weight", f.other(32, H));
@@ -314,10 +431,9 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("transformer.h.%1.").arg(l);
-            f.add(p + "attn.c_attn.weight", stackRows({f.matrix(id(l, T::Q), H, H), f.matrix(id(l, T::K), H, H), f.matrix(id(l, T::V), H, H)}));
+            f.add(p + "attn.c_attn.weight", stackRows(qkv(f, l)));
             f.add(p + "attn.c_proj.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "mlp.c_fc.weight", f.matrix(id(l, T::MlpUp), 4 * H, H));
-            f.add(p + "mlp.c_proj.weight", f.matrix(id(l, T::MlpDown), H, 4 * H));
+            plainMlp(f, p + "mlp.", "c_fc", "c_proj", l, {}, 4 * H);
         }
         f.add("transformer.wte.weight", f.other(64, H));
         const RunAnalysis run = f.analyse();
@@ -331,7 +447,7 @@ private slots:
     void bareMultiheadAttention()
     {
         FamilyCheckpoint f;
-        f.add("in_proj_weight", stackRows({f.matrix(id(0, T::Q), H, H), f.matrix(id(0, T::K), H, H), f.matrix(id(0, T::V), H, H)}));
+        f.add("in_proj_weight", stackRows(qkv(f, 0)));
         f.addVector("in_proj_bias", 3 * H);
         f.add("out_proj.weight", f.matrix(id(0, T::O), H, H));
         f.addVector("out_proj.bias", H);
@@ -356,30 +472,17 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString e = QStringLiteral("encoder.block.%1.layer.").arg(l);
-            f.add(e + "0." + attention + ".q.weight", f.matrix(id(l, T::Q, "encoder"), H, H));
-            f.add(e + "0." + attention + ".k.weight", f.matrix(id(l, T::K, "encoder"), H, H));
-            f.add(e + "0." + attention + ".v.weight", f.matrix(id(l, T::V, "encoder"), H, H));
-            f.add(e + "0." + attention + ".o.weight", f.matrix(id(l, T::O, "encoder"), H, H));
+            qkvo(f, e + "0." + attention + ".", t5Leaves, l, "encoder", H, H);
             if (l == 0) {
                 f.add(e + "0." + attention + ".relative_attention_bias.weight", f.other(32, HEADS));
                 if (attention.startsWith("Transient"))
                     f.add(e + "0." + attention + ".global_relative_attention_bias.weight", f.other(32, HEADS));
             }
-            f.add(e + "1.DenseReluDense.wi_0.weight", f.matrix(id(l, T::MlpGate, "encoder"), FF, H));
-            f.add(e + "1.DenseReluDense.wi_1.weight", f.matrix(id(l, T::MlpUp, "encoder"), FF, H));
-            f.add(e + "1.DenseReluDense.wo.weight", f.matrix(id(l, T::MlpDown, "encoder"), H, FF));
+            gatedMlp(f, e + "1.DenseReluDense.", t5Mlp, l, "encoder");
             const QString d = QStringLiteral("decoder.block.%1.layer.").arg(l);
-            f.add(d + "0.SelfAttention.q.weight", f.matrix(id(l, T::Q, "decoder"), H, H));
-            f.add(d + "0.SelfAttention.k.weight", f.matrix(id(l, T::K, "decoder"), H, H));
-            f.add(d + "0.SelfAttention.v.weight", f.matrix(id(l, T::V, "decoder"), H, H));
-            f.add(d + "0.SelfAttention.o.weight", f.matrix(id(l, T::O, "decoder"), H, H));
-            f.add(d + "1.EncDecAttention.q.weight", f.matrix(id(l, T::Q, "decoder-cross"), H, H));
-            f.add(d + "1.EncDecAttention.k.weight", f.matrix(id(l, T::K, "decoder-cross"), H, H));
-            f.add(d + "1.EncDecAttention.v.weight", f.matrix(id(l, T::V, "decoder-cross"), H, H));
-            f.add(d + "1.EncDecAttention.o.weight", f.matrix(id(l, T::O, "decoder-cross"), H, H));
-            f.add(d + "2.DenseReluDense.wi_0.weight", f.matrix(id(l, T::MlpGate, "decoder"), FF, H));
-            f.add(d + "2.DenseReluDense.wi_1.weight", f.matrix(id(l, T::MlpUp, "decoder"), FF, H));
-            f.add(d + "2.DenseReluDense.wo.weight", f.matrix(id(l, T::MlpDown, "decoder"), H, FF));
+            qkvo(f, d + "0.SelfAttention.", t5Leaves, l, "decoder", H, H);
+            qkvo(f, d + "1.EncDecAttention.", t5Leaves, l, "decoder-cross", H, H);
+            gatedMlp(f, d + "2.DenseReluDense.", t5Mlp, l, "decoder");
         }
         f.add("shared.weight", f.other(64, H));
         f.setConfig({{"model_type", "longt5"}, {"encoder_attention_type", attention.startsWith("Local") ? "local" : "transient-global"}});
@@ -394,13 +497,8 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("net.stack.%1.").arg(l);
-            f.add(p + "attention.query.weight", f.matrix(id(l, T::Q), H, H));
-            f.add(p + "attention.key.weight", f.matrix(id(l, T::K), H, H));
-            f.add(p + "attention.value.weight", f.matrix(id(l, T::V), H, H));
-            f.add(p + "attention.dense.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "ffn.w1.weight", f.matrix(id(l, T::MlpGate), FF, H));
-            f.add(p + "ffn.w3.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "ffn.w2.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            qkvo(f, p + "attention.", {"query", "key", "value", "dense"}, l, {}, H, H);
+            gatedMlp(f, p + "ffn.", {"w1", "w3", "w2"}, l);
             f.add(p + "ffn.router.weight", f.other(4, H));
             f.add(p + "ffn.shared_experts.fc1.weight", f.matrix(id(l, T::MlpUp, {}, "shared"), FF, H));
             f.add(p + "attention.rel_pos_table.weight", f.other(15, HEADS));
@@ -449,10 +547,9 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("transformer.blocks.%1.").arg(l);
-            f.add(p + "attn.Wqkv.weight", stackRows({f.matrix(id(l, T::Q), H, H), f.matrix(id(l, T::K), kv * HD, H), f.matrix(id(l, T::V), kv * HD, H)}));
+            f.add(p + "attn.Wqkv.weight", stackRows(qkv(f, l, {}, H, kv * HD)));
             f.add(p + "attn.out_proj.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "ffn.up_proj.weight", f.matrix(id(l, T::MlpUp), 4 * H, H));
-            f.add(p + "ffn.down_proj.weight", f.matrix(id(l, T::MlpDown), H, 4 * H));
+            plainMlp(f, p + "ffn.", "up_proj", "down_proj", l, {}, 4 * H);
         }
         f.add("transformer.wte.weight", f.other(64, H));
         QJsonObject attn{{"attn_type", kv == HEADS ? "multihead_attention" : "grouped_query_attention"}};
@@ -467,12 +564,8 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
-            f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q), H, H));
-            f.add(p + "self_attn.k_proj.weight", f.matrix(id(l, T::K), H, H));
-            f.add(p + "self_attn.v_proj.weight", f.matrix(id(l, T::V), H, H));
-            f.add(p + "self_attn.dense.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "mlp.fc1.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "mlp.fc2.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            qkvo(f, p + "self_attn.", {"q_proj", "k_proj", "v_proj", "dense"}, l, {}, H, H);
+            plainMlp(f, p + "mlp.", "fc1", "fc2", l);
         }
         f.add("lm_head.weight", f.other(64, H));
         f.setConfig({{"model_type", "phi"}, {"num_attention_heads", HEADS}});
@@ -485,10 +578,9 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("transformer.h.%1.").arg(l);
-            f.add(p + "mixer.Wqkv.weight", stackRows({f.matrix(id(l, T::Q), H, H), f.matrix(id(l, T::K), H, H), f.matrix(id(l, T::V), H, H)}));
+            f.add(p + "mixer.Wqkv.weight", stackRows(qkv(f, l)));
             f.add(p + "mixer.out_proj.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "mlp.fc1.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "mlp.fc2.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            plainMlp(f, p + "mlp.", "fc1", "fc2", l);
             f.add(p + "mlp.fc_in.weight", f.other(FF, H));
         }
         f.add("transformer.embd.wte.weight", f.other(64, H));
@@ -510,7 +602,7 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
-            f.add(p + "self_attn.qkv_proj.weight", stackRows({f.matrix(id(l, T::Q), H, H), f.matrix(id(l, T::K), KV * HD, H), f.matrix(id(l, T::V), KV * HD, H)}));
+            f.add(p + "self_attn.qkv_proj.weight", stackRows(qkv(f, l, {}, H, KV * HD)));
             f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O), H, H));
             f.add(p + "mlp.gate_up_proj.weight", stackRows({f.matrix(id(l, T::MlpGate), FF, H), f.matrix(id(l, T::MlpUp), FF, H)}));
             f.add(p + "mlp.down_proj.weight", f.matrix(id(l, T::MlpDown), H, FF));
@@ -527,7 +619,7 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("model.transformer.blocks.%1.").arg(l);
-            f.add(p + "att_proj.weight", stackRows({f.matrix(id(l, T::Q), H, H), f.matrix(id(l, T::K), KV * HD, H), f.matrix(id(l, T::V), KV * HD, H)}));
+            f.add(p + "att_proj.weight", stackRows(qkv(f, l, {}, H, KV * HD)));
             f.add(p + "attn_out.weight", f.matrix(id(l, T::O), H, H));
             f.add(p + "ff_proj.weight", stackRows({f.matrix(id(l, T::MlpUp), FF, H), f.matrix(id(l, T::MlpGate), FF, H)}));
             f.add(p + "ff_out.weight", f.matrix(id(l, T::MlpDown), H, FF));
@@ -546,12 +638,7 @@ private slots:
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
             moe.add(p + "self_attn.q_proj.weight", moe.matrix(id(l, T::Q), H, H));
             moe.add(p + "self_attn.o_proj.weight", moe.matrix(id(l, T::O), H, H));
-            for (int e = 0; e < 3; ++e) {
-                const QString x = QString::number(e);
-                moe.add(p + "block_sparse_moe.experts." + x + ".w1.weight", moe.matrix(id(l, T::MlpGate, {}, x), FF, H));
-                moe.add(p + "block_sparse_moe.experts." + x + ".w3.weight", moe.matrix(id(l, T::MlpUp, {}, x), FF, H));
-                moe.add(p + "block_sparse_moe.experts." + x + ".w2.weight", moe.matrix(id(l, T::MlpDown, {}, x), H, FF));
-            }
+            expertsEach(moe, p + "block_sparse_moe.", mixtralMlp, l, 3, FF);
             moe.add(p + "block_sparse_moe.gate.weight", moe.other(3, H));
         }
         moe.setConfig({{"model_type", "mixtral"}, {"num_attention_heads", HEADS}, {"num_local_experts", 3}});
@@ -566,20 +653,11 @@ private slots:
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
             f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q), H, H));
             if (l == 0) { // mlp_only_layers: [0]
-                f.add(p + "mlp.gate_proj.weight", f.matrix(id(l, T::MlpGate), FF, H));
-                f.add(p + "mlp.up_proj.weight", f.matrix(id(l, T::MlpUp), FF, H));
-                f.add(p + "mlp.down_proj.weight", f.matrix(id(l, T::MlpDown), H, FF));
+                gatedMlp(f, p + "mlp.", projMlp, l);
                 continue;
             }
-            for (int e = 0; e < 4; ++e) {
-                const QString x = QString::number(e);
-                f.add(p + "mlp.experts." + x + ".gate_proj.weight", f.matrix(id(l, T::MlpGate, {}, x), 8, H));
-                f.add(p + "mlp.experts." + x + ".up_proj.weight", f.matrix(id(l, T::MlpUp, {}, x), 8, H));
-                f.add(p + "mlp.experts." + x + ".down_proj.weight", f.matrix(id(l, T::MlpDown, {}, x), H, 8));
-            }
-            f.add(p + "mlp.shared_expert.gate_proj.weight", f.matrix(id(l, T::MlpGate, {}, "shared"), FF, H));
-            f.add(p + "mlp.shared_expert.up_proj.weight", f.matrix(id(l, T::MlpUp, {}, "shared"), FF, H));
-            f.add(p + "mlp.shared_expert.down_proj.weight", f.matrix(id(l, T::MlpDown, {}, "shared"), H, FF));
+            expertsEach(f, p + "mlp.", projMlp, l, 4, 8);
+            gatedMlp(f, p + "mlp.shared_expert.", projMlp, l, {}, "shared");
             f.add(p + "mlp.shared_expert_gate.weight", f.other(1, H));
             f.add(p + "mlp.gate.weight", f.other(4, H));
         }
@@ -595,14 +673,7 @@ private slots:
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
             f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q), H, H));
-            QList<M> gateUp, down;
-            for (int e = 0; e < experts; ++e) {
-                const QString x = QString::number(e);
-                gateUp << stackRows({f.matrix(id(l, T::MlpGate, {}, x), inner, H), f.matrix(id(l, T::MlpUp, {}, x), inner, H)});
-                down << f.matrix(id(l, T::MlpDown, {}, x), H, inner);
-            }
-            f.add3d(p + "mlp.experts.gate_up_proj", gateUp);
-            f.add3d(p + "mlp.experts.down_proj", down);
+            expertsStacked(f, p + "mlp.experts.gate_up_proj", p + "mlp.experts.down_proj", l, experts, inner);
             f.add(p + "mlp.gate.weight", f.other(experts, H));
         }
         f.setConfig({{"model_type", "mixtral"}, {"num_attention_heads", HEADS}, {"hidden_size", H}});
@@ -628,20 +699,11 @@ private slots:
             f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O, block({})), H, HEADS * vDim));
             f.addVector(p + "self_attn.kv_a_layernorm.weight", kvLora);
             if (l == 0) { // first_k_dense_replace = 1
-                f.add(p + "mlp.gate_proj.weight", f.matrix(id(l, T::MlpGate), FF, H));
-                f.add(p + "mlp.up_proj.weight", f.matrix(id(l, T::MlpUp), FF, H));
-                f.add(p + "mlp.down_proj.weight", f.matrix(id(l, T::MlpDown), H, FF));
+                gatedMlp(f, p + "mlp.", projMlp, l);
                 continue;
             }
-            for (int e = 0; e < 2; ++e) {
-                const QString x = QString::number(e);
-                f.add(p + "mlp.experts." + x + ".gate_proj.weight", f.matrix(id(l, T::MlpGate, block({}), x), inner, H));
-                f.add(p + "mlp.experts." + x + ".up_proj.weight", f.matrix(id(l, T::MlpUp, block({}), x), inner, H));
-                f.add(p + "mlp.experts." + x + ".down_proj.weight", f.matrix(id(l, T::MlpDown, block({}), x), H, inner));
-            }
-            f.add(p + "mlp.shared_experts.gate_proj.weight", f.matrix(id(l, T::MlpGate, block({}), "shared"), inner, H));
-            f.add(p + "mlp.shared_experts.up_proj.weight", f.matrix(id(l, T::MlpUp, block({}), "shared"), inner, H));
-            f.add(p + "mlp.shared_experts.down_proj.weight", f.matrix(id(l, T::MlpDown, block({}), "shared"), H, inner));
+            expertsEach(f, p + "mlp.", projMlp, l, 2, inner, block({}));
+            gatedMlp(f, p + "mlp.shared_experts.", projMlp, l, block({}), "shared", inner);
             f.add(p + "mlp.gate.weight", f.other(2, H));
         }
         f.add(QStringLiteral("model.layers.%1.eh_proj.weight").arg(LAYERS), f.other(H, 2 * H));
@@ -661,23 +723,13 @@ private slots:
         for (const QString stack : {"encoder", "decoder"})
             for (int l = 0; l < LAYERS; ++l) {
                 const QString p = QStringLiteral("%1.block.%2.layer.").arg(stack).arg(l);
-                f.add(p + "0.SelfAttention.q.weight", f.matrix(id(l, T::Q, stack), inner, H));
-                f.add(p + "0.SelfAttention.k.weight", f.matrix(id(l, T::K, stack), inner, H));
-                f.add(p + "0.SelfAttention.v.weight", f.matrix(id(l, T::V, stack), inner, H));
-                f.add(p + "0.SelfAttention.o.weight", f.matrix(id(l, T::O, stack), H, inner));
+                qkvo(f, p + "0.SelfAttention.", t5Leaves, l, stack, inner, inner);
                 if (l == 0)
                     f.add(p + "0.SelfAttention.relative_attention_bias.weight", f.other(32, HEADS));
                 const QString mlp = stack == "encoder" ? "1" : "2";
-                if (stack == "decoder") {
-                    const QString cross = "decoder-cross";
-                    f.add(p + "1.EncDecAttention.q.weight", f.matrix(id(l, T::Q, cross), inner, H));
-                    f.add(p + "1.EncDecAttention.k.weight", f.matrix(id(l, T::K, cross), inner, H));
-                    f.add(p + "1.EncDecAttention.v.weight", f.matrix(id(l, T::V, cross), inner, H));
-                    f.add(p + "1.EncDecAttention.o.weight", f.matrix(id(l, T::O, cross), H, inner));
-                }
-                f.add(p + mlp + ".DenseReluDense.wi_0.weight", f.matrix(id(l, T::MlpGate, stack), FF, H));
-                f.add(p + mlp + ".DenseReluDense.wi_1.weight", f.matrix(id(l, T::MlpUp, stack), FF, H));
-                f.add(p + mlp + ".DenseReluDense.wo.weight", f.matrix(id(l, T::MlpDown, stack), H, FF));
+                if (stack == "decoder")
+                    qkvo(f, p + "1.EncDecAttention.", t5Leaves, l, "decoder-cross", inner, inner);
+                gatedMlp(f, p + mlp + ".DenseReluDense.", t5Mlp, l, stack);
             }
         f.add("shared.weight", f.other(64, H));
         f.setConfig({{"model_type", "t5"}, {"num_heads", 3}, {"d_kv", 4}, {"d_model", H}, {"feed_forward_proj", "gated-gelu"}});
@@ -695,17 +747,7 @@ private slots:
     {
         QFETCH(QString, modelType);
         FamilyCheckpoint f;
-        for (const QString stack : {"encoder", "decoder"})
-            for (int l = 0; l < LAYERS; ++l) {
-                const QString p = QStringLiteral("model.%1.layers.%2.").arg(stack).arg(l);
-                for (const auto &[leaf, type] : {std::pair{"q_proj", T::Q}, {"k_proj", T::K}, {"v_proj", T::V}, {"out_proj", T::O}}) {
-                    f.add(p + "self_attn." + leaf + ".weight", f.matrix(id(l, type, stack), H, H));
-                    if (stack == "decoder")
-                        f.add(p + "encoder_attn." + leaf + ".weight", f.matrix(id(l, type, "decoder-cross"), H, H));
-                }
-                f.add(p + "fc1.weight", f.matrix(id(l, T::MlpUp, stack), FF, H));
-                f.add(p + "fc2.weight", f.matrix(id(l, T::MlpDown, stack), H, FF));
-            }
+        bartLayers(f);
         f.add("model.shared.weight", f.other(64, H));
         f.add("final_logits_bias", f.other(1, 64));
         f.setConfig({{"model_type", modelType}, {"encoder_attention_heads", HEADS}, {"decoder_attention_heads", HEADS}});
@@ -729,12 +771,7 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("%1encoder.layer.%2.").arg(prefix).arg(l);
-            f.add(p + attention + ".query.weight", f.matrix(id(l, T::Q), H, H));
-            f.add(p + attention + ".key.weight", f.matrix(id(l, T::K), H, H));
-            f.add(p + attention + ".value.weight", f.matrix(id(l, T::V), H, H));
-            f.add(p + "attention.output.dense.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "intermediate.dense.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "output.dense.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            bertLayer(f, p, attention, l);
         }
         f.add(prefix + "embeddings.word_embeddings.weight", f.other(64, H));
         f.add(prefix + "pooler.dense.weight", f.other(H, H));
@@ -757,7 +794,7 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("blocks.%1.").arg(l);
-            f.add(p + "attn.qkv.weight", stackRows({f.matrix(id(l, T::Q), H, H), f.matrix(id(l, T::K), H, H), f.matrix(id(l, T::V), H, H)}));
+            f.add(p + "attn.qkv.weight", stackRows(qkv(f, l)));
             f.add(p + "attn.proj.weight", f.matrix(id(l, T::O), H, H));
             if (mlp == "plain") {
                 f.add(p + "mlp.fc1.weight", f.matrix(id(l, T::MlpUp), FF, H));
@@ -780,10 +817,7 @@ private slots:
         for (const auto &[tower, block] : {std::pair{"text_model", "text"}, {"vision_model", "vision"}})
             for (int l = 0; l < LAYERS; ++l) {
                 const QString p = QStringLiteral("%1.encoder.layers.%2.").arg(tower).arg(l);
-                for (const auto &[leaf, type] : {std::pair{"q_proj", T::Q}, {"k_proj", T::K}, {"v_proj", T::V}, {"out_proj", T::O}})
-                    f.add(p + "self_attn." + leaf + ".weight", f.matrix(id(l, type, block), H, H));
-                f.add(p + "mlp.fc1.weight", f.matrix(id(l, T::MlpUp, block), FF, H));
-                f.add(p + "mlp.fc2.weight", f.matrix(id(l, T::MlpDown, block), H, FF));
+                clipLayer(f, p, l, block);
             }
         f.add("text_model.embeddings.position_embedding.weight", f.other(8, H));
         f.add("visual_projection.weight", f.other(8, H));
@@ -799,11 +833,9 @@ private slots:
         for (const auto &[prefix, block] : {std::pair{"transformer", "text"}, {"visual.transformer", "vision"}})
             for (int l = 0; l < LAYERS; ++l) {
                 const QString p = QStringLiteral("%1.resblocks.%2.").arg(prefix).arg(l);
-                f.add(p + "attn.in_proj_weight", stackRows({f.matrix(id(l, T::Q, block), H, H), f.matrix(id(l, T::K, block), H, H),
-                                                            f.matrix(id(l, T::V, block), H, H)}));
+                f.add(p + "attn.in_proj_weight", stackRows(qkv(f, l, block)));
                 f.add(p + "attn.out_proj.weight", f.matrix(id(l, T::O, block), H, H));
-                f.add(p + "mlp.c_fc.weight", f.matrix(id(l, T::MlpUp, block), 4 * H, H));
-                f.add(p + "mlp.c_proj.weight", f.matrix(id(l, T::MlpDown, block), H, 4 * H));
+                plainMlp(f, p + "mlp.", "c_fc", "c_proj", l, block, 4 * H);
             }
         f.add("text_projection", f.other(H, 8));
         f.add("positional_embedding", f.other(8, H));
@@ -826,17 +858,14 @@ private slots:
         for (const QString &stack : stacks)
             for (int l = 0; l < LAYERS; ++l) {
                 const QString p = stack.isEmpty() ? QStringLiteral("layers.%1.").arg(l) : QStringLiteral("%1.layers.%2.").arg(stack).arg(l);
-                f.add(p + "self_attn.in_proj_weight", stackRows({f.matrix(id(l, T::Q, stack), H, H), f.matrix(id(l, T::K, stack), H, H),
-                                                                 f.matrix(id(l, T::V, stack), H, H)}));
+                f.add(p + "self_attn.in_proj_weight", stackRows(qkv(f, l, stack)));
                 f.add(p + "self_attn.out_proj.weight", f.matrix(id(l, T::O, stack), H, H));
                 if (stack != "encoder") {
                     const QString cross = stack.isEmpty() ? "cross" : stack + "-cross";
-                    f.add(p + "multihead_attn.in_proj_weight", stackRows({f.matrix(id(l, T::Q, cross), H, H), f.matrix(id(l, T::K, cross), H, H),
-                                                                          f.matrix(id(l, T::V, cross), H, H)}));
+                    f.add(p + "multihead_attn.in_proj_weight", stackRows(qkv(f, l, cross)));
                     f.add(p + "multihead_attn.out_proj.weight", f.matrix(id(l, T::O, cross), H, H));
                 }
-                f.add(p + "linear1.weight", f.matrix(id(l, T::MlpUp, stack), FF, H));
-                f.add(p + "linear2.weight", f.matrix(id(l, T::MlpDown, stack), H, FF));
+                plainMlp(f, p, "linear1", "linear2", l, stack);
             }
         VERIFY_CLEAN(f, f.analyse());
     }
@@ -847,14 +876,7 @@ private slots:
     {
         FamilyCheckpoint f;
         const int inner = 2 * H;
-        for (int l = 0; l < LAYERS; ++l) {
-            const QString p = QStringLiteral("backbone.layers.%1.mixer.").arg(l);
-            f.add(p + "in_proj.weight", stackRows({f.matrix(id(l, T::MlpUp), inner, H), f.matrix(id(l, T::MlpGate), inner, H)}));
-            f.add(p + "out_proj.weight", f.matrix(id(l, T::MlpDown), H, inner));
-            f.add(p + "x_proj.weight", f.other(6, inner));
-            f.add(p + "dt_proj.weight", f.other(inner, 2));
-            f.add(p + "A_log", f.other(inner, 4));
-        }
+        mambaMixers(f, inner, false);
         f.add("backbone.embeddings.weight", f.other(64, H));
         f.setConfig({{"model_type", "mamba"}, {"hidden_size", H}, {"intermediate_size", inner}});
         VERIFY_CLEAN(f, f.analyse());
@@ -901,36 +923,14 @@ private slots:
         const int experts = 4, inner = 8, headDim = 8;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
-            f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q), HEADS * headDim, H));
-            f.add(p + "self_attn.k_proj.weight", f.matrix(id(l, T::K), KV * headDim, H));
-            f.add(p + "self_attn.v_proj.weight", f.matrix(id(l, T::V), KV * headDim, H));
-            f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O), H, HEADS * headDim));
+            qkvo(f, p + "self_attn.", projLeaves, l, {}, HEADS * headDim, KV * headDim);
             f.addVector(p + "self_attn.q_norm.weight", headDim);
             f.addVector(p + "self_attn.k_norm.weight", headDim);
             if (l == 0) { // mlp_only_layers: [0]
-                f.add(p + "mlp.gate_proj.weight", f.matrix(id(l, T::MlpGate), FF, H));
-                f.add(p + "mlp.up_proj.weight", f.matrix(id(l, T::MlpUp), FF, H));
-                f.add(p + "mlp.down_proj.weight", f.matrix(id(l, T::MlpDown), H, FF));
+                gatedMlp(f, p + "mlp.", projMlp, l);
                 continue;
             }
-            QList<M> gateUp, down;
-            for (int e = 0; e < experts; ++e) {
-                const QString x = QString::number(e);
-                const M g = f.matrix(id(l, T::MlpGate, {}, x), inner, H), u = f.matrix(id(l, T::MlpUp, {}, x), inner, H);
-                const M d = f.matrix(id(l, T::MlpDown, {}, x), H, inner);
-                if (stacked) {
-                    gateUp << stackRows({g, u});
-                    down << d;
-                } else {
-                    f.add(p + "mlp.experts." + x + ".gate_proj.weight", g);
-                    f.add(p + "mlp.experts." + x + ".up_proj.weight", u);
-                    f.add(p + "mlp.experts." + x + ".down_proj.weight", d);
-                }
-            }
-            if (stacked) {
-                f.add3d(p + "mlp.experts.gate_up_proj", gateUp);
-                f.add3d(p + "mlp.experts.down_proj", down);
-            }
+            moeExperts(f, p + "mlp.", l, experts, inner, stacked);
             f.add(p + "mlp.gate.weight", f.other(experts, H));
         }
         f.add("model.embed_tokens.weight", f.other(64, H));
@@ -972,15 +972,10 @@ private slots:
         const QString visionBlock = QStringLiteral("vision");
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("%1layers.%2.").arg(text).arg(l);
-            f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q, textBlock), HEADS * headDim, H));
-            f.add(p + "self_attn.k_proj.weight", f.matrix(id(l, T::K, textBlock), KV * headDim, H));
-            f.add(p + "self_attn.v_proj.weight", f.matrix(id(l, T::V, textBlock), KV * headDim, H));
-            f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O, textBlock), H, HEADS * headDim));
+            qkvo(f, p + "self_attn.", projLeaves, l, textBlock, HEADS * headDim, KV * headDim);
             f.addVector(p + "self_attn.q_norm.weight", headDim);
             f.addVector(p + "self_attn.k_norm.weight", headDim);
-            f.add(p + "mlp.gate_proj.weight", f.matrix(id(l, T::MlpGate, textBlock), FF, H));
-            f.add(p + "mlp.up_proj.weight", f.matrix(id(l, T::MlpUp, textBlock), FF, H));
-            f.add(p + "mlp.down_proj.weight", f.matrix(id(l, T::MlpDown, textBlock), H, FF));
+            gatedMlp(f, p + "mlp.", projMlp, l, textBlock);
             for (const char *norm : {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"})
                 f.addVector(p + norm + ".weight", H);
         }
@@ -988,12 +983,7 @@ private slots:
         if (!vision.isEmpty()) {
             for (int l = 0; l < LAYERS; ++l) {
                 const QString p = QStringLiteral("%1encoder.layers.%2.").arg(vision).arg(l);
-                for (const auto &[leaf, type] : {std::pair{"q_proj", T::Q}, {"k_proj", T::K}, {"v_proj", T::V}, {"out_proj", T::O}}) {
-                    f.add(p + "self_attn." + leaf + ".weight", f.matrix(id(l, type, visionBlock), visionHidden, visionHidden));
-                    f.addVector(p + "self_attn." + leaf + ".bias", visionHidden);
-                }
-                f.add(p + "mlp.fc1.weight", f.matrix(id(l, T::MlpUp, visionBlock), visionFf, visionHidden));
-                f.add(p + "mlp.fc2.weight", f.matrix(id(l, T::MlpDown, visionBlock), visionHidden, visionFf));
+                clipLayer(f, p, l, visionBlock, visionHidden, visionFf, true); // with biases
                 f.addVector(p + "layer_norm1.weight", visionHidden);
                 f.addVector(p + "layer_norm2.weight", visionHidden);
             }
@@ -1053,15 +1043,10 @@ private slots:
         };
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("%1layers.%2.").arg(text).arg(l);
-            f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q, tb), HEADS * HD, H));
-            f.add(p + "self_attn.k_proj.weight", f.matrix(id(l, T::K, tb), KV * HD, H));
-            f.add(p + "self_attn.v_proj.weight", f.matrix(id(l, T::V, tb), KV * HD, H));
-            f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O, tb), H, HEADS * HD));
+            qkvo(f, p + "self_attn.", projLeaves, l, tb, HEADS * HD, KV * HD);
             f.addVector(p + "input_layernorm.weight", H);
             if (l % 2 == 0) { // interleave_moe_layer_step 2: moe_layers [1]; a dense layer of intermediate_size_mlp
-                f.add(p + "feed_forward.gate_proj.weight", f.matrix(id(l, T::MlpGate, tb), FF, H));
-                f.add(p + "feed_forward.up_proj.weight", f.matrix(id(l, T::MlpUp, tb), FF, H));
-                f.add(p + "feed_forward.down_proj.weight", f.matrix(id(l, T::MlpDown, tb), H, FF));
+                gatedMlp(f, p + "feed_forward.", projMlp, l, tb);
                 continue;
             }
             QList<M> gateUp, down;
@@ -1082,9 +1067,7 @@ private slots:
                 f.add3d(p + "feed_forward.experts.down_proj", down);
             }
             f.add(p + "feed_forward.router.weight", f.other(experts, H));
-            f.add(p + "feed_forward.shared_expert.gate_proj.weight", f.matrix(id(l, T::MlpGate, tb, "shared"), inner, H));
-            f.add(p + "feed_forward.shared_expert.up_proj.weight", f.matrix(id(l, T::MlpUp, tb, "shared"), inner, H));
-            f.add(p + "feed_forward.shared_expert.down_proj.weight", f.matrix(id(l, T::MlpDown, tb, "shared"), H, inner));
+            gatedMlp(f, p + "feed_forward.shared_expert.", projMlp, l, tb, "shared", inner);
         }
         f.add(text + "embed_tokens.weight", f.other(64, H));
         const QJsonObject textConfig{{"model_type", "llama4_text"}, {"num_attention_heads", HEADS}, {"num_key_value_heads", KV},
@@ -1093,12 +1076,8 @@ private slots:
         if (multimodal) {
             for (int l = 0; l < LAYERS; ++l) {
                 const QString p = QStringLiteral("vision_model.model.layers.%1.").arg(l);
-                for (const auto &[leaf, type] : {std::pair{"q_proj", T::Q}, {"k_proj", T::K}, {"v_proj", T::V}, {"o_proj", T::O}}) {
-                    f.add(p + "self_attn." + leaf + ".weight", f.matrix(id(l, type, "vision"), visionHidden, visionHidden));
-                    f.addVector(p + "self_attn." + leaf + ".bias", visionHidden);
-                }
-                f.add(p + "mlp.fc1.weight", f.matrix(id(l, T::MlpUp, "vision"), visionFf, visionHidden));
-                f.add(p + "mlp.fc2.weight", f.matrix(id(l, T::MlpDown, "vision"), visionHidden, visionFf));
+                qkvo(f, p + "self_attn.", projLeaves, l, "vision", visionHidden, visionHidden, visionHidden, true);
+                plainMlp(f, p + "mlp.", "fc1", "fc2", l, "vision", visionFf, visionHidden);
             }
             f.add("vision_model.patch_embedding.linear.weight", f.other(visionHidden, 48));
             f.add("vision_model.positional_embedding_vlm", f.other(17, visionHidden));
@@ -1208,10 +1187,7 @@ private slots:
         };
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
-            f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q), HEADS * headDim, H));
-            f.add(p + "self_attn.k_proj.weight", f.matrix(id(l, T::K), KV * headDim, H));
-            f.add(p + "self_attn.v_proj.weight", f.matrix(id(l, T::V), KV * headDim, H));
-            f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O), H, HEADS * headDim));
+            qkvo(f, p + "self_attn.", projLeaves, l, {}, HEADS * headDim, KV * headDim);
             for (const char *bias : {"q_proj", "k_proj", "v_proj", "o_proj"})
                 f.addVector(p + "self_attn." + bias + ".bias", 4);
             f.addVector(p + "self_attn.sinks", HEADS);
@@ -1324,30 +1300,10 @@ private slots:
         const int experts = 4, inner = 8;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
-            f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q), H, H));
-            f.add(p + "self_attn.k_proj.weight", f.matrix(id(l, T::K), H, H));
-            f.add(p + "self_attn.v_proj.weight", f.matrix(id(l, T::V), H, H));
-            f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O), H, H));
+            qkvo(f, p + "self_attn.", projLeaves, l, {}, H, H);
             f.addVector(p + "self_attn.q_norm.weight", H);
             f.addVector(p + "self_attn.k_norm.weight", H);
-            QList<M> gateUp, down;
-            for (int e = 0; e < experts; ++e) {
-                const QString x = QString::number(e);
-                const M g = f.matrix(id(l, T::MlpGate, {}, x), inner, H), u = f.matrix(id(l, T::MlpUp, {}, x), inner, H);
-                const M d = f.matrix(id(l, T::MlpDown, {}, x), H, inner);
-                if (stacked) {
-                    gateUp << stackRows({g, u});
-                    down << d;
-                } else {
-                    f.add(p + "mlp.experts." + x + ".gate_proj.weight", g);
-                    f.add(p + "mlp.experts." + x + ".up_proj.weight", u);
-                    f.add(p + "mlp.experts." + x + ".down_proj.weight", d);
-                }
-            }
-            if (stacked) {
-                f.add3d(p + "mlp.experts.gate_up_proj", gateUp);
-                f.add3d(p + "mlp.experts.down_proj", down);
-            }
+            moeExperts(f, p + "mlp.", l, experts, inner, stacked);
             f.add(p + "mlp.gate.weight", f.other(experts, H));
         }
         f.add("model.embed_tokens.weight", f.other(64, H));
@@ -1393,18 +1349,8 @@ private slots:
         const int experts = 3, inner = 8, sharedInner = 12;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
-            f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q), H, H));
-            f.add(p + "self_attn.k_proj.weight", f.matrix(id(l, T::K), KV * HD, H));
-            f.add(p + "self_attn.v_proj.weight", f.matrix(id(l, T::V), KV * HD, H));
-            f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O), H, H));
-            QList<M> input, output;
-            for (int e = 0; e < experts; ++e) {
-                const QString x = QString::number(e);
-                input << stackRows({f.matrix(id(l, T::MlpGate, {}, x), inner, H), f.matrix(id(l, T::MlpUp, {}, x), inner, H)});
-                output << f.matrix(id(l, T::MlpDown, {}, x), H, inner);
-            }
-            f.add3d(p + "block_sparse_moe.input_linear.weight", input);
-            f.add3d(p + "block_sparse_moe.output_linear.weight", output);
+            qkvo(f, p + "self_attn.", projLeaves, l, {}, H, KV * HD);
+            expertsStacked(f, p + "block_sparse_moe.input_linear.weight", p + "block_sparse_moe.output_linear.weight", l, experts, inner);
             f.add(p + "block_sparse_moe.router.layer.weight", f.other(experts, H));
             if (modelType == "granitemoeshared") {
                 f.add(p + "shared_mlp.input_linear.weight", stackRows({f.matrix(id(l, T::MlpGate, {}, "shared"), sharedInner, H),
@@ -1435,12 +1381,8 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
-            f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q), HEADS * HD, H));
-            f.add(p + "self_attn.k_proj.weight", f.matrix(id(l, T::K), KV * HD, H));
-            f.add(p + "self_attn.v_proj.weight", f.matrix(id(l, T::V), KV * HD, H));
-            f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O), H, HEADS * HD));
-            f.add(p + "mlp.c_fc.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "mlp.c_proj.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            qkvo(f, p + "self_attn.", projLeaves, l, {}, HEADS * HD, KV * HD);
+            plainMlp(f, p + "mlp.", "c_fc", "c_proj", l);
             f.addVector(p + "input_layernorm.weight", H);
             f.addVector(p + "mlp.c_fc.bias", FF);
         }
@@ -1456,12 +1398,8 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
-            f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q), HEADS * HD, H));
-            f.add(p + "self_attn.k_proj.weight", f.matrix(id(l, T::K), KV * HD, H));
-            f.add(p + "self_attn.v_proj.weight", f.matrix(id(l, T::V), KV * HD, H));
-            f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O), H, HEADS * HD));
-            f.add(p + "mlp.up_proj.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "mlp.down_proj.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            qkvo(f, p + "self_attn.", projLeaves, l, {}, HEADS * HD, KV * HD);
+            plainMlp(f, p + "mlp.", "up_proj", "down_proj", l);
         }
         f.add("model.embed_tokens.weight", f.other(64, H));
         f.add("lm_head.weight", f.other(64, H));
@@ -1478,12 +1416,9 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
-            const M q = f.matrix(id(l, T::Q), HEADS * HD, H), k = f.matrix(id(l, T::K), KV * HD, H), v = f.matrix(id(l, T::V), KV * HD, H);
-            f.add(p + "attention.wqkv.weight", interleaveRows({q, k, v}, {HEADS / KV * HD, HD, HD}, KV));
+            f.add(p + "attention.wqkv.weight", interleaveRows(qkv(f, l, {}, HEADS * HD, KV * HD), {HEADS / KV * HD, HD, HD}, KV));
             f.add(p + "attention.wo.weight", f.matrix(id(l, T::O), H, HEADS * HD));
-            f.add(p + "feed_forward.w1.weight", f.matrix(id(l, T::MlpGate), FF, H));
-            f.add(p + "feed_forward.w3.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "feed_forward.w2.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            gatedMlp(f, p + "feed_forward.", {"w1", "w3", "w2"}, l);
             f.addVector(p + "attention_norm.weight", H);
             f.addVector(p + "ffn_norm.weight", H);
         }
@@ -1513,11 +1448,9 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
-            f.add(p + "self_attn.W_pack.weight", stackRows({f.matrix(id(l, T::Q), H, H), f.matrix(id(l, T::K), H, H), f.matrix(id(l, T::V), H, H)}));
+            f.add(p + "self_attn.W_pack.weight", stackRows(qkv(f, l)));
             f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "mlp.gate_proj.weight", f.matrix(id(l, T::MlpGate), FF, H));
-            f.add(p + "mlp.up_proj.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "mlp.down_proj.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            gatedMlp(f, p + "mlp.", projMlp, l);
         }
         f.add("model.embed_tokens.weight", f.other(64, H));
         f.add("lm_head.weight", f.other(64, H));
@@ -1538,8 +1471,7 @@ private slots:
         const int experts = 3, inner = 8;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("transformer.blocks.%1.").arg(l);
-            f.add(p + "norm_attn_norm.attn.Wqkv.weight",
-                  stackRows({f.matrix(id(l, T::Q), H, H), f.matrix(id(l, T::K), KV * HD, H), f.matrix(id(l, T::V), KV * HD, H)}));
+            f.add(p + "norm_attn_norm.attn.Wqkv.weight", stackRows(qkv(f, l, {}, H, KV * HD)));
             f.add(p + "norm_attn_norm.attn.out_proj.weight", f.matrix(id(l, T::O), H, H));
             f.addVector(p + "norm_attn_norm.norm_1.weight", H);
             f.addVector(p + "norm_attn_norm.norm_2.weight", H);
@@ -1582,9 +1514,9 @@ private slots:
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("transformer.encoder.layers.%1.").arg(l);
             const int kvRows = (multiQuery ? groups : HEADS) * kvChannels;
-            const M q = f.matrix(id(l, T::Q), HEADS * kvChannels, H), k = f.matrix(id(l, T::K), kvRows, H), v = f.matrix(id(l, T::V), kvRows, H);
+            const QList<M> parts = qkv(f, l, {}, HEADS * kvChannels, kvRows);
             f.add(p + "self_attention.query_key_value.weight",
-                  multiQuery ? stackRows({q, k, v}) : interleaveRows({q, k, v}, {kvChannels, kvChannels, kvChannels}, HEADS));
+                  multiQuery ? stackRows(parts) : interleaveRows(parts, {kvChannels, kvChannels, kvChannels}, HEADS));
             f.add(p + "self_attention.dense.weight", f.matrix(id(l, T::O), H, HEADS * kvChannels));
             f.add(p + "mlp.dense_h_to_4h.weight", stackRows({f.matrix(id(l, T::MlpGate), FF, H), f.matrix(id(l, T::MlpUp), FF, H)}));
             f.add(p + "mlp.dense_4h_to_h.weight", f.matrix(id(l, T::MlpDown), H, FF));
@@ -1651,10 +1583,7 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
-            f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q), HEADS * HD, H));
-            f.add(p + "self_attn.k_proj.weight", f.matrix(id(l, T::K), KV * HD, H));
-            f.add(p + "self_attn.v_proj.weight", f.matrix(id(l, T::V), KV * HD, H));
-            f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O), H, HEADS * HD));
+            qkvo(f, p + "self_attn.", projLeaves, l, {}, HEADS * HD, KV * HD);
             f.add(p + "mlp.gate_up_proj.weight", stackRows({f.matrix(id(l, T::MlpGate), FF, H), f.matrix(id(l, T::MlpUp), FF, H)}));
             f.add(p + "mlp.down_proj.weight", f.matrix(id(l, T::MlpDown), H, FF));
         }
@@ -1679,29 +1608,12 @@ private slots:
         const int experts = 2, inner = 8;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
-            f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q), HEADS * HD, H));
-            f.add(p + "self_attn.k_proj.weight", f.matrix(id(l, T::K), KV * HD, H));
-            f.add(p + "self_attn.v_proj.weight", f.matrix(id(l, T::V), KV * HD, H));
-            f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O), H, HEADS * HD));
-            QList<M> gateUp, down;
-            for (int e = 0; e < experts; ++e) {
-                const QString x = QString::number(e);
-                const M gate = f.matrix(id(l, T::MlpGate, {}, x), inner, H), up = f.matrix(id(l, T::MlpUp, {}, x), inner, H);
-                const M dn = f.matrix(id(l, T::MlpDown, {}, x), H, inner);
-                if (stacked) {
-                    gateUp << stackRows({gate, up});
-                    down << dn;
-                } else {
-                    f.add(p + "block_sparse_moe.experts." + x + ".w1.weight", gate);
-                    f.add(p + "block_sparse_moe.experts." + x + ".w3.weight", up);
-                    f.add(p + "block_sparse_moe.experts." + x + ".w2.weight", dn);
-                }
-            }
+            qkvo(f, p + "self_attn.", projLeaves, l, {}, HEADS * HD, KV * HD);
             if (stacked) {
-                f.add3d(p + "mlp.experts.gate_up_proj", gateUp);
-                f.add3d(p + "mlp.experts.down_proj", down);
+                expertsStacked(f, p + "mlp.experts.gate_up_proj", p + "mlp.experts.down_proj", l, experts, inner);
                 f.add(p + "mlp.router.weight", f.other(experts, H));
             } else {
+                expertsEach(f, p + "block_sparse_moe.", mixtralMlp, l, experts, inner);
                 f.add(p + "block_sparse_moe.gate.weight", f.other(experts, H));
             }
         }
@@ -1731,10 +1643,7 @@ private slots:
         for (int l = 0; l < layers; ++l) {
             const QString p = QStringLiteral("model.layers.%1.").arg(l);
             if (l == attentionLayer) {
-                f.add(p + "self_attn.q_proj.weight", f.matrix(id(l, T::Q), HEADS * HD, H));
-                f.add(p + "self_attn.k_proj.weight", f.matrix(id(l, T::K), KV * HD, H));
-                f.add(p + "self_attn.v_proj.weight", f.matrix(id(l, T::V), KV * HD, H));
-                f.add(p + "self_attn.o_proj.weight", f.matrix(id(l, T::O), H, HEADS * HD));
+                qkvo(f, p + "self_attn.", projLeaves, l, {}, HEADS * HD, KV * HD);
             } else {
                 const QString m = p + "mamba.";
                 f.add(m + "in_proj.weight", stackRows({f.matrix(id(l, T::MlpUp, "mamba"), inner, H), f.matrix(id(l, T::MlpGate, "mamba"), inner, H)}));
@@ -1752,30 +1661,11 @@ private slots:
             f.addVector(p + "input_layernorm.weight", H);
             f.addVector(p + "pre_ff_layernorm.weight", H);
             if (l % 2 == 0) { // expert_layer_period 2, offset 1
-                f.add(p + "feed_forward.gate_proj.weight", f.matrix(id(l, T::MlpGate), FF, H));
-                f.add(p + "feed_forward.up_proj.weight", f.matrix(id(l, T::MlpUp), FF, H));
-                f.add(p + "feed_forward.down_proj.weight", f.matrix(id(l, T::MlpDown), H, FF));
+                gatedMlp(f, p + "feed_forward.", projMlp, l);
                 continue;
             }
             f.add(p + "feed_forward.router.weight", f.other(experts, H));
-            QList<M> gateUp, down;
-            for (int e = 0; e < experts; ++e) {
-                const QString x = QString::number(e);
-                const M gate = f.matrix(id(l, T::MlpGate, {}, x), FF, H), up = f.matrix(id(l, T::MlpUp, {}, x), FF, H);
-                const M dn = f.matrix(id(l, T::MlpDown, {}, x), H, FF);
-                if (stacked) {
-                    gateUp << stackRows({gate, up});
-                    down << dn;
-                } else {
-                    f.add(p + "feed_forward.experts." + x + ".gate_proj.weight", gate);
-                    f.add(p + "feed_forward.experts." + x + ".up_proj.weight", up);
-                    f.add(p + "feed_forward.experts." + x + ".down_proj.weight", dn);
-                }
-            }
-            if (stacked) {
-                f.add3d(p + "feed_forward.experts.gate_up_proj", gateUp);
-                f.add3d(p + "feed_forward.experts.down_proj", down);
-            }
+            moeExperts(f, p + "feed_forward.", l, experts, FF, stacked);
         }
         f.add("model.embed_tokens.weight", f.other(64, H));
         f.add("lm_head.weight", f.other(64, H));
@@ -1803,13 +1693,11 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("%1layers.%2.").arg(prefix).arg(l);
-            const M q = f.matrix(id(l, T::Q), H, H), k = f.matrix(id(l, T::K), H, H), v = f.matrix(id(l, T::V), H, H);
-            f.add(p + "self_attn.query_key_value.weight", interleaveRows({q, k, v}, {HD, HD, HD}, HEADS));
+            f.add(p + "self_attn.query_key_value.weight", interleaveRows(qkv(f, l), {HD, HD, HD}, HEADS));
             f.add(p + "self_attn.dense.weight", f.matrix(id(l, T::O), H, H));
             f.addVector(p + "self_attn.q_layernorm.weight", HD);
             f.addVector(p + "self_attn.k_layernorm.weight", HD);
-            f.add(p + "mlp.dense_h_to_4h.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "mlp.dense_4h_to_h.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            plainMlp(f, p + "mlp.", "dense_h_to_4h", "dense_4h_to_h", l);
         }
         f.add(prefix + "embed_tokens.weight", f.other(64, H));
         if (modelType == "fuyu") {
@@ -1833,8 +1721,7 @@ private slots:
             const M q = f.matrix(id(l, T::Q), H, H), k = f.matrix(id(l, T::K), H, H), v = f.matrix(id(l, T::V), H, H);
             f.add(p + "attn.qkv_proj.weight", interleaveRows({q, v, k}, {local, local, local}, mp));
             f.add(p + "attn.out_proj.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "mlp.fc_in.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "mlp.fc_out.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            plainMlp(f, p + "mlp.", "fc_in", "fc_out", l);
         }
         f.add("transformer.wte.weight", f.other(64, H));
         f.add("lm_head.weight", f.other(64, H));
@@ -1866,28 +1753,20 @@ private slots:
         const int headSize = 6, groups = KV; // head_size need not be n_embd / n_head
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("transformer.h.%1.").arg(l);
-            const M q = f.matrix(id(l, T::Q), HEADS * headSize, H), k = f.matrix(id(l, T::K), groups * headSize, H),
-                    v = f.matrix(id(l, T::V), groups * headSize, H);
+            const QList<M> parts = qkv(f, l, {}, HEADS * headSize, groups * headSize);
             if (legacy)
-                f.add(p + "attn.attn.weight", interleaveRows({q, k, v}, {HEADS / groups * headSize, headSize, headSize}, groups));
+                f.add(p + "attn.attn.weight", interleaveRows(parts, {HEADS / groups * headSize, headSize, headSize}, groups));
             else
-                f.add(p + "attn.qkv.weight", stackRows({q, k, v}));
+                f.add(p + "attn.qkv.weight", stackRows(parts));
             f.add(p + "attn.proj.weight", f.matrix(id(l, T::O), H, HEADS * headSize));
             f.addVector(p + "norm_1.weight", H);
             if (mlp == "neox") {
-                f.add(p + "mlp.fc.weight", f.matrix(id(l, T::MlpUp), FF, H));
-                f.add(p + "mlp.proj.weight", f.matrix(id(l, T::MlpDown), H, FF));
+                plainMlp(f, p + "mlp.", "fc", "proj", l);
             } else if (mlp == "llama") {
-                f.add(p + "mlp.fc_1.weight", f.matrix(id(l, T::MlpGate), FF, H));
-                f.add(p + "mlp.fc_2.weight", f.matrix(id(l, T::MlpUp), FF, H));
-                f.add(p + "mlp.proj.weight", f.matrix(id(l, T::MlpDown), H, FF));
+                gatedMlp(f, p + "mlp.", litGptMlp, l);
             } else {
                 f.add(p + "mlp.gate.weight", f.other(2, H));
-                for (const QString x : {"0", "1"}) {
-                    f.add(p + "mlp.experts." + x + ".fc_1.weight", f.matrix(id(l, T::MlpGate, {}, x), 8, H));
-                    f.add(p + "mlp.experts." + x + ".fc_2.weight", f.matrix(id(l, T::MlpUp, {}, x), 8, H));
-                    f.add(p + "mlp.experts." + x + ".proj.weight", f.matrix(id(l, T::MlpDown, {}, x), H, 8));
-                }
+                expertsEach(f, p + "mlp.", litGptMlp, l, 2, 8);
             }
         }
         f.add("transformer.wte.weight", f.other(64, H));
@@ -1949,12 +1828,8 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("distilbert.transformer.layer.%1.").arg(l);
-            f.add(p + "attention.q_lin.weight", f.matrix(id(l, T::Q), H, H));
-            f.add(p + "attention.k_lin.weight", f.matrix(id(l, T::K), H, H));
-            f.add(p + "attention.v_lin.weight", f.matrix(id(l, T::V), H, H));
-            f.add(p + "attention.out_lin.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "ffn.lin1.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "ffn.lin2.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            qkvo(f, p + "attention.", {"q_lin", "k_lin", "v_lin", "out_lin"}, l, {}, H, H);
+            plainMlp(f, p + "ffn.", "lin1", "lin2", l);
             f.addVector(p + "sa_layer_norm.weight", H);
             f.addVector(p + "output_layer_norm.weight", H);
         }
@@ -1992,12 +1867,8 @@ private slots:
                 const QString stack = QStringLiteral("albert.encoder.albert_layer_groups.%1").arg(g);
                 const QString block = groups == 1 ? QString() : QString(stack).replace('.', '-');
                 const QString p = QStringLiteral("%1.albert_layers.%2.").arg(stack).arg(i);
-                f.add(p + "attention.query.weight", f.matrix(id(i, T::Q, block), H, H));
-                f.add(p + "attention.key.weight", f.matrix(id(i, T::K, block), H, H));
-                f.add(p + "attention.value.weight", f.matrix(id(i, T::V, block), H, H));
-                f.add(p + "attention.dense.weight", f.matrix(id(i, T::O, block), H, H));
-                f.add(p + "ffn.weight", f.matrix(id(i, T::MlpUp, block), FF, H));
-                f.add(p + "ffn_output.weight", f.matrix(id(i, T::MlpDown, block), H, FF));
+                qkvo(f, p + "attention.", {"query", "key", "value", "dense"}, i, block, H, H);
+                plainMlp(f, p, "ffn", "ffn_output", i, block);
                 f.addVector(p + "attention.LayerNorm.weight", H);
                 f.addVector(p + "full_layer_layer_norm.weight", H);
             }
@@ -2036,8 +1907,7 @@ private slots:
             }
             f.add(p + "attention.output.dense.weight", f.matrix(id(l, T::O), H, H));
             f.addVector(p + "attention.output.LayerNorm.weight", H);
-            f.add(p + "intermediate.dense.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "output.dense.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            plainMlp(f, p, "intermediate.dense", "output.dense", l);
         }
         f.add("deberta.embeddings.word_embeddings.weight", f.other(64, H));
         f.add("deberta.encoder.rel_embeddings.weight", f.other(16, H));
@@ -2069,12 +1939,7 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("%1.encoder.layer.%2.").arg(model).arg(l);
-            f.add(p + attention + ".query.weight", f.matrix(id(l, T::Q), H, H));
-            f.add(p + attention + ".key.weight", f.matrix(id(l, T::K), H, H));
-            f.add(p + attention + ".value.weight", f.matrix(id(l, T::V), H, H));
-            f.add(p + "attention.output.dense.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "intermediate.dense.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "output.dense.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            bertLayer(f, p, attention, l);
             if (model == "esm") {
                 f.addVector(p + "attention.LayerNorm.weight", H);
                 f.addVector(p + "attention.self.rotary_embeddings.inv_freq", HD / 2);
@@ -2116,17 +1981,7 @@ private slots:
     void m2m100()
     {
         FamilyCheckpoint f;
-        for (const QString stack : {"encoder", "decoder"})
-            for (int l = 0; l < LAYERS; ++l) {
-                const QString p = QStringLiteral("model.%1.layers.%2.").arg(stack).arg(l);
-                for (const auto &[leaf, type] : {std::pair{"q_proj", T::Q}, {"k_proj", T::K}, {"v_proj", T::V}, {"out_proj", T::O}}) {
-                    f.add(p + "self_attn." + leaf + ".weight", f.matrix(id(l, type, stack), H, H));
-                    if (stack == "decoder")
-                        f.add(p + "encoder_attn." + leaf + ".weight", f.matrix(id(l, type, "decoder-cross"), H, H));
-                }
-                f.add(p + "fc1.weight", f.matrix(id(l, T::MlpUp, stack), FF, H));
-                f.add(p + "fc2.weight", f.matrix(id(l, T::MlpDown, stack), H, FF));
-            }
+        bartLayers(f);
         f.add("model.shared.weight", f.other(64, H));
         f.add("model.encoder.embed_tokens.weight", f.other(64, H));
         f.add("lm_head.weight", f.other(64, H));
@@ -2160,8 +2015,7 @@ private slots:
                 f.add(p + "attention.self.value.weight", f.matrix(id(b, T::V, block), dim, dim));
                 f.add(p + "attention.self.relative_position_bias_table", f.other((2 * window - 1) * (2 * window - 1), 2 << s));
                 f.add(p + "attention.output.dense.weight", f.matrix(id(b, T::O, block), dim, dim));
-                f.add(p + "intermediate.dense.weight", f.matrix(id(b, T::MlpUp, block), 4 * dim, dim));
-                f.add(p + "output.dense.weight", f.matrix(id(b, T::MlpDown, block), dim, 4 * dim));
+                plainMlp(f, p, "intermediate.dense", "output.dense", b, block, 4 * dim, dim);
                 f.addVector(p + "layernorm_before.weight", dim);
             }
             if (s == 0) {
@@ -2202,10 +2056,7 @@ private slots:
         for (const auto &[tower, block] : towers)
             for (int l = 0; l < LAYERS; ++l) {
                 const QString p = QStringLiteral("%1.encoder.layers.%2.").arg(tower).arg(l);
-                for (const auto &[leaf, type] : {std::pair{"q_proj", T::Q}, {"k_proj", T::K}, {"v_proj", T::V}, {"out_proj", T::O}})
-                    f.add(p + "self_attn." + leaf + ".weight", f.matrix(id(l, type, block), H, H));
-                f.add(p + "mlp.fc1.weight", f.matrix(id(l, T::MlpUp, block), FF, H));
-                f.add(p + "mlp.fc2.weight", f.matrix(id(l, T::MlpDown, block), H, FF));
+                clipLayer(f, p, l, block);
                 f.addVector(p + "layer_norm1.weight", H);
             }
         if (text) {
@@ -2217,12 +2068,10 @@ private slots:
         if (head) {
             const QString block = "vision-head";
             f.add3d("vision_model.head.probe", {f.other(1, H)});
-            f.add("vision_model.head.attention.in_proj_weight",
-                  stackRows({f.matrix(id(0, T::Q, block), H, H), f.matrix(id(0, T::K, block), H, H), f.matrix(id(0, T::V, block), H, H)}));
+            f.add("vision_model.head.attention.in_proj_weight", stackRows(qkv(f, 0, block)));
             f.add("vision_model.head.attention.out_proj.weight", f.matrix(id(0, T::O, block), H, H));
             f.addVector("vision_model.head.layernorm.weight", H);
-            f.add("vision_model.head.mlp.fc1.weight", f.matrix(id(0, T::MlpUp, block), FF, H));
-            f.add("vision_model.head.mlp.fc2.weight", f.matrix(id(0, T::MlpDown, block), H, FF));
+            plainMlp(f, "vision_model.head.mlp.", "fc1", "fc2", 0, block);
         }
         f.setConfig({{"model_type", text ? "siglip" : "siglip_vision_model"}});
         VERIFY_CLEAN(f, f.analyse());
@@ -2244,16 +2093,12 @@ private slots:
         const int hidden = 16; // SwiGLU's hidden_features
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("dinov2.encoder.layer.%1.").arg(l);
-            f.add(p + "attention.attention.query.weight", f.matrix(id(l, T::Q), H, H));
-            f.add(p + "attention.attention.key.weight", f.matrix(id(l, T::K), H, H));
-            f.add(p + "attention.attention.value.weight", f.matrix(id(l, T::V), H, H));
-            f.add(p + "attention.output.dense.weight", f.matrix(id(l, T::O), H, H));
+            qkvo(f, p, bertLeaves("attention.attention"), l, {}, H, H);
             if (swiglu) {
                 f.add(p + "mlp.weights_in.weight", stackRows({f.matrix(id(l, T::MlpGate), hidden, H), f.matrix(id(l, T::MlpUp), hidden, H)}));
                 f.add(p + "mlp.weights_out.weight", f.matrix(id(l, T::MlpDown), H, hidden));
             } else {
-                f.add(p + "mlp.fc1.weight", f.matrix(id(l, T::MlpUp), FF, H));
-                f.add(p + "mlp.fc2.weight", f.matrix(id(l, T::MlpDown), H, FF));
+                plainMlp(f, p + "mlp.", "fc1", "fc2", l);
             }
             f.addVector(p + "layer_scale1.lambda1", H);
             f.addVector(p + "layer_scale2.lambda1", H);
@@ -2276,12 +2121,8 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = QStringLiteral("wav2vec2.encoder.layers.%1.").arg(l);
-            f.add(p + "attention.q_proj.weight", f.matrix(id(l, T::Q), H, H));
-            f.add(p + "attention.k_proj.weight", f.matrix(id(l, T::K), H, H));
-            f.add(p + "attention.v_proj.weight", f.matrix(id(l, T::V), H, H));
-            f.add(p + "attention.out_proj.weight", f.matrix(id(l, T::O), H, H));
-            f.add(p + "feed_forward.intermediate_dense.weight", f.matrix(id(l, T::MlpUp), FF, H));
-            f.add(p + "feed_forward.output_dense.weight", f.matrix(id(l, T::MlpDown), H, FF));
+            qkvo(f, p + "attention.", outProjLeaves, l, {}, H, H);
+            plainMlp(f, p + "feed_forward.", "intermediate_dense", "output_dense", l);
             f.addVector(p + "layer_norm.weight", H);
             f.addVector(p + "final_layer_norm.weight", H);
         }
@@ -2327,33 +2168,24 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = prefix + QString::number(l) + ".";
-            f.add(p + "attn.qkv.weight",
-                  stackRows({f.matrix(id(l, T::Q, vision), H, H), f.matrix(id(l, T::K, vision), H, H), f.matrix(id(l, T::V, vision), H, H)}));
+            f.add(p + "attn.qkv.weight", stackRows(qkv(f, l, vision)));
             f.add(p + "attn.proj.weight", f.matrix(id(l, T::O, vision), H, H));
             f.add(p + "attn.rel_pos_h", f.other(7, HD));
             f.add(p + "attn.rel_pos_w", f.other(7, HD));
-            f.add(p + "mlp.lin1.weight", f.matrix(id(l, T::MlpUp, vision), FF, H));
-            f.add(p + "mlp.lin2.weight", f.matrix(id(l, T::MlpDown, vision), H, FF));
+            plainMlp(f, p + "mlp.", "lin1", "lin2", l, vision);
             f.addVector(p + (hf ? "layer_norm1.weight" : "norm1.weight"), H);
         }
         if (whole) {
             const int inner = H / 2; // attention_downsample_rate 2
-            auto attention = [&](const QString &p, int layer, const QString &block, int dim) {
-                f.add(p + "q_proj.weight", f.matrix(id(layer, T::Q, block), dim, H));
-                f.add(p + "k_proj.weight", f.matrix(id(layer, T::K, block), dim, H));
-                f.add(p + "v_proj.weight", f.matrix(id(layer, T::V, block), dim, H));
-                f.add(p + "out_proj.weight", f.matrix(id(layer, T::O, block), H, dim));
-            };
             for (int l = 0; l < LAYERS; ++l) {
                 const QString p = QStringLiteral("mask_decoder.transformer.layers.%1.").arg(l);
-                attention(p + "self_attn.", l, "decoder", H);
-                attention(p + "cross_attn_token_to_image.", l, "decoder-token-to-image-cross", inner);
-                attention(p + "cross_attn_image_to_token.", l, "decoder-image-to-token-cross", inner);
-                f.add(p + "mlp.lin1.weight", f.matrix(id(l, T::MlpUp, "decoder"), FF, H));
-                f.add(p + "mlp.lin2.weight", f.matrix(id(l, T::MlpDown, "decoder"), H, FF));
+                qkvo(f, p + "self_attn.", outProjLeaves, l, "decoder", H, H);
+                qkvo(f, p + "cross_attn_token_to_image.", outProjLeaves, l, "decoder-token-to-image-cross", inner, inner);
+                qkvo(f, p + "cross_attn_image_to_token.", outProjLeaves, l, "decoder-image-to-token-cross", inner, inner);
+                plainMlp(f, p + "mlp.", "lin1", "lin2", l, "decoder");
                 f.addVector(p + (hf ? "layer_norm1.weight" : "norm1.weight"), H);
             }
-            attention("mask_decoder.transformer.final_attn_token_to_image.", 0, "decoder-final-token-to-image-cross", inner);
+            qkvo(f, "mask_decoder.transformer.final_attn_token_to_image.", outProjLeaves, 0, "decoder-final-token-to-image-cross", inner, inner);
             f.add("mask_decoder.iou_token.weight", f.other(1, H));
             f.add("mask_decoder.mask_tokens.weight", f.other(4, H));
             for (int m = 0; m < 4; ++m) {
@@ -2408,25 +2240,16 @@ private slots:
         FamilyCheckpoint f;
         for (int l = 0; l < LAYERS; ++l) {
             const QString p = vision + QString::number(l) + ".";
-            for (const auto &[leaf, type] : {std::pair{"q_proj", T::Q}, {"k_proj", T::K}, {"v_proj", T::V}, {"out_proj", T::O}})
-                f.add(p + "self_attn." + leaf + ".weight", f.matrix(id(l, type, "vision"), H, H));
-            f.add(p + "mlp.fc1.weight", f.matrix(id(l, T::MlpUp, "vision"), FF, H));
-            f.add(p + "mlp.fc2.weight", f.matrix(id(l, T::MlpDown, "vision"), H, FF));
+            clipLayer(f, p, l, "vision");
             const QString q = language + QString::number(l) + ".";
-            f.add(q + "self_attn.q_proj.weight", f.matrix(id(l, T::Q, "text"), HEADS * HD, H));
-            f.add(q + "self_attn.k_proj.weight", f.matrix(id(l, T::K, "text"), KV * HD, H));
-            f.add(q + "self_attn.v_proj.weight", f.matrix(id(l, T::V, "text"), KV * HD, H));
-            f.add(q + "self_attn.o_proj.weight", f.matrix(id(l, T::O, "text"), H, HEADS * HD));
-            f.add(q + "mlp.gate_proj.weight", f.matrix(id(l, T::MlpGate, "text"), FF, H));
-            f.add(q + "mlp.up_proj.weight", f.matrix(id(l, T::MlpUp, "text"), FF, H));
-            f.add(q + "mlp.down_proj.weight", f.matrix(id(l, T::MlpDown, "text"), H, FF));
+            qkvo(f, q + "self_attn.", projLeaves, l, "text", HEADS * HD, KV * HD);
+            gatedMlp(f, q + "mlp.", projMlp, l, "text");
         }
         const QString top = vision.startsWith("model.") ? "model." : "";
         f.add(top + "vision_tower.vision_model.embeddings.position_embedding.weight", f.other(5, H));
         f.add(language.startsWith("model.") ? "model.language_model.embed_tokens.weight" : "language_model.model.embed_tokens.weight", f.other(64, H));
         f.add(top.isEmpty() ? "language_model.lm_head.weight" : "lm_head.weight", f.other(64, H));
-        f.add(top + "multi_modal_projector.linear_1.weight", f.matrix(id(0, T::MlpUp, "projector"), H, H));
-        f.add(top + "multi_modal_projector.linear_2.weight", f.matrix(id(0, T::MlpDown, "projector"), H, H));
+        plainMlp(f, top + "multi_modal_projector.", "linear_1", "linear_2", 0, "projector", H);
         f.setConfig({{"model_type", modelType}});
         VERIFY_CLEAN(f, f.analyse());
     }
@@ -2500,15 +2323,7 @@ private slots:
     {
         FamilyCheckpoint f;
         const int inner = 2 * H;
-        for (int l = 0; l < LAYERS; ++l) {
-            const QString p = QStringLiteral("backbone.layers.%1.mixer.").arg(l);
-            f.add(p + "in_proj.weight", stackRows({f.matrix(id(l, T::MlpUp), inner, H), f.matrix(id(l, T::MlpGate), inner, H)}));
-            f.add(p + "out_proj.weight", f.matrix(id(l, T::MlpDown), H, inner));
-            f.add(p + "x_proj.weight", f.other(6, inner));
-            f.add(p + "dt_proj.weight", f.other(inner, 2));
-            f.add3d(p + "conv1d.weight", QList<M>(inner, f.other(1, 4)));
-            f.add(p + "A_log", f.other(inner, 4));
-        }
+        mambaMixers(f, inner, true);
         f.setConfig({{"model_type", "mamba"}, {"hidden_size", H}, {"intermediate_size", inner}});
         VERIFY_CLEAN(f, f.analyse());
     }

@@ -66,13 +66,15 @@ int runInfoCommand(const QStringList &arguments)
     const QCommandLineOption rulesOption(QStringLiteral("rules"), QStringLiteral("Naming rules (JSON) applied before the built-in ones."), QStringLiteral("FILE"));
     const QCommandLineOption suggestOption(QStringLiteral("suggest-rules"), QStringLiteral("Write a draft rules file for the attention/MLP-looking tensors no rule types."), QStringLiteral("FILE"));
     parser.addOptions({stepOption, rulesOption, suggestOption});
-    if (!parser.parse(QStringList{QStringLiteral("rankscope info")} + arguments.mid(1)) || parser.positionalArguments().size() != 1) {
-        err << "rankscope info: " << (parser.errorText().isEmpty() ? QStringLiteral("give exactly one FOLDER") : parser.errorText()) << '\n';
-        return 1;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
+    const bool parsed = parser.parse(QStringList{QStringLiteral("rankscope info")} + arguments.mid(1));
+    // --help is answered before anything else is asked of the arguments (it needs no FOLDER).
+    if (parsed && parser.isSet(QStringLiteral("help"))) {
         out << parser.helpText();
         return 0;
+    }
+    if (!parsed || parser.positionalArguments().size() != 1) {
+        err << "rankscope info: " << (parser.errorText().isEmpty() ? QStringLiteral("give exactly one FOLDER") : parser.errorText()) << '\n';
+        return 1;
     }
     TensorNameRules rules = TensorNameRules::builtIn();
     if (parser.isSet(rulesOption)) {

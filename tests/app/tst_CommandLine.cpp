@@ -1008,6 +1008,76 @@ private slots:
     // file-size limit stops a write as a full disk does (a short write, then one that fails: EFBIG
     // where a full disk gives ENOSPC), for the tables, the results file and a figure; /dev/full
     // fails with ENOSPC itself, written directly or through a link named like a figure.
+    // An Inf in a results file's stored spectrum made `export --figure spectrum` die with SIGSEGV
+    // (the density indexed past its bins). That matrix is named and left out (exit status 2), the
+    // others are drawn, and asking for it by its step says it is not there.
+    // Each command's --help works on its own (info's asked for a FOLDER first and printed nothing),
+    // and its options are the ones the manual page and the bash completion offer, no more, no less.
+    void helpManPageAndCompletionListTheSameOptions()
+    {
+        static const QRegularExpression option(QStringLiteral(R"(--[a-z][a-z0-9]*(?:-[a-z0-9]+)*)"));
+        auto optionsIn = [](const QString &text) {
+            QSet<QString> found;
+            for (auto it = option.globalMatch(text); it.hasNext();)
+                found.insert(it.next().captured(0));
+            found.remove(QStringLiteral("--help-all")); // Qt's, for its own options
+            return found;
+        };
+        QSet<QString> fromHelp{QStringLiteral("--help"), QStringLiteral("--version")};
+        for (const char *command : {"analyze", "info", "export"}) {
+            const Run r = runRankscope({command, "--help"});
+            QCOMPARE(r.exitCode, 0);
+            const QSet<QString> own = optionsIn(r.out);
+            QVERIFY2(own.size() > 2, qPrintable(QString::fromLatin1(command) + ": " + r.out + r.err));
+            fromHelp.unite(own);
+        }
+        const QString manPage = QString::fromUtf8(contents(QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/desktop/rankscope.1")))
+                                    .replace(QLatin1String("\\-"), QLatin1String("-"));
+        const QString completion = QString::fromUtf8(contents(QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/desktop/rankscope.bash-completion")));
+        QVERIFY(!manPage.isEmpty() && !completion.isEmpty());
+        auto differ = [](const QSet<QString> &a, const QSet<QString> &b) {
+            QStringList only = QSet<QString>(a).subtract(b).values(), other = QSet<QString>(b).subtract(a).values();
+            only.sort();
+            other.sort();
+            return QStringLiteral("only in --help: %1; only in the other: %2").arg(only.join(' '), other.join(' '));
+        };
+        QVERIFY2(optionsIn(manPage) == fromHelp, qPrintable("man page: " + differ(fromHelp, optionsIn(manPage))));
+        QVERIFY2(optionsIn(completion) == fromHelp, qPrintable("completion: " + differ(fromHelp, optionsIn(completion))));
+    }
+
+    void exportSurvivesANonFiniteStoredSpectrum()
+    {
+        QTemporaryDir dir;
+        for (const char *name : {"ckpt_000000.pt", "ckpt_000100.pt"})
+            QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath(name), dir.filePath(name)));
+        const QString results = dir.filePath("run.h5");
+        QCOMPARE(runRankscope({"analyze", dir.path(), "--results", results, "--quiet"}).exitCode, 0);
+        {
+            const hid_t file = H5Fopen(QFile::encodeName(results).constData(), H5F_ACC_RDWR, H5P_DEFAULT);
+            QVERIFY(file >= 0);
+            const hid_t data = H5Dopen2(file, "singular_values", H5P_DEFAULT);
+            QVERIFY(data >= 0);
+            const hid_t space = H5Dget_space(data);
+            std::vector<double> values(size_t(H5Sget_simple_extent_npoints(space)));
+            H5Sclose(space);
+            QVERIFY(H5Dread(data, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+            values[0] = std::numeric_limits<double>::infinity(); // the first matrix's σ₁: step 0, layer 0 Q
+            QVERIFY(H5Dwrite(data, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+            H5Dclose(data);
+            H5Fclose(file);
+        }
+        const QString said = QStringLiteral("ckpt_000000.pt: transformer.h.0.attn.c_attn.weight[Q]: its spectrum in the results file "
+                                            "cannot be used: 1 of its 64 singular values is NaN or Inf");
+        Run r = runRankscope({"export", results, "--figure", "spectrum", "--layer", "0", "--type", "Q", "--out", dir.filePath("last.png")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(said), qPrintable(r.err));
+        QVERIFY(QImage(dir.filePath("last.png")).width() > 0); // step 100's, drawn
+        r = runRankscope({"export", results, "--figure", "spectrum", "--layer", "0", "--type", "Q", "--step", "0", "--out", dir.filePath("first.png")});
+        QCOMPARE(r.exitCode, 1); // never a crash (-1)
+        QVERIFY2(r.err.contains("no layer 0 Q matrix at step 0"), qPrintable(r.err));
+        QVERIFY(!QFileInfo::exists(dir.filePath("first.png")));
+    }
+
     void failedWritesSayWhy()
     {
         QTemporaryDir dir, out;

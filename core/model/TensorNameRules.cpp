@@ -8,7 +8,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSet>
 
 namespace rankscope {
 
@@ -36,36 +35,6 @@ QString TensorNameRules::withoutWrapperPrefixes(const QString &name)
             part != QLatin1String("_checkpoint_wrapped_module") && part != QLatin1String("_fsdp_wrapped_module"))
             kept.append(part);
     return kept.join(QLatin1Char('.'));
-}
-
-bool TensorNameRules::looksLikeAttentionOrMlp(const QString &tensorName)
-{
-    static const QSet<QString> words = {
-        "attn", "attention", "self_attn", "self_attention", "selfattention", "encdecattention", "encoder_attn",
-        "crossattention", "cross_attn", "cross_attention", "multihead_attn", "mlp", "ffn", "feed_forward",
-        "feedforward", "ff", "densereludense", "mixer", "experts", "expert", "shared_expert", "shared_experts",
-        "intermediate", "block_sparse_moe", "moe", "q_proj", "k_proj", "v_proj", "o_proj", "out_proj", "qkv",
-        "qkv_proj", "wqkv", "query", "key", "value", "query_key_value", "c_attn", "c_fc", "in_proj", "fc1", "fc2",
-        "fc_in", "fc_out", "gate_proj", "up_proj", "down_proj", "gate_up_proj", "w1", "w2", "w3", "wi", "wo",
-        "wi_0", "wi_1", "wq", "wk", "wv", "dense_h_to_4h", "dense_4h_to_h", "att_proj", "attn_out", "ff_proj",
-        "ff_out", "linear1", "linear2"};
-    const QStringList parts = withoutWrapperPrefixes(tensorName).toLower().split(QLatin1Char('.'));
-    if (parts.size() < 3)
-        return false;
-    const QString &leaf = parts.last();
-    if (leaf != QLatin1String("weight") && !leaf.endsWith(QLatin1String("_weight")) && leaf != QLatin1String("kernel") &&
-        !leaf.startsWith(QLatin1String("kernel:")))
-        return false;
-    bool numbered = false, named = false;
-    for (const QString &p : parts) {
-        bool isNumber = false;
-        p.toLongLong(&isNumber);
-        numbered |= isNumber;
-        named |= words.contains(p) || words.contains(p.section(QLatin1Char('_'), 0, -2));
-        if (p.contains(QLatin1String("norm")) || p.startsWith(QLatin1String("ln_")) || p == QLatin1String("ln"))
-            return false; // normalisation weights are never matrices
-    }
-    return numbered && named;
 }
 
 TensorNameRules TensorNameRules::builtIn()

@@ -88,8 +88,6 @@ public:
 
     // "_orig_mod.model.module.x" → "model.x": the wrappers' prefixes, per path component.
     static QString withoutWrapperPrefixes(const QString &name);
-    // Whether a name reads like an attention or MLP weight of a layer (so leaving it out is reported).
-    static bool looksLikeAttentionOrMlp(const QString &name);
 
 private:
     struct Rule {

@@ -11,7 +11,7 @@
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/RunWatch.h"
 #include "io/OutputFile.h"
-#include "io/PrintableText.h"
+#include "base/PrintableText.h"
 
 #include <QBuffer>
 #include <QCommandLineParser>

@@ -2,7 +2,7 @@
 
 #include "analysis/ResultsFile.h"
 #include "io/FileContent.h"
-#include "io/PrintableText.h"
+#include "base/PrintableText.h"
 
 #include <QDir>
 #include <QFile>

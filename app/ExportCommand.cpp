@@ -8,7 +8,7 @@
 #include "SpectrumView.h"
 #include "ViewState.h"
 #include "io/OutputFile.h"
-#include "io/PrintableText.h"
+#include "base/PrintableText.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>

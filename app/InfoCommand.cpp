@@ -7,7 +7,7 @@
 #include "analysis/MatrixResult.h"
 #include "model/RuleSuggestions.h"
 #include "io/OutputFile.h"
-#include "io/PrintableText.h"
+#include "base/PrintableText.h"
 #include "io/CheckpointReader.h"
 #include "model/TensorNameRules.h"
 

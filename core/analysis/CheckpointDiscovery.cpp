@@ -2,7 +2,9 @@
 
 #include "analysis/CheckpointPlan.h"
 #include "analysis/ResultsFile.h"
+#include "io/CheckpointFormats.h"
 #include "io/RegularFile.h"
+#include "io/TrainingFileNames.h"
 
 #include <QCollator>
 #include <QDir>

@@ -9,6 +9,7 @@
 // into a folder already read are followed once.
 #pragma once
 
+#include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "io/FolderWeights.h"
 

@@ -1,6 +1,6 @@
 #include "analysis/MetricsTable.h"
 
-#include "io/PrintableText.h"
+#include "base/PrintableText.h"
 
 #include <QJsonArray>
 #include <QJsonObject>

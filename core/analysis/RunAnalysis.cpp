@@ -1,6 +1,6 @@
 #include "analysis/RunAnalysis.h"
 
-#include "io/PrintableText.h"
+#include "base/PrintableText.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -9,6 +9,7 @@
 #include "analysis/ContentFingerprint.h"
 #include "analysis/MatrixPartSource.h"
 #include "analysis/ResultsFile.h"
+#include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "spectral/WeightWatcherMetrics.h"
 

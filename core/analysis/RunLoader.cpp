@@ -1,7 +1,7 @@
 #include "analysis/RunLoader.h"
 
 #include "analysis/ResultsFile.h"
-#include "io/PrintableText.h"
+#include "base/PrintableText.h"
 
 #include <QFileInfo>
 

@@ -78,32 +78,4 @@ int storedElementBytes(const QString &dtype);
 // stacked experts). Empty when it fits, and for a dtype whose size is not known.
 QString declaredSizeProblem(const TensorInfo &tensor, qint64 storedBytes);
 
-// Suffixes of files that may hold a checkpoint's weights ("pt", "safetensors", …); the format
-// itself is still detected by content.
-const QStringList &weightFileSuffixes();
-// What training writes beside the weights, known by name and never weights: optimizer, scheduler,
-// gradient scaler and RNG state, trainer arguments and state, tokenizer files, configs, TensorBoard
-// event files, logs and images. The kind ("optimizer state", "tokenizer", …), or empty.
-QString trainingSidecarKind(const QString &fileName);
-// optimizer.pt, optim_000100_rank0.pt, scheduler.pt, scaler.pt, rng_state_0.pth, training_args.bin, …
-bool isTrainingSidecar(const QString &fileName);
-
-// Opens a checkpoint, detecting its format by content: a file, or a folder holding one checkpoint.
-// Never opens what is not a regular file (a FIFO, a device). On failure returns null and sets
-// error to what is wrong (without the file name; callers prefix it).
-std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *error);
-// Whether a file's first 16 bytes are those of a format known by its bytes alone (a zip archive as
-// torch.save and .npz write, HDF5, torch.save's format before 1.6), whatever the file is called.
-bool hasCheckpointSignature(const QByteArray &head);
-
-// openCheckpoint's error for bytes no reader recognises (not a truncated file of a known format):
-// such a file is not a checkpoint still being written, and is never waited for.
-inline const QString kUnrecognisedFormat = QStringLiteral("not a recognised checkpoint format");
-
-// How one checkpoint's weights lie on disk: one file; an index and its shards; shards named
-// -0000k-of-0000n without an index; .npy arrays, one per tensor.
-enum class WeightsLayout { OneFile, ShardIndex, NamedShards, NpyArrays };
-// Opens weights laid out so: `files` is the file, the index (then its shards), the shards, or the arrays.
-std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, const QStringList &files, QString *error);
-
 } // namespace rankscope

@@ -1,8 +1,10 @@
 #include "io/FileContent.h"
 
+#include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "io/NpyFormat.h"
 #include "io/RegularFile.h"
+#include "io/TrainingFileNames.h"
 
 #include <QFileInfo>
 #include <QStringList>

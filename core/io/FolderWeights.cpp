@@ -1,9 +1,11 @@
 #include "io/FolderWeights.h"
 
+#include "io/CheckpointFormats.h"
 #include "io/FileContent.h"
-#include "io/PrintableText.h"
+#include "base/PrintableText.h"
 #include "io/RegularFile.h"
 #include "io/ShardedCheckpointReader.h"
+#include "io/TrainingFileNames.h"
 
 #include <QDir>
 #include <QFileInfo>

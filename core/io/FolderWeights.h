@@ -5,6 +5,7 @@
 // a role and the reason for it. Subfolders are listed, not entered.
 #pragma once
 
+#include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 
 #include <QList>

@@ -1,7 +1,7 @@
 #include "io/SafetensorsReader.h"
 
 #include "io/ElementDecoder.h"
-#include "io/PrintableText.h"
+#include "base/PrintableText.h"
 #include "io/RegularFile.h"
 
 #include <QJsonArray>

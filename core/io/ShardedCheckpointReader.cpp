@@ -1,6 +1,7 @@
 #include "io/ShardedCheckpointReader.h"
 
-#include "io/PrintableText.h"
+#include "io/CheckpointFormats.h"
+#include "base/PrintableText.h"
 #include "io/RegularFile.h"
 
 #include <QDir>

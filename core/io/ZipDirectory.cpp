@@ -1,7 +1,7 @@
 #include "io/ZipDirectory.h"
 
 #include "io/MemoryBudget.h"
-#include "io/PrintableText.h"
+#include "base/PrintableText.h"
 
 #include <QtEndian>
 #include <zlib.h>

@@ -1,6 +1,6 @@
 #include "model/TensorNameRules.h"
 
-#include "io/PrintableText.h"
+#include "base/PrintableText.h"
 #include "model/MatrixIdentity.h"
 
 #include <QCryptographicHash>

@@ -10,6 +10,7 @@
 #include "analysis/DeltaReference.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
+#include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "spectral/SpectralMetrics.h"
 

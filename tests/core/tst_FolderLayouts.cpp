@@ -6,6 +6,7 @@
 #include "analysis/CheckpointSteps.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/RunAnalyzer.h"
+#include "io/CheckpointFormats.h"
 #include "io/RegularFile.h"
 
 #include <QBuffer>

@@ -3,7 +3,9 @@
 #include "TorchCheckpointWriter.h"
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/RunAnalyzer.h"
+#include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
+#include "io/TrainingFileNames.h"
 
 #include <QDateTime>
 #include <QTemporaryDir>

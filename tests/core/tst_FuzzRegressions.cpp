@@ -4,6 +4,7 @@
 // Under the sanitizer build a relapse is a test failure.
 #include "../fuzz/Hdf5FuzzImage.h"
 #include "analysis/MatrixPartExtractor.h"
+#include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "io/NpyFormat.h"
 #include "io/PickleReader.h"

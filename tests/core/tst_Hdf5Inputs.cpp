@@ -4,6 +4,7 @@
 #include "Hdf5TestFiles.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
+#include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 
 #include <QDir>

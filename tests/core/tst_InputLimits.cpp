@@ -4,6 +4,7 @@
 #include "FormatWriters.h"
 #include "Hdf5TestFiles.h"
 #include "analysis/RunAnalyzer.h"
+#include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "io/MemoryBudget.h"
 

@@ -2,7 +2,7 @@
 // control characters escaped, fields with commas or quotes quoted, NaN as "nan" in CSV and null in JSON.
 #include "analysis/MetricsTable.h"
 #include "analysis/RunAnalysis.h"
-#include "io/PrintableText.h"
+#include "base/PrintableText.h"
 
 #include <QBuffer>
 #include <QJsonArray>

@@ -9,6 +9,7 @@
 #include "analysis/MatrixPartSource.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
+#include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "spectral/DenseBlockSource.h"
 #include "spectral/SingularValueSolver.h"

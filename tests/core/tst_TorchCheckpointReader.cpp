@@ -1,6 +1,7 @@
 #include "FormatWriters.h"
 #include "TorchCheckpointWriter.h"
 #include "analysis/RunAnalyzer.h"
+#include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "io/PickleReader.h"
 

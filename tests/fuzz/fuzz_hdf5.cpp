@@ -2,6 +2,7 @@
 // readers: the checkpoint reader, every tensor, and the results-file loader.
 #include "FuzzInput.h"
 #include "Hdf5FuzzImage.h"
+#include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "spectral/EigenvalueDensity.h"
 

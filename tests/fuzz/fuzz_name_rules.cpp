@@ -2,6 +2,7 @@
 // files, and the sharded-checkpoint index parser.
 #include "FuzzInput.h"
 #include "analysis/MatrixPartExtractor.h"
+#include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "model/CheckpointLayout.h"
 

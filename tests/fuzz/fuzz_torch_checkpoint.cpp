@@ -1,5 +1,6 @@
 // A torch.save archive end to end: zip directory, data.pkl, and every 2-D tensor read.
 #include "FuzzInput.h"
+#include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

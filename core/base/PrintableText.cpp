@@ -1,4 +1,4 @@
-#include "io/PrintableText.h"
+#include "base/PrintableText.h"
 
 #include <QList>
 #include <algorithm>

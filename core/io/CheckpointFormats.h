@@ -1,0 +1,32 @@
+// The format registry: which reader opens a file, a checkpoint folder or a set of shards, told by
+// the bytes (a table of formats in CheckpointFormats.cpp, tried in order).
+#pragma once
+
+#include "io/CheckpointReader.h"
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+#include <memory>
+
+namespace rankscope {
+
+// Opens a checkpoint, detecting its format by content: a file, or a folder holding one checkpoint.
+// Never opens what is not a regular file (a FIFO, a device). On failure returns null and sets
+// error to what is wrong (without the file name; callers prefix it).
+std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *error);
+// Whether a file's first 16 bytes are those of a format known by its bytes alone (a zip archive as
+// torch.save and .npz write, HDF5, torch.save's format before 1.6), whatever the file is called.
+bool hasCheckpointSignature(const QByteArray &head);
+
+// openCheckpoint's error for bytes no reader recognises (not a truncated file of a known format):
+// such a file is not a checkpoint still being written, and is never waited for.
+inline const QString kUnrecognisedFormat = QStringLiteral("not a recognised checkpoint format");
+
+// How one checkpoint's weights lie on disk: one file; an index and its shards; shards named
+// -0000k-of-0000n without an index; .npy arrays, one per tensor.
+enum class WeightsLayout { OneFile, ShardIndex, NamedShards, NpyArrays };
+// Opens weights laid out so: `files` is the file, the index (then its shards), the shards, or the arrays.
+std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, const QStringList &files, QString *error);
+
+} // namespace rankscope

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every check the project has, as CI runs it (after scripts/install-deps.sh):
-#   1. the Release build and the whole test suite;
+#   1. the Release build (warnings are errors) and the whole test suite;
 #   2. the Debian package from that build: installed with apt-get, the installed rankscope checked
 #      from outside the source tree, then removed again;
 #   3. the same suite built with AddressSanitizer and UndefinedBehaviorSanitizer;
@@ -11,7 +11,7 @@ jobs=$(nproc)
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DRANKSCOPE_WERROR=ON
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure
 

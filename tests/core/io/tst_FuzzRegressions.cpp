@@ -2,7 +2,7 @@
 // (tests/fuzz/regressions/<target>/), replayed through the code of its target. Each input X comes
 // with X.expected, the problem the replay must report: no input passes by merely not crashing.
 // Under the sanitizer build a relapse is a test failure.
-#include "../fuzz/Hdf5FuzzImage.h"
+#include "fuzz/Hdf5FuzzImage.h"
 #include "analysis/MatrixPartExtractor.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"

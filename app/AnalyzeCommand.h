@@ -1,8 +1,30 @@
 // `rankscope analyze FOLDER`: every metric of every typed matrix, as CSV or JSON.
 #pragma once
 
+#include "CommandOptions.h"
+#include "analysis/RunAnalyzer.h"
+
 #include <QStringList>
+#include <optional>
 
 namespace rankscope {
+
+// What `rankscope analyze` was asked, every value read and checked.
+struct AnalyzeOptions {
+    QString folder;
+    // Energy, workers, solver and the opt-in metrics; where results go is the run's to decide.
+    AnalysisSettings settings;
+    double settleSeconds = 3; // --watch: how long a checkpoint must stay unchanged
+    QString jobsNote;         // --jobs beyond the cores: said, and clamped to them
+    std::optional<QString> csv, json, results, rules;
+    bool useCache = true;
+    bool quiet = false;
+    bool watch = false;
+    bool eachRun = false; // --runs
+};
+
+// arguments: "analyze" and what follows it.
+ParsedOptions<AnalyzeOptions> parseAnalyzeOptions(const QStringList &arguments);
 int runAnalyzeCommand(const QStringList &arguments);
-}
+
+} // namespace rankscope

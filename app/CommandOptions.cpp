@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QTextStream>
 #include <charconv>
 #include <cmath>
 #include <sys/stat.h>
@@ -54,6 +55,64 @@ bool sameFile(const QString &a, const QString &b)
 }
 
 } // namespace
+
+int CommandExit::print() const
+{
+    QTextStream(stdout) << out;
+    QTextStream(stderr) << err;
+    return status;
+}
+
+CommandParser::CommandParser(const QString &command, const QString &description)
+    : m_command(command)
+    , m_energy(QStringLiteral("energy"), QStringLiteral("Energy τ kept for compression_pct (default 0.90)."), QStringLiteral("τ"), QStringLiteral("0.90"))
+    , m_rules(QStringLiteral("rules"), QStringLiteral("Naming rules (JSON) applied before the built-in ones."), QStringLiteral("FILE"))
+{
+    setApplicationDescription(description);
+    addHelpOption();
+}
+
+void CommandParser::addFolderArgument()
+{
+    addPositionalArgument(QStringLiteral("FOLDER"), QStringLiteral("The folder of checkpoints."));
+}
+
+const QCommandLineOption &CommandParser::addEnergyOption()
+{
+    addOption(m_energy);
+    return m_energy;
+}
+
+const QCommandLineOption &CommandParser::addRulesOption()
+{
+    addOption(m_rules);
+    return m_rules;
+}
+
+std::optional<CommandExit> CommandParser::parseArguments(const QStringList &arguments)
+{
+    if (!parse(QStringList{QStringLiteral("rankscope ") + m_command} + arguments))
+        return refusal(errorText());
+    // --help is answered before anything else is asked of the arguments (it needs no FOLDER).
+    if (isSet(QStringLiteral("help")))
+        return CommandExit{0, helpText(), {}};
+    return std::nullopt;
+}
+
+CommandExit CommandParser::refusal(const QString &message) const
+{
+    return {1, {}, QStringLiteral("rankscope %1: %2\n").arg(m_command, message)};
+}
+
+std::optional<double> CommandParser::energy(QString *error) const
+{
+    return numberOption(QStringLiteral("energy"), value(m_energy), 0, 1, error, QStringLiteral("a number"), true);
+}
+
+std::optional<QString> CommandParser::rulesPath() const
+{
+    return isSet(m_rules) ? std::optional<QString>(value(m_rules)) : std::nullopt;
+}
 
 std::optional<qint64> wholeOption(const QString &name, const QString &text, qint64 min, qint64 max, QString *error, const QString &what)
 {

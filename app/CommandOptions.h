@@ -1,15 +1,61 @@
-// What the subcommands (analyze, info, export) share in reading their options: every number is
-// read whole or refused, never converted first and checked after (4294968296 wrapped to 1000, "nan"
-// passed every comparison), and every output is checked, before any work, against the inputs it
-// would destroy and the other outputs it would overwrite.
+// What the subcommands (analyze, info, export) share in reading their options: one parser that
+// answers --help and refuses bad arguments alike for every command, the options several commands
+// take, declared once (one name, one help text), every number read whole or refused, never
+// converted first and checked after (4294968296 wrapped to 1000, "nan" passed every comparison),
+// and every output checked, before any work, against the inputs it would destroy and the other
+// outputs it would overwrite.
 #pragma once
 
+#include <QCommandLineParser>
 #include <QList>
 #include <QString>
 #include <limits>
 #include <optional>
 
 namespace rankscope {
+
+// How a command ends without running: --help's text on standard output (status 0), or why its
+// arguments were refused on standard error (status 1).
+struct CommandExit {
+    int status = 0;
+    QString out;
+    QString err;
+    int print() const; // writes both, and returns the status
+};
+
+// A command's arguments read into its options struct, or the exit it ends with at once.
+template <typename Options>
+struct ParsedOptions {
+    std::optional<Options> options;
+    CommandExit exit;
+    ParsedOptions(Options parsed) : options(std::move(parsed)) {}
+    ParsedOptions(CommandExit ended) : exit(std::move(ended)) {}
+};
+
+// The parser of `rankscope COMMAND`: its description, --help, and the options that several
+// commands share, added from here so that each is declared once.
+class CommandParser : public QCommandLineParser {
+public:
+    CommandParser(const QString &command, const QString &description);
+    // FOLDER, the folder of checkpoints (analyze, info).
+    void addFolderArgument();
+    // --energy τ (analyze, export) and --rules FILE (analyze, info).
+    const QCommandLineOption &addEnergyOption();
+    const QCommandLineOption &addRulesOption();
+    // Reads the arguments (those after the command's name); nullopt when the command is to run,
+    // else its exit: --help's text, or the parser's refusal.
+    std::optional<CommandExit> parseArguments(const QStringList &arguments);
+    // "rankscope COMMAND: message", exit status 1.
+    CommandExit refusal(const QString &message) const;
+    // --energy's value: a number in (0, 1]; nullopt with the refusal's message when it is not one.
+    std::optional<double> energy(QString *error) const;
+    // --rules' file, when given.
+    std::optional<QString> rulesPath() const;
+
+private:
+    QString m_command;
+    QCommandLineOption m_energy, m_rules;
+};
 
 // --name's value as a whole number from min to max: decimal digits with an optional minus sign and
 // nothing else ("1e3", "0x10", "2.5" are refused, and so is a value past 64 bits, never wrapped or

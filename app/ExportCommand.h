@@ -2,8 +2,41 @@
 // same views, from a checkpoint folder (analysed first if needed) or a results file.
 #pragma once
 
+#include "CommandOptions.h"
+#include "FigureSize.h"
+#include "FigureView.h"
+#include "LegendPosition.h"
+#include "analysis/MetricAggregation.h"
+#include "spectral/MetricCatalog.h"
+#include "spectral/SpectralMetrics.h"
+
 #include <QStringList>
+#include <optional>
 
 namespace rankscope {
+
+// What `rankscope export` was asked, every value read and checked. What names something in the
+// runs (a block, an expert, a type, a step) is checked against them once they are loaded.
+struct ExportOptions {
+    QStringList sources;
+    FigureKind kind = FigureKind::Lines;
+    QString out;
+    std::optional<Metric> metric;
+    double energy = kDefaultEnergy;
+    std::optional<LayerRange> layers;
+    std::optional<qint64> layer; // spectrum
+    std::optional<qint64> step;  // nullopt: the last
+    FigureSize size;             // preset, size, resolution, font and theme
+    LegendPosition legend = LegendPosition::Auto;
+    std::optional<QString> types, byLayer, block, expert, title;
+    QString type; // spectrum: the matrix type, as given
+    bool relativeDepth = false;
+    bool relativeStep = false;
+    bool alphaGuide = true;
+};
+
+// arguments: "export" and what follows it.
+ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments);
 int runExportCommand(const QStringList &arguments);
-}
+
+} // namespace rankscope

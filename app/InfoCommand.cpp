@@ -5,6 +5,7 @@
 #include "analysis/CheckpointPlan.h"
 #include "analysis/CheckpointSteps.h"
 #include "analysis/MatrixResult.h"
+#include "analysis/RunSummary.h"
 #include "model/RuleSuggestions.h"
 #include "io/OutputFile.h"
 #include "base/PrintableText.h"
@@ -53,96 +54,179 @@ void printTable(QTextStream &out, QList<QStringList> rows)
     }
 }
 
-} // namespace
-
-int runInfoCommand(const QStringList &arguments)
+QStringList distinct(QStringList list)
 {
-    QTextStream out(stdout), err(stderr);
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("List how every file of FOLDER was classified and why, its checkpoints, and the tensors of one of them."));
-    parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("FOLDER"), QStringLiteral("The folder of checkpoints."));
-    const QCommandLineOption stepOption(QStringLiteral("step"), QStringLiteral("The checkpoint whose tensors are listed: a step, final, or last (default)."), QStringLiteral("S"), QStringLiteral("last"));
-    const QCommandLineOption rulesOption(QStringLiteral("rules"), QStringLiteral("Naming rules (JSON) applied before the built-in ones."), QStringLiteral("FILE"));
-    const QCommandLineOption suggestOption(QStringLiteral("suggest-rules"), QStringLiteral("Write a draft rules file for the attention/MLP-looking tensors no rule types."), QStringLiteral("FILE"));
-    parser.addOptions({stepOption, rulesOption, suggestOption});
-    const bool parsed = parser.parse(QStringList{QStringLiteral("rankscope info")} + arguments.mid(1));
-    // --help is answered before anything else is asked of the arguments (it needs no FOLDER).
-    if (parsed && parser.isSet(QStringLiteral("help"))) {
-        out << parser.helpText();
-        return 0;
+    list.removeDuplicates();
+    return list;
+}
+
+// One tensor table of a checkpoint: one row per tensor of two or more dimensions: name, shape,
+// dtype, [block], layer, [expert], then the rule and the type (or why it has none).
+class TensorTable {
+public:
+    explicit TensorTable(const CheckpointLayout &layout);
+    // nullopt for what no rule considers (biases, norms, scalars).
+    std::optional<QStringList> row(const TensorInfo &tensor) const;
+    QStringList header() const;
+    // How many matrices the tensor is typed as (0 when it is not typed).
+    int typedParts(const QString &tensor) const
+    {
+        const PlannedTensor *t = m_typed.value(tensor);
+        return t ? int(t->parts.size()) : 0;
     }
-    if (!parsed || parser.positionalArguments().size() != 1) {
-        err << "rankscope info: " << (parser.errorText().isEmpty() ? QStringLiteral("give exactly one FOLDER") : parser.errorText()) << '\n';
-        return 1;
-    }
-    TensorNameRules rules = TensorNameRules::builtIn();
-    if (parser.isSet(rulesOption)) {
-        QString error;
-        auto user = TensorNameRules::withUserRules(parser.value(rulesOption), &error);
-        if (!user) {
-            err << "rankscope info: " << printableText(error) << '\n';
-            return 1;
+
+private:
+    QHash<QString, const PlannedTensor *> m_typed;
+    QHash<QString, const LeftOutTensor *> m_leftOut;
+    bool m_anyBlock = false, m_anyExpert = false;
+};
+
+TensorTable::TensorTable(const CheckpointLayout &layout)
+{
+    for (const PlannedTensor &t : layout.typed) {
+        m_typed.insert(t.tensor, &t);
+        for (const MatrixPart &p : t.parts) {
+            m_anyBlock |= !p.id.block.isEmpty();
+            m_anyExpert |= !p.id.expert.isEmpty();
         }
-        rules = *user;
     }
-    // Where the draft goes is checked before anything is read: a writable place, not a checkpoint
-    // (a path of the run's own, say), an array or a results file, and not the --rules file read.
-    if (parser.isSet(suggestOption)) {
-        const OptionPath draft{QStringLiteral("suggest-rules"), parser.value(suggestOption)};
+    for (const LeftOutTensor &t : layout.leftOut)
+        m_leftOut.insert(t.tensor, &t);
+}
+
+QStringList TensorTable::header() const
+{
+    QStringList header{"name", "shape", "dtype"};
+    if (m_anyBlock)
+        header << QStringLiteral("block");
+    header << QStringLiteral("layer");
+    if (m_anyExpert)
+        header << QStringLiteral("expert");
+    header << QStringLiteral("rule") << QStringLiteral("type");
+    return header;
+}
+
+std::optional<QStringList> TensorTable::row(const TensorInfo &tensor) const
+{
+    const PlannedTensor *t = m_typed.value(tensor.name);
+    const LeftOutTensor *left = m_leftOut.value(tensor.name);
+    if (!t && !left)
+        return std::nullopt;
+    QStringList blocks, layers, experts, types;
+    for (const MatrixPart &p : t ? t->parts : QList<MatrixPart>()) {
+        blocks << (p.id.block.isEmpty() ? QStringLiteral("-") : p.id.block);
+        layers << QString::number(p.id.layer);
+        experts << (p.id.expert.isEmpty() ? QStringLiteral("-") : p.id.expert);
+        types << csvName(p.id.type);
+    }
+    experts = distinct(experts);
+    QString what = left ? (left->reported ? QStringLiteral("NOT ANALYSED: ") : QStringLiteral("skipped: ")) + left->reason
+                        : distinct(types).join(QLatin1String(", ")) + (t->parts.size() > 1 && experts.size() <= 1 ? QStringLiteral(" (split)") : QString());
+    QStringList row{tensor.name, shapeText(tensor.shape), tensor.dtype};
+    if (m_anyBlock)
+        row << (t ? distinct(blocks).join(QLatin1String(", ")) : QStringLiteral("-"));
+    row << (t ? distinct(layers).join(QLatin1String(", ")) : QStringLiteral("-"));
+    if (m_anyExpert)
+        row << (experts.size() > 3 ? QStringLiteral("%1…%2 (%3)").arg(experts.first(), experts.last()).arg(experts.size())
+                                   : t ? experts.join(QLatin1String(", ")) : QStringLiteral("-"));
+    // Which rule typed it: a family's, a rules file's, or the generic pass (by its name alone).
+    row << (t ? t->family : QStringLiteral("-")) << what;
+    return row;
+}
+
+// One checkpoint of the listing, as its table shows it.
+struct CheckpointRow {
+    QString step, format, path, problem, stepSource, config;
+    QStringList warnings; // read, but not clean (an unsafe pickle)
+    const CheckpointFile *file;
+};
+
+// One `rankscope info`: the folder's files, its checkpoints, and one checkpoint's tensors, on
+// standard output; what stops it on standard error.
+class InfoReport {
+public:
+    explicit InfoReport(const InfoOptions &options) : m_options(options), m_out(stdout), m_err(stderr) {}
+    int run();
+
+private:
+    QString relative(const QString &path) const;
+    bool prepare();
+    void printFiles(const CheckpointListing &listing);
+    void printRuns(const CheckpointListing &listing);
+    QList<CheckpointRow> readCheckpoints(const StepPlan &steps);
+    void printCheckpoints(const QList<CheckpointRow> &rows, const StepPlan &steps, const CheckpointListing &listing);
+    int printTensors(const CheckpointRow &chosen);
+    void printTensorTotals(const CheckpointPlan &plan, int typed);
+    bool writeDraft(const CheckpointPlan &plan);
+
+    const InfoOptions &m_options;
+    QTextStream m_out, m_err;
+    TensorNameRules m_rules = TensorNameRules::builtIn();
+    QDir m_base;
+    bool m_anyProblem = false;
+};
+
+QString InfoReport::relative(const QString &path) const
+{
+    const QString r = m_base.relativeFilePath(QFileInfo(path).absoluteFilePath());
+    return r == QLatin1String(".") ? QStringLiteral("./") : r;
+}
+
+// The rules, and where the draft goes, checked before anything is read: a writable place, not a
+// checkpoint (a path of the run's own, say), an array or a results file, and not the --rules file read.
+bool InfoReport::prepare()
+{
+    if (m_options.rules) {
+        QString error;
+        auto user = TensorNameRules::withUserRules(*m_options.rules, &error);
+        if (!user) {
+            m_err << "rankscope info: " << printableText(error) << '\n';
+            return false;
+        }
+        m_rules = *user;
+    }
+    if (m_options.suggestRules) {
+        const OptionPath draft{QStringLiteral("suggest-rules"), *m_options.suggestRules};
         QString problem = outputFileProblem(draft.path);
         if (problem.isEmpty())
             problem = replacedInputProblem(draft);
-        if (problem.isEmpty() && parser.isSet(rulesOption))
-            problem = sharedPathProblem({draft}, {{QStringLiteral("rules"), parser.value(rulesOption)}});
+        if (problem.isEmpty() && m_options.rules)
+            problem = sharedPathProblem({draft}, {{QStringLiteral("rules"), *m_options.rules}});
         if (!problem.isEmpty()) {
-            err << "rankscope info: " << printableText(problem) << '\n';
-            return 1;
+            m_err << "rankscope info: " << printableText(problem) << '\n';
+            return false;
         }
     }
-    const QString folder = parser.positionalArguments().first();
-    if (!QFileInfo(folder).isDir()) {
-        err << printableText(folder) << ": not a folder\n";
-        return 1;
-    }
-    const CheckpointListing listing = CheckpointDiscovery::scan(folder);
-    const QDir base(QFileInfo(folder).absoluteFilePath());
-    auto relative = [&](const QString &path) {
-        const QString r = base.relativeFilePath(QFileInfo(path).absoluteFilePath());
-        return r == QLatin1String(".") ? QStringLiteral("./") : r;
-    };
+    return true;
+}
 
-    // Every file and folder, with what it was taken for and why: nothing is left out unexplained.
-    out << "Files and folders in " << printableText(QDir::toNativeSeparators(base.absolutePath())) << " (" << listing.files.size() << "):\n";
+// Every file and folder, with what it was taken for and why: nothing is left out unexplained.
+void InfoReport::printFiles(const CheckpointListing &listing)
+{
+    m_out << "Files and folders in " << printableText(QDir::toNativeSeparators(m_base.absolutePath())) << " (" << listing.files.size() << "):\n";
     QList<QStringList> fileTable;
     for (const ClassifiedFile &file : listing.files)
         fileTable << QStringList{relative(file.path), fileRoleName(file.role), file.reason};
-    printTable(out, fileTable);
-    out << '\n';
+    printTable(m_out, fileTable);
+    m_out << '\n';
+}
 
-    if (listing.checkpoints.isEmpty()) {
-        if (!listing.runs.isEmpty()) {
-            QStringList names;
-            for (const QString &run : listing.runs)
-                names << relative(run);
-            out << "No checkpoints of its own: " << printableText(folder) << " holds " << listing.runs.size() << " run(s): "
-                << printableText(names.join(QLatin1String(", "))) << ".\nrankscope info " << printableText(QDir(folder).filePath(names.first()))
-                << " lists one; rankscope analyze " << printableText(folder) << " --runs analyses each into its own results file.\n";
-        }
-        err << printableText(folder) << ": no checkpoints found\n";
-        return 1;
-    }
-    QList<const CheckpointFile *> files;
-    for (const CheckpointFile &file : listing.checkpoints)
-        files.append(&file);
-    const StepPlan steps = CheckpointSteps::decide(files);
-    struct Row {
-        QString step, format, path, problem, stepSource, config;
-        QStringList warnings; // read, but not clean (an unsafe pickle)
-        const CheckpointFile *file;
-    };
-    QList<Row> rows;
-    bool anyProblem = false;
+// A folder of runs, with no checkpoints of its own: which runs, and how to list or analyse them.
+void InfoReport::printRuns(const CheckpointListing &listing)
+{
+    const QString &folder = m_options.folder;
+    QStringList names;
+    for (const QString &run : listing.runs)
+        names << relative(run);
+    m_out << "No checkpoints of its own: " << printableText(folder) << " holds " << listing.runs.size() << " run(s): "
+          << printableText(names.join(QLatin1String(", "))) << ".\nrankscope info " << printableText(QDir(folder).filePath(names.first()))
+          << " lists one; rankscope analyze " << printableText(folder) << " --runs analyses each into its own results file.\n";
+}
+
+// Every checkpoint opened once: its format, or why it cannot be read, and its warnings.
+QList<CheckpointRow> InfoReport::readCheckpoints(const StepPlan &steps)
+{
+    QList<CheckpointRow> rows;
     for (const PlacedCheckpoint &placed : steps.checkpoints) {
         const CheckpointFile &file = *placed.file;
         QString error;
@@ -150,130 +234,163 @@ int runInfoCommand(const QStringList &arguments)
         const QStringList warnings = reader ? reader->warnings() : QStringList();
         rows.append({stepLabel(placed.step, placed.unnumbered), reader ? reader->formatName() : QStringLiteral("-"), relative(file.path), error,
                      placed.stepSource, file.configPath.isEmpty() ? QStringLiteral("none") : relative(file.configPath), warnings, &file});
-        anyProblem |= !reader || !warnings.isEmpty();
+        m_anyProblem |= !reader || !warnings.isEmpty();
     }
-    out << "Checkpoints in " << printableText(QDir::toNativeSeparators(base.absolutePath())) << " (" << rows.size() << "):\n";
+    return rows;
+}
+
+void InfoReport::printCheckpoints(const QList<CheckpointRow> &rows, const StepPlan &steps, const CheckpointListing &listing)
+{
+    m_out << "Checkpoints in " << printableText(QDir::toNativeSeparators(m_base.absolutePath())) << " (" << rows.size() << "):\n";
     QList<QStringList> checkpointTable{{"step", "format", "path", "config.json", "step from"}};
-    for (const Row &row : rows) {
+    for (const CheckpointRow &row : rows) {
         QString last = row.stepSource + (row.problem.isEmpty() ? QString() : QStringLiteral("  — not readable: ") + row.problem);
         for (const QString &warning : row.warnings)
             last += QStringLiteral("  — ") + warning;
         checkpointTable << QStringList{row.step, row.format, row.path, row.config, last};
     }
-    printTable(out, checkpointTable);
+    printTable(m_out, checkpointTable);
     for (const SkippedFile &duplicate : steps.duplicates)
-        out << "  not analysed: " << printableText(relative(duplicate.path)) << ": " << printableText(duplicate.reason) << '\n';
+        m_out << "  not analysed: " << printableText(relative(duplicate.path)) << ": " << printableText(duplicate.reason) << '\n';
     for (const QString &note : steps.notes)
-        out << "  note: " << printableText(note) << '\n';
+        m_out << "  note: " << printableText(note) << '\n';
     for (const QString &run : listing.runs)
-        out << "  note: " << printableText(relative(run)) << " holds a run of its own, not part of this one: rankscope info "
-            << printableText(QDir(folder).filePath(relative(run))) << '\n';
+        m_out << "  note: " << printableText(relative(run)) << " holds a run of its own, not part of this one: rankscope info "
+              << printableText(QDir(m_options.folder).filePath(relative(run))) << '\n';
+}
 
-    const QString wanted = parser.value(stepOption);
-    const Row *chosen = nullptr;
-    for (const Row &row : rows)
-        if (wanted == QLatin1String("last") ? row.problem.isEmpty() : row.step == wanted)
-            chosen = &row;
-    if (!chosen) {
-        err << "rankscope info: no readable checkpoint with step " << wanted << '\n';
-        return 1;
-    }
+// The chosen checkpoint's model and tensors, and the draft rules when asked; the exit status.
+int InfoReport::printTensors(const CheckpointRow &chosen)
+{
     QString error;
-    auto reader = chosen->file->open(&error);
+    auto reader = chosen.file->open(&error);
     if (!reader) {
-        err << printableText(chosen->path) << ": " << printableText(error) << '\n';
+        m_err << printableText(chosen.path) << ": " << printableText(error) << '\n';
         return 1;
     }
-    const CheckpointPlan plan = CheckpointPlan::make(*chosen->file, *reader, rules);
-    out << "\nTensors of step " << chosen->step << " (" << printableText(chosen->path) << "):\n";
+    const CheckpointPlan plan = CheckpointPlan::make(*chosen.file, *reader, m_rules);
+    m_out << "\nTensors of step " << chosen.step << " (" << printableText(chosen.path) << "):\n";
     if (!plan.config.isEmpty())
-        out << "  model: " << printableText(plan.config.describeModel().isEmpty() ? QStringLiteral("no model_type") : plan.config.describeModel())
-            << "; config from " << printableText(plan.config.sources().join(QLatin1String(", "))) << '\n';
+        m_out << "  model: " << printableText(plan.config.describeModel().isEmpty() ? QStringLiteral("no model_type") : plan.config.describeModel())
+              << "; config from " << printableText(plan.config.sources().join(QLatin1String(", "))) << '\n';
     else
-        out << "  model: no config.json or hyper-parameters found\n";
-
-    // One row per tensor of two or more dimensions: name, shape, dtype, [block], layer, [expert],
-    // then the type (or why it has none), every column but the last as wide as its longest cell.
-    bool anyBlock = false, anyExpert = false;
-    for (const PlannedTensor &t : plan.layout.typed)
-        for (const MatrixPart &p : t.parts) {
-            anyBlock |= !p.id.block.isEmpty();
-            anyExpert |= !p.id.expert.isEmpty();
-        }
-    QHash<QString, const PlannedTensor *> typedByName;
-    QHash<QString, const LeftOutTensor *> leftByName;
-    for (const PlannedTensor &t : plan.layout.typed)
-        typedByName.insert(t.tensor, &t);
-    for (const LeftOutTensor &t : plan.layout.leftOut)
-        leftByName.insert(t.tensor, &t);
-    auto distinct = [](QStringList list) {
-        list.removeDuplicates();
-        return list;
-    };
-    QList<QStringList> table{{"name", "shape", "dtype"}};
-    if (anyBlock)
-        table[0] << QStringLiteral("block");
-    table[0] << QStringLiteral("layer");
-    if (anyExpert)
-        table[0] << QStringLiteral("expert");
-    table[0] << QStringLiteral("rule") << QStringLiteral("type");
+        m_out << "  model: no config.json or hyper-parameters found\n";
+    const TensorTable columns(plan.layout);
+    QList<QStringList> table{columns.header()};
     int typed = 0;
     for (const TensorInfo &tensor : reader->tensors()) {
-        const PlannedTensor *t = typedByName.value(tensor.name);
-        const LeftOutTensor *left = leftByName.value(tensor.name);
-        if (!t && !left)
-            continue; // biases, norms, scalars
-        QStringList blocks, layers, experts, types;
-        for (const MatrixPart &p : t ? t->parts : QList<MatrixPart>()) {
-            blocks << (p.id.block.isEmpty() ? QStringLiteral("-") : p.id.block);
-            layers << QString::number(p.id.layer);
-            experts << (p.id.expert.isEmpty() ? QStringLiteral("-") : p.id.expert);
-            types << csvName(p.id.type);
+        if (const std::optional<QStringList> row = columns.row(tensor)) {
+            table << *row;
+            typed += columns.typedParts(tensor.name);
         }
-        experts = distinct(experts);
-        QString what = left ? (left->reported ? QStringLiteral("NOT ANALYSED: ") : QStringLiteral("skipped: ")) + left->reason
-                            : distinct(types).join(QLatin1String(", ")) + (t->parts.size() > 1 && experts.size() <= 1 ? QStringLiteral(" (split)") : QString());
-        QStringList row{tensor.name, shapeText(tensor.shape), tensor.dtype};
-        if (anyBlock)
-            row << (t ? distinct(blocks).join(QLatin1String(", ")) : QStringLiteral("-"));
-        row << (t ? distinct(layers).join(QLatin1String(", ")) : QStringLiteral("-"));
-        if (anyExpert)
-            row << (experts.size() > 3 ? QStringLiteral("%1…%2 (%3)").arg(experts.first(), experts.last()).arg(experts.size())
-                                       : t ? experts.join(QLatin1String(", ")) : QStringLiteral("-"));
-        // Which rule typed it: a family's, a rules file's, or the generic pass (by its name alone).
-        row << (t ? t->family : QStringLiteral("-")) << what;
-        table << row;
-        typed += t ? int(t->parts.size()) : 0;
     }
-    printTable(out, table);
+    printTable(m_out, table);
+    printTensorTotals(plan, typed);
+    if (m_options.suggestRules && !writeDraft(plan))
+        return 1;
+    // Unreadable or unsafe checkpoints, and attention/MLP-looking tensors left out, are skipped work.
+    return int(m_anyProblem || !plan.layout.reported().isEmpty() ? ExitStatus::Skipped : ExitStatus::Clean);
+}
+
+void InfoReport::printTensorTotals(const CheckpointPlan &plan, int typed)
+{
     const QList<LeftOutTensor> reported = plan.layout.reported();
-    out << "  " << typed << " typed matrices";
+    m_out << "  " << typed << " typed matrices";
     if (!reported.isEmpty())
-        out << "; " << reported.size() << " attention/MLP-looking tensors not analysed (marked NOT ANALYSED)";
-    out << '\n';
+        m_out << "; " << reported.size() << " attention/MLP-looking tensors not analysed (marked NOT ANALYSED)";
+    m_out << '\n';
     if (!reported.isEmpty() && plan.layout.typed.isEmpty()) {
         const QString model = plan.config.describeModel();
-        out << "\nNo rule knows this model" << (model.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(printableText(model)))
-            << ". Write naming rules (docs/naming-rules.md) and pass them with --rules;\n"
-               "rankscope info FOLDER --suggest-rules FILE writes a first draft from these tensor names.\n";
+        m_out << "\nNo rule knows this model" << (model.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(printableText(model)))
+              << ". Write naming rules (docs/naming-rules.md) and pass them with --rules;\n"
+                 "rankscope info FOLDER --suggest-rules FILE writes a first draft from these tensor names.\n";
     }
+}
 
-    if (parser.isSet(suggestOption)) {
-        const QString path = parser.value(suggestOption);
-        const QJsonDocument draft = RuleSuggestions::draft(plan.layout.reported(), plan.config);
-        if (draft.object().value(QLatin1String("rules")).toArray().isEmpty()) {
-            out << "\nEvery attention/MLP-looking tensor is typed already: no rules to suggest.\n";
-        } else {
-            QString writeError;
-            if (!writeOutputFile(path, draft.toJson(QJsonDocument::Indented), &writeError)) {
-                err << "rankscope info: " << printableText(writeError) << '\n';
-                return 1;
-            }
-            out << "\nWrote a draft of " << draft.object().value(QLatin1String("rules")).toArray().size() << " rules to " << printableText(path)
-                << ": check each rule's type (and split), then pass it with --rules.\n";
-        }
+// --suggest-rules: a draft rule for every attention/MLP-looking tensor no rule types.
+bool InfoReport::writeDraft(const CheckpointPlan &plan)
+{
+    const QString &path = *m_options.suggestRules;
+    const QJsonDocument draft = RuleSuggestions::draft(plan.layout.reported(), plan.config);
+    if (draft.object().value(QLatin1String("rules")).toArray().isEmpty()) {
+        m_out << "\nEvery attention/MLP-looking tensor is typed already: no rules to suggest.\n";
+        return true;
     }
-    return anyProblem || !reported.isEmpty() ? 2 : 0;
+    QString writeError;
+    if (!writeOutputFile(path, draft.toJson(QJsonDocument::Indented), &writeError)) {
+        m_err << "rankscope info: " << printableText(writeError) << '\n';
+        return false;
+    }
+    m_out << "\nWrote a draft of " << draft.object().value(QLatin1String("rules")).toArray().size() << " rules to " << printableText(path)
+          << ": check each rule's type (and split), then pass it with --rules.\n";
+    return true;
+}
+
+int InfoReport::run()
+{
+    if (!prepare())
+        return 1;
+    const QString &folder = m_options.folder;
+    if (!QFileInfo(folder).isDir()) {
+        m_err << printableText(folder) << ": not a folder\n";
+        return 1;
+    }
+    const CheckpointListing listing = CheckpointDiscovery::scan(folder);
+    m_base = QDir(QFileInfo(folder).absoluteFilePath());
+    printFiles(listing);
+    if (listing.checkpoints.isEmpty()) {
+        if (!listing.runs.isEmpty())
+            printRuns(listing);
+        m_err << printableText(folder) << ": no checkpoints found\n";
+        return 1;
+    }
+    QList<const CheckpointFile *> files;
+    for (const CheckpointFile &file : listing.checkpoints)
+        files.append(&file);
+    const StepPlan steps = CheckpointSteps::decide(files);
+    const QList<CheckpointRow> rows = readCheckpoints(steps);
+    printCheckpoints(rows, steps, listing);
+    const CheckpointRow *chosen = nullptr;
+    for (const CheckpointRow &row : rows)
+        if (m_options.step == QLatin1String("last") ? row.problem.isEmpty() : row.step == m_options.step)
+            chosen = &row;
+    if (!chosen) {
+        m_err << "rankscope info: no readable checkpoint with step " << m_options.step << '\n';
+        return 1;
+    }
+    return printTensors(*chosen);
+}
+
+} // namespace
+
+ParsedOptions<InfoOptions> parseInfoOptions(const QStringList &arguments)
+{
+    CommandParser parser(QStringLiteral("info"), QStringLiteral("List how every file of FOLDER was classified and why, its checkpoints, and the tensors of one of them."));
+    parser.addFolderArgument();
+    const QCommandLineOption step(QStringLiteral("step"), QStringLiteral("The checkpoint whose tensors are listed: a step, final, or last (default)."), QStringLiteral("S"), QStringLiteral("last"));
+    const QCommandLineOption suggest(QStringLiteral("suggest-rules"), QStringLiteral("Write a draft rules file for the attention/MLP-looking tensors no rule types."), QStringLiteral("FILE"));
+    parser.addOption(step);
+    parser.addRulesOption();
+    parser.addOption(suggest);
+    if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
+        return *exit;
+    if (parser.positionalArguments().size() != 1)
+        return parser.refusal(QStringLiteral("give exactly one FOLDER"));
+    InfoOptions options;
+    options.folder = parser.positionalArguments().first();
+    options.step = parser.value(step);
+    options.rules = parser.rulesPath();
+    if (parser.isSet(suggest))
+        options.suggestRules = parser.value(suggest);
+    return options;
+}
+
+int runInfoCommand(const QStringList &arguments)
+{
+    const ParsedOptions<InfoOptions> parsed = parseInfoOptions(arguments);
+    if (!parsed.options)
+        return parsed.exit.print();
+    return InfoReport(*parsed.options).run();
 }
 
 } // namespace rankscope

@@ -3,8 +3,23 @@
 // 2-D tensor with the layer and type it is assigned or why it is not analysed.
 #pragma once
 
+#include "CommandOptions.h"
+
 #include <QStringList>
+#include <optional>
 
 namespace rankscope {
+
+// What `rankscope info` was asked.
+struct InfoOptions {
+    QString folder;
+    QString step = QStringLiteral("last"); // the checkpoint whose tensors are listed
+    std::optional<QString> rules;
+    std::optional<QString> suggestRules; // where the draft rules go
+};
+
+// arguments: "info" and what follows it.
+ParsedOptions<InfoOptions> parseInfoOptions(const QStringList &arguments);
 int runInfoCommand(const QStringList &arguments);
-}
+
+} // namespace rankscope

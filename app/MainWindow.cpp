@@ -13,6 +13,7 @@
 #include "WindowTheme.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/ResultsFile.h"
+#include "analysis/RunSummary.h"
 #include "io/OutputFile.h"
 
 #include <QAction>
@@ -88,6 +89,31 @@ void offerRunsAsComparison(MainWindow *window, const QString &folder, const QStr
             window->addComparedRun(run);
     });
     box->open();
+}
+
+// Why there is nothing to draw (summary.empty()), in the words that say what to do next.
+QString emptyRunMessage(const RunSummary &summary, const RunAnalysis &run, const QString &where)
+{
+    switch (summary.empty()) {
+    case RunSummary::Empty::No:
+        break;
+    case RunSummary::Empty::StillBeingWritten:
+        return MainWindow::tr("Waiting for %n checkpoint(s) in %1 still being written: each is read once it has not changed for a few seconds.",
+                              nullptr, int(summary.stillBeingWritten())).arg(where);
+    case RunSummary::Empty::NothingReadable:
+        return MainWindow::tr("Nothing in %1 could be analysed: %n file(s) or tensor(s) could not be read as checkpoints.\n\n"
+                              "The list of what was skipped and why is under the ⚠ button in the status bar.", nullptr, int(summary.notAnalysed())).arg(where);
+    case RunSummary::Empty::OnlyRuns:
+        return MainWindow::tr("%1 holds no checkpoints of its own, but %n run(s) in its subfolders.", nullptr, int(run.runs.size())).arg(where);
+    case RunSummary::Empty::NoCheckpoints:
+        return MainWindow::tr("No checkpoints in %1.\n\nRankScope reads PyTorch (.pt, .bin), safetensors, HDF5 and NumPy checkpoints; "
+                              "File ▸ Open folder… opens another folder, and new checkpoints written here appear as they arrive.").arg(where);
+    case RunSummary::Empty::Cancelled:
+        return MainWindow::tr("The analysis of %1 was cancelled before its first checkpoint was done.").arg(where);
+    case RunSummary::Empty::NoMatrices:
+        return MainWindow::tr("No attention or MLP matrices were found in %1.").arg(where);
+    }
+    return {};
 }
 
 } // namespace
@@ -484,43 +510,22 @@ void MainWindow::onFinished(const RunAnalysis &run)
     m_state->setRun(run, runNameOf(m_source));
     m_progress->setVisible(false);
     m_cancel->setVisible(false);
-    const int cached = int(std::count_if(run.checkpoints.begin(), run.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; }));
-    QString text = tr("%1: %2 checkpoints, %3 matrices").arg(runNameOf(m_source)).arg(run.checkpointsAnalysed).arg(run.results.size());
-    if (cached > 0)
-        text += tr(" (%1 from the cache)").arg(cached);
-    if (run.cancelled)
+    // Counted and judged as the command line counts and judges it (RunSummary).
+    const RunSummary summary(run);
+    QString text = runNameOf(m_source) + QStringLiteral(": ") + summary.countsText();
+    if (summary.cancelled())
         text += tr(" — cancelled");
-    if (!run.pending.isEmpty())
-        text += tr("; waiting for %n checkpoint(s) still being written", nullptr, int(run.pending.size()));
-    else if (QFileInfo(m_source).isDir() && !run.cancelled)
+    if (summary.stillBeingWritten() > 0)
+        text += tr("; waiting for %n checkpoint(s) still being written", nullptr, int(summary.stillBeingWritten()));
+    else if (QFileInfo(m_source).isDir() && !summary.cancelled())
         text += tr("; watching for new checkpoints");
     m_status->setText(text);
-    const qsizetype problems = run.issues.size() + run.sidecars.size() + run.notes.size();
-    m_issuesButton->setText(run.issues.isEmpty() ? tr("%1 skipped or noted").arg(problems) : tr("⚠ %1 not analysed").arg(run.issues.size()));
-    m_issuesButton->setVisible(problems > 0);
-    if (run.results.isEmpty() && !run.issues.isEmpty())
+    m_issuesButton->setText(summary.skippedText());
+    m_issuesButton->setVisible(summary.skippedOrNoted() > 0);
+    if (summary.matrices() == 0 && summary.notAnalysed() > 0)
         m_status->setText(tr("Nothing could be analysed in %1 — see what was skipped").arg(runNameOf(m_source)));
-    if (run.results.isEmpty()) {
-        // Why there is nothing to draw, in the words that say what to do next.
-        const QString where = QDir::toNativeSeparators(m_source);
-        QString message;
-        if (!run.pending.isEmpty() && run.checkpointsFound == 0)
-            message = tr("Waiting for %n checkpoint(s) in %1 still being written: each is read once it has not changed for a few seconds.",
-                         nullptr, int(run.pending.size())).arg(where);
-        else if (!run.issues.isEmpty())
-            message = tr("Nothing in %1 could be analysed: %n file(s) or tensor(s) could not be read as checkpoints.\n\n"
-                         "The list of what was skipped and why is under the ⚠ button in the status bar.", nullptr, int(run.issues.size())).arg(where);
-        else if (run.checkpoints.isEmpty() && !run.runs.isEmpty())
-            message = tr("%1 holds no checkpoints of its own, but %n run(s) in its subfolders.", nullptr, int(run.runs.size())).arg(where);
-        else if (run.checkpoints.isEmpty())
-            message = tr("No checkpoints in %1.\n\nRankScope reads PyTorch (.pt, .bin), safetensors, HDF5 and NumPy checkpoints; "
-                         "File ▸ Open folder… opens another folder, and new checkpoints written here appear as they arrive.").arg(where);
-        else if (run.cancelled)
-            message = tr("The analysis of %1 was cancelled before its first checkpoint was done.").arg(where);
-        else
-            message = tr("No attention or MLP matrices were found in %1.").arg(where);
-        showFiguresOr(message);
-    }
+    if (summary.empty() != RunSummary::Empty::No)
+        showFiguresOr(emptyRunMessage(summary, run, QDir::toNativeSeparators(m_source)));
     if (run.checkpoints.isEmpty() && !run.runs.isEmpty())
         offerRunsAsComparison(this, run.folder, run.runs);
 }

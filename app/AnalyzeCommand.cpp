@@ -392,7 +392,7 @@ void AnalyzeRun::reportRun(const RunAnalysis &run)
     // Never averaged, never silent: a checkpoint whose step another one keeps is named.
     for (const SkippedFile &skipped : run.sidecars)
         if (skipped.duplicate)
-            m_err << QFileInfo(skipped.path).fileName() << ": not analysed: " << skipped.reason << '\n';
+            m_err << printableText(QFileInfo(skipped.path).fileName()) << ": not analysed: " << printableText(skipped.reason) << '\n';
     for (const QString &note : run.notes)
         m_err << "note: " << printableText(note) << '\n';
     for (const QString &path : m_silent ? QStringList() : run.pending)

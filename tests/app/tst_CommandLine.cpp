@@ -462,6 +462,23 @@ private slots:
         QCOMPARE(check.out.split('\n', Qt::SkipEmptyParts).size(), 73);
     }
 
+    // A watch whose outputs cannot be written (a full disk) ends with exit status 1 when stopped,
+    // though its passes analysed everything: the CSV it was asked for does not exist.
+    void watchWithAnUnwritableOutputEndsInFailure()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_000000.pt"), dir.filePath("ckpt_000000.pt")));
+        QProcess process;
+        process.start(QStringLiteral(RANKSCOPE_BINARY), {"analyze", dir.path(), "--watch", "--no-cache", "--csv", "/dev/full", "--quiet"});
+        QVERIFY(process.waitForStarted());
+        QByteArray errors;
+        QTRY_VERIFY_WITH_TIMEOUT((errors += process.readAllStandardError()).contains("/dev/full: cannot be written"), 20000);
+        ::kill(pid_t(process.processId()), SIGINT);
+        QVERIFY(process.waitForFinished(20000));
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 1);
+    }
+
     // Ctrl+C during a long solve: the process ends at once, not after the solve, with exit status
     // 130 and the completed checkpoints in the results file; the same command then goes on.
     void interruptEndsWithinTwoSecondsAndKeepsCompletedCheckpoints()
@@ -611,6 +628,17 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(r.out.split('\n', Qt::SkipEmptyParts).size(), 49);
         QVERIFY2(r.err.contains(QRegularExpression("ckpt_(00)?1500\\.pt: not analysed: identical to ckpt_(00)?1500\\.pt, which claims the same step 1500")), qPrintable(r.err));
+
+        // A third copy whose name would clear the terminal line, older than the others so that it is
+        // the one left out: named, escaped, never written raw.
+        QFile copy(dir.filePath("zz_copy\x1b[2K.pt"));
+        QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_001500.pt"), copy.fileName()));
+        QVERIFY(copy.open(QIODevice::ReadWrite) && copy.setFileTime(QDateTime(QDate(2020, 1, 1), QTime(0, 0)), QFileDevice::FileModificationTime));
+        copy.close();
+        const Run hostile = runRankscope({"analyze", dir.path(), "--csv", "-", "--no-cache"});
+        QCOMPARE(hostile.exitCode, 0);
+        QVERIFY2(hostile.err.contains("zz_copy\\x1b[2K.pt: not analysed: identical to"), qPrintable(hostile.err));
+        QVERIFY2(!hostile.err.contains('\x1b'), qPrintable(hostile.err));
     }
 
     // A folder of runs: analyze says how without --runs, and with it writes a results file (and a

@@ -31,6 +31,7 @@ mutations=(
 "core/analysis/DeltaPlan.cpp@@    return m_enabled && cached && cached->deltaReference != m_referenceIdentity;@@    return false;@@tst_deltametrics"
 "core/analysis/AnalysisSettingsKey.cpp@@    missing.delta = delta && (!stored.delta || stored.referenceStep != referenceStep);@@    missing.delta = delta && !stored.delta;@@tst_analysissettingskey"
 "core/analysis/AnalysisProgressModel.cpp@@    if (computed)@@    if (true || computed)@@tst_analysisprogressmodel"
+"core/analysis/AnalysisProgressModel.cpp@@    const int unopened = std::max(0, progress.checkpointsTotal - progress.checkpointsDone - 1);@@    const int unopened = 0;@@tst_analysisprogressmodel"
 "core/analysis/MatrixSolve.cpp@@        result.metrics.randDistance = known.metrics.randDistance;@@        ;@@tst_matrixsolve"
 "core/analysis/CacheReusePlan.cpp@@        m_reusable << (unchanged ? cached : nullptr);@@        m_reusable << cached;@@tst_cachereuseplan"
 "core/analysis/SubspaceOverlapPlan.cpp@@            m_recompute[i - 1] = true;@@            ;@@tst_subspaceoverlapplan"

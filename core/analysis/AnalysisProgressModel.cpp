@@ -16,8 +16,13 @@ void AnalysisProgressModel::openCheckpoint(AnalysisProgress &progress, const QLi
     double plannedSeconds = 0;
     for (const MatrixShape &shape : shapes)
         plannedSeconds += m_costModel.matrixSeconds(shape);
-    progress.matricesTotal = std::max(progress.matricesTotal, progress.matricesDone + int(shapes.size()));
-    m_plannedSeconds = std::max(m_plannedSeconds, m_doneSeconds + plannedSeconds);
+    // The checkpoints not opened yet are assumed like the average one so far, this one included,
+    // as finishCheckpoint assumes them: the open checkpoint alone is not the whole run.
+    const int unopened = std::max(0, progress.checkpointsTotal - progress.checkpointsDone - 1);
+    const int matrices = progress.matricesDone + int(shapes.size());
+    progress.matricesTotal = std::max(progress.matricesTotal, matrices + unopened * (matrices / (progress.checkpointsDone + 1)));
+    const double seconds = m_doneSeconds + plannedSeconds;
+    m_plannedSeconds = std::max(m_plannedSeconds, seconds + unopened * (seconds / (m_checkpointsComputed + 1)));
     // The model's own pace for this checkpoint (core-seconds per wall second), until work is done.
     const double plannedWall = m_costModel.wallSeconds(shapes, m_workers);
     m_modelPace = plannedWall > 0 ? plannedSeconds / plannedWall : m_workers;

@@ -90,8 +90,46 @@ private slots:
         model.openCheckpoint(progress, {{64, 64}});
         QCOMPARE(progress.matricesTotal, 10);
         progress.matricesDone = 10;
+        progress.checkpointsDone = 2;
         model.openCheckpoint(progress, {{64, 64}, {64, 64}});
         QCOMPARE(progress.matricesTotal, 12);
+    }
+
+    // Issue #29: the first checkpoint is not the whole run. From the first checkpoint opened on,
+    // the checkpoints not yet opened count as the average one so far, so the share done never
+    // falls back when a checkpoint ends ("0/4 checkpoints" at two thirds, then a third), and the
+    // ETA covers the whole run instead of growing fourfold after the first checkpoint.
+    void progressNeverGoesBack()
+    {
+        AnalysisProgressModel model(SvdMethod::FastGram, 1);
+        model.start();
+        AnalysisProgress progress;
+        progress.checkpointsTotal = 4;
+        const QList<MatrixShape> shapes{{128, 128}, {128, 512}, {512, 128}};
+        double share = 0, elapsed = 0, eta = -1;
+        for (int checkpoint = 0; checkpoint < 4; ++checkpoint) {
+            model.openCheckpoint(progress, shapes);
+            QCOMPARE(progress.matricesTotal, 12);
+            double doneHere = 0;
+            for (const MatrixShape &shape : shapes) {
+                ++progress.matricesDone;
+                doneHere += model.costModel().matrixSeconds(shape);
+                elapsed += 2 * model.costModel().matrixSeconds(shape); // a steady pace
+                model.updateEta(progress, model.doneSeconds() + doneHere, elapsed);
+                const double now = double(progress.matricesDone) / progress.matricesTotal;
+                QVERIFY2(now >= share, qPrintable(QStringLiteral("%1 after %2").arg(now).arg(share)));
+                share = now;
+                // At a steady pace, what is left only shrinks.
+                if (eta >= 0)
+                    QVERIFY2(progress.etaSeconds <= eta + 1e-9, qPrintable(QStringLiteral("ETA %1 after %2").arg(progress.etaSeconds).arg(eta)));
+                eta = progress.etaSeconds;
+            }
+            model.addDone(doneHere);
+            model.finishCheckpoint(progress, true);
+            QCOMPARE(progress.matricesTotal, 12);
+            QCOMPARE(double(progress.matricesDone) / progress.matricesTotal, share);
+        }
+        QCOMPARE(share, 1.0);
     }
 };
 

@@ -16,7 +16,7 @@ mutations=(
 "core/io/ElementDecoder.cpp@@quint16(b) << 8@@quint16(b) << 7@@tst_formatreaders"
 "core/analysis/ResultsFile.cpp@@    if (!schema || *schema < 1 || *schema > ResultsFile::kSchemaVersion) {@@    if (!schema) {@@tst_resultsfile"
 "core/spectral/SpectralMetrics.cpp@@        {\"energy_rank\", &M::energyRank, false},@@        {\"energy_rank\", &M::paramSavingPct, false},@@tst_metricstable"
-"core/analysis/RunAnalyzer.cpp@@            if (!owners.isEmpty() && owners[item++] != m_settings.team->rank())@@            if (!owners.isEmpty() && owners[item++] != m_settings.team->rank() && false)@@tst_mpi"
+"core/analysis/TeamSchedule.cpp@@        own[i] = owners[i] == m_team->rank();@@        own[i] = true;@@tst_mpi"
 "core/analysis/AnalysisTeam.cpp@@            if (load[member] < load[least])@@            if (load[member] <= load[least])@@tst_analysisteam"
 "core/io/ZipDirectory.cpp@@        if (result.m_index.contains(entry.name)) {@@        if (false) {@@tst_torchcheckpointreader"
 "core/io/PickleReader.cpp@@        if (m_references > kMaxReferences) {@@        if (false) {@@tst_fuzzregressions"
@@ -28,7 +28,15 @@ mutations=(
 "core/model/GenericTyping.cpp@@    if (mixer) {@@    if (false) {@@tst_architecturefamilies"
 "core/model/CheckpointLayout.cpp@@        if (!result.note.isEmpty() && !layout.notes.contains(result.note))@@        if (false)@@tst_architecturefamilies"
 "core/analysis/ResultsFile.cpp@@        if (!spectrumIssue.isEmpty()) {@@        if (false) {@@tst_resultsfile"
-"core/analysis/RunAnalyzer.cpp@@        return m_settings.delta && cached && cached->deltaReference != referenceIdentity;@@        return false;@@tst_deltametrics"
+"core/analysis/DeltaPlan.cpp@@    return m_enabled && cached && cached->deltaReference != m_referenceIdentity;@@    return false;@@tst_deltametrics"
+"core/analysis/AnalysisSettingsKey.cpp@@    missing.delta = delta && (!stored.delta || stored.referenceStep != referenceStep);@@    missing.delta = delta && !stored.delta;@@tst_analysissettingskey"
+"core/analysis/AnalysisProgressModel.cpp@@    if (computed)@@    if (true || computed)@@tst_analysisprogressmodel"
+"core/analysis/AnalysisProgressModel.cpp@@    const int unopened = std::max(0, progress.checkpointsTotal - progress.checkpointsDone - 1);@@    const int unopened = 0;@@tst_analysisprogressmodel"
+"core/analysis/MatrixSolve.cpp@@        result.metrics.randDistance = known.metrics.randDistance;@@        ;@@tst_matrixsolve"
+"core/analysis/CacheReusePlan.cpp@@        m_reusable << (unchanged ? cached : nullptr);@@        m_reusable << cached;@@tst_cachereuseplan"
+"core/analysis/SubspaceOverlapPlan.cpp@@            m_recompute[i - 1] = true;@@            ;@@tst_subspaceoverlapplan"
+"core/analysis/DeltaPlan.cpp@@    if (namesake && (namesake->rows() != rows || namesake->cols() != cols)) {@@    if (false) {@@tst_deltaplan"
+"core/analysis/TeamSchedule.cpp@@            if (!said.contains(issue.text())) {@@            {@@tst_teamschedule"
 )
 
 backup=$(mktemp -d)

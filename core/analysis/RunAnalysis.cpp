@@ -1,5 +1,6 @@
 #include "analysis/RunAnalysis.h"
 
+#include "analysis/AnalysisSettingsKey.h"
 #include "base/PrintableText.h"
 
 #include <QDir>
@@ -15,33 +16,9 @@ QString AnalysisIssue::text() const
                             : QStringLiteral("%1: %2: %3").arg(file, printableText(tensor), printableText(message));
 }
 
-std::optional<QStringList> RunAnalysis::missingOptIns(const QString &storedKey, const QString &wantedKey)
-{
-    // The items of a key, the opt-in ones apart: those may differ.
-    auto split = [](const QString &key) {
-        QStringList settings, optIn;
-        for (const QString &item : key.split(QLatin1Char(';'))) {
-            const bool opt = item.startsWith(QLatin1String("rand_distance=")) || item.startsWith(QLatin1String("delta=")) ||
-                             item.startsWith(QLatin1String("subspace="));
-            (opt ? optIn : settings) << item;
-        }
-        return std::pair{settings, optIn};
-    };
-    const auto [storedSettings, storedOptIn] = split(storedKey);
-    const auto [wantedSettings, wantedOptIn] = split(wantedKey);
-    if (storedSettings != wantedSettings)
-        return std::nullopt;
-    QStringList missing;
-    for (const QString &item : wantedOptIn)
-        if (!storedOptIn.contains(item))
-            missing << item;
-    return missing;
-}
-
 bool RunAnalysis::settingsCover(const QString &storedKey, const QString &wantedKey)
 {
-    const std::optional<QStringList> missing = missingOptIns(storedKey, wantedKey);
-    return missing && missing->isEmpty();
+    return AnalysisSettingsKey::parse(wantedKey).coveredBy(AnalysisSettingsKey::parse(storedKey));
 }
 
 QStringList RunAnalysis::issueLines() const

@@ -52,7 +52,7 @@ struct CheckpointRecord {
 
 struct RunAnalysis {
     QString folder;
-    QString settingsKey;              // what besides the files decides the spectra (solver, rules)
+    QString settingsKey;              // what besides the files decides the spectra (AnalysisSettingsKey::toString)
     QList<MatrixResult> results;      // sorted by step, layer, type
     QList<AnalysisIssue> issues;      // unreadable checkpoints and tensors
     QList<CheckpointRecord> checkpoints;
@@ -84,12 +84,8 @@ struct RunAnalysis {
     // The checkpoint's identity on disk now: size and modification time of the files its weights
     // are read from (of record.path itself when none are given).
     static void identify(CheckpointRecord &record, const QStringList &files = {});
-    // The opt-in items of wantedKey ("rand_distance=1", "delta=first" or "delta=STEP", the
-    // reference, "subspace=K") that results stored under storedKey lack; nullopt when the keys
-    // differ in anything else (solver, rules, schema), so that nothing stored serves. Stored
-    // results with fewer opt-in metrics serve for their spectra: only the missing ones are computed.
-    static std::optional<QStringList> missingOptIns(const QString &storedKey, const QString &wantedKey);
-    // Stored results serve whole: the same settings, and every opt-in metric wanted (or more).
+    // Stored results serve whole: the same settings, and every opt-in metric wanted (or more)
+    // (AnalysisSettingsKey::coveredBy).
     static bool settingsCover(const QString &storedKey, const QString &wantedKey);
     // One line per issue ("file: tensor: what is wrong"); the same tensor failing the same way in
     // several checkpoints (an untyped tensor of every checkpoint) is one line that says how many.

@@ -6,12 +6,16 @@
 // content fingerprint) and settings are unchanged are taken from it and not read again.
 #pragma once
 
+#include "analysis/AnalysisProgressModel.h"
+#include "analysis/AnalysisSettings.h"
+#include "analysis/AnalysisSettingsKey.h"
+#include "analysis/CacheReusePlan.h"
+#include "analysis/MatrixPartSource.h"
 #include "analysis/RunAnalysis.h"
-#include "analysis/SpectrumCostModel.h"
+#include "analysis/TeamSchedule.h"
+#include "model/CheckpointLayout.h"
 #include "model/TensorNameRules.h"
-#include "spectral/SingularValueSolver.h"
 
-#include <QElapsedTimer>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -19,52 +23,7 @@
 
 namespace rankscope {
 
-class AnalysisTeam;
-class DeltaReference;
-
-inline constexpr int kDefaultSubspaceK = 16;
-
-struct AnalysisSettings {
-    double energy = kDefaultEnergy;
-    int jobs = 0; // 0: one worker per core
-    SvdMethod method = SvdMethod::FastGram;
-    // The Gram path's LAPACK eigensolver: by size (what RankScope uses), or one forced for tests
-    // that check both give the contract's results.
-    Eigensolver eigensolver = Eigensolver::BySize;
-    // Where the results are kept (empty: nowhere). Saved when the analysis ends and, while it runs,
-    // after a checkpoint once autosaveSeconds have passed since the last save.
-    QString resultsPath;
-    double autosaveSeconds = 10;
-    // Watching a training run: a checkpoint modified less than this long ago may still be being
-    // written, so it is left for a later pass, neither analysed nor cached (0: take everything).
-    double settleSeconds = 0;
-    // WeightWatcher's rand_distance: a second decomposition of every matrix, its entries shuffled.
-    bool randDistance = false;
-    // The change from a reference checkpoint, D = W − W_ref (delta_* metrics and D's spectrum): a
-    // second decomposition of every matrix. The reference is the checkpoint at referenceStep, or
-    // the run's first.
-    bool delta = false;
-    std::optional<qint64> referenceStep;
-    // Subspace agreement with the previous checkpoint (subspace_overlap, top_vector_cosine) from
-    // each matrix's top subspaceK right singular vectors. Those of the newest checkpoint are kept
-    // in the results file, so that a checkpoint added later costs only itself.
-    bool subspace = false;
-    int subspaceK = kDefaultSubspaceK;
-    // Processes sharing this analysis (MPI ranks; null: this process alone). Each computes the
-    // matrices AnalysisTeam::assignByCost hands it; only the leader's RunAnalysis is whole, and only
-    // the leader saves the results file.
-    AnalysisTeam *team = nullptr;
-};
-
-struct AnalysisProgress {
-    int checkpointsDone = 0;
-    int checkpointsTotal = 0;
-    int matricesDone = 0;
-    int matricesTotal = 0; // an estimate until the last checkpoint is open
-    QString currentFile;
-    double elapsedSeconds = 0;
-    double etaSeconds = -1; // unknown until some work is done
-};
+class DeltaPlan;
 
 class RunAnalyzer {
 public:
@@ -86,41 +45,44 @@ public:
     void shareCancelFlag(std::shared_ptr<std::atomic<bool>> flag) { m_cancelled = std::move(flag); }
 
 private:
+    struct FolderPass;
+    struct CheckpointJob;
+    enum class Outcome { Analysed, Pending, Cancelled };
+
+    // The folder's checkpoints that are settled (the others pending in run), with their steps.
+    StepPlan settledCheckpoints(const CheckpointListing &listing, RunAnalysis &run) const;
+    // Checkpoint i of the pass: taken from the earlier results, or analysed.
+    Outcome takeCheckpoint(FolderPass &pass, qsizetype i);
+    Outcome computeCheckpoint(FolderPass &pass, qsizetype i, const CheckpointReuse &reuse, CheckpointRecord &record,
+                              QList<MatrixResult> &results);
     // `earlier`: this checkpoint's results from an analysis without some opt-in metric asked for
-    // now (m_missing): a matrix found there keeps its spectrum and metrics, and only the missing
+    // now (missing): a matrix found there keeps its spectrum and metrics, and only the missing
     // metrics are computed; its own spectrum is computed again only when ownSpectrum (for the
     // top vectors of --subspace).
-    QList<MatrixResult> analyzeCheckpoint(const CheckpointFile &file, CheckpointRecord &record, RunAnalysis &run,
-                                          AnalysisProgress &progress, const ProgressCallback &onProgress,
-                                          const QList<MatrixResult> *earlier = nullptr, bool ownSpectrum = true);
-    // In a team, after this member's part of a checkpoint: the leader adds every other member's
-    // share to results, run and progress; another member sends its own (its issues from ownIssuesFrom).
-    void gatherShares(QList<MatrixResult> &results, RunAnalysis &run, qsizetype ownIssuesFrom, int ownDone,
-                      double ownCost, const RunAnalysis::Timings &timingsBefore, AnalysisProgress &progress);
+    QList<MatrixResult> analyzeCheckpoint(CheckpointJob &job);
+    bool openCheckpoint(CheckpointJob &job);
+    // The (tensor, slice) reads of the checkpoint that are this member's, after planning its cost.
+    QList<std::pair<const PlannedTensor *, qint64>> planWork(CheckpointJob &job);
+    // False when the tensor cannot be read (said in the run's issues).
+    bool readWorkItem(CheckpointJob &job, const PlannedTensor &tensor, qint64 slice);
+    void queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, const MatrixPart &part,
+                     const std::shared_ptr<const StoredMatrix> &stored, const std::shared_ptr<const MatrixPartSource::BlockScales> &scales);
+    QList<MatrixResult> finishCheckpoint(CheckpointJob &job);
+    // Progress on the analysing thread, from what the workers finished.
+    void reportProgress(CheckpointJob &job);
+    // Waits until `done` holds or the analysis is cancelled, reporting progress as matrices
+    // complete and every half second meanwhile, so that one long matrix still moves the ETA.
+    void waitUntil(CheckpointJob &job, const std::function<bool()> &done);
     bool savesResults() const;
-    // From the cost model of the shapes (SpectrumCostModel), scaled by the pace measured so far.
-    void updateEta(AnalysisProgress &progress, double doneSeconds) const;
     void saveResults(const RunAnalysis &run, RunAnalysis &report);
 
     AnalysisSettings m_settings;
     TensorNameRules m_rules = TensorNameRules::builtIn();
     bool cancelled() const { return m_cancelled->load(); }
     std::shared_ptr<std::atomic<bool>> m_cancelled = std::make_shared<std::atomic<bool>>(false);
-    QElapsedTimer m_clock;
-    SpectrumCostModel m_costModel{m_settings.method};
-    // In the cost model's core-seconds: the whole run as planned so far (the checkpoints opened, and
-    // as much again for each one not yet opened), and what is done. m_doneSeconds is written by the
-    // workers under the checkpoint's mutex.
-    double m_plannedSeconds = 0;
-    double m_doneSeconds = 0;
-    double m_modelPace = 1; // core-seconds per wall second the model expects for the open checkpoint
-    int m_checkpointsComputed = 0;
-    // The opt-in metrics the earlier results of this analysis lack (analyzeFolder's `previous`).
-    struct OptIns {
-        bool randDistance = false, delta = false, subspace = false;
-    } m_missing;
-    DeltaReference *m_reference = nullptr; // --delta: the checkpoint compared with, during analyzeFolder
-    QList<double> m_teamLoad; // in a team: each member's work so far (AnalysisTeam::assignByCost)
+    TeamSchedule m_team{m_settings.team};
+    AnalysisProgressModel m_progressModel{m_settings.method, m_settings.jobs * m_team.size()};
+    DeltaPlan *m_delta = nullptr; // --delta: the reference compared with, during analyzeFolder
 };
 
 } // namespace rankscope

@@ -75,6 +75,33 @@ private slots:
             QVERIFY(reports[i].matricesDone >= reports[i - 1].matricesDone);
     }
 
+    // Issue #29, end to end with --delta (which makes each checkpoint long enough to watch): the
+    // share of matrices done never falls back, and from the first report on the total counts every
+    // checkpoint, not only the one open.
+    void progressNeverGoesBack()
+    {
+        AnalysisSettings settings;
+        settings.jobs = 2;
+        settings.delta = true;
+        QList<AnalysisProgress> reports;
+        const RunAnalysis run = RunAnalyzer(settings).analyzeFolder(RANKSCOPE_DEMO_RUN, [&](const AnalysisProgress &p, const QList<MatrixResult> &) {
+            reports << p;
+        });
+        QCOMPARE(run.checkpointsAnalysed, run.checkpointsFound);
+        QVERIFY(run.checkpointsFound > 1);
+        QCOMPARE(run.results.size() % run.checkpointsFound, 0);
+        QCOMPARE(reports.first().checkpointsDone, 0);
+        QCOMPARE(reports.first().matricesTotal, int(run.results.size()));
+        double share = 0;
+        for (const AnalysisProgress &p : reports) {
+            const double now = double(p.matricesDone) / p.matricesTotal;
+            QVERIFY2(now >= share, qPrintable(QStringLiteral("%1 of %2 matrices after %3 % (%4/%5 checkpoints)")
+                                                  .arg(p.matricesDone).arg(p.matricesTotal).arg(100 * share).arg(p.checkpointsDone).arg(p.checkpointsTotal)));
+            share = now;
+        }
+        QCOMPARE(share, 1.0);
+    }
+
     void reproducesExpectedMetrics_data()
     {
         QTest::addColumn<int>("method");

@@ -1,0 +1,50 @@
+// What the user asks of one analysis: the solver, the opt-in metrics, where the results go, and
+// the processes that share it. RunAnalyzer runs it; AnalysisSettingsKey says which of it decides
+// the stored spectra.
+#pragma once
+
+#include "spectral/SingularValueSolver.h"
+#include "spectral/SpectralMetrics.h"
+
+#include <QString>
+#include <optional>
+
+namespace rankscope {
+
+class AnalysisTeam;
+
+inline constexpr int kDefaultSubspaceK = 16;
+
+struct AnalysisSettings {
+    double energy = kDefaultEnergy;
+    int jobs = 0; // 0: one worker per core
+    SvdMethod method = SvdMethod::FastGram;
+    // The Gram path's LAPACK eigensolver: by size (what RankScope uses), or one forced for tests
+    // that check both give the contract's results.
+    Eigensolver eigensolver = Eigensolver::BySize;
+    // Where the results are kept (empty: nowhere). Saved when the analysis ends and, while it runs,
+    // after a checkpoint once autosaveSeconds have passed since the last save.
+    QString resultsPath;
+    double autosaveSeconds = 10;
+    // Watching a training run: a checkpoint modified less than this long ago may still be being
+    // written, so it is left for a later pass, neither analysed nor cached (0: take everything).
+    double settleSeconds = 0;
+    // WeightWatcher's rand_distance: a second decomposition of every matrix, its entries shuffled.
+    bool randDistance = false;
+    // The change from a reference checkpoint, D = W − W_ref (delta_* metrics and D's spectrum): a
+    // second decomposition of every matrix. The reference is the checkpoint at referenceStep, or
+    // the run's first.
+    bool delta = false;
+    std::optional<qint64> referenceStep;
+    // Subspace agreement with the previous checkpoint (subspace_overlap, top_vector_cosine) from
+    // each matrix's top subspaceK right singular vectors. Those of the newest checkpoint are kept
+    // in the results file, so that a checkpoint added later costs only itself.
+    bool subspace = false;
+    int subspaceK = kDefaultSubspaceK;
+    // Processes sharing this analysis (MPI ranks; null: this process alone). Each computes the
+    // matrices AnalysisTeam::assignByCost hands it; only the leader's RunAnalysis is whole, and only
+    // the leader saves the results file.
+    AnalysisTeam *team = nullptr;
+};
+
+} // namespace rankscope

@@ -1,0 +1,128 @@
+#include "analysis/MatrixSolve.h"
+
+#include "spectral/BlasThreadBudget.h"
+#include "spectral/WeightWatcherMetrics.h"
+
+#include <QElapsedTimer>
+#include <limits>
+#include <new>
+
+namespace rankscope {
+
+MatrixSolveOutcome MatrixSolve::run(MatrixSolveTask task, BlasThreadBudget &budget) const
+{
+    QElapsedTimer clock;
+    clock.start();
+    MatrixSolveOutcome outcome;
+    Spectrum spectrum;
+    // The solver's Gram matrix and block can still fail to be allocated: that matrix fails, not the run.
+    try {
+        const bool keepMatrix = task.withShuffle || task.reference;
+        if (task.ownSpectrum)
+            spectrum = ownSpectrum(task, keepMatrix, budget);
+        else
+            spectrum.singularValues = task.known->singularValues;
+        // The change and the shuffle need the entries: only then is the matrix widened whole.
+        RowMajorMatrix widened;
+        if (keepMatrix && spectrum.ok())
+            widened = task.source->widened();
+        task.source.reset();
+        const Change change = spectrum.ok() ? changeFrom(widened, task, outcome.changeProblem) : Change{};
+        task.reference.reset();
+        // rand_distance shuffles the entries in place: last.
+        double shuffledDistance = std::numeric_limits<double>::quiet_NaN();
+        if (task.withShuffle && spectrum.ok())
+            shuffledDistance = randDistance(Eigen::Map<Eigen::MatrixXd>(widened.data(), widened.cols(), widened.rows()),
+                                            spectrum.singularValues, m_solver);
+        widened = {};
+        outcome.spectrumSeconds = clock.nsecsElapsed() * 1e-9;
+        clock.restart();
+        if (spectrum.ok())
+            setMetrics(task.base, spectrum, task, shuffledDistance, change, outcome.changeProblem);
+        outcome.metricsSeconds = clock.nsecsElapsed() * 1e-9;
+    } catch (const std::bad_alloc &) {
+        task.source.reset();
+        spectrum = {{}, QStringLiteral("there was not enough memory to compute its spectrum"), {}};
+    }
+    outcome.error = spectrum.error;
+    outcome.result = std::move(task.base);
+    return outcome;
+}
+
+Spectrum MatrixSolve::ownSpectrum(MatrixSolveTask &task, bool keepMatrix, BlasThreadBudget &budget) const
+{
+    const BlasThreadBudget::Claim claim(budget);
+    // The tensor is let go once read: while the eigensolver runs, the worker holds only its Gram
+    // matrix (rand_distance and --delta still need it).
+    return m_ownSolver.compute(*task.source, [&] {
+        if (!keepMatrix)
+            task.source.reset();
+    });
+}
+
+MatrixSolve::Change MatrixSolve::changeFrom(const RowMajorMatrix &widened, MatrixSolveTask &task, QString &problem) const
+{
+    Change change;
+    if (!task.reference)
+        return change;
+    change.compared = true;
+    // D = W − W_ref, decomposed as W is (its transpose, column-major: the same σ).
+    RowMajorMatrix difference = task.reference->widened();
+    task.reference.reset();
+    // A NaN or Inf there makes every σ of D NaN: said as the reference's, not left as an
+    // unexplained NaN (W itself was checked by its own solve).
+    if (!difference.allFinite()) {
+        problem = QStringLiteral("delta: the reference checkpoint (step %1) holds non-finite values in this tensor: "
+                                 "its delta metrics are NaN").arg(task.referenceStep);
+        return change;
+    }
+    change.referenceNorm = difference.norm();
+    difference = widened - difference;
+    change.spectrum = m_solver.compute(Eigen::Map<const Eigen::MatrixXd>(difference.data(), difference.cols(), difference.rows()));
+    if (!change.spectrum.ok())
+        problem = QStringLiteral("delta: its change from the reference checkpoint (step %1) cannot be decomposed (%2): "
+                                 "its delta metrics are NaN").arg(task.referenceStep).arg(change.spectrum.error);
+    return change;
+}
+
+void MatrixSolve::setMetrics(MatrixResult &result, Spectrum &spectrum, const MatrixSolveTask &task, double shuffledDistance,
+                             const Change &change, const QString &changeProblem)
+{
+    result.singularValues = spectrum.singularValues;
+    result.topVectors = task.ownSpectrum ? std::move(spectrum.topRightVectors) : task.known->topVectors;
+    if (task.ownSpectrum) {
+        result.metrics = computeSpectralMetrics(result.singularValues, result.rows, result.cols, task.energy);
+    } else {
+        result.metrics = task.known->metrics;
+        applyEnergy(result.metrics, result.singularValues, result.rows, result.cols, task.energy);
+    }
+    if (task.known)
+        keepKnown(result, task);
+    if (task.withShuffle)
+        result.metrics.randDistance = shuffledDistance;
+    if (task.withChange) {
+        result.deltaSingularValues = {};
+        clearDeltaMetrics(result.metrics);
+        if (change.compared && changeProblem.isEmpty() && change.spectrum.ok()) {
+            result.deltaSingularValues = change.spectrum.singularValues;
+            setDeltaMetrics(result.metrics, change.spectrum.singularValues, change.referenceNorm);
+        }
+    }
+}
+
+// What the earlier analysis computed and this one does not is kept.
+void MatrixSolve::keepKnown(MatrixResult &result, const MatrixSolveTask &task)
+{
+    const MatrixResult &known = *task.known;
+    if (!task.withShuffle)
+        result.metrics.randDistance = known.metrics.randDistance;
+    if (!task.withChange) {
+        result.deltaSingularValues = known.deltaSingularValues;
+        result.metrics.deltaRelFrobenius = known.metrics.deltaRelFrobenius;
+        result.metrics.deltaSpectralNorm = known.metrics.deltaSpectralNorm;
+        result.metrics.deltaStableRank = known.metrics.deltaStableRank;
+        result.metrics.deltaEffectiveRank = known.metrics.deltaEffectiveRank;
+    }
+}
+
+} // namespace rankscope

@@ -6,7 +6,7 @@
 #include "MetricLineChart.h"
 #include "analysis/RunLoader.h"
 #include "SpectrumView.h"
-#include "ViewState.h"
+#include "figures/ViewState.h"
 #include "io/OutputFile.h"
 #include "io/PrintableText.h"
 

@@ -2,7 +2,7 @@
 
 #include "MetricSelector.h"
 #include "PlotStyle.h"
-#include "FigureSize.h"
+#include "figures/FigureSize.h"
 #include "analysis/MetricsTable.h"
 
 #include <QActionGroup>

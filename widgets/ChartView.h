@@ -3,7 +3,7 @@
 #pragma once
 
 #include "PlotStyle.h"
-#include "ViewState.h"
+#include "figures/ViewState.h"
 #include "spectral/MetricCatalog.h"
 
 #include <QPointer>

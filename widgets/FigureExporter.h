@@ -4,7 +4,7 @@
 // then restored. The file is written whole or not at all: an earlier file survives a failed export.
 #pragma once
 
-#include "FigureSize.h"
+#include "figures/FigureSize.h"
 
 #include <QList>
 #include <QString>

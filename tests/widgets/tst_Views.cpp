@@ -9,7 +9,7 @@
 #include "SpectrumView.h"
 #include "TypeFilterChips.h"
 #include "TypeLayerHeatmap.h"
-#include "ViewState.h"
+#include "figures/ViewState.h"
 #include "spectral/WeightWatcherMetrics.h"
 
 #include <QComboBox>

@@ -36,6 +36,14 @@ LayerBarChart::LayerBarChart(ViewState *state, QWidget *parent)
     rebuild();
 }
 
+std::unique_ptr<ChartView> LayerBarChart::createSibling() const
+{
+    auto sibling = std::make_unique<LayerBarChart>(state());
+    sibling->m_metric = m_metric;
+    sibling->m_run = m_run;
+    return sibling;
+}
+
 QList<QCPBars *> LayerBarChart::bars() const { return m_group->bars(); }
 
 QCPBars *LayerBarChart::barsOf(MatrixType type) const

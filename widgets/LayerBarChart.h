@@ -22,6 +22,9 @@ public:
 public slots:
     void rebuild() override;
 
+protected:
+    std::unique_ptr<ChartView> createSibling() const override;
+
 private:
     void drawSeries(const BarSeries &series);
 

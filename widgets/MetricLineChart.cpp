@@ -103,6 +103,15 @@ MetricLineChart::MetricLineChart(ViewState *state, QWidget *parent)
     rebuild();
 }
 
+std::unique_ptr<ChartView> MetricLineChart::createSibling() const
+{
+    auto sibling = std::make_unique<MetricLineChart>(state());
+    sibling->m_metric = m_metric;
+    sibling->m_perLayerType = m_perLayerType;
+    sibling->m_alphaGuide = m_alphaGuide;
+    return sibling;
+}
+
 void MetricLineChart::fillModeBox()
 {
     const QVariant current = m_modeBox->currentData();
@@ -158,7 +167,7 @@ void MetricLineChart::clearFigure()
 void MetricLineChart::rebuild()
 {
     clearFigure();
-    m_figure = LineFigureBuilder(*state(), {m_metric, m_perLayerType, m_alphaGuide, !isExporting()}).build();
+    m_figure = LineFigureBuilder(*state(), {m_metric, m_perLayerType, m_alphaGuide, !isPaper()}).build();
     const LineFigure &f = m_figure;
     QCustomPlot *p = plot();
     p->xAxis->setLabel(f.xLabel);
@@ -295,7 +304,7 @@ void MetricLineChart::updateStepMarker()
     const double x = LineFigureBuilder::xOf(*state(), 0, state()->currentStep());
     m_stepMarker->point1->setCoords(x, 0);
     m_stepMarker->point2->setCoords(x, 1);
-    m_stepMarker->setVisible(state()->steps().size() > 1 && !isExporting());
+    m_stepMarker->setVisible(state()->steps().size() > 1 && !isPaper());
 }
 
 QList<QCPGraph *> MetricLineChart::visibleLines() const

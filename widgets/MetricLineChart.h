@@ -45,6 +45,7 @@ signals:
 
 protected:
     void activate(const QPoint &pixel) override;
+    std::unique_ptr<ChartView> createSibling() const override;
 
 private:
     struct Hit {

@@ -65,6 +65,15 @@ SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
     rebuild();
 }
 
+std::unique_ptr<ChartView> SpectrumView::createSibling() const
+{
+    auto sibling = std::make_unique<SpectrumView>(state());
+    sibling->m_key = m_key;
+    sibling->m_showingDefault = m_showingDefault;
+    sibling->m_overlay = m_overlay;
+    return sibling;
+}
+
 void SpectrumView::showMatrix(const MatrixKey &key)
 {
     m_key = key;

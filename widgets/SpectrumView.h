@@ -41,6 +41,7 @@ public slots:
 
 protected:
     void adaptLayout(QSize size) override;
+    std::unique_ptr<ChartView> createSibling() const override;
 
 private:
     QColor colourOf(const SpectrumCurve &curve) const;

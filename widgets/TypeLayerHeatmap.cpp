@@ -56,6 +56,13 @@ TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *par
     rebuild();
 }
 
+std::unique_ptr<ChartView> TypeLayerHeatmap::createSibling() const
+{
+    auto sibling = std::make_unique<TypeLayerHeatmap>(state(), m_metric);
+    sibling->m_run = m_run;
+    return sibling;
+}
+
 QList<MatrixType> TypeLayerHeatmap::rowTypes() const
 {
     QList<MatrixType> types;

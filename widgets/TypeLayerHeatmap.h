@@ -34,6 +34,7 @@ public slots:
 
 protected:
     void adaptLayout(QSize size) override;
+    std::unique_ptr<ChartView> createSibling() const override;
 
 private:
     // Called after every layout: (re)writes the cell labels when the data or the cell size changed.

@@ -7,7 +7,7 @@
 #include "analysis/RunLoader.h"
 #include "analysis/RunSummary.h"
 #include "SpectrumView.h"
-#include "ViewState.h"
+#include "figures/ViewState.h"
 #include "io/OutputFile.h"
 #include "base/PrintableText.h"
 

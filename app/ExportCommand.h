@@ -3,9 +3,9 @@
 #pragma once
 
 #include "CommandOptions.h"
-#include "FigureSize.h"
+#include "figures/FigureSize.h"
 #include "FigureView.h"
-#include "LegendPosition.h"
+#include "figures/LegendPosition.h"
 #include "analysis/MetricAggregation.h"
 #include "spectral/MetricCatalog.h"
 #include "spectral/SpectralMetrics.h"

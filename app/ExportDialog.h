@@ -4,8 +4,8 @@
 // (for slides) instead of paper's white.
 #pragma once
 
-#include "FigureSize.h"
-#include "LegendPosition.h"
+#include "figures/FigureSize.h"
+#include "figures/LegendPosition.h"
 
 #include <QDialog>
 

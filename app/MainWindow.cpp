@@ -9,7 +9,7 @@
 #include "BlockExpertSelector.h"
 #include "TypeFilterChips.h"
 #include "TypeLayerHeatmap.h"
-#include "ViewState.h"
+#include "figures/ViewState.h"
 #include "WindowTheme.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/ResultsFile.h"

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "AnalysisController.h"
-#include "FigureSize.h"
+#include "figures/FigureSize.h"
 #include "FigureView.h"
 
 #include <QMainWindow>

@@ -1,6 +1,6 @@
 #include "WindowTheme.h"
 
-#include "ViewState.h"
+#include "figures/ViewState.h"
 
 #include <QActionGroup>
 #include <QApplication>

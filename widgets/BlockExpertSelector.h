@@ -3,7 +3,7 @@
 // control shows itself only when the runs have more than one block, or have experts.
 #pragma once
 
-#include "ViewState.h"
+#include "figures/ViewState.h"
 
 #include <QWidget>
 

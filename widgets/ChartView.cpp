@@ -2,7 +2,6 @@
 
 #include "MetricSelector.h"
 #include "PlotStyle.h"
-#include "FigureSize.h"
 #include "analysis/MetricsTable.h"
 
 #include <QActionGroup>
@@ -138,7 +137,7 @@ ChartView::ChartView(ViewState *state, QWidget *parent)
     auto *home = new QShortcut(QKeySequence(Qt::Key_Home), this, this, &ChartView::resetZoom);
     home->setContext(Qt::WidgetWithChildrenShortcut);
     connect(state, &ViewState::themeChanged, this, [this] {
-        if (!isExporting())
+        if (!isPaper())
             rebuild(); // its refresh() recolours the frame
     });
     PlotStyle::applyTheme(m_plot, theme());
@@ -146,7 +145,7 @@ ChartView::ChartView(ViewState *state, QWidget *parent)
 
 const PlotStyle::Theme &ChartView::theme() const
 {
-    return PlotStyle::Theme::of(isExporting() ? m_exportDark : m_state->darkTheme());
+    return PlotStyle::Theme::of(m_paper ? m_paper->dark : m_state->darkTheme());
 }
 
 void ChartView::enableZoom(const QList<QCPAxisRect *> &rects)
@@ -164,7 +163,7 @@ void ChartView::enableZoom(const QList<QCPAxisRect *> &rects)
 
 void ChartView::rememberZoom(QCPAxisRect *rect)
 {
-    if (!m_userInteracting || isExporting())
+    if (!m_userInteracting || isPaper())
         return;
     QCPAxis *x = rect->axis(QCPAxis::atBottom), *y = rect->axis(QCPAxis::atLeft);
     m_zoom.insert(rect, {x->range(), y->range(), fullLabel(x), fullLabel(y)});
@@ -212,7 +211,7 @@ void ChartView::showContextMenu(const QPoint &pixel)
 void ChartView::updateCrosshair(const QPoint &pixel)
 {
     QCPAxisRect *rect = m_plot->axisRect();
-    if (!m_crosshairEnabled || isExporting() || !rect->rect().contains(pixel)) {
+    if (!m_crosshairEnabled || isPaper() || !rect->rect().contains(pixel)) {
         hideCrosshair();
         return;
     }
@@ -311,62 +310,82 @@ void ChartView::fitTicks(QSize size)
     for (QCPLayoutElement *element : m_plot->plotLayout()->elements(true))
         if (auto *scale = qobject_cast<QCPColorScale *>(element))
             axes.append({scale->axis(), scale->axis()->axisRect()->rect()});
-    {
-        for (const auto &[axis, rect] : axes) {
-            if (!axis->visible())
-                continue;
-            const bool horizontal = axis->orientation() == Qt::Horizontal;
-            const int last = horizontal ? rect.width() : rect.height();
-            const int length = std::max(40, last > 0 ? last + (horizontal ? size.width() - viewport.width() : size.height() - viewport.height())
-                                                     : int((horizontal ? size.width() : size.height()) * 0.7));
-            // An axis label longer than its axis breaks onto a second line (the label is kept whole
-            // until the view sets a new one).
-            QString &fullLabel = m_fullLabels[axis];
-            if (axis->label() != m_wrappedLabels.value(axis))
-                fullLabel = axis->label();
-            const QString wrapped = PlotStyle::wrapText(fullLabel, axis->labelFont(), length);
-            axis->setLabel(wrapped);
-            m_wrappedLabels[axis] = wrapped;
-            const QFontMetrics metrics(axis->tickLabelFont());
-            if (auto text = axis->ticker().dynamicCast<QCPAxisTickerText>(); text && !horizontal) {
-                // Row labels (heatmap types) are all wanted: their font shrinks until they fit the rows,
-                // down to 5 pt; rows thinner still are labelled every k-th, like layers.
-                Ticks &full = m_fullTicks[axis];
-                if (full.ticker != text.data())
-                    full = {text.data(), text->ticks()};
-                const qsizetype rows = std::max<qsizetype>(1, full.labels.size());
-                QFont font = PlotStyle::tickFont(m_fontPt);
-                while (font.pointSizeF() > 5 && QFontMetrics(font).height() > double(length) / rows)
-                    font.setPointSizeF(font.pointSizeF() - 0.5);
-                axis->setTickLabelFont(font);
-                const int every = std::max(1, int(std::ceil(QFontMetrics(font).height() * double(rows) / length)));
-                text->setTicks(everyKth(full.labels, every));
-            } else if (text) {
-                // Layer labels: every k-th, so neighbours never touch. The full set is kept per ticker.
-                Ticks &full = m_fullTicks[axis];
-                if (full.ticker != text.data())
-                    full = {text.data(), text->ticks()};
-                int widest = 0;
-                for (const QString &label : full.labels)
-                    widest = std::max(widest, horizontal ? metrics.horizontalAdvance(label) : metrics.height());
-                const qsizetype count = full.labels.size();
-                const int every = count > 1 ? std::max<int>(1, int(std::ceil(double(count) * (widest + (horizontal ? 8 : 2)) / length))) : 1;
-                text->setTicks(everyKth(full.labels, every));
-            } else {
-                // Numbers: as many ticks as their labels leave room for (between 2 and 8). The ticker
-                // rounds its step to 1, 2, 2.5 or 5 (a log ticker to whole decades) and may give up to
-                // twice the count asked for.
-                const QCPRange range = axis->range();
-                const int label = horizontal ? std::max(metrics.horizontalAdvance(QString::number(range.lower, 'g', 5)),
-                                                        metrics.horizontalAdvance(QString::number(range.upper, 'g', 5))) + 14
-                                             : 2 * metrics.height();
-                axis->ticker()->setTickCount(std::clamp(int(length / (1.6 * std::max(1, label))), 2, 8));
-                // An axis too short for two labels (a colour bar in a tiny panel) shows none. A label
-                // on a vertical axis is counted as two lines high already.
-                axis->setTickLabels(length >= (horizontal ? 2.5 : 2.0) * label);
-            }
-        }
+    for (const auto &[axis, rect] : axes) {
+        if (!axis->visible())
+            continue;
+        const bool horizontal = axis->orientation() == Qt::Horizontal;
+        const int last = horizontal ? rect.width() : rect.height();
+        const int length = std::max(40, last > 0 ? last + (horizontal ? size.width() - viewport.width() : size.height() - viewport.height())
+                                                 : int((horizontal ? size.width() : size.height()) * 0.7));
+        // An axis label longer than its axis breaks onto a second line (the label is kept whole
+        // until the view sets a new one).
+        QString &fullLabel = m_fullLabels[axis];
+        if (axis->label() != m_wrappedLabels.value(axis))
+            fullLabel = axis->label();
+        const QString wrapped = PlotStyle::wrapText(fullLabel, axis->labelFont(), length);
+        axis->setLabel(wrapped);
+        m_wrappedLabels[axis] = wrapped;
+        if (auto text = axis->ticker().dynamicCast<QCPAxisTickerText>(); text && !horizontal)
+            fitRowLabels(axis, text.data(), length);
+        else if (text)
+            fitLayerLabels(axis, text.data(), length);
+        else
+            fitNumbers(axis, length);
     }
+}
+
+QMap<double, QString> ChartView::fullTickLabels(const QCPAxis *axis, QCPAxisTickerText *ticker)
+{
+    // The full set is kept per ticker: a view's new ticker brings new labels.
+    Ticks &full = m_fullTicks[axis];
+    if (full.ticker != ticker)
+        full = {ticker, ticker->ticks()};
+    return full.labels;
+}
+
+void ChartView::fitRowLabels(QCPAxis *axis, QCPAxisTickerText *ticker, int length)
+{
+    // Row labels (heatmap types) are all wanted: their font shrinks until they fit the rows,
+    // down to 5 pt; rows thinner still are labelled every k-th, like layers.
+    const QMap<double, QString> labels = fullTickLabels(axis, ticker);
+    const qsizetype rows = std::max<qsizetype>(1, labels.size());
+    QFont font = PlotStyle::tickFont(m_fontPt);
+    while (font.pointSizeF() > 5 && QFontMetrics(font).height() > double(length) / rows)
+        font.setPointSizeF(font.pointSizeF() - 0.5);
+    axis->setTickLabelFont(font);
+    const int every = std::max(1, int(std::ceil(QFontMetrics(font).height() * double(rows) / length)));
+    ticker->setTicks(everyKth(labels, every));
+}
+
+void ChartView::fitLayerLabels(QCPAxis *axis, QCPAxisTickerText *ticker, int length)
+{
+    // Layer labels: every k-th, so neighbours never touch.
+    const QMap<double, QString> labels = fullTickLabels(axis, ticker);
+    const bool horizontal = axis->orientation() == Qt::Horizontal;
+    const QFontMetrics metrics(axis->tickLabelFont());
+    int widest = 0;
+    for (const QString &label : labels)
+        widest = std::max(widest, horizontal ? metrics.horizontalAdvance(label) : metrics.height());
+    const qsizetype count = labels.size();
+    const int every = count > 1 ? std::max<int>(1, int(std::ceil(double(count) * (widest + (horizontal ? 8 : 2)) / length))) : 1;
+    ticker->setTicks(everyKth(labels, every));
+}
+
+void ChartView::fitNumbers(QCPAxis *axis, int length)
+{
+    // Numbers: as many ticks as their labels leave room for (between 2 and 8). The ticker rounds
+    // its step to 1, 2, 2.5 or 5 (a log ticker to whole decades) and may give up to twice the
+    // count asked for.
+    const bool horizontal = axis->orientation() == Qt::Horizontal;
+    const QFontMetrics metrics(axis->tickLabelFont());
+    const QCPRange range = axis->range();
+    const int label = horizontal ? std::max(metrics.horizontalAdvance(QString::number(range.lower, 'g', 5)),
+                                            metrics.horizontalAdvance(QString::number(range.upper, 'g', 5))) + 14
+                                 : 2 * metrics.height();
+    axis->ticker()->setTickCount(std::clamp(int(length / (1.6 * std::max(1, label))), 2, 8));
+    // An axis too short for two labels (a colour bar in a tiny panel) shows none. A label on a
+    // vertical axis is counted as two lines high already.
+    axis->setTickLabels(length >= (horizontal ? 2.5 : 2.0) * label);
 }
 
 void ChartView::adaptLayout(QSize size)
@@ -423,38 +442,35 @@ void ChartView::placeSideLegend(QSize size)
 void ChartView::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
-    if (!isExporting()) {
+    if (!isPaper()) {
         adaptLayout(m_plot->size());
         refresh();
     }
 }
 
-void ChartView::beginExport(QSize size, double fontPt, bool dark)
+std::unique_ptr<ChartView> ChartView::paperCopy(const PaperLayout &layout) const
 {
-    m_plot->deselectAll(); // a selection is a way of looking, not part of a figure
-    hideCrosshair();
-    m_exportSize = size;
-    m_exportDark = dark;
-    m_fontPt = fontPt;
-    PlotStyle::applyFonts(m_plot, fontPt);
-    rebuild(); // with the user's zoom: "Export this view" exports what is seen
-    adaptLayout(size);
-    // Lay the plot out at the export size, so what depends on it (cell labels, ticks) matches what is drawn.
-    m_plot->setViewport(QRect(QPoint(0, 0), size));
-    m_plot->replot(QCustomPlot::rpImmediateRefresh);
-    adaptLayout(size); // again: the first layout told the views their cell and tick sizes
-    m_plot->replot(QCustomPlot::rpImmediateRefresh);
+    std::unique_ptr<ChartView> copy = createSibling();
+    copy->m_titleOverride = m_titleOverride;
+    for (auto it = m_zoom.begin(); it != m_zoom.end(); ++it)
+        if (const qsizetype i = m_zoomRects.indexOf(it.key()); i >= 0 && i < copy->m_zoomRects.size())
+            copy->m_zoom.insert(copy->m_zoomRects[i], it.value());
+    copy->layOutOnPaper(layout);
+    return copy;
 }
 
-void ChartView::endExport()
+void ChartView::layOutOnPaper(const PaperLayout &layout)
 {
-    m_exportSize = QSize();
-    m_fontPt = FigureSize::kScreenFontPt;
-    PlotStyle::applyFonts(m_plot, m_fontPt);
+    m_paper = layout;
+    m_fontPt = layout.fontPt;
+    PlotStyle::applyFonts(m_plot, layout.fontPt);
     rebuild();
-    adaptLayout(m_plot->size());
-    m_plot->setViewport(m_plot->rect());
-    m_plot->replot();
+    adaptLayout(layout.size);
+    // Lay the plot out at the paper's size, so what depends on it (cell labels, ticks) matches what is drawn.
+    m_plot->setViewport(QRect(QPoint(0, 0), layout.size));
+    m_plot->replot(QCustomPlot::rpImmediateRefresh);
+    adaptLayout(layout.size); // again: the first layout told the views their cell and tick sizes
+    m_plot->replot(QCustomPlot::rpImmediateRefresh);
 }
 
 void ChartView::setTitleOverride(const QString &title)

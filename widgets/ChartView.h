@@ -3,10 +3,11 @@
 #pragma once
 
 #include "PlotStyle.h"
-#include "ViewState.h"
+#include "figures/ViewState.h"
 #include "spectral/MetricCatalog.h"
 
 #include <QPointer>
+#include <memory>
 #include <QWidget>
 #include <qcustomplot.h>
 
@@ -15,6 +16,14 @@ class QMenu;
 namespace rankscope {
 
 class MetricSelector;
+
+// What a figure on paper is laid out for: its size in layout pixels (96 dpi), the base font size
+// in points, and whether it is drawn on the dark theme's background.
+struct PaperLayout {
+    QSize size;
+    double fontPt = 9;
+    bool dark = false;
+};
 
 class ChartView : public QWidget {
     Q_OBJECT
@@ -33,12 +42,12 @@ public:
     // A title of the user's instead of the generated one (empty: generated).
     void setTitleOverride(const QString &title);
 
-    // Export: the view laid out for `size` (pixels at 96 dpi) with tick labels of `fontPt` points,
-    // without what marks the interactive state (the selection, the current-step line); endExport()
-    // puts the screen layout back.
-    void beginExport(QSize size, double fontPt, bool dark = false);
-    void endExport();
-    bool isExporting() const { return m_exportSize.isValid(); }
+    // A figure on paper: a fresh view of the same kind showing what this one shows (its metric,
+    // run, title and the user's zoom: "Export this view" exports what is seen), laid out for the
+    // layout's size, fonts and theme, without what marks the interactive state (the selection, the
+    // crosshair, the current-step line). This view is left as it is.
+    std::unique_ptr<ChartView> paperCopy(const PaperLayout &layout) const;
+    bool isPaper() const { return m_paper.has_value(); }
     double fontSize() const { return m_fontPt; }
 
     // Whether the user zoomed or panned (the wheel, a drag, a Shift+drag rectangle); the ranges
@@ -62,8 +71,10 @@ protected:
     // Lays the view out for a size: the legend beside the plot, or below it in as many columns as
     // fit; the title wrapped. Views add their own (thinning tick labels, cell labels).
     virtual void adaptLayout(QSize size);
-    // The size the view is laid out for: the export's, or the widget's.
-    QSize layoutSize() const { return isExporting() ? m_exportSize : m_plot->size(); }
+    // The size the view is laid out for: the paper's, or the widget's.
+    QSize layoutSize() const { return m_paper ? m_paper->size : m_plot->size(); }
+    // A new view of the same kind on the same state, showing what this one shows (for paperCopy).
+    virtual std::unique_ptr<ChartView> createSibling() const = 0;
     // The legend goes in a column right of the plot (and below it when the view is narrow).
     void useSideLegend();
     // The grid under the title holding the axis rect (at 0, 0); views add columns to it.
@@ -73,7 +84,7 @@ protected:
     // at the end of every rebuild: it also colours the frame in the theme and places the legend
     // where the state says.
     void refresh();
-    // The colours to draw in: the window's theme, or while exporting the export's.
+    // The colours to draw in: the window's theme, or on paper the paper's.
     const PlotStyle::Theme &theme() const;
     void setTitle(const QString &text);
     void showEvent(QShowEvent *event) override;
@@ -93,6 +104,8 @@ private:
     // A range a user interaction set is kept; one a rebuild set is not.
     void rememberZoom(QCPAxisRect *rect);
     void applyZoom();
+    // Makes this (fresh) view the figure on paper: fonts, rebuilt at the size, laid out twice.
+    void layOutOnPaper(const PaperLayout &layout);
     void updateCrosshair(const QPoint &pixel);
     void hideCrosshair();
     // An axis label as the view last set it, before any wrapping.
@@ -122,6 +135,12 @@ private:
     void placeSideLegend(QSize size);
     // Tick labels that fit their axis at `size`: fewer numbers, every k-th layer label.
     void fitTicks(QSize size);
+    // Each kind of axis: a heatmap's row labels, layer labels, numbers.
+    void fitRowLabels(QCPAxis *axis, QCPAxisTickerText *ticker, int length);
+    void fitLayerLabels(QCPAxis *axis, QCPAxisTickerText *ticker, int length);
+    void fitNumbers(QCPAxis *axis, int length);
+    // Every label of a text ticker, as the view set them, before any thinning.
+    QMap<double, QString> fullTickLabels(const QCPAxis *axis, QCPAxisTickerText *ticker);
     struct Ticks {
         const QCPAxisTicker *ticker = nullptr; // the ticker the labels were taken from
         QMap<double, QString> labels;          // every label, before thinning
@@ -133,8 +152,7 @@ private:
     QString m_lastTooltip;
     QString m_titleOverride;
     QString m_titleText;
-    QSize m_exportSize; // valid while exporting
-    bool m_exportDark = false;
+    std::optional<PaperLayout> m_paper; // set once, on a paper copy
     double m_fontPt = 9;
     bool m_sideLegend = false;
     QPoint m_pressPos;

@@ -9,19 +9,23 @@
 #include <QImage>
 #include <QPdfWriter>
 #include <QSvgGenerator>
+#include <memory>
+#include <vector>
 #include <qcustomplot.h>
 
 namespace rankscope {
 
 namespace {
 
+using Panels = std::vector<std::vector<std::unique_ptr<ChartView>>>;
+
 // Each panel gets its share of the figure, laid out at that size, drawn at its own origin.
-void renderPanels(const QList<QList<ChartView *>> &rows, QCPPainter &painter, QSize size)
+void renderPanels(const Panels &rows, QCPPainter &painter, QSize size)
 {
     const int panelHeight = size.height() / int(rows.size());
-    for (qsizetype r = 0; r < rows.size(); ++r) {
+    for (size_t r = 0; r < rows.size(); ++r) {
         const int panelWidth = size.width() / int(rows[r].size());
-        for (qsizetype c = 0; c < rows[r].size(); ++c) {
+        for (size_t c = 0; c < rows[r].size(); ++c) {
             QCustomPlot *plot = rows[r][c]->plot();
             painter.save();
             painter.translate(panelWidth * double(c), panelHeight * double(r));
@@ -32,7 +36,7 @@ void renderPanels(const QList<QList<ChartView *>> &rows, QCPPainter &painter, QS
 }
 
 // Real vectors: no cached pixmaps, and pens that scale with the figure.
-bool paintVectorized(QPaintDevice *device, const QList<QList<ChartView *>> &rows, QSize size)
+bool paintVectorized(QPaintDevice *device, const Panels &rows, QSize size)
 {
     QCPPainter painter;
     if (!painter.begin(device))
@@ -59,10 +63,14 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
         *error = QStringLiteral("%1: unknown figure format '%2' (png, svg or pdf)").arg(path, suffix);
         return false;
     }
+    // Fresh panels drawn for paper: the views on screen stay as they are.
     const QSize layout = size.layoutSize();
-    for (const QList<ChartView *> &row : rows)
-        for (ChartView *view : row)
-            view->beginExport(QSize(layout.width() / int(row.size()), layout.height() / int(rows.size())), size.fontPt, size.dark);
+    Panels panels;
+    for (const QList<ChartView *> &row : rows) {
+        panels.emplace_back();
+        for (const ChartView *view : row)
+            panels.back().push_back(view->paperCopy({QSize(layout.width() / int(row.size()), layout.height() / int(rows.size())), size.fontPt, size.dark}));
+    }
 
     // Drawn into memory, then written whole: a failed export leaves the earlier file as it was,
     // and never an SVG cut short.
@@ -78,7 +86,7 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
             painter.setRenderHint(QPainter::Antialiasing);
             painter.setRenderHint(QPainter::TextAntialiasing);
             painter.scale(double(pixels.width()) / layout.width(), double(pixels.height()) / layout.height());
-            renderPanels(rows, painter, layout);
+            renderPanels(panels, painter, layout);
         }
         const int dotsPerMeter = int(std::lround(size.dpi / 0.0254));
         image.setDotsPerMeterX(dotsPerMeter);
@@ -91,18 +99,15 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
         generator.setSize(layout);
         generator.setViewBox(QRect(QPoint(0, 0), layout));
         generator.setTitle(QStringLiteral("RankScope figure"));
-        ok = paintVectorized(&generator, rows, layout);
+        ok = paintVectorized(&generator, panels, layout);
     } else {
         QPdfWriter writer(&figure);
         writer.setCreator(QStringLiteral("RankScope"));
         writer.setPageMargins(QMarginsF(0, 0, 0, 0));
         writer.setPageSize(QPageSize(QSizeF(size.widthPt, size.heightPt), QPageSize::Point, QString(), QPageSize::ExactMatch));
         writer.setResolution(int(FigureSize::kLayoutDpi)); // one layout pixel is 1/96 inch, as on screen
-        ok = paintVectorized(&writer, rows, layout);
+        ok = paintVectorized(&writer, panels, layout);
     }
-    for (const QList<ChartView *> &row : rows)
-        for (ChartView *view : row)
-            view->endExport();
     if (!ok) {
         *error = QStringLiteral("%1: the figure could not be drawn").arg(path);
         return false;

@@ -1,10 +1,11 @@
 // Writes a figure — one view, or a grid of panels (a panel per run, a row per metric) — as PNG at a
 // resolution, as SVG with real vectors and text kept as text, or as PDF, at a size on paper with a
-// base font size. Each panel is laid out for its share of the size first (legend, title, ticks),
-// then restored. The file is written whole or not at all: an earlier file survives a failed export.
+// base font size. Each panel is drawn by a fresh copy of its view laid out for its share of the
+// size (legend, title, ticks); the views on screen are not touched. The file is written whole or
+// not at all: an earlier file survives a failed export.
 #pragma once
 
-#include "FigureSize.h"
+#include "figures/FigureSize.h"
 
 #include <QList>
 #include <QString>

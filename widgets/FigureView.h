@@ -5,8 +5,8 @@
 // gives the same figure.
 #pragma once
 
-#include "FigureSize.h"
-#include "ViewState.h"
+#include "figures/FigureSize.h"
+#include "figures/ViewState.h"
 #include "spectral/MetricCatalog.h"
 
 #include <QWidget>

@@ -6,7 +6,6 @@
 #include <QComboBox>
 #include <QLabel>
 #include <cmath>
-#include <limits>
 
 namespace rankscope {
 
@@ -37,6 +36,14 @@ LayerBarChart::LayerBarChart(ViewState *state, QWidget *parent)
     rebuild();
 }
 
+std::unique_ptr<ChartView> LayerBarChart::createSibling() const
+{
+    auto sibling = std::make_unique<LayerBarChart>(state());
+    sibling->m_metric = m_metric;
+    sibling->m_run = m_run;
+    return sibling;
+}
+
 QList<QCPBars *> LayerBarChart::bars() const { return m_group->bars(); }
 
 QCPBars *LayerBarChart::barsOf(MatrixType type) const
@@ -53,100 +60,55 @@ void LayerBarChart::rebuild()
     m_group->clear();
     p->clearPlottables();
     m_typeOf.clear();
-    const ViewState *s = state();
-    const QString block = s->block();
-    const QList<int> layers = s->visibleLayersAt(m_run);
-    const qint64 step = s->stepAt(m_run);
-    const bool logY = s->logY();
-    const QList<MatrixType> types = s->typesIn(block);
-    QList<MatrixType> visible;
-    for (MatrixType type : types)
-        if (s->isTypeVisible(type))
-            visible << type;
-    bool anyExperts = false;
-    double whiskerLow = std::numeric_limits<double>::infinity(), whiskerHigh = -whiskerLow;
-    // Each layer's group spans 80 % of the unit between layers, split among the visible types.
-    const double width = visible.isEmpty() ? 0.8 : 0.8 / visible.size();
-    for (MatrixType type : types) {
-        auto *bars = new QCPBars(p->xAxis, p->yAxis);
-        bars->setName(displayLabel(type));
-        const QColor colour = typeColour(type);
-        bars->setPen(QPen(colour.darker(150), 0.8));
-        bars->setBrush(colour);
-        bars->setWidth(width);
-        m_typeOf.insert(bars, type);
-        const bool isVisible = s->isTypeVisible(type);
-        if (isVisible)
-            m_group->append(bars); // hidden types leave the group so the others re-pack
-        bars->setVisible(isVisible);
-        if (auto *item = p->legend->itemWithPlottable(bars))
-            item->setTextColor(isVisible ? theme().text : theme().muted);
-        // A layer of several experts shows their mean, with a whisker from the smallest to the largest.
-        QCPErrorBars *spread = nullptr;
-        for (int layer : layers) {
-            const MatrixCell cell = s->cell(m_run, step, block, layer, type);
-            const AggregatePoint v = cell.isEmpty() ? AggregatePoint{0, std::nan(""), 0, 0, 0, 0} : aggregateValues(cell.matrices, m_metric);
-            bars->addData(layer, logY && !(v.value > 0) ? std::nan("") : v.value);
-            if (cell.matrices.size() > 1 && isVisible) {
-                if (!spread) {
-                    spread = new QCPErrorBars(p->xAxis, p->yAxis);
-                    spread->setDataPlottable(bars);
-                    spread->setPen(QPen(theme().ink, 1.0));
-                    spread->setWhiskerWidth(4);
-                    spread->removeFromLegend();
-                    spread->setSelectable(QCP::stNone);
-                    spread->setData(QVector<double>(bars->data()->size() - 1, std::nan("")), QVector<double>(bars->data()->size() - 1, std::nan("")));
-                }
-                spread->addData(std::isfinite(v.value) ? v.value - v.min : std::nan(""), std::isfinite(v.value) ? v.max - v.value : std::nan(""));
-                if (std::isfinite(v.value) && (!logY || v.min > 0)) {
-                    whiskerLow = std::min(whiskerLow, v.min);
-                    whiskerHigh = std::max(whiskerHigh, v.max);
-                }
-                anyExperts = true;
-            } else if (spread) {
-                spread->addData(std::nan(""), std::nan(""));
-            }
-        }
-        const auto h = s->highlighted();
-        if (h && h->id.type == type && h->id.block == block && h->run == m_run && isVisible)
-            bars->setPen(QPen(theme().emphasis, 2.0));
-    }
+    m_figure = BarFigureBuilder(*state(), m_metric, m_run).build();
+    const BarFigure &f = m_figure;
+    for (const BarSeries &series : f.series)
+        drawSeries(series);
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    for (int layer : layers)
-        ticker->addTick(layer, s->relativeDepth() ? QString::number(s->depthFraction(m_run, layer), 'f', 2) : QString::number(layer));
+    ticker->setTicks(f.layerTicks);
     p->xAxis->setTicker(ticker);
-    p->xAxis->setLabel(s->relativeDepth() ? tr("Relative depth (layer / (depth − 1))") : tr("Layer"));
-    if (!layers.isEmpty())
-        p->xAxis->setRange(layers.first() - 0.6, layers.last() + 0.6);
-    PlotStyle::setLogScale(p->yAxis, logY);
-    // The value axis spans every shown run, so side-by-side panels share one scale.
-    if (const auto range = s->valueRangeAtSteps(m_metric, {block}, visible, logY)) {
-        auto [lowest, highest] = *range;
-        // The whiskers must fit too.
-        lowest = std::min(lowest, whiskerLow);
-        highest = std::max(highest, whiskerHigh);
-        if (logY)
-            p->yAxis->setRange(lowest / 1.5, highest * 1.5);
-        else
-            p->yAxis->setRange(std::min(0.0, lowest * 1.08), std::max(0.0, highest * 1.08));
-        if (!logY && (m_metric == Metric::CompressionPct) && lowest >= 0)
-            p->yAxis->setRange(0, 100);
-    }
+    p->xAxis->setLabel(f.xLabel);
+    if (f.xRange)
+        p->xAxis->setRange(f.xRange->lower, f.xRange->upper);
+    PlotStyle::setLogScale(p->yAxis, f.logY);
+    if (f.yRange)
+        p->yAxis->setRange(f.yRange->lower, f.yRange->upper);
     // Bars start at zero on a linear axis, at the bottom of a logarithmic one.
     for (QCPBars *b : m_typeOf.keys())
-        b->setBaseValue(logY ? p->yAxis->range().lower : 0);
-    p->yAxis->setLabel(metricAxisLabel(m_metric, s->energy()));
-    QString scope = s->runNameAt(m_run);
-    if (const QString range = s->layerRangeText(); !range.isEmpty())
-        scope = range + QStringLiteral(", ") + scope;
-    if (!block.isEmpty())
-        scope = block + QStringLiteral(", ") + scope;
-    if (anyExperts)
-        scope = tr("mean of experts (whiskers: min–max), %1").arg(scope);
-    else if (!s->expert().isEmpty())
-        scope = (s->expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s->expert())) + QStringLiteral(", ") + scope;
-    setTitle(tr("%1 by layer at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(step).arg(scope));
+        b->setBaseValue(f.logY ? p->yAxis->range().lower : 0);
+    p->yAxis->setLabel(f.yLabel);
+    setTitle(f.title);
     refresh();
+}
+
+void LayerBarChart::drawSeries(const BarSeries &series)
+{
+    QCustomPlot *p = plot();
+    auto *bars = new QCPBars(p->xAxis, p->yAxis);
+    bars->setName(displayLabel(series.type));
+    const QColor colour = typeColour(series.type);
+    bars->setPen(series.highlighted ? QPen(theme().emphasis, 2.0) : QPen(colour.darker(150), 0.8));
+    bars->setBrush(colour);
+    bars->setWidth(m_figure.barWidth);
+    m_typeOf.insert(bars, series.type);
+    if (series.visible)
+        m_group->append(bars); // hidden types leave the group so the others re-pack
+    bars->setVisible(series.visible);
+    if (auto *item = p->legend->itemWithPlottable(bars))
+        item->setTextColor(series.visible ? theme().text : theme().muted);
+    for (qsizetype i = 0; i < series.layers.size(); ++i)
+        bars->addData(series.layers[i], plottedValue(series.values[i].value, m_figure.logY));
+    if (!series.hasSpread())
+        return;
+    // A layer of several experts shows their mean, with a whisker from the smallest to the largest.
+    auto *spread = new QCPErrorBars(p->xAxis, p->yAxis);
+    spread->setDataPlottable(bars);
+    spread->setPen(QPen(theme().ink, 1.0));
+    spread->setWhiskerWidth(4);
+    spread->removeFromLegend();
+    spread->setSelectable(QCP::stNone);
+    spread->setData(QVector<double>(series.spreadBelow.begin(), series.spreadBelow.end()),
+                    QVector<double>(series.spreadAbove.begin(), series.spreadAbove.end()));
 }
 
 std::optional<MatrixKey> LayerBarChart::matrixAt(const QPoint &pixel) const

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "RunStepView.h"
+#include "figures/BarFigure.h"
 
 namespace rankscope {
 
@@ -15,11 +16,19 @@ public:
     QList<QCPBars *> bars() const;
     QCPBars *barsOf(MatrixType type) const;
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
+    // What the chart draws now.
+    const BarFigure &figure() const { return m_figure; }
 
 public slots:
     void rebuild() override;
 
+protected:
+    std::unique_ptr<ChartView> createSibling() const override;
+
 private:
+    void drawSeries(const BarSeries &series);
+
+    BarFigure m_figure;
     QCPBarsGroup *m_group;
     QHash<QCPBars *, MatrixType> m_typeOf;
 };

@@ -3,7 +3,7 @@
 // holds there. A click on a bar, cell or point elsewhere sets it too.
 #pragma once
 
-#include "ViewState.h"
+#include "figures/ViewState.h"
 
 #include <QWidget>
 #include <optional>

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ChartView.h"
+#include "figures/LineFigure.h"
 #include "spectral/MetricCatalog.h"
 
 class QCheckBox;
@@ -32,6 +33,8 @@ public:
     QList<QCPGraph *> visibleLines() const;
     QString tooltipAt(const QPoint &pixel) const override;
     QString dataCsv() const override;
+    // What the chart draws now.
+    const LineFigure &figure() const { return m_figure; }
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
 
 public slots:
@@ -42,28 +45,27 @@ signals:
 
 protected:
     void activate(const QPoint &pixel) override;
+    std::unique_ptr<ChartView> createSibling() const override;
 
 private:
-    struct Line {
-        QCPGraph *graph = nullptr;
-        MatrixType type = MatrixType::Q;
-        int layer = -1; // -1: the aggregate line of the type
-        QList<AggregatePoint> points;
-        int run = 0;
-    };
-    // Where a run's step sits on the x axis: the step, or its fraction of the run.
-    double xOf(int run, qint64 step) const;
     struct Hit {
-        const Line *line = nullptr;
+        const LineSeries *line = nullptr;
         int index = -1;
     };
     Hit hitAt(const QPoint &pixel) const;
     void updateStepMarker();
     void fillModeBox();
+    // Drawing the figure: the last one's graphs and colour bar go, the new one's parts are added.
+    void clearFigure();
+    void drawGuideBand(const LineFigure &figure);
+    QCPGraph *drawTypeLine(const LineSeries &series, const LineFigure &figure);
+    QCPGraph *drawLayerLine(const LineSeries &series);
+    void addLayerScale(const LayerColourScale &scale);
 
     Metric m_metric = Metric::StableRank;
     std::optional<MatrixType> m_perLayerType;
-    QList<Line> m_lines;
+    LineFigure m_figure;
+    QList<QCPGraph *> m_graphs; // the graph of each of the figure's series
     QCPItemStraightLine *m_stepMarker = nullptr;
     bool m_alphaGuide = true;
     QCPItemRect *m_guideBand = nullptr;

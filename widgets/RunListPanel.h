@@ -2,7 +2,7 @@
 // shows or hides it in every view; compared runs can be removed.
 #pragma once
 
-#include "ViewState.h"
+#include "figures/ViewState.h"
 
 #include <QWidget>
 

@@ -5,15 +5,11 @@
 
 #include "PlotStyle.h"
 #include "TypeStyle.h"
-#include "spectral/EigenvalueDensity.h"
-#include "spectral/PowerLawFit.h"
 #include "spectral/SpectralMetrics.h"
-#include "spectral/WeightWatcherMetrics.h"
 
 #include <QCheckBox>
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 
 namespace rankscope {
 
@@ -69,6 +65,15 @@ SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
     rebuild();
 }
 
+std::unique_ptr<ChartView> SpectrumView::createSibling() const
+{
+    auto sibling = std::make_unique<SpectrumView>(state());
+    sibling->m_key = m_key;
+    sibling->m_showingDefault = m_showingDefault;
+    sibling->m_overlay = m_overlay;
+    return sibling;
+}
+
 void SpectrumView::showMatrix(const MatrixKey &key)
 {
     m_key = key;
@@ -84,129 +89,83 @@ void SpectrumView::setOverlayFirstStep(bool overlay)
     rebuild();
 }
 
-void SpectrumView::addSpectrum(const MatrixResult &r, const QColor &colour, bool main)
+QColor SpectrumView::colourOf(const SpectrumCurve &curve) const
 {
-    const QString name = tr("step %1").arg(r.step);
-    QCPGraph *sigma = addGraphTo(m_rankRect);
-    sigma->setName(name);
-    sigma->setPen(QPen(colour, main ? 1.8 : 1.4, main ? Qt::SolidLine : Qt::DashLine));
-    if (main)
-        sigma->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, r.singularValues.size() > 200 ? 2 : 4));
-    for (Eigen::Index i = 0; i < r.singularValues.size(); ++i)
-        if (r.singularValues[i] > 0)
-            sigma->addData(double(i + 1), r.singularValues[i]);
-
-    const Eigen::VectorXd lambda = r.singularValues.array().square();
-    QCPGraph *density = addGraphTo(m_densityRect);
-    density->setPen(QPen(colour, main ? 1.6 : 1.2, main ? Qt::SolidLine : Qt::DashLine));
-    density->setLineStyle(QCPGraph::lsStepCenter);
-    for (const auto &[x, y] : logBinnedDensity(lambda, densityBinsFor(lambda.size())))
-        density->addData(x, y);
-    density->setName(tr("ESD, step %1").arg(r.step));
-    density->removeFromLegend(plot()->legend);
-    // With one spectrum the title names its step: the legends then carry only the fit.
-    if (m_overlay)
-        m_densityLegend->addItem(new QCPPlottableLegendItem(m_densityLegend, density));
-    else
-        sigma->removeFromLegend(plot()->legend);
-
-    if (!main)
-        return;
-    // --delta: D = W − W_ref's singular values beside W's, on the same axes.
-    if (r.deltaSingularValues.size() > 0 && spectrumProblem(r.deltaSingularValues).isEmpty()) {
-        QCPGraph *change = addGraphTo(m_rankRect);
-        change->setName(tr("W \u2212 W\u2080 (change from the reference)"));
-        change->setPen(QPen(theme().bulk, 1.6, Qt::DashLine));
-        change->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, theme().bulk, r.deltaSingularValues.size() > 200 ? 2 : 4));
-        for (Eigen::Index i = 0; i < r.deltaSingularValues.size(); ++i)
-            if (r.deltaSingularValues[i] > 0)
-                change->addData(double(i + 1), r.deltaSingularValues[i]);
-        m_deltaGraph = change;
-        change->removeFromLegend(plot()->legend);
-        if (!m_overlay) { // two lines in the panel: both named, W first
-            sigma->setName(tr("W, step %1").arg(r.step));
-            sigma->addToLegend(plot()->legend);
-        }
-        change->addToLegend(plot()->legend);
+    using Kind = SpectrumCurve::Kind;
+    switch (curve.kind) {
+    case Kind::SingularValues:
+    case Kind::Density: {
+        if (!curve.main)
+            return QColor(0x99, 0x99, 0x99); // the first step, overlaid
+        const MatrixType type = *m_figure.type;
+        return typeColour(type).value() > 200 && type == MatrixType::MlpDown ? typeColour(type).darker(130) : typeColour(type);
     }
-    addMarchenkoPasturBulk(r, lambda);
-    // The fit the analysis made (metric contract, "alpha"): drawn, not fitted again.
-    const SpectralMetrics &fit = r.metrics;
-    if (!std::isfinite(fit.alpha) || !(fit.alphaXmin > 0) || !std::isfinite(fit.alphaXmin)) {
-        m_fitText = tr("no power-law fit (fewer than 2 eigenvalues above 1e-5)");
-        return;
+    case Kind::Change:
+    case Kind::Bulk: return theme().bulk;
+    case Kind::PowerLaw: return theme().fit;
     }
-    const auto fitted = (lambda.array() > kPowerLawThreshold).count();
-    // p(λ) = (tail share) · (α − 1)/xmin · (λ/xmin)^(−α) for λ ≥ xmin: the fitted tail on the same density scale.
-    QCPGraph *law = addGraphTo(m_densityRect);
-    law->setPen(QPen(theme().fit, 2.0, Qt::DashLine));
-    const double share = fit.alphaTailSize / double(lambda.size());
-    const double top = lambda.maxCoeff();
-    for (int i = 0; i <= 40; ++i) {
-        const double x = fit.alphaXmin * std::pow(top / fit.alphaXmin, i / 40.0);
-        const double p = share * (fit.alpha - 1) / fit.alphaXmin * std::pow(x / fit.alphaXmin, -fit.alpha);
-        if (std::isfinite(x) && std::isfinite(p) && p > 0) // a log–log axis holds nothing else
-            law->addData(x, p);
-    }
-    m_fitText = tr("power law: \u03b1 = %1, D = %2, x\u2098\u1d62\u2099 = %3 (%4 of %5)")
-                    .arg(fit.alpha, 0, 'f', 2).arg(fit.alphaKsDistance, 0, 'f', 3).arg(fit.alphaXmin, 0, 'g', 3).arg(fit.alphaTailSize).arg(fitted);
-    m_lawGraph = law;
-    law->setName(fitTextFor(layoutSize()));
-    m_densityLegend->addItem(new QCPPlottableLegendItem(m_densityLegend, law));
-    law->removeFromLegend(plot()->legend);
-    auto *xminLine = new QCPItemStraightLine(plot());
-    xminLine->setClipAxisRect(m_densityRect);
-    xminLine->point1->setAxes(m_densityRect->axis(QCPAxis::atBottom), m_densityRect->axis(QCPAxis::atLeft));
-    xminLine->point2->setAxes(m_densityRect->axis(QCPAxis::atBottom), m_densityRect->axis(QCPAxis::atLeft));
-    xminLine->point1->setCoords(fit.alphaXmin, 1);
-    xminLine->point2->setCoords(fit.alphaXmin, 10);
-    QColor xminColour = theme().fit;
-    xminColour.setAlpha(120);
-    xminLine->setPen(QPen(xminColour, 1, Qt::DotLine));
+    return theme().ink;
 }
 
-void SpectrumView::addMarchenkoPasturBulk(const MatrixResult &r, const Eigen::VectorXd &lambda)
+void SpectrumView::drawCurve(const SpectrumCurve &curve)
 {
-    // WeightWatcher's MP fit (num_spikes, mp_softrank come from it), by the same function; it is
-    // cheap next to a decomposition. The edge drawn is λ₊; num_spikes counts the eigenvalues beyond
-    // λ₊ plus its Tracy–Widom margin, which the legend says.
-    const MarchenkoPasturFit fit = fitMarchenkoPastur(lambda, r.rows, r.cols);
-    if (!fit.ok || !(fit.bulkMax > 0))
-        return;
-    // The law on λ's own axis: p(λ) = scale·ρ(scale·λ), sampled densely towards both edges, where
-    // it rises and falls as a square root; values far below its peak would only stretch the log axis.
-    const double low = std::max(fit.bulkMin, fit.bulkMax * 1e-4), high = fit.bulkMax;
-    QList<QPair<double, double>> points;
-    double peak = 0;
-    for (int i = 0; i <= 160; ++i) {
-        const double t = std::numbers::pi / 2 * i / 160;
-        const double x = fit.bulkMin > 0 ? low + (high - low) * std::sin(t) * std::sin(t) : low * std::pow(high / low, std::sin(t));
-        const double p = fit.scale * marchenkoPasturDensity(std::clamp(x, low * (1 + 1e-12), high * (1 - 1e-12)), fit.sigma, fit.q);
-        points.append({x / fit.scale, p});
-        peak = std::max(peak, p);
+    using Kind = SpectrumCurve::Kind;
+    QCPGraph *graph = addGraphTo(curve.leftPanel() ? m_rankRect : m_densityRect);
+    const QColor colour = colourOf(curve);
+    const Qt::PenStyle dash = curve.main ? Qt::SolidLine : Qt::DashLine;
+    switch (curve.kind) {
+    case Kind::SingularValues:
+        graph->setPen(QPen(colour, curve.main ? 1.8 : 1.4, dash));
+        if (curve.main)
+            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, m_figure.spectrumSize > 200 ? 2 : 4));
+        break;
+    case Kind::Density:
+        graph->setPen(QPen(colour, curve.main ? 1.6 : 1.2, dash));
+        graph->setLineStyle(QCPGraph::lsStepCenter);
+        break;
+    case Kind::Change:
+        graph->setPen(QPen(colour, 1.6, Qt::DashLine));
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, m_figure.changeSize > 200 ? 2 : 4));
+        m_deltaGraph = graph;
+        break;
+    case Kind::Bulk: {
+        QColor fill = colour;
+        fill.setAlpha(theme().dark ? 60 : 45);
+        graph->setPen(QPen(colour, 1.4));
+        graph->setBrush(fill);
+        m_bulkGraph = graph;
+        break;
     }
-    QCPGraph *bulk = addGraphTo(m_densityRect);
-    QColor edge = theme().bulk, fill = theme().bulk;
-    fill.setAlpha(theme().dark ? 60 : 45);
-    bulk->setPen(QPen(edge, 1.4));
-    bulk->setBrush(fill);
-    for (const auto &[x, p] : points)
-        if (p > peak * 1e-3)
-            bulk->addData(x, p);
-    const QString q = QString::number(fit.q, 'g', 3);
-    bulk->setName(fit.numSpikes == 1 ? tr("MP bulk, Q = %1: 1 spike past λ₊ + TW").arg(q)
-                                     : tr("MP bulk, Q = %1: %2 spikes past λ₊ + TW").arg(q).arg(fit.numSpikes));
-    bulk->removeFromLegend(plot()->legend);
-    m_densityLegend->addItem(new QCPPlottableLegendItem(m_densityLegend, bulk));
-    m_bulkGraph = bulk;
-    auto *edgeLine = new QCPItemStraightLine(plot());
-    edgeLine->setClipAxisRect(m_densityRect);
-    edgeLine->point1->setAxes(m_densityRect->axis(QCPAxis::atBottom), m_densityRect->axis(QCPAxis::atLeft));
-    edgeLine->point2->setAxes(m_densityRect->axis(QCPAxis::atBottom), m_densityRect->axis(QCPAxis::atLeft));
-    edgeLine->point1->setCoords(fit.bulkMax / fit.scale, 1);
-    edgeLine->point2->setCoords(fit.bulkMax / fit.scale, 10);
-    edgeLine->setPen(QPen(edge, 1.2, Qt::DashLine));
-    m_bulkEdge = fit.bulkMax / fit.scale;
+    case Kind::PowerLaw:
+        graph->setPen(QPen(colour, 2.0, Qt::DashLine));
+        m_lawGraph = graph;
+        break;
+    }
+    for (const QPointF &point : curve.points)
+        graph->addData(point.x(), point.y());
+    graph->setName(curve.kind == Kind::PowerLaw ? fitTextFor(layoutSize()) : curve.name);
+    if (curve.legend != SpectrumCurve::Legend::Rank)
+        graph->removeFromLegend(plot()->legend);
+    if (curve.legend == SpectrumCurve::Legend::Density)
+        m_densityLegend->addItem(new QCPPlottableLegendItem(m_densityLegend, graph));
+}
+
+void SpectrumView::drawMarker(const SpectrumMarker &marker)
+{
+    auto *line = new QCPItemStraightLine(plot());
+    line->setClipAxisRect(m_densityRect);
+    for (QCPItemPosition *point : {line->point1, line->point2})
+        point->setAxes(m_densityRect->axis(QCPAxis::atBottom), m_densityRect->axis(QCPAxis::atLeft));
+    const QCPRange y = m_densityRect->axis(QCPAxis::atLeft)->range();
+    line->point1->setCoords(marker.x, y.lower);
+    line->point2->setCoords(marker.x, y.upper);
+    if (marker.kind == SpectrumMarker::Kind::BulkEdge) {
+        line->setPen(QPen(theme().bulk, 1.2, Qt::DashLine));
+    } else {
+        QColor xminColour = theme().fit;
+        xminColour.setAlpha(120);
+        line->setPen(QPen(xminColour, 1, Qt::DotLine));
+    }
 }
 
 void SpectrumView::rebuild()
@@ -214,61 +173,33 @@ void SpectrumView::rebuild()
     plot()->clearGraphs();
     plot()->clearItems();
     m_densityLegend->clearItems();
-    m_fitText.clear();
     m_lawGraph = nullptr;
     m_bulkGraph = nullptr;
     m_deltaGraph = nullptr;
-    m_bulkEdge = 0;
-    const MatrixResult *r = m_key ? state()->find(*m_key) : nullptr;
-    if (!r) {
-        setTitle(tr("Click a bar, a heatmap cell or a per-layer point to see that matrix's spectrum"));
+    m_figure = SpectrumFigureBuilder(*state(), m_key, m_overlay).build();
+    const SpectrumFigure &f = m_figure;
+    setTitle(f.title);
+    if (!f.type) {
         refresh();
         return;
     }
-    // A spectrum the metrics cannot take (NaN, Inf, negative, or σ whose squares overflow) is
-    // named, not drawn: its eigenvalues would give the density and the axes no finite range. The
-    // solver and the results file let none through; a view must not depend on it.
-    if (const QString problem = spectrumProblem(r->singularValues); !problem.isEmpty()) {
-        setTitle(tr("Spectrum of %1, step %2: %3 is not drawn: %4").arg(r->identity().text()).arg(r->step).arg(r->tensor, problem));
-        refresh();
-        return;
+    // The ranges first, so the markers span the density panel's height as they are drawn.
+    auto setRanges = [](QCPAxisRect *rect, const std::optional<AxisRange> &x, const std::optional<AxisRange> &y) {
+        if (x && y) {
+            rect->axis(QCPAxis::atBottom)->setRange(x->lower, x->upper);
+            rect->axis(QCPAxis::atLeft)->setRange(y->lower, y->upper);
+        }
+    };
+    setRanges(m_rankRect, f.rankX, f.rankY);
+    setRanges(m_densityRect, f.densityX, f.densityY);
+    // Each marker right after its curve: it is drawn over that curve and under the next.
+    for (const SpectrumCurve &curve : f.curves) {
+        drawCurve(curve);
+        for (const SpectrumMarker &marker : f.markers)
+            if ((curve.kind == SpectrumCurve::Kind::Bulk && marker.kind == SpectrumMarker::Kind::BulkEdge) ||
+                (curve.kind == SpectrumCurve::Kind::PowerLaw && marker.kind == SpectrumMarker::Kind::PowerLawXmin))
+                drawMarker(marker);
     }
-    const QList<qint64> runSteps = state()->stepsAt(m_key->run);
-    if (m_overlay && !runSteps.isEmpty() && runSteps.first() != r->step)
-        if (const MatrixResult *first = state()->find({m_key->run, runSteps.first(), r->identity()}); first && spectrumProblem(first->singularValues).isEmpty())
-            addSpectrum(*first, QColor(0x99, 0x99, 0x99), false);
-    addSpectrum(*r, typeColour(r->type).value() > 200 && r->type == MatrixType::MlpDown ? typeColour(r->type).darker(130) : typeColour(r->type), true);
-    setTitle(tr("Spectrum of %1, step %2: %3 [%4\u00d7%5] — %6")
-                 .arg(r->identity().text()).arg(r->step).arg(r->tensor).arg(r->rows).arg(r->cols).arg(state()->runNameAt(m_key->run)));
-    for (QCPAxisRect *rect : {m_rankRect, m_densityRect}) {
-        bool first = true;
-        QCPRange keys, values;
-        for (int gi = 0; gi < plot()->graphCount(); ++gi) {
-            QCPGraph *g = plot()->graph(gi);
-            if (g->keyAxis()->axisRect() != rect || g == m_bulkGraph) // the law fits under the ESD's range
-                continue;
-            bool ok = false;
-            const QCPRange k = g->getKeyRange(ok, QCP::sdPositive);
-            bool ok2 = false;
-            const QCPRange v = g->getValueRange(ok2, QCP::sdPositive);
-            if (!ok || !ok2)
-                continue;
-            keys = first ? k : QCPRange(std::min(keys.lower, k.lower), std::max(keys.upper, k.upper));
-            values = first ? v : QCPRange(std::min(values.lower, v.lower), std::max(values.upper, v.upper));
-            first = false;
-        }
-        if (!first) {
-            rect->axis(QCPAxis::atBottom)->setRange(keys.lower / 1.3, keys.upper * 1.3);
-            rect->axis(QCPAxis::atLeft)->setRange(values.lower / 2, values.upper * 3);
-        }
-    }
-    // The xmin marker spans the density panel's height.
-    for (int i = 0; i < plot()->itemCount(); ++i)
-        if (auto *line = qobject_cast<QCPItemStraightLine *>(plot()->item(i))) {
-            const QCPRange y = m_densityRect->axis(QCPAxis::atLeft)->range();
-            line->point1->setCoords(line->point1->coords().x(), y.lower);
-            line->point2->setCoords(line->point2->coords().x(), y.upper);
-        }
     for (QCPLegend *legend : {plot()->legend, m_densityLegend})
         PlotStyle::makeRoomForDescenders(legend);
     refresh();
@@ -286,7 +217,7 @@ QString SpectrumView::fitTextFor(QSize size) const
                       : m_densityRect->width() > 0 ? m_densityRect->width() + (size.width() - plot()->viewport().width()) / 2
                                                    : size.width() / 2 - 60;
     const int width = std::max(80, panel - 24 - m_densityLegend->iconSize().width());
-    return PlotStyle::wrapText(m_fitText, m_densityLegend->font(), width, 4);
+    return PlotStyle::wrapText(m_figure.fitText, m_densityLegend->font(), width, 4);
 }
 
 void SpectrumView::adaptLayout(QSize size)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ChartView.h"
+#include "figures/SpectrumFigure.h"
 
 class QCheckBox;
 
@@ -23,10 +24,12 @@ public:
 
     QCPAxisRect *rankRect() const { return m_rankRect; }
     QCPAxisRect *densityRect() const { return m_densityRect; }
-    QString fitLegendText() const { return m_fitText; }
+    QString fitLegendText() const { return m_figure.fitText; }
     // The Marchenko–Pastur bulk drawn under the ESD (null when the fit failed) and its edge λ₊.
     QCPGraph *bulkGraph() const { return m_bulkGraph; }
-    double bulkEdge() const { return m_bulkEdge; }
+    double bulkEdge() const { return m_figure.bulkEdge; }
+    // What the view draws now.
+    const SpectrumFigure &figure() const { return m_figure; }
     // D = W − W_ref's singular values by rank (--delta), null when the matrix has none.
     QCPGraph *deltaGraph() const { return m_deltaGraph; }
     QString tooltipAt(const QPoint &pixel) const override;
@@ -38,10 +41,12 @@ public slots:
 
 protected:
     void adaptLayout(QSize size) override;
+    std::unique_ptr<ChartView> createSibling() const override;
 
 private:
-    void addSpectrum(const MatrixResult &r, const QColor &colour, bool main);
-    void addMarchenkoPasturBulk(const MatrixResult &r, const Eigen::VectorXd &lambda);
+    QColor colourOf(const SpectrumCurve &curve) const;
+    void drawCurve(const SpectrumCurve &curve);
+    void drawMarker(const SpectrumMarker &marker);
 
     std::optional<MatrixKey> m_key;
     bool m_showingDefault = true; // no matrix asked for yet: the picker's default is shown
@@ -55,10 +60,9 @@ private:
     // Whether the legends fit inside the panels at this size (else they go in a row below).
     static bool legendsInside(QSize size);
 
-    QString m_fitText;
+    SpectrumFigure m_figure;
     QCPGraph *m_bulkGraph = nullptr;
     QCPGraph *m_deltaGraph = nullptr;
-    double m_bulkEdge = 0;
     QCPGraph *m_lawGraph = nullptr; // the fitted power law, whose legend entry wraps to the panel
 };
 

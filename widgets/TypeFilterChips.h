@@ -2,7 +2,7 @@
 // view follows. Clicking a chip does what clicking the type in a legend does.
 #pragma once
 
-#include "ViewState.h"
+#include "figures/ViewState.h"
 
 #include <QWidget>
 

@@ -56,87 +56,65 @@ TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *par
     rebuild();
 }
 
+std::unique_ptr<ChartView> TypeLayerHeatmap::createSibling() const
+{
+    auto sibling = std::make_unique<TypeLayerHeatmap>(state(), m_metric);
+    sibling->m_run = m_run;
+    return sibling;
+}
+
 QList<MatrixType> TypeLayerHeatmap::rowTypes() const
 {
     QList<MatrixType> types;
-    for (const Row &row : m_rows)
+    for (const HeatmapRow &row : m_figure.rows)
         types << row.type;
     return types;
 }
 
 void TypeLayerHeatmap::rebuild()
 {
-    const ViewState *s = state();
-    const QStringList blocks = s->blocks();
-    m_rows.clear();
-    QSet<int> layerSet;
-    for (const QString &block : blocks) {
-        for (MatrixType type : s->typesIn(block))
-            if (s->isTypeVisible(type))
-                m_rows.append({block, type});
-        for (int layer : s->visibleLayersAt(m_run, block))
-            layerSet.insert(layer);
-    }
-    m_columns = QList<int>(layerSet.begin(), layerSet.end());
-    std::sort(m_columns.begin(), m_columns.end());
-    const qint64 step = s->stepAt(m_run);
-    const int nx = int(m_columns.size()), ny = int(m_rows.size());
+    m_figure = HeatmapFigureBuilder(*state(), m_metric, m_run).build();
+    const HeatmapFigure &f = m_figure;
+    const int nx = int(f.columns.size()), ny = int(f.rows.size());
     QCPColorMapData *data = m_map->data();
     data->setSize(std::max(1, nx), std::max(1, ny));
     // Cells sit at integer positions; a single row or column spans ±0.5 around it.
     data->setRange(nx > 1 ? QCPRange(0, nx - 1) : QCPRange(-0.5, 0.5), ny > 1 ? QCPRange(0, ny - 1) : QCPRange(-0.5, 0.5));
     for (int x = 0; x < std::max(1, nx); ++x)
-        for (int y = 0; y < std::max(1, ny); ++y) {
-            const MatrixCell cell = x < nx && y < ny ? s->cell(m_run, step, m_rows[y].block, m_columns[x], m_rows[y].type) : MatrixCell{};
-            data->setCell(x, y, cell.isEmpty() ? std::nan("") : aggregateValues(cell.matrices, m_metric).value);
-        }
-    const bool percent = m_metric == Metric::CompressionPct;
-    m_map->setGradient(percent ? PlotStyle::yellowOrangeRed() : PlotStyle::viridis());
-    // One colour scale for every shown run: equal colours mean equal values across panels.
-    if (const auto range = s->valueRangeAtSteps(m_metric, blocks, s->visibleTypes(), false)) {
-        const auto [lowest, highest] = *range;
-        m_map->setDataRange(highest > lowest ? QCPRange(lowest, highest) : QCPRange(lowest - 0.5, highest + 0.5));
-    }
-    m_scale->axis()->setLabel(layoutSize().width() < 420 ? QString() : metricAxisLabel(m_metric, s->energy()));
-
+        for (int y = 0; y < std::max(1, ny); ++y)
+            data->setCell(x, y, x < nx && y < ny ? f.value(y, x) : std::nan(""));
+    m_map->setGradient(f.colours.map == HeatmapColourScale::Map::YellowOrangeRed ? PlotStyle::yellowOrangeRed() : PlotStyle::viridis());
+    if (f.colours.range)
+        m_map->setDataRange(QCPRange(f.colours.range->lower, f.colours.range->upper));
+    const bool narrow = layoutSize().width() < 420;
+    m_scale->axis()->setLabel(narrow ? QString() : f.colours.label);
     QSharedPointer<QCPAxisTickerText> xTicks(new QCPAxisTickerText), yTicks(new QCPAxisTickerText);
     for (int x = 0; x < nx; ++x)
-        xTicks->addTick(x, s->relativeDepth() ? QString::number(s->depthFraction(m_run, m_columns[x]), 'f', 2) : QString::number(m_columns[x]));
-    plot()->xAxis->setLabel(xAxisLabel());
+        xTicks->addTick(x, f.columnLabels[x]);
+    plot()->xAxis->setLabel(f.xLabel);
     for (int y = 0; y < ny; ++y)
-        yTicks->addTick(y, m_rows[y].block.isEmpty() ? displayLabel(m_rows[y].type)
-                                                     : QStringLiteral("%1 · %2").arg(m_rows[y].block, displayLabel(m_rows[y].type)));
-    plot()->yAxis->setLabel(layoutSize().width() < 420 ? QString() : yAxisLabel());
+        yTicks->addTick(y, f.rowLabels[y]);
+    plot()->yAxis->setLabel(narrow ? QString() : f.yLabel);
     plot()->xAxis->setTicker(xTicks);
     plot()->yAxis->setTicker(yTicks);
     plot()->xAxis->setRange(-0.5, std::max(0, nx - 1) + 0.5);
     plot()->yAxis->setRange(-0.5, std::max(0, ny - 1) + 0.5);
-    // A white rule between the blocks' groups of rows.
+    // A rule in the background's colour between the blocks' groups of rows.
     for (QCPItemStraightLine *line : m_separators)
         plot()->removeItem(line);
     m_separators.clear();
-    for (int y = 1; y < ny; ++y)
-        if (m_rows[y].block != m_rows[y - 1].block) {
-            auto *line = new QCPItemStraightLine(plot());
-            line->point1->setCoords(0, y - 0.5);
-            line->point2->setCoords(1, y - 0.5);
-            line->setPen(QPen(theme().background, 3)); // a gap between blocks
-            line->setSelectable(false);
-            m_separators << line;
-        }
-    QString scope = s->runNameAt(m_run);
-    if (const QString range = s->layerRangeText(); !range.isEmpty())
-        scope = range + QStringLiteral(", ") + scope;
-    if (!s->experts().isEmpty())
-        scope = (s->expert().isEmpty() ? tr("mean of experts")
-                 : s->expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s->expert())) +
-                QStringLiteral(", ") + scope;
-    setTitle(tr("%1 at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(step).arg(scope));
-    const auto h = s->highlighted();
-    const qsizetype hx = h && h->run == m_run ? m_columns.indexOf(h->id.layer) : -1;
-    const qsizetype hy = h ? m_rows.indexOf(Row{h->id.block, h->id.type}) : -1;
+    for (int y : f.blockStarts) {
+        auto *line = new QCPItemStraightLine(plot());
+        line->point1->setCoords(0, y - 0.5);
+        line->point2->setCoords(1, y - 0.5);
+        line->setPen(QPen(theme().background, 3)); // a gap between blocks
+        line->setSelectable(false);
+        m_separators << line;
+    }
+    setTitle(f.title);
+    const auto [hx, hy] = f.highlighted.value_or(std::pair{-1, -1});
     m_highlight->setPen(QPen(theme().emphasis, 2.5));
-    m_highlight->setVisible(hx >= 0 && hy >= 0);
+    m_highlight->setVisible(f.highlighted.has_value());
     m_highlight->topLeft->setCoords(hx - 0.5, hy - 0.5);
     m_highlight->bottomRight->setCoords(hx + 0.5, hy + 0.5);
     m_textsStale = true;
@@ -163,21 +141,17 @@ void TypeLayerHeatmap::adaptLayout(QSize size)
     // says when its cells are too small to print their values.
     const bool narrow = size.width() < 420;
     m_scale->setBarWidth(narrow ? 8 : 12);
-    m_scale->axis()->setLabel(narrow ? QString() : metricAxisLabel(m_metric, state()->energy()));
+    m_scale->axis()->setLabel(narrow ? QString() : m_figure.colours.label);
     const QRect rect = plot()->axisRect()->rect();
     const QRect viewport = plot()->viewport();
     const double width = rect.width() > 0 ? rect.width() + size.width() - viewport.width() : size.width() * 0.6;
     const double height = rect.height() > 0 ? rect.height() + size.height() - viewport.height() : size.height() * 0.6;
-    const QSizeF cell(width / std::max<qsizetype>(1, m_columns.size()), height / std::max<qsizetype>(1, m_rows.size()));
+    const QSizeF cell(width / std::max<qsizetype>(1, m_figure.columns.size()), height / std::max<qsizetype>(1, m_figure.rows.size()));
     const bool printable = cellFont(cell).has_value();
-    const QString label = printable || m_columns.isEmpty() ? xAxisLabel() : tr("%1 (no room for values)").arg(xAxisLabel());
+    const QString label = printable || m_figure.columns.isEmpty() ? m_figure.xLabel : tr("%1 (no room for values)").arg(m_figure.xLabel);
     plot()->xAxis->setLabel(PlotStyle::wrapText(label, plot()->xAxis->labelFont(), int(width) + 40));
-    plot()->yAxis->setLabel(narrow ? QString() : yAxisLabel());
+    plot()->yAxis->setLabel(narrow ? QString() : m_figure.yLabel);
 }
-
-QString TypeLayerHeatmap::yAxisLabel() const { return state()->blocks().size() > 1 ? tr("Block · matrix type") : tr("Matrix type"); }
-
-QString TypeLayerHeatmap::xAxisLabel() const { return state()->relativeDepth() ? tr("Relative depth") : tr("Layer"); }
 
 void TypeLayerHeatmap::placeCellTexts()
 {
@@ -190,7 +164,7 @@ void TypeLayerHeatmap::placeCellTexts()
     for (QCPItemText *t : m_cellTexts)
         plot()->removeItem(t);
     m_cellTexts.clear();
-    const int nx = int(m_columns.size()), ny = int(m_rows.size());
+    const int nx = int(m_figure.columns.size()), ny = int(m_figure.rows.size());
     if (nx == 0 || ny == 0)
         return;
     const std::optional<QFont> font = cellFont(QSizeF(cellWidth, cellHeight));
@@ -218,7 +192,7 @@ void TypeLayerHeatmap::placeCellTexts()
 
 QPoint TypeLayerHeatmap::cellCentre(MatrixType type, int layer, const QString &block) const
 {
-    const qsizetype x = m_columns.indexOf(layer), y = m_rows.indexOf(Row{block, type});
+    const qsizetype x = m_figure.columns.indexOf(layer), y = m_figure.rows.indexOf(HeatmapRow{block, type});
     if (x < 0 || y < 0)
         return {-1, -1};
     return QPointF(plot()->xAxis->coordToPixel(double(x)), plot()->yAxis->coordToPixel(double(y))).toPoint();
@@ -226,17 +200,19 @@ QPoint TypeLayerHeatmap::cellCentre(MatrixType type, int layer, const QString &b
 
 std::optional<MatrixKey> TypeLayerHeatmap::matrixAt(const QPoint &pixel) const
 {
-    if (!plot()->axisRect()->rect().contains(pixel) || m_columns.isEmpty() || m_rows.isEmpty())
+    const QList<int> &columns = m_figure.columns;
+    const QList<HeatmapRow> &rows = m_figure.rows;
+    if (!plot()->axisRect()->rect().contains(pixel) || columns.isEmpty() || rows.isEmpty())
         return std::nullopt;
     const long x = std::lround(plot()->xAxis->pixelToCoord(pixel.x()));
     const long y = std::lround(plot()->yAxis->pixelToCoord(pixel.y()));
-    if (x < 0 || y < 0 || x >= m_columns.size() || y >= m_rows.size())
+    if (x < 0 || y < 0 || x >= columns.size() || y >= rows.size())
         return std::nullopt;
     // A cell of several experts opens the first of them.
     const qint64 step = state()->stepAt(m_run);
-    const MatrixCell cell = state()->cell(m_run, step, m_rows[y].block, m_columns[x], m_rows[y].type);
+    const MatrixCell cell = state()->cell(m_run, step, rows[y].block, columns[x], rows[y].type);
     if (cell.isEmpty())
-        return MatrixKey{m_run, step, {m_rows[y].block, m_columns[x], m_rows[y].type, {}}};
+        return MatrixKey{m_run, step, {rows[y].block, columns[x], rows[y].type, {}}};
     return MatrixKey{m_run, step, cell.matrices.first()->identity()};
 }
 

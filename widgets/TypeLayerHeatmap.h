@@ -5,6 +5,7 @@
 #pragma once
 
 #include "RunStepView.h"
+#include "figures/HeatmapFigure.h"
 
 namespace rankscope {
 
@@ -15,15 +16,12 @@ public:
 
     QCPColorMap *colorMap() const { return m_map; }
     QCPColorScale *colorScale() const { return m_scale; }
-    struct Row {
-        QString block;
-        MatrixType type;
-        bool operator==(const Row &other) const = default;
-    };
     // The rows (block and type) and columns (layers) shown, in order.
-    QList<Row> rows() const { return m_rows; }
+    QList<HeatmapRow> rows() const { return m_figure.rows; }
     QList<MatrixType> rowTypes() const;
-    QList<int> columnLayers() const { return m_columns; }
+    QList<int> columnLayers() const { return m_figure.columns; }
+    // What the heatmap draws now.
+    const HeatmapFigure &figure() const { return m_figure; }
     // The pixel at the centre of a cell, for tests.
     QPoint cellCentre(MatrixType type, int layer, const QString &block = {}) const;
     int cellTextCount() const { return int(m_cellTexts.size()); }
@@ -36,22 +34,20 @@ public slots:
 
 protected:
     void adaptLayout(QSize size) override;
+    std::unique_ptr<ChartView> createSibling() const override;
 
 private:
     // Called after every layout: (re)writes the cell labels when the data or the cell size changed.
     void placeCellTexts();
     // The font of the values in cells of this size; none when no readable font fits.
     std::optional<QFont> cellFont(QSizeF cell) const;
-    QString xAxisLabel() const;
-    QString yAxisLabel() const;
 
     QCPColorMap *m_map;
     QCPColorScale *m_scale;
     QStringList shownBlocks() const override { return state()->blocks(); }
 
-    QList<Row> m_rows;
+    HeatmapFigure m_figure;
     QList<QCPItemStraightLine *> m_separators; // between the blocks' row groups
-    QList<int> m_columns;
     QList<QCPItemText *> m_cellTexts;
     QCPItemRect *m_highlight = nullptr; // the matrix selected in any view
     bool m_textsStale = true;

@@ -5,7 +5,7 @@
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
 #include "TypeLayerHeatmap.h"
-#include "ViewState.h"
+#include "figures/ViewState.h"
 
 #include <QTemporaryDir>
 #include <QTest>

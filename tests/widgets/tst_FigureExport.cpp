@@ -11,7 +11,7 @@
 #include "PlotStyle.h"
 #include "TypeLayerHeatmap.h"
 #include "TypeStyle.h"
-#include "ViewState.h"
+#include "figures/ViewState.h"
 
 #include <QImage>
 #include <QSignalSpy>

@@ -7,7 +7,7 @@
 #include "MainWindow.h"
 #include "MetricLineChart.h"
 #include "SpectrumView.h"
-#include "ViewState.h"
+#include "figures/ViewState.h"
 
 #include <QDateTime>
 #include <QDir>

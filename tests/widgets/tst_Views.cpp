@@ -9,7 +9,7 @@
 #include "SpectrumView.h"
 #include "TypeFilterChips.h"
 #include "TypeLayerHeatmap.h"
-#include "ViewState.h"
+#include "figures/ViewState.h"
 #include "spectral/WeightWatcherMetrics.h"
 
 #include <QComboBox>
@@ -187,6 +187,47 @@ private slots:
         QTest::mouseMove(chart.plot(), layer2->coordsToPixels(1000, valueAt(layer2, 1000)).toPoint());
         QVERIFY2(chart.lastTooltip().contains("transformer.h.2.mlp.c_fc.weight [256×64]"), qPrintable(chart.lastTooltip()));
         QVERIFY(chart.lastTooltip().contains(QString::number(expectedValue("stable_rank", 1000, 2, "MLP_UP"), 'g', 5)));
+    }
+
+    // A figure on paper is a fresh copy of the view: it shows what the view shows (the metric, the
+    // per-layer lines, the user's zoom) without the interaction's marks, and the view on screen is
+    // left as it was.
+    void paperCopyShowsTheViewAndLeavesItAlone()
+    {
+        MetricLineChart chart(m_state);
+        chart.resize(1000, 650);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setMetric(Metric::Alpha);
+        chart.setPerLayerType(MatrixType::MlpUp);
+        chart.plot()->replot();
+        const QPoint centre = chart.plot()->axisRect()->rect().center();
+        QWheelEvent wheel(centre, chart.plot()->mapToGlobal(centre), {}, {0, 120}, Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(chart.plot(), &wheel);
+        QCoreApplication::processEvents();
+        QVERIFY(chart.isZoomed());
+        m_state->setHighlighted(MatrixKey{0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
+        const QRect viewport = chart.plot()->viewport();
+        const QCPRange zoomed = chart.plot()->xAxis->range();
+        const double highlightedWidth = chart.visibleLines()[2]->pen().widthF();
+        const std::unique_ptr<ChartView> paper = chart.paperCopy({QSize(700, 400), 11});
+        auto *lines = qobject_cast<MetricLineChart *>(paper.get());
+        QVERIFY(lines && lines != &chart);
+        QCOMPARE(lines->metric(), Metric::Alpha);
+        QCOMPARE(lines->perLayerType(), std::optional<MatrixType>(MatrixType::MlpUp));
+        QCOMPARE(lines->title(), chart.title());
+        QCOMPARE(lines->plot()->viewport(), QRect(0, 0, 700, 400));
+        QCOMPARE(lines->plot()->xAxis->range().lower, zoomed.lower);
+        QCOMPARE(lines->plot()->xAxis->range().upper, zoomed.upper);
+        QCOMPARE(lines->fontSize(), 11.0);
+        QVERIFY(lines->visibleLines()[2]->pen().widthF() < highlightedWidth); // no highlight on paper
+        QVERIFY(!lines->figure().stepMarker);
+        // The view on screen: as it was.
+        QCOMPARE(chart.plot()->viewport(), viewport);
+        QCOMPARE(chart.fontSize(), 9.0);
+        QVERIFY(chart.isZoomed() && !chart.isPaper() && lines->isPaper());
+        QCOMPARE(chart.visibleLines()[2]->pen().widthF(), highlightedWidth);
+        QVERIFY(chart.figure().stepMarker);
     }
 
     // The wheel zooms, the zoom survives a new step and is dropped for another metric; a
@@ -409,10 +450,12 @@ private slots:
         m_state->setLegendPosition(LegendPosition::Below);
         QVERIFY(!insideAt());
         QVERIFY(legend->visible());
-        chart.beginExport(QSize(1000, 600), 9); // laid out at a size
-        QVERIFY(legend->outerRect().top() >= rect->outerRect().bottom());
-        QVERIFY(legend->wrap() > 1); // entries side by side under the plot
-        chart.endExport();
+        {
+            const std::unique_ptr<ChartView> paper = chart.paperCopy({QSize(1000, 600), 9}); // laid out at a size
+            QCPLegend *paperLegend = paper->plot()->legend;
+            QVERIFY(paperLegend->outerRect().top() >= paper->plot()->axisRect()->outerRect().bottom());
+            QVERIFY(paperLegend->wrap() > 1); // entries side by side under the plot
+        }
         // The Legend menu (context menu, View menu) checks the state's position as it opens.
         QMenu menu;
         addLegendMenu(&menu, m_state);
@@ -448,15 +491,12 @@ private slots:
         QCOMPARE(heatmap.colorScale()->axis()->labelColor(), PlotStyle::Theme::darkTheme().ink);
         QCOMPARE(heatmap.colorScale()->axis()->tickLabelColor(), PlotStyle::Theme::darkTheme().ink);
         QCOMPARE(heatmap.plot()->yAxis->tickLabelColor(), PlotStyle::Theme::darkTheme().ink);
-        // An export is light unless it asks: the window's theme comes back after it.
-        chart.beginExport(QSize(800, 500), 9);
-        QCOMPARE(backgroundOf(chart.plot()), PlotStyle::Theme::paper().background);
-        QCOMPARE(chart.plot()->legend->item(0)->textColor(), PlotStyle::Theme::paper().text);
-        chart.endExport();
+        // An export is light unless it asks; the view on screen keeps the window's theme.
+        const std::unique_ptr<ChartView> light = chart.paperCopy({QSize(800, 500), 9});
+        QCOMPARE(backgroundOf(light->plot()), PlotStyle::Theme::paper().background);
+        QCOMPARE(light->plot()->legend->item(0)->textColor(), PlotStyle::Theme::paper().text);
         QCOMPARE(backgroundOf(chart.plot()), PlotStyle::Theme::darkTheme().background);
-        chart.beginExport(QSize(800, 500), 9, true);
-        QCOMPARE(backgroundOf(chart.plot()), PlotStyle::Theme::darkTheme().background);
-        chart.endExport();
+        QCOMPARE(backgroundOf(chart.paperCopy({QSize(800, 500), 9, true})->plot()), PlotStyle::Theme::darkTheme().background);
         m_state->setDarkTheme(false);
         QCOMPARE(backgroundOf(chart.plot()), PlotStyle::Theme::paper().background);
     }

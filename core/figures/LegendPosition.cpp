@@ -1,4 +1,4 @@
-#include "LegendPosition.h"
+#include "figures/LegendPosition.h"
 
 #include <QCoreApplication>
 

@@ -1,4 +1,4 @@
-#include "ViewState.h"
+#include "figures/ViewState.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 
 #include "analysis/MetricAggregation.h"
 #include "analysis/RunAnalysis.h"
-#include "LegendPosition.h"
+#include "figures/LegendPosition.h"
 
 #include <QHash>
 #include <QObject>

@@ -1,4 +1,4 @@
-#include "FigureSize.h"
+#include "figures/FigureSize.h"
 
 #include <QRegularExpression>
 #include <cmath>

@@ -1,0 +1,63 @@
+// What one heatmap of figure 3 shows, as numbers and words, computed from the view state without a
+// widget: the rows (block and type, the visible types of every block, Q at the top), the columns
+// (the shown layers), each cell's value (a cell of several experts their mean, NaN where there is
+// no matrix), the colour scale shared by every run's panel, the labels and the highlighted cell.
+// TypeLayerHeatmap draws it; tests read it directly.
+#pragma once
+
+#include "figures/AxisRange.h"
+#include "figures/ViewState.h"
+#include "spectral/MetricCatalog.h"
+
+#include <QCoreApplication>
+
+namespace rankscope {
+
+struct HeatmapRow {
+    QString block;
+    MatrixType type = MatrixType::Q;
+    bool operator==(const HeatmapRow &other) const = default;
+};
+
+// The colours of the cells: a sequential map over `range`; compression % gets its own map.
+struct HeatmapColourScale {
+    enum class Map { YellowOrangeRed, Viridis };
+    Map map = Map::Viridis;
+    std::optional<AxisRange> range; // nullopt: no finite value, the scale keeps its range
+    QString label;
+};
+
+struct HeatmapFigure {
+    Metric metric = Metric::CompressionPct;
+    int run = 0;
+    qint64 step = 0;
+    QString title, xLabel, yLabel;
+    QList<HeatmapRow> rows;
+    QList<int> columns;        // layers
+    QList<QString> columnLabels; // the layer, or its relative depth
+    QList<QString> rowLabels;    // "Q", or "decoder · Q" for a model of several stacks
+    QList<QList<double>> values; // values[row][column]
+    QList<int> blockStarts;      // rows that begin another block's group (a rule above them)
+    HeatmapColourScale colours;
+    std::optional<std::pair<int, int>> highlighted; // (column, row) of the highlighted matrix
+
+    double value(int row, int column) const { return values[row][column]; }
+};
+
+class HeatmapFigureBuilder {
+    Q_DECLARE_TR_FUNCTIONS(TypeLayerHeatmap)
+public:
+    HeatmapFigureBuilder(const ViewState &state, Metric metric, int run) : m_state(state), m_metric(metric), m_run(run) {}
+    HeatmapFigure build() const;
+
+private:
+    void addRowsAndColumns(HeatmapFigure &figure) const;
+    void addCells(HeatmapFigure &figure) const;
+    QString title(const HeatmapFigure &figure) const;
+
+    const ViewState &m_state;
+    Metric m_metric;
+    int m_run;
+};
+
+} // namespace rankscope

@@ -1,0 +1,228 @@
+#include "figures/LineFigure.h"
+
+#include "analysis/MetricsTable.h"
+
+#include <algorithm>
+
+namespace rankscope {
+
+double LineFigureBuilder::xOf(const ViewState &state, int run, qint64 step)
+{
+    return state.relativeStep() ? state.stepFraction(run, step) : double(step);
+}
+
+QString LineFigureBuilder::aggregateName() const { return m_state.aggregate() == Aggregate::Mean ? tr("mean") : tr("median"); }
+
+LineSeries LineFigureBuilder::seriesOf(MatrixType type, int layer, int run, QList<AggregatePoint> points) const
+{
+    LineSeries series;
+    series.type = type;
+    series.layer = layer;
+    series.run = run;
+    series.points = std::move(points);
+    for (const AggregatePoint &pt : series.points)
+        series.x.append(xOf(m_state, run, pt.step));
+    return series;
+}
+
+LineFigure LineFigureBuilder::build() const
+{
+    LineFigure figure;
+    figure.metric = m_options.metric;
+    figure.perLayer = m_options.perLayerType.has_value();
+    figure.xLabel = m_state.relativeStep() ? tr("Fraction of training (step / last step)") : tr("Training step");
+    figure.yLabel = metricAxisLabel(m_options.metric, m_state.energy());
+    figure.logY = m_state.logY();
+    if (m_options.alphaGuide && m_options.metric == Metric::Alpha) {
+        figure.guideBand = AxisRange{2, 6};
+        // WeightWatcher's range; short, so the legend stays beside small figures.
+        figure.guideLabel = tr("2 \u2264 \u03b1 \u2264 6");
+    }
+    if (m_options.perLayerType) {
+        addLayerLines(figure);
+        figure.title = layerLinesTitle();
+    } else {
+        addTypeLines(figure);
+        figure.title = typeLinesTitle();
+    }
+    figure.xRange = stepRange(m_state);
+    figure.yRange = valueRange(figure);
+    if (m_state.steps().size() > 1 && m_options.interactive)
+        figure.stepMarker = xOf(m_state, 0, m_state.currentStep());
+    return figure;
+}
+
+void LineFigureBuilder::addTypeLines(LineFigure &figure) const
+{
+    const ViewState &s = m_state;
+    const QList<int> runs = s.visibleRuns();
+    const bool comparing = runs.size() > 1;
+    figure.bands = s.showBand() && !comparing; // several runs' bands would hide each other
+    // Bands sit below every line so no band tints another type's line; with many types they are lighter.
+    const QList<MatrixType> types = s.typesIn(s.block());
+    const auto shownTypes = std::count_if(types.begin(), types.end(), [&s](MatrixType t) { return s.isTypeVisible(t); });
+    figure.bandAlpha = shownTypes > 3 ? 22 : 45;
+    const auto h = s.highlighted();
+    for (qsizetype k = 0; k < runs.size(); ++k) {
+        const int run = runs[k];
+        if (s.visibleLayersAt(run).isEmpty())
+            continue;
+        for (MatrixType type : types) {
+            QList<AggregatePoint> points = aggregateOverLayers(s.resultsAt(run), type, m_options.metric, s.aggregate(), s.filterAt(run));
+            if (points.isEmpty())
+                continue;
+            LineSeries series = seriesOf(type, -1, run, std::move(points));
+            series.runOrder = int(k);
+            series.visible = s.isTypeVisible(type);
+            series.highlighted = m_options.interactive && h && h->id.type == type && h->id.block == s.block();
+            series.inLegend = k == 0; // the legend lists each type once, then each run
+            figure.series.append(std::move(series));
+        }
+    }
+    if (comparing)
+        for (qsizetype k = 0; k < runs.size(); ++k)
+            figure.runKeys.append({s.runNameAt(runs[k]), int(k)});
+}
+
+void LineFigureBuilder::addLayerLines(LineFigure &figure) const
+{
+    // One line per layer on a sequential colour map, read off a colour bar rather than a legend
+    // of indistinguishable shades.
+    const ViewState &s = m_state;
+    const MatrixType type = *m_options.perLayerType;
+    const QList<int> layers = s.visibleLayers();
+    const auto h = s.highlighted();
+    for (int layer : layers) {
+        MatrixFilter filter = s.filterAt(0);
+        filter.layers = {layer, layer};
+        QList<AggregatePoint> points = aggregateOverLayers(s.results(), type, m_options.metric, Aggregate::Mean, filter);
+        if (points.isEmpty())
+            continue;
+        LineSeries series = seriesOf(type, layer, 0, std::move(points));
+        series.highlighted = m_options.interactive && h && h->id.layer == layer && h->id.type == type && h->id.block == s.block();
+        figure.series.append(std::move(series));
+    }
+    figure.legendShown = false;
+    figure.layerScale = LayerColourScale{{layers.isEmpty() ? -0.5 : layers.first() - 0.5, layers.isEmpty() ? 0.5 : layers.last() + 0.5},
+                                         tr("Layer")};
+}
+
+QString LineFigureBuilder::layerScopeText() const
+{
+    const ViewState &s = m_state;
+    const QList<int> runs = s.visibleRuns();
+    const QList<int> layers = s.visibleLayers();
+    QString text = layers.isEmpty() ? QString()
+                   : layers.size() == 1 ? tr("layer %1").arg(layers.first())
+                                        : tr("%1 of layers %2–%3").arg(aggregateName()).arg(layers.first()).arg(layers.last());
+    if (runs.size() > 1) {
+        // The range means the same for every run; a run with none of its layers in it says so.
+        const QString range = s.layerRangeText();
+        text = range.isEmpty() ? tr("%1 of each run's layers").arg(aggregateName()) : tr("%1 of %2 of each run").arg(aggregateName(), range);
+        QStringList without;
+        for (int run : runs)
+            if (s.visibleLayersAt(run).isEmpty())
+                without << s.runNameAt(run);
+        if (!without.isEmpty())
+            text += tr(" (none in %1)").arg(without.join(QLatin1String(", ")));
+    }
+    if (!s.experts().isEmpty())
+        text += s.expert().isEmpty() ? tr(" and experts")
+                : s.expert() == QLatin1String(kSharedExpert) ? tr(", shared expert") : tr(", expert %1").arg(s.expert());
+    return text;
+}
+
+QString LineFigureBuilder::typeLinesTitle() const
+{
+    const ViewState &s = m_state;
+    const QString scope = layerScopeText();
+    QStringList names;
+    for (int run : s.visibleRuns())
+        names << s.runNameAt(run);
+    return tr("%1 vs training step, %2 — %3").arg(QString::fromUtf8(metricInfo(m_options.metric).label),
+                                                   s.block().isEmpty() ? scope : s.block() + QStringLiteral(", ") + scope,
+                                                   names.join(QLatin1String(" vs ")));
+}
+
+QString LineFigureBuilder::layerLinesTitle() const
+{
+    const ViewState &s = m_state;
+    const MatrixType type = *m_options.perLayerType;
+    return tr("%1 of %2 by layer vs training step — %3")
+        .arg(QString::fromUtf8(metricInfo(m_options.metric).label),
+             s.block().isEmpty() ? displayLabel(type) : QStringLiteral("%1 %2").arg(s.block(), displayLabel(type)), s.runName());
+}
+
+std::optional<AxisRange> LineFigureBuilder::stepRange(const ViewState &state)
+{
+    std::optional<AxisRange> steps;
+    for (int run : state.visibleRuns())
+        for (qint64 step : state.stepsAt(run)) {
+            const double x = xOf(state, run, step);
+            steps = steps ? AxisRange{std::min(steps->lower, x), std::max(steps->upper, x)} : AxisRange{x, x};
+        }
+    if (!steps)
+        return std::nullopt;
+    const double span = steps->upper > steps->lower ? steps->upper - steps->lower : 1.0;
+    return AxisRange{steps->lower - 0.03 * span, steps->upper + 0.03 * span};
+}
+
+std::optional<AxisRange> LineFigureBuilder::valueRange(const LineFigure &figure)
+{
+    // What the visible lines draw, their bands included; NaN (gaps) is left out, as the plot does.
+    std::optional<AxisRange> values;
+    auto include = [&values](double v) {
+        if (!std::isnan(v))
+            values = values ? AxisRange{std::min(values->lower, v), std::max(values->upper, v)} : AxisRange{v, v};
+    };
+    for (const LineSeries &series : figure.series) {
+        if (!series.visible)
+            continue;
+        const bool band = figure.bands && series.layer < 0;
+        for (const AggregatePoint &pt : series.points) {
+            include(plottedValue(pt.value, figure.logY));
+            if (band) {
+                include(plottedValue(pt.min, figure.logY));
+                include(plottedValue(pt.max, figure.logY));
+            }
+        }
+    }
+    if (!values)
+        return std::nullopt;
+    if (figure.logY)
+        return AxisRange{values->lower / 1.3, values->upper * 1.3};
+    const double pad = std::max(1e-12, 0.06 * (values->upper - values->lower));
+    double lower = values->lower - pad;
+    if (values->lower >= 0 && lower < 0)
+        lower = 0; // never pad a non-negative metric below zero
+    return AxisRange{lower, values->upper + pad};
+}
+
+QString LineFigure::csv(const ViewState &state) const
+{
+    const QString column = QString::fromLatin1(metricInfo(metric).column);
+    const QString block = MetricsTable::csvField(state.block());
+    QString csv;
+    if (perLayer) {
+        csv = QStringLiteral("step,block,layer,type,%1\n").arg(column);
+        for (const LineSeries &line : series)
+            for (const AggregatePoint &p : line.points)
+                csv += QStringLiteral("%1,%2,%3,%4,%5\n").arg(p.step).arg(block).arg(line.layer)
+                           .arg(csvName(line.type)).arg(MetricsTable::formatNumber(p.value));
+        return csv;
+    }
+    const QString aggregate = state.aggregate() == Aggregate::Mean ? QStringLiteral("mean") : QStringLiteral("median");
+    csv = QStringLiteral("run,step,block,type,%1_%2,%1_min,%1_max,matrices,nan_matrices\n").arg(column, aggregate);
+    for (const LineSeries &line : series) {
+        if (!line.visible)
+            continue;
+        for (const AggregatePoint &p : line.points)
+            csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9\n").arg(MetricsTable::csvField(state.runNameAt(line.run))).arg(p.step)
+                       .arg(block, csvName(line.type), MetricsTable::formatNumber(p.value),
+                            MetricsTable::formatNumber(p.min), MetricsTable::formatNumber(p.max))
+                       .arg(p.count).arg(p.missing);
+    }
+    return csv;
+}
+
+} // namespace rankscope

@@ -1,0 +1,98 @@
+// What figure 1 shows, as numbers and words, computed from the shown runs and the view state without
+// a widget: its series (one per matrix type and run, or one per layer of one type), their points on
+// the x axis, the titles, the axis ranges, the legend and the layer colour scale. MetricLineChart
+// draws it; tests read it directly.
+#pragma once
+
+#include "analysis/MetricAggregation.h"
+#include "figures/AxisRange.h"
+#include "figures/ViewState.h"
+#include "spectral/MetricCatalog.h"
+
+#include <QCoreApplication>
+#include <optional>
+
+namespace rankscope {
+
+// What the line chart is asked to show besides the state.
+struct LineFigureOptions {
+    Metric metric = Metric::StableRank;
+    std::optional<MatrixType> perLayerType; // nullopt: one line per type; a type: its layers
+    bool alphaGuide = true;                 // WeightWatcher's 2 ≤ α ≤ 6 band, when the metric is α
+    bool interactive = true;                // false for a figure on paper: no highlight, no step line
+};
+
+// One line: a type's aggregate over layers in one run, or one layer of one type in the first run.
+struct LineSeries {
+    MatrixType type = MatrixType::Q;
+    int layer = -1;  // -1: the aggregate line of the type
+    int run = 0;     // the run's index in the state
+    int runOrder = 0; // its place among the shown runs: the line's dash pattern
+    QList<AggregatePoint> points;
+    QList<double> x; // where each point sits on the x axis (its step, or its fraction of the run)
+    bool visible = true;
+    bool highlighted = false;
+    bool inLegend = false; // each type is listed once, for the first shown run
+};
+
+// A legend entry for a compared run's dash pattern.
+struct RunKey {
+    QString name;
+    int runOrder = 0;
+};
+
+// The per-layer lines' colours: layers mapped on a sequential colour map over this range.
+struct LayerColourScale {
+    AxisRange range;
+    QString label;
+};
+
+struct LineFigure {
+    Metric metric = Metric::StableRank;
+    bool perLayer = false; // the lines are one type's layers
+    QString title, xLabel, yLabel;
+    bool logY = false;
+    QList<LineSeries> series;
+    bool bands = false;  // a min–max band under each aggregate line (one run only)
+    int bandAlpha = 45;  // lighter when many types share the plot
+    QList<RunKey> runKeys; // after the types in the legend, when runs are compared
+    bool legendShown = true;
+    std::optional<AxisRange> guideBand; // α's well-trained range, shaded
+    QString guideLabel;                  // its legend entry (when the legend is shown)
+    std::optional<LayerColourScale> layerScale;
+    std::optional<AxisRange> xRange, yRange; // nullopt: no data, the axis keeps its range
+    std::optional<double> stepMarker;        // x of the current step's line
+
+    // The numbers behind the figure as CSV with a header line.
+    QString csv(const ViewState &state) const;
+};
+
+// Builds a LineFigure from the state. Each part of the figure has its own step below.
+class LineFigureBuilder {
+    Q_DECLARE_TR_FUNCTIONS(MetricLineChart)
+public:
+    LineFigureBuilder(const ViewState &state, const LineFigureOptions &options) : m_state(state), m_options(options) {}
+    LineFigure build() const;
+
+    // Where a run's step sits on the x axis: the step, or its fraction of the run.
+    static double xOf(const ViewState &state, int run, qint64 step);
+    // The y range of the visible lines (and bands) padded for the axis; nullopt when nothing is finite.
+    static std::optional<AxisRange> valueRange(const LineFigure &figure);
+    // The x range of every shown run's steps, padded by 3 % each side.
+    static std::optional<AxisRange> stepRange(const ViewState &state);
+
+private:
+    void addTypeLines(LineFigure &figure) const;
+    void addLayerLines(LineFigure &figure) const;
+    QString typeLinesTitle() const;
+    QString layerLinesTitle() const;
+    // "mean of layers 0–3", or for compared runs "mean of each run's layers (none in …)", plus the experts.
+    QString layerScopeText() const;
+    QString aggregateName() const;
+    LineSeries seriesOf(MatrixType type, int layer, int run, QList<AggregatePoint> points) const;
+
+    const ViewState &m_state;
+    LineFigureOptions m_options;
+};
+
+} // namespace rankscope

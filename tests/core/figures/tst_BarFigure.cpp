@@ -1,0 +1,113 @@
+// The per-layer bars as numbers, without a widget: a run at one step whose stable ranks are known
+// by hand (stable rank = Σσ² / σ₁²), K's layer 1 split into two experts.
+#include "figures/BarFigure.h"
+
+#include <QTest>
+#include <cmath>
+
+using namespace rankscope;
+
+namespace {
+
+MatrixResult matrix(int layer, MatrixType type, std::initializer_list<double> sigma, const QString &expert = {})
+{
+    MatrixResult r;
+    r.step = 100;
+    r.layer = layer;
+    r.type = type;
+    r.expert = expert;
+    r.rows = r.cols = qint64(sigma.size());
+    r.singularValues = Eigen::Map<const Eigen::VectorXd>(sigma.begin(), Eigen::Index(sigma.size()));
+    r.metrics = computeSpectralMetrics(r.singularValues, r.rows, r.cols);
+    return r;
+}
+
+// Stable ranks: Q 3 and 1.25 (layers 0, 1); K 1, and experts of 2 and 4 (mean 3) in layer 1.
+RunAnalysis smallRun()
+{
+    RunAnalysis run;
+    run.results = {matrix(0, MatrixType::Q, {1, 1, 1}), matrix(1, MatrixType::Q, {2, 1}), matrix(0, MatrixType::K, {2, 0}),
+                   matrix(1, MatrixType::K, {1, 1}, QStringLiteral("0")), matrix(1, MatrixType::K, {1, 1, 1, 1}, QStringLiteral("1"))};
+    sortResults(run.results);
+    return run;
+}
+
+bool near(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); }
+
+} // namespace
+
+class TestBarFigure : public QObject {
+    Q_OBJECT
+    ViewState *m_state = nullptr;
+
+    BarFigure build(Metric metric = Metric::StableRank, int run = 0) const { return BarFigureBuilder(*m_state, metric, run).build(); }
+
+private slots:
+    void init()
+    {
+        m_state = new ViewState(this);
+        m_state->setRun(smallRun(), QStringLiteral("small"));
+    }
+    void cleanup() { delete m_state; }
+
+    // A bar per type in each layer; a layer of several experts shows their mean with whiskers to
+    // the smallest and largest, which start where the first such layer is.
+    void barsAreTheCellsWithTheExpertsSpread()
+    {
+        const BarFigure figure = build();
+        QCOMPARE(figure.step, qint64(100));
+        QCOMPARE(figure.series.size(), 2);
+        const BarSeries &q = figure.series[0], &k = figure.series[1];
+        QCOMPARE(q.type, MatrixType::Q);
+        QCOMPARE(q.layers, (QList<double>{0, 1}));
+        QVERIFY(near(q.values[0].value, 3) && near(q.values[1].value, 1.25));
+        QVERIFY(!q.hasSpread());
+        QVERIFY(near(k.values[0].value, 1) && near(k.values[1].value, 3));
+        QVERIFY(k.hasSpread());
+        QVERIFY(std::isnan(k.spreadBelow[0]) && std::isnan(k.spreadAbove[0]));
+        QVERIFY(near(k.spreadBelow[1], 1) && near(k.spreadAbove[1], 1));
+        QCOMPARE(figure.barWidth, 0.4);
+        QCOMPARE(figure.title, QStringLiteral("Stable rank by layer at step 100 — mean of experts (whiskers: min–max), small"));
+        QCOMPARE(figure.xRange, (AxisRange{-0.6, 1.6}));
+    }
+
+    // The value axis holds every cell and whisker from zero, 8 % above; compression is 0–100 %; a
+    // logarithmic axis pads by a factor of 1.5.
+    void valueRangeHoldsCellsAndWhiskers()
+    {
+        BarFigure figure = build();
+        QVERIFY(figure.yRange && near(figure.yRange->lower, 0) && near(figure.yRange->upper, 4 * 1.08));
+        QCOMPARE(build(Metric::CompressionPct).yRange, (AxisRange{0, 100}));
+        m_state->setLogY(true);
+        figure = build();
+        QVERIFY(near(figure.yRange->lower, 1 / 1.5) && near(figure.yRange->upper, 4 * 1.5));
+    }
+
+    // A hidden type leaves the group (the others widen), the range and the whiskers.
+    void hiddenTypesLeaveTheGroup()
+    {
+        m_state->setTypeVisible(MatrixType::K, false);
+        const BarFigure figure = build();
+        QVERIFY(!figure.series[1].visible && !figure.series[1].hasSpread());
+        QCOMPARE(figure.barWidth, 0.8);
+        QVERIFY(near(figure.yRange->upper, 3 * 1.08));
+        QCOMPARE(figure.title, QStringLiteral("Stable rank by layer at step 100 — small"));
+    }
+
+    // Layers are labelled by number, or by their share of depth; the highlighted matrix's type is marked.
+    void ticksAndHighlight()
+    {
+        QCOMPARE(build().layerTicks.value(1), QStringLiteral("1"));
+        m_state->setRelativeDepth(true);
+        BarFigure figure = build();
+        QCOMPARE(figure.layerTicks.value(0), QStringLiteral("0.00"));
+        QCOMPARE(figure.layerTicks.value(1), QStringLiteral("1.00"));
+        QCOMPARE(figure.xLabel, QStringLiteral("Relative depth (layer / (depth − 1))"));
+        m_state->setHighlighted(MatrixKey{0, 100, {{}, 0, MatrixType::Q, {}}});
+        figure = build();
+        QVERIFY(figure.series[0].highlighted && !figure.series[1].highlighted);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBarFigure)
+#include "tst_BarFigure.moc"

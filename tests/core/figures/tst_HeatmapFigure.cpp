@@ -1,0 +1,97 @@
+// One heatmap as numbers, without a widget: a two-block model at one step whose stable ranks are
+// known by hand (stable rank = Σσ² / σ₁²).
+#include "figures/HeatmapFigure.h"
+
+#include <QTest>
+#include <cmath>
+
+using namespace rankscope;
+
+namespace {
+
+MatrixResult matrix(const QString &block, int layer, MatrixType type, std::initializer_list<double> sigma)
+{
+    MatrixResult r;
+    r.step = 100;
+    r.block = block;
+    r.layer = layer;
+    r.type = type;
+    r.rows = r.cols = qint64(sigma.size());
+    r.singularValues = Eigen::Map<const Eigen::VectorXd>(sigma.begin(), Eigen::Index(sigma.size()));
+    r.metrics = computeSpectralMetrics(r.singularValues, r.rows, r.cols);
+    return r;
+}
+
+// encoder: Q 2, 3 and K 1 (layer 1 only); decoder: Q 4 (layer 0 only).
+RunAnalysis twoBlocks()
+{
+    RunAnalysis run;
+    run.results = {matrix("encoder", 0, MatrixType::Q, {1, 1}), matrix("encoder", 1, MatrixType::Q, {1, 1, 1}),
+                   matrix("encoder", 1, MatrixType::K, {2, 0}), matrix("decoder", 0, MatrixType::Q, {1, 1, 1, 1})};
+    sortResults(run.results);
+    return run;
+}
+
+} // namespace
+
+class TestHeatmapFigure : public QObject {
+    Q_OBJECT
+    ViewState *m_state = nullptr;
+
+    HeatmapFigure build(Metric metric = Metric::StableRank) const { return HeatmapFigureBuilder(*m_state, metric, 0).build(); }
+
+private slots:
+    void init()
+    {
+        m_state = new ViewState(this);
+        m_state->setRun(twoBlocks(), QStringLiteral("small"));
+    }
+    void cleanup() { delete m_state; }
+
+    // Rows are each block's visible types (blocks in the order a model runs them), columns the
+    // layers of any block; a cell without a matrix is NaN; a rule goes above each block's first row.
+    void cellsByBlockTypeAndLayer()
+    {
+        const HeatmapFigure figure = build();
+        QCOMPARE(figure.rows, (QList<HeatmapRow>{{"encoder", MatrixType::Q}, {"encoder", MatrixType::K}, {"decoder", MatrixType::Q}}));
+        QCOMPARE(figure.columns, (QList<int>{0, 1}));
+        QCOMPARE(figure.rowLabels, (QList<QString>{"encoder · Q", "encoder · K", "decoder · Q"}));
+        QCOMPARE(figure.columnLabels, (QList<QString>{"0", "1"}));
+        QCOMPARE(figure.value(0, 0), 2.0);
+        QCOMPARE(figure.value(0, 1), 3.0);
+        QVERIFY(std::isnan(figure.value(1, 0)));
+        QCOMPARE(figure.value(1, 1), 1.0);
+        QCOMPARE(figure.value(2, 0), 4.0);
+        QVERIFY(std::isnan(figure.value(2, 1)));
+        QCOMPARE(figure.blockStarts, QList<int>{2});
+        QCOMPARE(figure.yLabel, QStringLiteral("Block · matrix type"));
+        QCOMPARE(figure.title, QStringLiteral("Stable rank at step 100 — small"));
+    }
+
+    // One colour scale over every cell shown; compression % gets its own map; a hidden type's row goes.
+    void colourScaleSpansTheShownCells()
+    {
+        HeatmapFigure figure = build();
+        QCOMPARE(figure.colours.range, (AxisRange{1, 4}));
+        QCOMPARE(figure.colours.map, HeatmapColourScale::Map::Viridis);
+        QCOMPARE(build(Metric::CompressionPct).colours.map, HeatmapColourScale::Map::YellowOrangeRed);
+        m_state->setTypeVisible(MatrixType::K, false);
+        figure = build();
+        QCOMPARE(figure.rows.size(), 2);
+        QCOMPARE(figure.colours.range, (AxisRange{2, 4}));
+        QCOMPARE(figure.blockStarts, QList<int>{1});
+    }
+
+    // The highlighted matrix's cell, as (column, row); none for a matrix not shown.
+    void highlightedCell()
+    {
+        QVERIFY(!build().highlighted);
+        m_state->setHighlighted(MatrixKey{0, 100, {"encoder", 1, MatrixType::K, {}}});
+        QCOMPARE(build().highlighted, (std::optional<std::pair<int, int>>{{1, 1}}));
+        m_state->setHighlighted(MatrixKey{1, 100, {"encoder", 1, MatrixType::K, {}}});
+        QVERIFY(!build().highlighted);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHeatmapFigure)
+#include "tst_HeatmapFigure.moc"

@@ -11,13 +11,8 @@ namespace rankscope {
 
 class ResultsFile {
 public:
-    // 4: checkpoints carry a content fingerprint. 3: a checkpoint that records no step is flagged
-    // step_unnumbered and placed after the numbered ones (2 and 1 numbered it by position among
-    // them: read as they are, with a note); skipped files say which are duplicates. 2: matrices are
-    // identified by block, layer, type and expert (1: layer and type; read with empty blocks and
-    // experts, which is all the rules of schema 1 could give). Files before schema 4 are read with
-    // empty fingerprints, which match no checkpoint: their checkpoints are analysed again, never
-    // taken for unchanged.
+    // The schema written. What each version added, and how files of the older ones are read:
+    // ResultsSchema.
     static constexpr int kSchemaVersion = 4;
 
     static bool save(const RunAnalysis &run, const QString &path, QString *error);

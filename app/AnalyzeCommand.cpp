@@ -4,7 +4,7 @@
 #include "MpiTeam.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/RunLoader.h"
-#include "analysis/ResultsFile.h"
+#include "analysis/ResultsCacheLocation.h"
 #include "analysis/RunAnalyzer.h"
 #include "spectral/BlasKernelChoice.h"
 
@@ -204,7 +204,7 @@ int runAnalyzeCommand(const QStringList &arguments)
     if (parser.isSet(results))
         settings.resultsPath = parser.value(results);
     else if (options.useCache)
-        settings.resultsPath = ResultsFile::cachePathFor(folder);
+        settings.resultsPath = ResultsCacheLocation::forFolder(folder);
     options.settings = settings;
     if (parser.isSet(rulesOption)) {
         QString error;
@@ -392,7 +392,7 @@ int runAnalyzeCommand(const QStringList &arguments)
             if (parser.isSet(results))
                 target.resultsPath = QDir(parser.value(results)).filePath(names[i] + QStringLiteral(".h5"));
             else if (options.useCache)
-                target.resultsPath = ResultsFile::cachePathFor(runs[i]);
+                target.resultsPath = ResultsCacheLocation::forFolder(runs[i]);
             if (refusedOutputs(target, true))
                 return 1;
             targets << target;

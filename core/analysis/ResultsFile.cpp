@@ -6,12 +6,10 @@
 #include "io/OutputFile.h"
 #include "io/RegularFile.h"
 
-#include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QStandardPaths>
 #include <algorithm>
 #include <limits>
 
@@ -374,19 +372,6 @@ bool ResultsFile::isResultsFile(const QString &path)
         return false;
     Hdf5Id file(H5Fopen(QFile::encodeName(path).constData(), H5F_ACC_RDONLY, H5P_DEFAULT));
     return file.ok() && Hdf5Attribute::readText(file, "format") == QString::fromLatin1(kFormat);
-}
-
-QString ResultsFile::cachePathFor(const QString &folder)
-{
-    const QByteArray key = QDir::cleanPath(QFileInfo(folder).absoluteFilePath()).toUtf8();
-    const QString hash = QString::fromLatin1(QCryptographicHash::hash(key, QCryptographicHash::Sha1).toHex().left(20));
-    QString cache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
-    // The XDG spec makes a relative XDG_CACHE_HOME invalid, to be ignored; Qt 6.4 would use it,
-    // relative to whatever the working folder is.
-    const QString xdg = qEnvironmentVariable("XDG_CACHE_HOME");
-    if (!xdg.isEmpty() && QDir::isRelativePath(xdg) && cache.startsWith(xdg))
-        cache = QDir::homePath() + QStringLiteral("/.cache") + cache.mid(xdg.size());
-    return cache + QStringLiteral("/runs/") + hash + QStringLiteral(".h5");
 }
 
 } // namespace rankscope

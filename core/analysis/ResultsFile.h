@@ -19,8 +19,6 @@ public:
     static std::optional<RunAnalysis> load(const QString &path, QString *error);
     // True for an HDF5 file with RankScope's format attribute (cheap: reads the root only).
     static bool isResultsFile(const QString &path);
-    // Where a folder's results are cached: <cache>/runs/<sha1 of the absolute path>.h5.
-    static QString cachePathFor(const QString &folder);
 };
 
 } // namespace rankscope

@@ -10,7 +10,6 @@
 
 #include <QDir>
 #include <QFile>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
@@ -768,15 +767,6 @@ private slots:
         setSchemaVersion(path, 4);
         QVERIFY(!ResultsFile::load(path, &error));
         QVERIFY2(error.contains("fingerprint is missing"), qPrintable(error));
-    }
-
-    void cachePathIsPerFolder()
-    {
-        QStandardPaths::setTestModeEnabled(true);
-        const QString a = ResultsFile::cachePathFor("/data/run-a"), b = ResultsFile::cachePathFor("/data/run-b");
-        QVERIFY(a != b);
-        QVERIFY(a.endsWith(".h5"));
-        QCOMPARE(ResultsFile::cachePathFor("/data/run-a/"), a);
     }
 };
 

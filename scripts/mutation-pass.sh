@@ -27,7 +27,10 @@ mutations=(
 "core/io/SafetensorsReader.cpp@@    if (const QString twice = keyNamedTwice(header); !twice.isEmpty()) {@@    if (const QString twice = keyNamedTwice(header); false) {@@tst_formatreaders"
 "core/model/GenericTyping.cpp@@    if (mixer) {@@    if (false) {@@tst_architecturefamilies"
 "core/model/CheckpointLayout.cpp@@        if (!result.note.isEmpty() && !layout.notes.contains(result.note))@@        if (false)@@tst_architecturefamilies"
-"core/analysis/ResultsFile.cpp@@        if (!spectrumIssue.isEmpty()) {@@        if (false) {@@tst_resultsfile"
+"core/analysis/ResultsFile.cpp@@        if (const QString issue = storedSpectrumProblem(row.result); !issue.isEmpty()) {@@        if (const QString issue = storedSpectrumProblem(row.result); false) {@@tst_resultsfile"
+"core/analysis/ResultsTable.h@@        if (!values && column.presence != Presence::Optional) {@@        if (!values && column.presence == Presence::IfPresent) {@@tst_resultsfile"
+"core/analysis/ResultsTable.h@@    bool inSchema(int version) const { return version >= since && (until == 0 || version < until); }@@    bool inSchema(int version) const { return until == 0 || version < until; }@@tst_resultstable"
+"core/analysis/ResultsCacheLocation.cpp@@QDir::cleanPath(QFileInfo(folder).absoluteFilePath())@@QFileInfo(folder).absoluteFilePath()@@tst_resultscachelocation"
 "core/analysis/RunAnalyzer.cpp@@        return m_settings.delta && cached && cached->deltaReference != referenceIdentity;@@        return false;@@tst_deltametrics"
 )
 

@@ -4,7 +4,7 @@
 #include "MpiTeam.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/RunLoader.h"
-#include "analysis/ResultsFile.h"
+#include "analysis/ResultsCacheLocation.h"
 #include "analysis/RunAnalyzer.h"
 #include "analysis/RunSummary.h"
 #include "spectral/BlasKernelChoice.h"
@@ -302,7 +302,7 @@ std::optional<int> AnalyzeRun::prepare()
     if (m_options.results)
         m_load.settings.resultsPath = *m_options.results;
     else if (m_load.useCache)
-        m_load.settings.resultsPath = ResultsFile::cachePathFor(m_options.folder);
+        m_load.settings.resultsPath = ResultsCacheLocation::forFolder(m_options.folder);
     if (m_options.rules) {
         QString error;
         m_load.rules = TensorNameRules::withUserRules(*m_options.rules, &error);
@@ -484,7 +484,7 @@ int AnalyzeRun::analyzeEachRun()
         if (m_options.results)
             target.resultsPath = QDir(*m_options.results).filePath(names[i] + QStringLiteral(".h5"));
         else if (m_load.useCache)
-            target.resultsPath = ResultsFile::cachePathFor(runs[i]);
+            target.resultsPath = ResultsCacheLocation::forFolder(runs[i]);
         if (refusedOutputs(target, true))
             return 1;
         targets << target;

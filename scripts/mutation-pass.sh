@@ -27,7 +27,7 @@ mutations=(
 "core/io/SafetensorsReader.cpp@@    if (const QString twice = keyNamedTwice(header); !twice.isEmpty()) {@@    if (const QString twice = keyNamedTwice(header); false) {@@tst_formatreaders"
 "core/model/GenericTyping.cpp@@    if (mixer) {@@    if (false) {@@tst_architecturefamilies"
 "core/model/CheckpointLayout.cpp@@        if (!result.note.isEmpty() && !layout.notes.contains(result.note))@@        if (false)@@tst_architecturefamilies"
-"core/analysis/ResultsFile.cpp@@        if (!spectrumIssue.isEmpty()) {@@        if (false) {@@tst_resultsfile"
+"core/analysis/ResultsFile.cpp@@        if (const QString issue = storedSpectrumProblem(row.result); !issue.isEmpty()) {@@        if (const QString issue = storedSpectrumProblem(row.result); false) {@@tst_resultsfile"
 "core/analysis/DeltaPlan.cpp@@    return m_enabled && cached && cached->deltaReference != m_referenceIdentity;@@    return false;@@tst_deltametrics"
 "core/analysis/AnalysisSettingsKey.cpp@@    missing.delta = delta && (!stored.delta || stored.referenceStep != referenceStep);@@    missing.delta = delta && !stored.delta;@@tst_analysissettingskey"
 "core/analysis/AnalysisProgressModel.cpp@@    if (computed)@@    if (true || computed)@@tst_analysisprogressmodel"
@@ -37,6 +37,9 @@ mutations=(
 "core/analysis/SubspaceOverlapPlan.cpp@@            m_recompute[i - 1] = true;@@            ;@@tst_subspaceoverlapplan"
 "core/analysis/DeltaPlan.cpp@@    if (namesake && (namesake->rows() != rows || namesake->cols() != cols)) {@@    if (false) {@@tst_deltaplan"
 "core/analysis/TeamSchedule.cpp@@            if (!said.contains(issue.text())) {@@            {@@tst_teamschedule"
+"core/analysis/ResultsTable.h@@        if (!values && column.presence != Presence::Optional) {@@        if (!values && column.presence == Presence::IfPresent) {@@tst_resultsfile"
+"core/analysis/ResultsTable.h@@    bool inSchema(int version) const { return version >= since && (until == 0 || version < until); }@@    bool inSchema(int version) const { return until == 0 || version < until; }@@tst_resultstable"
+"core/analysis/ResultsCacheLocation.cpp@@QDir::cleanPath(QFileInfo(folder).absoluteFilePath())@@QFileInfo(folder).absoluteFilePath()@@tst_resultscachelocation"
 )
 
 backup=$(mktemp -d)

@@ -11,21 +11,14 @@ namespace rankscope {
 
 class ResultsFile {
 public:
-    // 4: checkpoints carry a content fingerprint. 3: a checkpoint that records no step is flagged
-    // step_unnumbered and placed after the numbered ones (2 and 1 numbered it by position among
-    // them: read as they are, with a note); skipped files say which are duplicates. 2: matrices are
-    // identified by block, layer, type and expert (1: layer and type; read with empty blocks and
-    // experts, which is all the rules of schema 1 could give). Files before schema 4 are read with
-    // empty fingerprints, which match no checkpoint: their checkpoints are analysed again, never
-    // taken for unchanged.
+    // The schema written. What each version added, and how files of the older ones are read:
+    // ResultsSchema.
     static constexpr int kSchemaVersion = 4;
 
     static bool save(const RunAnalysis &run, const QString &path, QString *error);
     static std::optional<RunAnalysis> load(const QString &path, QString *error);
     // True for an HDF5 file with RankScope's format attribute (cheap: reads the root only).
     static bool isResultsFile(const QString &path);
-    // Where a folder's results are cached: <cache>/runs/<sha1 of the absolute path>.h5.
-    static QString cachePathFor(const QString &folder);
 };
 
 } // namespace rankscope

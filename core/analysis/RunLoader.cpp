@@ -1,5 +1,6 @@
 #include "analysis/RunLoader.h"
 
+#include "analysis/ResultsCacheLocation.h"
 #include "analysis/ResultsFile.h"
 #include "base/PrintableText.h"
 
@@ -26,7 +27,7 @@ LoadedRun loadRun(const QString &source, const RunLoadOptions &options, const Ru
     }
     AnalysisSettings settings = options.settings;
     if (settings.resultsPath.isEmpty() && options.useCache)
-        settings.resultsPath = ResultsFile::cachePathFor(source);
+        settings.resultsPath = ResultsCacheLocation::forFolder(source);
     std::optional<RunAnalysis> previous;
     if (options.previous) {
         previous = *options.previous;

@@ -3,13 +3,13 @@
 #include "FormatWriters.h"
 #include "TestMatrices.h"
 #include "analysis/ResultsFile.h"
+#include "analysis/ResultsSchema.h"
 #include "analysis/RunAnalyzer.h"
 #include "analysis/RunLoader.h"
 #include "spectral/EigenvalueDensity.h"
 
 #include <QDir>
 #include <QFile>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
@@ -79,6 +79,104 @@ void overwriteValue(const QString &path, const char *dataset, qsizetype index, d
     QVERIFY(H5Dwrite(data, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
     H5Dclose(data);
     H5Fclose(file);
+}
+
+// A run that fills every column of every table: spectra and the change from a reference, top
+// vectors for one matrix, what the opt-in metrics were computed against, an issue, skipped files
+// and a note.
+RunAnalysis everyTableFilled(const QString &folder)
+{
+    RunAnalysis run = threeMatrices(folder);
+    for (CheckpointRecord &c : run.checkpoints) {
+        c.format = QStringLiteral("pytorch");
+        c.size = 1234;
+        c.mtimeMs = 5678;
+        c.subspacePrevious = QStringLiteral("previous\n00");
+        c.subspaceK = 2;
+        c.deltaReference = QStringLiteral("0\n00");
+    }
+    run.results[2].topVectors = Eigen::MatrixXf::Identity(3, 2);
+    run.issues << AnalysisIssue{run.checkpoints[0].path, QStringLiteral("t9"), QStringLiteral("not a matrix"), false};
+    run.sidecars << SkippedFile{QDir(folder).filePath("optimizer.pt"), QStringLiteral("sidecar: optimizer state"), false};
+    run.notes << QStringLiteral("a note");
+    return run;
+}
+
+void deleteDataset(const QString &path, const QByteArray &dataset)
+{
+    const hid_t file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
+    QVERIFY(file >= 0);
+    QVERIFY2(H5Ldelete(file, dataset.constData(), H5P_DEFAULT) >= 0, dataset.constData());
+    H5Fclose(file);
+}
+
+void setSchemaVersion(const QString &path, int version)
+{
+    const hid_t file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
+    QVERIFY(file >= 0);
+    const hid_t attribute = H5Aopen(file, "schema_version", H5P_DEFAULT);
+    QVERIFY(H5Awrite(attribute, H5T_NATIVE_INT, &version) >= 0);
+    H5Aclose(attribute);
+    H5Fclose(file);
+}
+
+// A dataset's HDF5 class and element size, as the column's type says it is stored.
+std::pair<H5T_class_t, size_t> storedType(const QString &path, const QByteArray &dataset)
+{
+    const hid_t file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t data = file >= 0 ? H5Dopen2(file, dataset.constData(), H5P_DEFAULT) : -1;
+    const hid_t type = data >= 0 ? H5Dget_type(data) : -1;
+    const std::pair<H5T_class_t, size_t> stored{type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS, type >= 0 ? H5Tget_size(type) : 0};
+    if (type >= 0)
+        H5Tclose(type);
+    if (data >= 0)
+        H5Dclose(data);
+    if (file >= 0)
+        H5Fclose(file);
+    return stored;
+}
+
+std::pair<H5T_class_t, size_t> expectedType(ColumnType type)
+{
+    switch (type) {
+    case ColumnType::Text: return {H5T_STRING, sizeof(char *)};
+    case ColumnType::Int32: return {H5T_INTEGER, 4};
+    case ColumnType::Int64: return {H5T_INTEGER, 8};
+    case ColumnType::Float64: return {H5T_FLOAT, 8};
+    case ColumnType::Float32: return {H5T_FLOAT, 4};
+    }
+    return {};
+}
+
+QByteArray datasetPath(const char *group, const QByteArray &column)
+{
+    return qstrcmp(group, "/") == 0 ? column : QByteArray(group) + '/' + column;
+}
+
+// Every column of the schema written, "group/name" with its presence and type, table by table.
+struct ListedColumn {
+    QByteArray dataset;
+    Presence presence;
+    ColumnType type;
+};
+
+template <typename Row>
+void listColumns(const TableSpec<Row> &spec, QList<ListedColumn> &out)
+{
+    for (const Column<Row> &column : spec.columns)
+        if (column.inSchema(ResultsFile::kSchemaVersion))
+            out.append({datasetPath(spec.group, column.name), column.presence, column.type});
+}
+
+QList<ListedColumn> schemaColumns()
+{
+    QList<ListedColumn> columns;
+    listColumns(ResultsSchema::checkpoints(), columns);
+    listColumns(ResultsSchema::matrices(), columns);
+    listColumns(ResultsSchema::issues(), columns);
+    listColumns(ResultsSchema::skippedFiles(), columns);
+    listColumns(ResultsSchema::notes(), columns);
+    return columns;
 }
 
 } // namespace
@@ -544,13 +642,131 @@ private slots:
         QCOMPARE(loaded.run->issueLines(), run.issueLines());
     }
 
-    void cachePathIsPerFolder()
+    // The descriptor lists are what is written: every column they name for this schema is in the
+    // file, stored as its type says, and nothing else is in the tables' groups.
+    void everyListedColumnIsWrittenWithItsType()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        const QString a = ResultsFile::cachePathFor("/data/run-a"), b = ResultsFile::cachePathFor("/data/run-b");
-        QVERIFY(a != b);
-        QVERIFY(a.endsWith(".h5"));
-        QCOMPARE(ResultsFile::cachePathFor("/data/run-a/"), a);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("results.h5");
+        QString error;
+        QVERIFY2(ResultsFile::save(everyTableFilled(dir.path()), path, &error), qPrintable(error));
+        const QList<ListedColumn> columns = schemaColumns();
+        for (const ListedColumn &column : columns)
+            QVERIFY2(storedType(path, column.dataset) == expectedType(column.type), column.dataset.constData());
+        QVERIFY(storedType(path, ResultsSchema::kSpectra) == expectedType(ColumnType::Float64));
+        QVERIFY(storedType(path, ResultsSchema::kDeltaSpectra) == expectedType(ColumnType::Float64));
+        QVERIFY(storedType(path, ResultsSchema::kTopVectors) == expectedType(ColumnType::Float32));
+        const hid_t file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        for (const char *group : {"checkpoints", "matrices", "issues", "skipped_files"}) {
+            H5G_info_t info{};
+            QVERIFY(H5Gget_info_by_name(file, group, &info, H5P_DEFAULT) >= 0);
+            const auto listed = std::count_if(columns.begin(), columns.end(),
+                                              [&](const ListedColumn &c) { return c.dataset.startsWith(QByteArray(group) + '/'); });
+            QVERIFY2(qsizetype(info.nlinks) == listed, group);
+        }
+        H5Fclose(file);
+    }
+
+    // An optional column a file lacks (one written before it existed) reads as its default, the
+    // rest of the file as it was; the metrics the spectrum gives are recomputed from it.
+    void eachOptionalColumnMissingReadsItsDefault_data()
+    {
+        QTest::addColumn<QByteArray>("dataset");
+        for (const ListedColumn &column : schemaColumns())
+            if (column.presence == Presence::Optional)
+                QTest::newRow(column.dataset.constData()) << column.dataset;
+    }
+    void eachOptionalColumnMissingReadsItsDefault()
+    {
+        QFETCH(QByteArray, dataset);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("results.h5");
+        const RunAnalysis run = everyTableFilled(dir.path());
+        QString error;
+        QVERIFY2(ResultsFile::save(run, path, &error), qPrintable(error));
+        deleteDataset(path, dataset);
+        const auto loaded = ResultsFile::load(path, &error);
+        QVERIFY2(loaded, qPrintable(error));
+        QCOMPARE(loaded->checkpoints.size(), run.checkpoints.size());
+        QCOMPARE(loaded->results.size(), run.results.size());
+        QCOMPARE(loaded->issueLines(), run.issueLines());
+        QCOMPARE(loaded->sidecars.size(), 1);
+        const QByteArray column = dataset.mid(dataset.indexOf('/') + 1);
+        for (const Column<CheckpointRecord> &c : ResultsSchema::checkpoints().columns)
+            if (dataset == datasetPath("checkpoints", c.name))
+                for (const CheckpointRecord &record : loaded->checkpoints)
+                    QVERIFY(c.get(record) == c.get(CheckpointRecord()));
+        if (dataset.startsWith("matrices/delta_sv_"))
+            for (const MatrixResult &r : loaded->results)
+                QCOMPARE(r.deltaSingularValues.size(), 0);
+        if (dataset.startsWith("matrices/top_vectors_"))
+            QCOMPARE(loaded->results[2].topVectors.size(), 0);
+        if (dataset == "skipped_files/duplicate")
+            QVERIFY(!loaded->sidecars[0].duplicate);
+        const qsizetype metric = spectralMetricColumns().indexOf(QString::fromUtf8(column));
+        if (dataset.startsWith("matrices/") && metric >= 0)
+            for (qsizetype i = 0; i < run.results.size(); ++i) {
+                const double stored = spectralMetricValues(loaded->results[i].metrics)[metric];
+                const double computed = spectralMetricValues(computeSpectralMetrics(run.results[i].singularValues, 3, 3))[metric];
+                if (matrixMetricColumns().contains(QString::fromUtf8(column)))
+                    QVERIFY2(std::isnan(stored), column.constData()); // needs the matrix: not recomputed
+                else
+                    QVERIFY2(stored == computed || (std::isnan(stored) && std::isnan(computed)), column.constData());
+            }
+    }
+
+    // A required column a file lacks makes it damaged, and what is said names the file and the column.
+    void eachRequiredColumnMissingIsNamed_data()
+    {
+        QTest::addColumn<QByteArray>("dataset");
+        QTest::addColumn<QString>("expected");
+        for (const ListedColumn &column : schemaColumns()) {
+            if (column.presence != Presence::Required || column.dataset.startsWith("skipped_files/") || !column.dataset.contains('/'))
+                continue; // skipped files and notes only tell how the run was read: never required
+            const QString name = QString::fromUtf8(column.dataset.mid(column.dataset.indexOf('/') + 1));
+            const QString expected = column.dataset == "checkpoints/path" ? QStringLiteral("damaged results file: no checkpoint paths")
+                                                                            : name + QStringLiteral(" is missing");
+            QTest::newRow(column.dataset.constData()) << column.dataset << expected;
+        }
+        QTest::newRow(ResultsSchema::kSpectra) << QByteArray(ResultsSchema::kSpectra)
+                                               << QStringLiteral("matrix table is incomplete (singular_values is missing)");
+    }
+    void eachRequiredColumnMissingIsNamed()
+    {
+        QFETCH(QByteArray, dataset);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("results.h5");
+        QString error;
+        QVERIFY2(ResultsFile::save(everyTableFilled(dir.path()), path, &error), qPrintable(error));
+        deleteDataset(path, dataset);
+        const LoadedRun loaded = loadRun(path, RunLoadOptions());
+        QVERIFY(!loaded.run);
+        QCOMPARE(loaded.messages.size(), 1);
+        QVERIFY2(loaded.messages[0].startsWith(path + QStringLiteral(": damaged results file: ")), qPrintable(loaded.messages[0]));
+        QVERIFY2(loaded.messages[0].contains(expected), qPrintable(loaded.messages[0]));
+    }
+
+    // Schema 3 kept no fingerprints: its checkpoints read an empty one, which matches no checkpoint,
+    // even where such a file holds a dataset of that name; a schema-4 file without it is damaged.
+    void schema3FilesHaveNoFingerprints()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("results.h5");
+        QString error;
+        QVERIFY2(ResultsFile::save(everyTableFilled(dir.path()), path, &error), qPrintable(error));
+        setSchemaVersion(path, 3);
+        auto loaded = ResultsFile::load(path, &error);
+        QVERIFY2(loaded, qPrintable(error));
+        for (const CheckpointRecord &c : loaded->checkpoints)
+            QVERIFY(c.fingerprint.isEmpty());
+        QCOMPARE(loaded->results.size(), 3);
+        QVERIFY(loaded->notes == QStringList{"a note"});
+        deleteDataset(path, "checkpoints/fingerprint");
+        QVERIFY2(ResultsFile::load(path, &error), qPrintable(error));
+        setSchemaVersion(path, 4);
+        QVERIFY(!ResultsFile::load(path, &error));
+        QVERIFY2(error.contains("fingerprint is missing"), qPrintable(error));
     }
 };
 

@@ -214,11 +214,17 @@ GenericVerdict GenericTyping::classify(const QString &tensorName, const QList<qi
         return reported(QStringLiteral("inside layer %1, but neither a rule nor its name says which matrix it is; "
                                        "see rankscope info --suggest-rules and --rules")
                             .arg(lower[at]));
+    // A number past what a layer can be is none, as the family rules refuse it: read as an int it
+    // would become layer 0 and meet that layer's own matrix.
+    bool layerFits = false;
+    const int layer = lower[at].toInt(&layerFits);
+    if (!layerFits)
+        return reported(QStringLiteral("numbered %1, too large for a layer number; see --rules").arg(lower[at]));
     GenericVerdict verdict{GenericVerdict::Kind::Typed, {}, {}};
     RuleMatch &m = verdict.match;
     m.family = familyName();
     m.type = *type;
-    m.layer = lower[at].toInt();
+    m.layer = layer;
     m.expert = expert;
     m.stack = at >= 2 ? QStringList(parts.mid(0, at - 1)).join(QLatin1Char('.')) : QString();
     // A shared expert beside routed ones is its own expert, as the families' rules name it.

@@ -59,28 +59,28 @@ bool sameContent(const Candidate &a, const Candidate &b)
     return true;
 }
 
-} // namespace
-
-StepPlan CheckpointSteps::decide(const QList<const CheckpointFile *> &files)
+// Each file as a candidate for its step: the step it records (its problems noted) and what tells
+// the newest apart.
+Candidate candidateOf(const CheckpointFile *file, StepPlan &plan)
 {
-    StepPlan plan;
-    QList<Candidate> numbered, unnumbered;
-    for (const CheckpointFile *file : files) {
-        Candidate c;
-        c.file = file;
-        std::tie(c.step, c.source) = CheckpointPlan::stepOf(*file, nullptr);
-        CheckpointRecord identity;
-        identity.path = file->path;
-        RunAnalysis::identify(identity, file->files);
-        c.mtimeMs = identity.mtimeMs;
-        c.size = identity.size;
-        for (const QString &problem : file->stepProblems)
-            plan.notes << QStringLiteral("%1: %2; that step is not used").arg(nameOf(*file), problem);
-        (c.step ? numbered : unnumbered).append(c);
-    }
+    Candidate c;
+    c.file = file;
+    std::tie(c.step, c.source) = CheckpointPlan::stepOf(*file, nullptr);
+    CheckpointRecord identity;
+    identity.path = file->path;
+    RunAnalysis::identify(identity, file->files);
+    c.mtimeMs = identity.mtimeMs;
+    c.size = identity.size;
+    for (const QString &problem : file->stepProblems)
+        plan.notes << QStringLiteral("%1: %2; that step is not used").arg(nameOf(*file), problem);
+    return c;
+}
 
-    // One checkpoint per step: the newest (ties: the first by path). A checkpoint that cannot be
-    // read keeps its step but claims nothing: it is reported, and a readable one is analysed.
+// One checkpoint per step: the newest (ties: the first by path). A checkpoint that cannot be
+// read keeps its step but claims nothing: it is reported, and a readable one is analysed.
+// Returns the checkpoints kept.
+QList<Candidate> keepOnePerStep(const QList<Candidate> &numbered, StepPlan &plan)
+{
     QMap<qint64, QList<Candidate>> byStep;
     for (const Candidate &c : numbered) {
         if (!c.file->error.isEmpty())
@@ -105,9 +105,13 @@ StepPlan CheckpointSteps::decide(const QList<const CheckpointFile *> &files)
             plan.duplicates.append({other.file->path, reason, true});
         }
     }
+    return kept;
+}
 
-    // No step: the same bytes as a numbered checkpoint (a final model saved beside its last
-    // checkpoint) are that checkpoint; anything else comes after every numbered step, oldest first.
+// No step: the same bytes as a numbered checkpoint (a final model saved beside its last
+// checkpoint) are that checkpoint; anything else comes after every numbered step, oldest first.
+void placeUnnumbered(const QList<Candidate> &unnumbered, const QList<Candidate> &kept, StepPlan &plan)
+{
     QList<Candidate> placed;
     for (const Candidate &c : unnumbered) {
         const auto twin = c.file->error.isEmpty()
@@ -136,6 +140,19 @@ StepPlan CheckpointSteps::decide(const QList<const CheckpointFile *> &files)
         if (next < std::numeric_limits<qint64>::max())
             ++next;
     }
+}
+
+} // namespace
+
+StepPlan CheckpointSteps::decide(const QList<const CheckpointFile *> &files)
+{
+    StepPlan plan;
+    QList<Candidate> numbered, unnumbered;
+    for (const CheckpointFile *file : files) {
+        const Candidate c = candidateOf(file, plan);
+        (c.step ? numbered : unnumbered).append(c);
+    }
+    placeUnnumbered(unnumbered, keepOnePerStep(numbered, plan), plan);
 
     QCollator collator;
     collator.setNumericMode(true);

@@ -1,6 +1,7 @@
 // The per-layer bars as numbers, without a widget: a run at one step whose stable ranks are known
 // by hand (stable rank = Σσ² / σ₁²), K's layer 1 split into two experts.
 #include "figures/BarFigure.h"
+#include "KnownMatrices.h"
 
 #include <QTest>
 #include <cmath>
@@ -11,15 +12,7 @@ namespace {
 
 MatrixResult matrix(int layer, MatrixType type, std::initializer_list<double> sigma, const QString &expert = {})
 {
-    MatrixResult r;
-    r.step = 100;
-    r.layer = layer;
-    r.type = type;
-    r.expert = expert;
-    r.rows = r.cols = qint64(sigma.size());
-    r.singularValues = Eigen::Map<const Eigen::VectorXd>(sigma.begin(), Eigen::Index(sigma.size()));
-    r.metrics = computeSpectralMetrics(r.singularValues, r.rows, r.cols);
-    return r;
+    return test::knownMatrix(100, layer, type, sigma, {}, expert);
 }
 
 // Stable ranks: Q 3 and 1.25 (layers 0, 1); K 1, and experts of 2 and 4 (mean 3) in layer 1.

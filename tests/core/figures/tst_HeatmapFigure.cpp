@@ -1,6 +1,7 @@
 // One heatmap as numbers, without a widget: a two-block model at one step whose stable ranks are
 // known by hand (stable rank = Σσ² / σ₁²).
 #include "figures/HeatmapFigure.h"
+#include "KnownMatrices.h"
 
 #include <QTest>
 #include <cmath>
@@ -11,15 +12,7 @@ namespace {
 
 MatrixResult matrix(const QString &block, int layer, MatrixType type, std::initializer_list<double> sigma)
 {
-    MatrixResult r;
-    r.step = 100;
-    r.block = block;
-    r.layer = layer;
-    r.type = type;
-    r.rows = r.cols = qint64(sigma.size());
-    r.singularValues = Eigen::Map<const Eigen::VectorXd>(sigma.begin(), Eigen::Index(sigma.size()));
-    r.metrics = computeSpectralMetrics(r.singularValues, r.rows, r.cols);
-    return r;
+    return test::knownMatrix(100, layer, type, sigma, block);
 }
 
 // encoder: Q 2, 3 and K 1 (layer 1 only); decoder: Q 4 (layer 0 only).

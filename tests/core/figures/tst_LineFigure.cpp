@@ -1,6 +1,7 @@
 // The line chart's figure as numbers, without a widget: a small run whose stable ranks are known
 // by hand (stable rank = Σσ² / σ₁²), two steps, two layers, two types.
 #include "figures/LineFigure.h"
+#include "KnownMatrices.h"
 
 #include <QTest>
 #include <cmath>
@@ -11,14 +12,7 @@ namespace {
 
 MatrixResult matrix(qint64 step, int layer, MatrixType type, std::initializer_list<double> sigma)
 {
-    MatrixResult r;
-    r.step = step;
-    r.layer = layer;
-    r.type = type;
-    r.rows = r.cols = qint64(sigma.size());
-    r.singularValues = Eigen::Map<const Eigen::VectorXd>(sigma.begin(), Eigen::Index(sigma.size()));
-    r.metrics = computeSpectralMetrics(r.singularValues, r.rows, r.cols);
-    return r;
+    return test::knownMatrix(step, layer, type, sigma);
 }
 
 // Stable ranks: Q 2, 1.25 at step 0 and 3, 1.25 at step 100 (layers 0, 1); K 1, 2 and 4, 1.

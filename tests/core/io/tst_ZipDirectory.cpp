@@ -1,3 +1,4 @@
+#include "TorchCheckpointWriter.h"
 #include "io/ZipDirectory.h"
 
 #include <QTemporaryDir>
@@ -7,6 +8,7 @@
 #include <zlib.h>
 
 using namespace rankscope;
+using test::rawDeflate;
 
 namespace {
 
@@ -18,21 +20,6 @@ void put64(QByteArray &b, quint64 v) { char c[8]; qToLittleEndian(v, c); b.appen
 void set16(QByteArray &b, qsizetype at, quint16 v) { qToLittleEndian(v, b.data() + at); }
 void set32(QByteArray &b, qsizetype at, quint32 v) { qToLittleEndian(v, b.data() + at); }
 void set64(QByteArray &b, qsizetype at, quint64 v) { qToLittleEndian(v, b.data() + at); }
-
-QByteArray rawDeflate(const QByteArray &in)
-{
-    z_stream s{};
-    deflateInit2(&s, 9, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-    QByteArray out(qsizetype(deflateBound(&s, uLong(in.size()))), '\0');
-    s.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.constData()));
-    s.avail_in = uInt(in.size());
-    s.next_out = reinterpret_cast<Bytef *>(out.data());
-    s.avail_out = uInt(out.size());
-    deflate(&s, Z_FINISH);
-    out.resize(qsizetype(s.total_out));
-    deflateEnd(&s);
-    return out;
-}
 
 // Bytes that do not repeat, so that a slice read from the wrong place never matches by chance.
 QByteArray counting(qsizetype n)

@@ -182,7 +182,14 @@ private:
     PickleRef makeInt(qint64 i) { auto v = m_arena->make(Kind::Int); v->integer = i; return v; }
     PickleRef makeString(QString s) { auto v = m_arena->make(Kind::String); v->text = std::move(s); return v; }
     PickleRef makeTuple(QList<PickleRef> items) { auto v = m_arena->make(Kind::Tuple); v->items = std::move(items); return v; }
-    PickleRef makeOpaque(const QString &what) { auto v = m_arena->make(Kind::Opaque); v->text = what; return v; }
+    PickleRef makeOpaque(const QString &what, const PickleRef &args = nullptr)
+    {
+        auto v = m_arena->make(Kind::Opaque);
+        v->text = what;
+        if (args && (args->kind == Kind::Tuple || args->kind == Kind::List) && spend(args->items.size()))
+            v->items = args->items;
+        return v;
+    }
 
     // A global as torch would look it up; one torch refuses is recorded, and is then an opaque
     // value like any other (types.SimpleNamespace, functools.partial): the rest is still read.
@@ -251,6 +258,10 @@ private:
                 return apply(a[0], a[2]);
             return makeOpaque(name);
         }
+        if (name == QLatin1String("torch.Size")) // torch.Size((4, 8)): the shape as a tuple
+            return !a.isEmpty() && a[0] && (a[0]->kind == Kind::Tuple || a[0]->kind == Kind::List) && spend(a[0]->items.size())
+                       ? makeTuple(a[0]->items)
+                       : makeTuple({});
         if (name == QLatin1String("builtins.set") || name == QLatin1String("builtins.frozenset") ||
             name == QLatin1String("builtins.list") || name == QLatin1String("builtins.tuple")) {
             auto v = m_arena->make(Kind::List);
@@ -258,7 +269,7 @@ private:
                 v->items = a[0]->items;
             return v;
         }
-        return makeOpaque(name);
+        return makeOpaque(name, args);
     }
 
     void step(unsigned char op)
@@ -346,16 +357,16 @@ private:
             break;
         }
         case 0x81: {                                         // NEWOBJ cls.__new__(cls, *args)
-            pop();
+            const PickleRef args = pop();
             const PickleRef cls = pop();
-            push(makeOpaque(cls->text));
+            push(makeOpaque(cls->text, args));
             break;
         }
         case 0x92: {                                         // NEWOBJ_EX
             pop();
-            pop();
+            const PickleRef args = pop();
             const PickleRef cls = pop();
-            push(makeOpaque(cls->text));
+            push(makeOpaque(cls->text, args));
             break;
         }
         case 'i': {                                          // INST (protocol 0)
@@ -371,7 +382,13 @@ private:
             push(makeOpaque(items.isEmpty() ? QString() : items.first()->text));
             break;
         }
-        case 'b': pop(); break;                              // BUILD: object state is not needed
+        case 'b': {                                          // BUILD: an object's state, kept as data
+            const PickleRef state = pop();
+            const PickleRef object = top();
+            if (object->kind == Kind::Opaque && !object->state)
+                object->state = state;
+            break;
+        }
         case 'Q': {                                          // BINPERSID
             const PickleRef pid = pop();
             push(persistentLoad(pid));

@@ -36,6 +36,10 @@ struct PickleValue {
     QList<PickleRef> items;                     // List, Tuple
     QList<QPair<PickleRef, PickleRef>> entries; // Dict, in insertion order
     TensorRecord tensor;                        // Storage (key, dtype, numel) and Tensor
+    // An Opaque object's constructor arguments are in `items` (what NEWOBJ or REDUCE passed) and
+    // what BUILD gave it is `state` (a dataclass's or argparse.Namespace's dict of fields, a
+    // tuple for classes with __setstate__): kept as data, never applied or run.
+    PickleRef state = nullptr;
 
     bool isString() const { return kind == Kind::String; }
     // For a Dict: the value under a string key, or null.

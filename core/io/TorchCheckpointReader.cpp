@@ -52,17 +52,22 @@ QVariant toVariant(const PickleRef &v, int depth = 0)
 
 std::unique_ptr<TorchCheckpointReader> TorchCheckpointReader::open(const QString &path, QString *error)
 {
+    return openArchive(path, 0, -1, error);
+}
+
+std::unique_ptr<TorchCheckpointReader> TorchCheckpointReader::openArchive(const QString &path, qint64 base, qint64 size, QString *error)
+{
     std::unique_ptr<TorchCheckpointReader> reader(new TorchCheckpointReader);
-    if (!reader->load(path, error))
+    if (!reader->load(path, base, size, error))
         return nullptr;
     return reader;
 }
 
-bool TorchCheckpointReader::load(const QString &path, QString *error)
+bool TorchCheckpointReader::load(const QString &path, qint64 base, qint64 size, QString *error)
 {
     if (!RegularFile::open(m_file, path, error))
         return false;
-    auto zip = ZipDirectory::read(m_file, error);
+    auto zip = ZipDirectory::read(m_file, error, base, size);
     if (!zip)
         return false;
     m_zip = std::move(*zip);
@@ -106,7 +111,8 @@ bool TorchCheckpointReader::load(const QString &path, QString *error)
         error->clear();
     }
 
-    const PickleResult result = readPickle(pickleBytes);
+    m_pickle = readPickle(pickleBytes);
+    const PickleResult &result = m_pickle;
     // An unsafe pickle is said to be one whether or not its tensors can be read.
     auto fail = [&](const QString &why) {
         *error = result.unsafeGlobals.isEmpty() ? why : QStringLiteral("%1; and %2").arg(unsafePickleText(result.unsafeGlobals), why);
@@ -214,12 +220,28 @@ StoredRead TorchCheckpointReader::readElements(const TensorInfo &tensor, qint64 
     const qsizetype rank = t.shape.size();
     if (t.stride.size() != rank)
         return {{}, QStringLiteral("has %1 strides for %2 dimensions").arg(t.stride.size()).arg(rank)};
-    const int size = elementSize(t.dtype);
-    const qint64 rowStride = t.stride[rank - 2], colStride = t.stride[rank - 1];
     const qint64 sliceStride = rank == 3 ? t.stride[0] : 0;
+    return readView(t, std::max<qint64>(slice, 0), sliceStride, rows, cols, t.stride[rank - 2], t.stride[rank - 1]);
+}
+
+StoredRead TorchCheckpointReader::readRecord(const TensorRecord &t, qint64 first, qint64 count)
+{
+    if (t.shape.size() != 1 || t.stride.size() != 1)
+        return {{}, QStringLiteral("is not a 1-D tensor")};
+    if (first < 0 || count <= 0 || first > t.shape[0] || count > t.shape[0] - first)
+        return {{}, QStringLiteral("has no elements [%1, %2) (it holds %3)").arg(first).arg(first + count).arg(t.shape[0])};
+    return readView(t, first, t.stride[0], 1, count, 0, t.stride[0]);
+}
+
+StoredRead TorchCheckpointReader::readView(const TensorRecord &t, qint64 skip, qint64 skipStride, qint64 rows, qint64 cols, qint64 rowStride,
+                                           qint64 colStride)
+{
+    const int size = elementSize(t.dtype);
+    if (size <= 0)
+        return {{}, QStringLiteral("has the dtype %1, which is not read").arg(t.dtype)};
     if (t.offset < 0)
         return {{}, QStringLiteral("has a negative storage offset (%1)").arg(t.offset)};
-    if (rowStride < 0 || colStride < 0 || sliceStride < 0) {
+    if (rowStride < 0 || colStride < 0 || skipStride < 0) {
         QStringList strides;
         for (const qint64 stride : t.stride)
             strides << QString::number(stride);
@@ -227,12 +249,11 @@ StoredRead TorchCheckpointReader::readElements(const TensorInfo &tensor, qint64 
     }
     // The elements this view touches: first … first + (rows−1)·rowStride + (cols−1)·colStride. In
     // 128 bits: offsets and strides come from the file and their products must not wrap.
-    const __int128 firstWide = __int128(t.offset) + __int128(std::max<qint64>(slice, 0)) * sliceStride;
+    const __int128 firstWide = __int128(t.offset) + __int128(skip) * skipStride;
     const __int128 lastWide = firstWide + __int128(rows - 1) * rowStride + __int128(cols - 1) * colStride;
     const __int128 bytesNeeded = (lastWide + 1) * size;
     if (lastWide >= t.storageNumel || bytesNeeded > __int128(std::numeric_limits<qint64>::max()))
         return {{}, QStringLiteral("[%1, %2] lies outside its storage of %3 elements").arg(rows).arg(cols).arg(t.storageNumel)};
-
     const ZipEntry *entry = m_zip.find(m_prefix + QStringLiteral("/data/") + t.storageKey);
     if (!entry)
         return {{}, QStringLiteral("storage data/%1 is missing from the archive").arg(t.storageKey)};

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "io/CheckpointReader.h"
-#include "io/PickleValue.h"
+#include "io/PickleReader.h"
 #include "io/ZipDirectory.h"
 
 #include <QFile>
@@ -14,6 +14,17 @@ namespace rankscope {
 class TorchCheckpointReader : public CheckpointReader {
 public:
     static std::unique_ptr<TorchCheckpointReader> open(const QString &path, QString *error);
+    // The archive that is bytes [base, base + size) of a larger file: a chunk of a DCP .distcp
+    // file, a member of a .nemo tar. Nothing outside those bytes is read.
+    static std::unique_ptr<TorchCheckpointReader> openArchive(const QString &path, qint64 base, qint64 size, QString *error);
+
+    // The whole unpickled object (null when the pickle failed): for trainers' readers that need
+    // more than the weights dict (Megatron's args and nested model, DeepSpeed's param_shapes).
+    // It lives as long as the reader.
+    PickleRef root() const { return m_pickle.root; }
+    // The elements of any tensor the pickle holds (one found under root(), not only a listed one)
+    // as a rows × cols matrix: for a 1-D tensor, `count` elements from element `first` as one row.
+    StoredRead readRecord(const TensorRecord &tensor, qint64 first, qint64 count);
 
     QString formatName() const override { return QStringLiteral("pytorch"); }
     QList<TensorInfo> tensors() const override;
@@ -25,13 +36,16 @@ protected:
 
 private:
     TorchCheckpointReader() = default;
-    bool load(const QString &path, QString *error);
+    bool load(const QString &path, qint64 base, qint64 size, QString *error);
     void collectTensors(const PickleRef &dict, const QString &prefix, int depth);
     // Drops (and names) the stacks of matrices (3-D: experts) that cannot be what they declare:
     // more elements than their storage holds, or an axis repeating one stored matrix (stride 0).
     void refuseImpossibleViews();
+    // rows × cols elements of t from element t.offset + skip·skipStride, strides in elements.
+    StoredRead readView(const TensorRecord &t, qint64 skip, qint64 skipStride, qint64 rows, qint64 cols, qint64 rowStride, qint64 colStride);
 
     QFile m_file;
+    PickleResult m_pickle;
     ZipDirectory m_zip;
     QString m_prefix; // the archive's folder: the file's original base name, or "archive"
     bool m_bigEndian = false;

@@ -31,16 +31,28 @@ QByteArray readAt(QFile &file, quint64 offset, qint64 length)
 
 } // namespace
 
-std::optional<ZipDirectory> ZipDirectory::read(QFile &file, QString *error)
+std::optional<ZipDirectory> ZipDirectory::read(QFile &file, QString *error, qint64 base, qint64 size)
 {
-    const quint64 fileSize = static_cast<quint64>(file.size());
+    const qint64 wholeFile = file.size();
+    if (base < 0 || base > wholeFile || (size >= 0 && size > wholeFile - base)) {
+        *error = QStringLiteral("the archive's bytes [%1, +%2) lie outside the file of %3 bytes").arg(base).arg(size).arg(wholeFile);
+        return std::nullopt;
+    }
+    const quint64 start = static_cast<quint64>(base);
+    const quint64 fileSize = size < 0 ? static_cast<quint64>(wholeFile - base) : static_cast<quint64>(size);
+    // Offsets inside the archive, read from its own bytes: one past its end reads nothing.
+    auto readAt = [&](quint64 offset, qint64 length) {
+        if (offset > fileSize)
+            return QByteArray();
+        return ::rankscope::readAt(file, start + offset, static_cast<qint64>(std::min<quint64>(quint64(length), fileSize - offset)));
+    };
     if (fileSize < 22) {
         *error = QStringLiteral("too short to be a zip archive (%1 bytes)").arg(fileSize);
         return std::nullopt;
     }
     // The end record sits in the last 22 + 65535 bytes (its comment is at most 64 KiB).
     const quint64 tailLength = std::min<quint64>(fileSize, 22 + 65535);
-    const QByteArray tail = readAt(file, fileSize - tailLength, static_cast<qint64>(tailLength));
+    const QByteArray tail = readAt(fileSize - tailLength, static_cast<qint64>(tailLength));
     qsizetype eocd = -1;
     for (qsizetype i = tail.size() - 22; i >= 0; --i) {
         if (le<quint32>(tail.constData() + i) == kEndOfDirectory) {
@@ -59,10 +71,10 @@ std::optional<ZipDirectory> ZipDirectory::read(QFile &file, QString *error)
     const quint64 eocdPosition = fileSize - tailLength + static_cast<quint64>(eocd);
 
     if (eocdPosition >= 20) {
-        const QByteArray locator = readAt(file, eocdPosition - 20, 20);
+        const QByteArray locator = readAt(eocdPosition - 20, 20);
         if (locator.size() == 20 && le<quint32>(locator.constData()) == kZip64Locator) {
             const quint64 zip64EndOffset = le<quint64>(locator.constData() + 8);
-            const QByteArray zip64End = readAt(file, zip64EndOffset, 56);
+            const QByteArray zip64End = readAt(zip64EndOffset, 56);
             if (zip64End.size() != 56 || le<quint32>(zip64End.constData()) != kZip64EndOfDirectory) {
                 *error = QStringLiteral("ZIP64 end-of-directory record is missing or damaged");
                 return std::nullopt;
@@ -81,13 +93,15 @@ std::optional<ZipDirectory> ZipDirectory::read(QFile &file, QString *error)
         *error = QStringLiteral("zip directory claims %1 entries in %2 bytes").arg(entryCount).arg(directorySize);
         return std::nullopt;
     }
-    const QByteArray directory = readAt(file, directoryOffset, static_cast<qint64>(directorySize));
+    const QByteArray directory = readAt(directoryOffset, static_cast<qint64>(directorySize));
     if (static_cast<quint64>(directory.size()) != directorySize) {
         *error = QStringLiteral("cannot read the zip directory");
         return std::nullopt;
     }
 
     ZipDirectory result;
+    result.m_base = start;
+    result.m_size = fileSize;
     qsizetype pos = 0;
     for (quint64 n = 0; n < entryCount; ++n) {
         if (pos + 46 > directory.size() || le<quint32>(directory.constData() + pos) != kDirectoryEntry) {
@@ -251,21 +265,25 @@ std::optional<quint64> ZipDirectory::dataOffset(QFile &file, const ZipEntry &ent
 
 std::optional<quint64> ZipDirectory::localDataStart(QFile &file, const ZipEntry &entry, quint64 storedBytes, QString *error) const
 {
-    const QByteArray local = readAt(file, entry.localHeaderOffset, 30);
+    if (entry.localHeaderOffset > m_size) {
+        *error = QStringLiteral("zip entry %1 points outside the file or at a damaged header").arg(entry.name);
+        return std::nullopt;
+    }
+    const QByteArray local = readAt(file, m_base + entry.localHeaderOffset, 30);
     if (local.size() != 30 || le<quint32>(local.constData()) != kLocalHeader) {
         *error = QStringLiteral("zip entry %1 points outside the file or at a damaged header").arg(entry.name);
         return std::nullopt;
     }
     const quint64 start = entry.localHeaderOffset + 30 + le<quint16>(local.constData() + 26) +
                           le<quint16>(local.constData() + 28);
-    const quint64 fileSize = static_cast<quint64>(file.size());
+    const quint64 fileSize = m_size;
     if (start > fileSize || storedBytes > fileSize - start) {
         *error = QStringLiteral("zip entry %1 (%2 bytes) runs past the end of the file (truncated?)")
                      .arg(entry.name)
                      .arg(storedBytes);
         return std::nullopt;
     }
-    return start;
+    return m_base + start;
 }
 
 } // namespace rankscope

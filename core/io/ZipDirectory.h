@@ -21,8 +21,11 @@ struct ZipEntry {
 
 class ZipDirectory {
 public:
-    // Reads the directory of an open file; on failure returns nullopt and sets error.
-    static std::optional<ZipDirectory> read(QFile &file, QString *error);
+    // Reads the directory of an open file; on failure returns nullopt and sets error. The archive
+    // may be bytes [base, base + size) of a larger file (a torch.save archive inside a DCP .distcp
+    // file or a tar): its offsets are then relative to base, and nothing outside is ever read.
+    // size < 0: to the end of the file.
+    static std::optional<ZipDirectory> read(QFile &file, QString *error, qint64 base = 0, qint64 size = -1);
 
     const QList<ZipEntry> &entries() const { return m_entries; }
     const ZipEntry *find(const QString &name) const;
@@ -34,13 +37,16 @@ public:
     // its declared size is stopped.
     std::optional<QByteArray> readEntry(QFile &file, const ZipEntry &entry, quint64 offset, quint64 length, QString *error) const;
 
-    // Where a stored entry's bytes start in the file, checked to lie inside it.
+    // Where a stored entry's bytes start in the file (absolute, base included), checked to lie
+    // inside the archive.
     std::optional<quint64> dataOffset(QFile &file, const ZipEntry &entry, QString *error) const;
 
 private:
     std::optional<quint64> localDataStart(QFile &file, const ZipEntry &entry, quint64 storedBytes, QString *error) const;
 
     QList<ZipEntry> m_entries;
+    quint64 m_base = 0; // where the archive starts in its file
+    quint64 m_size = 0; // its bytes
     QHash<QString, qsizetype> m_index;
 };
 

@@ -4,6 +4,7 @@
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "io/PickleReader.h"
+#include "io/TorchCheckpointReader.h"
 
 #include <QDir>
 #include <QFile>
@@ -118,6 +119,63 @@ private slots:
         QCOMPARE(m.values(0, 2), 3.0);
         QCOMPARE(m.values(1, 0), 4.0);
         QCOMPARE(m.values(1, 2), 6.0);
+    }
+
+    // A DCP .distcp file holds one torch.save archive per chunk at (offset, length); a .nemo tar a
+    // member: the archive is read in place, and nothing outside its bytes.
+    void readsAnArchiveInsideALargerFile()
+    {
+        const QByteArray first = checkpoint({{"a", "FloatStorage", "0", 6, 0, {2, 3}, {3, 1}}}, {{"0", rawBytes<float>({1, 2, 3, 4, 5, 6})}}, 1);
+        const QByteArray second = checkpoint({{"b", "FloatStorage", "0", 4, 0, {2, 2}, {2, 1}}}, {{"0", rawBytes<float>({7, 8, 9, 10})}}, 2);
+        const QByteArray padding(37, 'x');
+        const QString path = m_dir.filePath("chunks.distcp");
+        writeFile(path, first + padding + second + padding);
+        QString error;
+        auto one = TorchCheckpointReader::openArchive(path, 0, first.size(), &error);
+        QVERIFY2(one, qPrintable(error));
+        QCOMPARE(one->tensors().value(0).name, QStringLiteral("a"));
+        auto two = TorchCheckpointReader::openArchive(path, first.size() + padding.size(), second.size(), &error);
+        QVERIFY2(two, qPrintable(error));
+        QCOMPARE(two->tensors().value(0).name, QStringLiteral("b"));
+        const MatrixRead m = two->readMatrix("b");
+        QVERIFY2(m.ok(), qPrintable(m.error));
+        QCOMPARE(m.values(1, 1), 10.0);
+        QCOMPARE(two->step(), std::optional<qint64>(2));
+        // A window cut short of its archive's end record, or past the file, is refused.
+        QVERIFY(!TorchCheckpointReader::openArchive(path, first.size() + padding.size(), second.size() - 10, &error));
+        QVERIFY(!TorchCheckpointReader::openArchive(path, first.size(), qint64(1) << 40, &error));
+        QVERIFY2(error.contains("outside the file"), qPrintable(error));
+        // Offsets are the window's own: one byte late, every entry misses its header.
+        QVERIFY(!TorchCheckpointReader::openArchive(path, first.size() + padding.size() + 1, second.size() - 1, &error));
+        QVERIFY2(error.contains("damaged"), qPrintable(error));
+    }
+
+    // DCP metadata classes and argparse.Namespace keep their fields only in BUILD's state;
+    // torch.Size is a REDUCE of a tuple. Both stay data: nothing is instantiated.
+    void objectStateAndSizesAreKept()
+    {
+        PickleBuilder p;
+        p.op('\x80').op('\x02').op('}').op('(');
+        p.str("args").global("argparse", "Namespace").op(')').op('\x81').op('}').op('(').str("num_layers").integer(12).str("swiglu").op('\x88').op('u').op('b');
+        p.str("shape").global("torch", "Size").op('(').intTuple({4, 8}).op('t').op('R');
+        p.str("stage").global("deepspeed.runtime.zero.config", "ZeroStageEnum").op('(').integer(3).op('t').op('R');
+        p.op('u').op('.');
+        const PickleResult result = readPickle(p.bytes);
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        const PickleRef args = result.root->value("args");
+        QCOMPARE(args->kind, PickleValue::Kind::Opaque);
+        QCOMPARE(args->text, QStringLiteral("argparse.Namespace"));
+        QVERIFY(args->state);
+        QCOMPARE(args->state->value("num_layers")->integer, 12);
+        QCOMPARE(args->state->value("swiglu")->integer, 1);
+        const PickleRef shape = result.root->value("shape");
+        QCOMPARE(shape->kind, PickleValue::Kind::Tuple);
+        QCOMPARE(shape->items.size(), 2);
+        QCOMPARE(shape->items[1]->integer, 8);
+        const PickleRef stage = result.root->value("stage");
+        QCOMPARE(stage->kind, PickleValue::Kind::Opaque);
+        QCOMPARE(stage->items.value(0)->integer, 3);
+        QVERIFY(result.unsafeGlobals.contains("argparse.Namespace"));
     }
 
     void readsHalfBFloatAndDouble()

@@ -254,6 +254,8 @@ void InfoReport::printCheckpoints(const QList<CheckpointRow> &rows, const StepPl
         m_out << "  not analysed: " << printableText(relative(duplicate.path)) << ": " << printableText(duplicate.reason) << '\n';
     for (const QString &note : steps.notes)
         m_out << "  note: " << printableText(note) << '\n';
+    for (const QString &what : listing.takenFor)
+        m_out << "  taken for: " << printableText(what) << '\n';
     for (const QString &run : listing.runs)
         m_out << "  note: " << printableText(relative(run)) << " holds a run of its own, not part of this one: rankscope info "
               << printableText(QDir(m_options.folder).filePath(relative(run))) << '\n';

@@ -51,6 +51,9 @@ struct CheckpointListing {
     QList<SkippedFile> skipped;        // what might be taken for a checkpoint and is not, and why
     QList<ClassifiedFile> files;       // every file and folder looked at, with its role and why
     QStringList runs;                  // subfolders holding runs of their own
+    // What the folder was taken for when a trainer's layout decided it, and why ("a Megatron-LM
+    // save folder: 3 iterations, TP 2 × PP 1, shards merged"): said by `info` and the window.
+    QStringList takenFor;
 };
 
 class CheckpointDiscovery {

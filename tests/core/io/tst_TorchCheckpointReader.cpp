@@ -5,6 +5,7 @@
 #include "io/CheckpointReader.h"
 #include "io/PickleReader.h"
 #include "io/TorchCheckpointReader.h"
+#include "io/MegatronConfig.h"
 
 #include <QDir>
 #include <QFile>
@@ -176,6 +177,29 @@ private slots:
         QCOMPARE(stage->kind, PickleValue::Kind::Opaque);
         QCOMPARE(stage->items.value(0)->integer, 3);
         QVERIFY(result.unsafeGlobals.contains("argparse.Namespace"));
+        const QVariantMap config = MegatronConfig::fromArgs(args);
+        QCOMPARE(config.value("num_layers").toLongLong(), 12);
+        QCOMPARE(config.value("gated_linear_unit").toBool(), true);
+        QCOMPARE(config.value("model_type").toString(), QStringLiteral("megatron"));
+    }
+
+    // Megatron's arguments.py: one query group per head unless group_query_attention is on.
+    void megatronFieldsResolveAsMegatronDoes()
+    {
+        const QVariantMap base{{"num_attention_heads", 8}, {"hidden_size", 64}, {"num_query_groups", 2}};
+        QVariantMap grouped = base;
+        grouped.insert("group_query_attention", true);
+        QCOMPARE(MegatronConfig::resolved(grouped).value("num_query_groups").toLongLong(), 2);
+        QCOMPARE(MegatronConfig::resolved(grouped).value("num_key_value_heads").toLongLong(), 2);
+        QCOMPARE(MegatronConfig::resolved(grouped).value("kv_channels").toLongLong(), 8);
+        QVariantMap plain = base;
+        plain.insert("group_query_attention", false);
+        QCOMPARE(MegatronConfig::resolved(plain).value("num_query_groups").toLongLong(), 8);
+        // NeMo's yaml has no flag: num_query_groups given means grouped, null means multi-head.
+        QCOMPARE(MegatronConfig::resolved(base).value("num_query_groups").toLongLong(), 2);
+        QCOMPARE(MegatronConfig::resolved({{"num_attention_heads", 8}, {"hidden_size", 64}}).value("num_query_groups").toLongLong(), 8);
+        QCOMPARE(MegatronConfig::resolved({{"activation", "fast-geglu"}}).value("gated_linear_unit").toBool(), true);
+        QCOMPARE(MegatronConfig::resolved({{"activation", "gelu"}}).value("gated_linear_unit").toBool(), false);
     }
 
     void readsHalfBFloatAndDouble()

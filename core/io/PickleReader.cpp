@@ -76,6 +76,7 @@ public:
         }
         result.error = m_error;
         result.unsafeGlobals = m_unsafeGlobals;
+        result.globals = m_globals;
         if (!m_error.isEmpty())
             result.root = nullptr;
         return result;
@@ -196,6 +197,10 @@ private:
     PickleRef makeGlobal(const QString &module, const QString &name)
     {
         const QString qualified = TorchWeightsOnlyPolicy::qualifiedName(module, name);
+        if (!m_seenGlobals.contains(qualified)) {
+            m_seenGlobals.insert(qualified);
+            m_globals.append(qualified);
+        }
         if (!TorchWeightsOnlyPolicy::allows(qualified) && !m_seenUnsafe.contains(qualified)) {
             m_seenUnsafe.insert(qualified);
             m_unsafeGlobals.append(qualified);
@@ -488,6 +493,8 @@ private:
     QString m_error;
     QStringList m_unsafeGlobals;
     QSet<QString> m_seenUnsafe;
+    QStringList m_globals;
+    QSet<QString> m_seenGlobals;
 };
 
 } // namespace

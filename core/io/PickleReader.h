@@ -20,6 +20,9 @@ struct PickleResult {
     // The globals it names that torch's weights_only policy refuses, each once, in order of
     // appearance ("posix.system"); what torch.load(weights_only=False) would import and call.
     QStringList unsafeGlobals;
+    // Every global it names, each once, in order of appearance: for readers that allow only the
+    // classes one writer uses (DCP's .metadata), whatever torch's policy would allow.
+    QStringList globals;
 };
 
 PickleResult readPickle(const QByteArray &data);

@@ -24,9 +24,11 @@ bool hasCheckpointSignature(const QByteArray &head);
 inline const QString kUnrecognisedFormat = QStringLiteral("not a recognised checkpoint format");
 
 // How one checkpoint's weights lie on disk: one file; an index and its shards; shards named
-// -0000k-of-0000n without an index; .npy arrays, one per tensor.
-enum class WeightsLayout { OneFile, ShardIndex, NamedShards, NpyArrays };
-// Opens weights laid out so: `files` is the file, the index (then its shards), the shards, or the arrays.
+// -0000k-of-0000n without an index; .npy arrays, one per tensor; a torch.distributed.checkpoint
+// folder (its .metadata, then its .distcp files).
+enum class WeightsLayout { OneFile, ShardIndex, NamedShards, NpyArrays, DistributedCheckpoint };
+// Opens weights laid out so: `files` is the file, the index (then its shards), the shards, the
+// arrays, or a DCP folder's .metadata (then its chunk files).
 std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, const QStringList &files, QString *error);
 
 } // namespace rankscope

@@ -1,0 +1,64 @@
+// A torch.distributed.checkpoint (DCP) folder as FileSystemWriter writes it: `.metadata` (read by
+// DcpMetadata) and the `__R_N.distcp` files holding each chunk as a torch.save archive. One matrix
+// is stitched from the chunks that overlap it, each copied to its global offset. What torchtitan
+// (step-N/, weights under `model.`), Megatron-Core's torch_dist (iter_NNNNNNN/, metadata.json and
+// common.pt beside) and NeMo 2 (weights/ of its checkpoint) save is such a folder. Only model
+// tensors are listed: optimizer state, training state, RNG and BYTE_IO objects never are. Megatron
+// stacks each kind of layer parameter along a leading layer axis; its layers are listed one by one.
+#pragma once
+
+#include "io/CheckpointReader.h"
+#include "io/DcpMetadata.h"
+
+#include <QDir>
+#include <QHash>
+
+namespace rankscope {
+
+class DistributedCheckpointReader : public CheckpointReader {
+public:
+    static std::unique_ptr<DistributedCheckpointReader> open(const QString &folder, QString *error);
+    // Whether a folder is one DCP checkpoint: it holds a regular file `.metadata`. Nothing is parsed.
+    static bool isCheckpointFolder(const QString &folder);
+    // Who wrote the folder, told by its sidecars: "Megatron torch_dist" (metadata.json names the
+    // torch_dist backend), or plain "torch.distributed.checkpoint".
+    static QString writerOf(const QString &folder);
+    // Fully qualified names that are not the model's: optimizer state, trainer state, RNG.
+    static bool isTrainingState(const QString &fqn);
+
+    QString formatName() const override { return m_format; }
+    QList<TensorInfo> tensors() const override { return m_listed; }
+    std::optional<qint64> step() const override { return m_step; }
+    QVariantMap modelConfig() const override { return m_modelConfig; }
+
+protected:
+    StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
+
+private:
+    // A listed tensor: a DCP tensor, or one layer of a stacked one (its leading indices fixed).
+    struct Listed {
+        qsizetype tensor = 0;
+        QList<qint64> fixed;
+    };
+    DistributedCheckpointReader() = default;
+    bool load(const QString &folder, QString *error);
+    // Why a tensor cannot be read as its chunks declare (empty when it can): checked before
+    // anything is allocated for it.
+    QString tensorProblem(const DcpTensor &tensor);
+    QString storageProblem(const DcpTensor &tensor, const DcpChunk &chunk);
+    void list(const DcpTensor &tensor, qsizetype index, bool stacked);
+    void readMegatronCommonState();
+    // Copies the part of one chunk that lies in the matrix at leading indices `fixed` into out.
+    QString copyChunk(const DcpTensor &tensor, const DcpChunk &chunk, const QList<qint64> &fixed, RowMajorMatrix &out);
+
+    QDir m_folder;
+    DcpMetadata m_metadata;
+    QString m_format;
+    QList<TensorInfo> m_listed;
+    QHash<QString, Listed> m_where;
+    QHash<QString, qint64> m_fileSizes; // of the files chunks name, checked regular
+    std::optional<qint64> m_step;
+    QVariantMap m_modelConfig;
+};
+
+} // namespace rankscope

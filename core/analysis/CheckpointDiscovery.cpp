@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonObject>
+#include <QMap>
 #include <QRegularExpression>
 #include <QSet>
 #include <algorithm>
@@ -367,10 +368,35 @@ std::optional<qint64> CheckpointDiscovery::stepFromName(const QString &fileName,
     return step;
 }
 
+namespace {
+
+// What the DCP folders among the checkpoints were taken for, by writer: "Megatron torch_dist
+// folders (iter_N/: .metadata, .distcp chunks stitched by offset): 3 checkpoints".
+QStringList distributedCheckpointsTakenFor(const CheckpointListing &listing)
+{
+    QMap<QString, QStringList> byWriter;
+    for (const CheckpointFile &c : listing.checkpoints)
+        if (c.layout == WeightsLayout::DistributedCheckpoint)
+            byWriter[c.format] << QFileInfo(c.path).fileName();
+    QStringList out;
+    static const QRegularExpression torchtitan(QStringLiteral(R"(^step-\d+$)"));
+    for (auto it = byWriter.begin(); it != byWriter.end(); ++it) {
+        const bool steps = std::all_of(it->begin(), it->end(), [](const QString &name) { return torchtitan.match(name).hasMatch(); });
+        out << QStringLiteral("%1 folders%2 (.metadata and .distcp chunks, stitched by their offsets): %3 checkpoint(s)")
+                   .arg(it.key(), steps && it.key() == QLatin1String("torch.distributed.checkpoint") ? QStringLiteral(" (torchtitan step-N)") : QString())
+                   .arg(it->size());
+    }
+    return out;
+}
+
+} // namespace
+
 CheckpointListing CheckpointDiscovery::scan(const QString &folder)
 {
     QSet<QString> visited{QFileInfo(folder).canonicalFilePath()};
-    return RunReading(folder, visited, 0).read(FolderWeights::read(folder));
+    CheckpointListing listing = RunReading(folder, visited, 0).read(FolderWeights::read(folder));
+    listing.takenFor << distributedCheckpointsTakenFor(listing);
+    return listing;
 }
 
 } // namespace rankscope

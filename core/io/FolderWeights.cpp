@@ -1,6 +1,7 @@
 #include "io/FolderWeights.h"
 
 #include "io/CheckpointFormats.h"
+#include "io/DcpFolderLayout.h"
 #include "io/FileContent.h"
 #include "base/PrintableText.h"
 #include "io/RegularFile.h"
@@ -131,6 +132,8 @@ FolderWeights FolderWeights::read(const QString &folder)
         result.listingError = error;
         return result;
     }
+    if (DcpFolderLayout::read(folder, result))
+        return result;
     for (const QFileInfo &entry : entries) {
         const QString name = entry.fileName();
         if (entry.isDir()) {
@@ -147,6 +150,10 @@ FolderWeights FolderWeights::read(const QString &folder)
         }
         if (name.endsWith(QLatin1String(".index.json"))) {
             indexes << entry;
+            continue;
+        }
+        if (const QString orphan = DcpFolderLayout::orphanChunkReason(name); !orphan.isEmpty()) {
+            classify(entry, FileRole::Other, orphan, true);
             continue;
         }
         if (const QString sidecar = trainingSidecarKind(name); !sidecar.isEmpty()) {

@@ -371,7 +371,7 @@ std::optional<qint64> CheckpointDiscovery::stepFromName(const QString &fileName,
 namespace {
 
 // What the DCP folders among the checkpoints were taken for, by writer: "Megatron torch_dist
-// folders (iter_N/: .metadata, .distcp chunks stitched by offset): 3 checkpoints".
+// folders: .metadata and .distcp chunks stitched by their offsets, 3 checkpoint(s)".
 QStringList distributedCheckpointsTakenFor(const CheckpointListing &listing)
 {
     QMap<QString, QStringList> byWriter;
@@ -382,8 +382,8 @@ QStringList distributedCheckpointsTakenFor(const CheckpointListing &listing)
     static const QRegularExpression torchtitan(QStringLiteral(R"(^step-\d+$)"));
     for (auto it = byWriter.begin(); it != byWriter.end(); ++it) {
         const bool steps = std::all_of(it->begin(), it->end(), [](const QString &name) { return torchtitan.match(name).hasMatch(); });
-        out << QStringLiteral("%1 folders%2 (.metadata and .distcp chunks, stitched by their offsets): %3 checkpoint(s)")
-                   .arg(it.key(), steps && it.key() == QLatin1String("torch.distributed.checkpoint") ? QStringLiteral(" (torchtitan step-N)") : QString())
+        out << QStringLiteral("%1 folders%2: .metadata and .distcp chunks stitched by their offsets, %3 checkpoint(s)")
+                   .arg(it.key(), steps && it.key() == QLatin1String("torch.distributed.checkpoint") ? QStringLiteral(" (torchtitan step-N/)") : QString())
                    .arg(it->size());
     }
     return out;

@@ -223,7 +223,7 @@ bool DistributedCheckpointReader::load(const QString &folder, QString *error)
         readMegatronCommonState();
     m_format = writer;
     if (state > 0 || !m_metadata.objects.isEmpty())
-        m_format += QStringLiteral(" (model only; not read: %1 optimizer/training-state tensors, %2 objects)").arg(state).arg(m_metadata.objects.size());
+        m_format += QStringLiteral(" (model only; not read: %1 optimizer/training-state tensor(s), %2 pickled object(s))").arg(state).arg(m_metadata.objects.size());
     return true;
 }
 
@@ -276,9 +276,7 @@ void DistributedCheckpointReader::list(const DcpTensor &tensor, qsizetype index,
     // is [layers, out, in]. Each layer is listed as Megatron names it in memory.
     static const QRegularExpression stackedName(QStringLiteral(R"(^((?:.+\.)?layers)\.([^.0-9][^.]*(?:\..+)?)$)"));
     const QRegularExpressionMatch m = stackedName.match(tensor.fqn);
-    qint64 numel = 1;
-    for (const qint64 d : tensor.size)
-        numel = d == 0 ? 0 : std::min<qint64>(numel * std::min<qint64>(d, kMaxStackedLayers), qint64(1) << 40);
+    const bool empty = std::find(tensor.size.begin(), tensor.size.end(), 0) != tensor.size.end();
     auto add = [&](const QString &name, const QList<qint64> &shape, const QList<qint64> &fixed) {
         if (m_where.contains(name)) {
             refuseTensor(name, QStringLiteral("is listed twice (a layer of a stack and a tensor of its own)"));
@@ -287,7 +285,7 @@ void DistributedCheckpointReader::list(const DcpTensor &tensor, qsizetype index,
         m_where.insert(name, {index, fixed});
         m_listed.append({name, shape, tensor.dtype});
     };
-    if (!stacked || !m.hasMatch() || tensor.size.size() < 2 || numel == 0) {
+    if (!stacked || !m.hasMatch() || tensor.size.size() < 2 || empty) {
         add(tensor.fqn, tensor.size, {});
         return;
     }

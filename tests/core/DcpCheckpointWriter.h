@@ -516,4 +516,11 @@ private:
     }
 };
 
+// The folder the DCP fuzz target and its regression replays put each input beside as `.metadata`:
+// w [2, 8] in two [2, 4] chunks of __0_0.distcp, at bytes 0 and 644.
+inline DcpFolderSpec dcpFuzzFolder()
+{
+    return {{{"w", {2, 8}, {{{0, 0}, {2, 4}, "__0_0.distcp"}, {{0, 4}, {2, 4}, "__0_0.distcp"}}}}, {}};
+}
+
 } // namespace rankscope::test

@@ -1,5 +1,6 @@
 // Writes the seed corpora for the fuzz targets: small valid inputs of every kind they read.
 //   make_fuzz_seeds OUT_FOLDER   → OUT_FOLDER/<target>/<seed files>
+#include "../core/DcpCheckpointWriter.h"
 #include "../core/FormatWriters.h"
 #include "../core/TorchCheckpointWriter.h"
 
@@ -39,6 +40,14 @@ int main(int argc, char **argv)
     write("fuzz_numpy", "fortran.npy", npyFile(">f8", {2, 2}, rawBytes<double>({1, 2, 3, 4}, true), true));
     write("fuzz_numpy", "stored.npz", npzArchive({{"w.npy", npy}}, false));
     write("fuzz_numpy", "compressed.npz", npzArchive({{"w.npy", npy}, {"v.npy", npy}}, true));
+    // fuzz_dcp_metadata: the .metadata of the folder the target puts each input in.
+    const QString dcp = out.filePath(QStringLiteral("fuzz_dcp_metadata.folder"));
+    if (DcpFolderWriter::write(dcp, dcpFuzzFolder())) {
+        QFile metadata(QDir(dcp).filePath(QStringLiteral(".metadata")));
+        if (metadata.open(QIODevice::ReadOnly))
+            write("fuzz_dcp_metadata", "valid.metadata", metadata.readAll());
+        QDir(dcp).removeRecursively();
+    }
     // fuzz_name_rules: 6 bytes of shape and config, then a tensor name (or a rules file, or an index).
     write("fuzz_name_rules", "nanogpt", QByteArray("\x01\x0c\x04\x02\x01\x04", 6) + "transformer.h.3.attn.c_attn.weight");
     write("fuzz_name_rules", "neox", QByteArray("\x01\x0c\x04\x02\x00\x04", 6) + "gpt_neox.layers.1.attention.query_key_value.weight");

@@ -14,7 +14,7 @@ cmake --build "$build" -j"$(nproc)" >/dev/null
 mkdir -p "$work"
 "$build/bin/make_fuzz_seeds" "$work/seeds" >/dev/null
 status=0
-for target in ${RANKSCOPE_FUZZ_TARGETS:-fuzz_pickle fuzz_torch_checkpoint fuzz_safetensors fuzz_numpy fuzz_name_rules fuzz_hdf5}; do
+for target in ${RANKSCOPE_FUZZ_TARGETS:-fuzz_pickle fuzz_torch_checkpoint fuzz_safetensors fuzz_numpy fuzz_name_rules fuzz_hdf5 fuzz_dcp_metadata}; do
     mkdir -p "$work/corpus/$target" "$work/artifacts/$target"
     regressions=tests/fuzz/regressions/$target
     if ! "$build/bin/$target" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \

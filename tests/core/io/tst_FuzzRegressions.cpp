@@ -2,6 +2,7 @@
 // (tests/fuzz/regressions/<target>/), replayed through the code of its target. Each input X comes
 // with X.expected, the problem the replay must report: no input passes by merely not crashing.
 // Under the sanitizer build a relapse is a test failure.
+#include "DcpCheckpointWriter.h"
 #include "fuzz/Hdf5FuzzImage.h"
 #include "analysis/MatrixPartExtractor.h"
 #include "io/CheckpointFormats.h"
@@ -105,6 +106,12 @@ class TestFuzzRegressions : public QObject {
                 problems << run->issueLines();
             return problems << error;
         }
+        if (target == QLatin1String("fuzz_dcp_metadata")) {
+            const QString folder = m_dir.filePath("dcp");
+            if (!test::DcpFolderWriter::write(folder, test::dcpFuzzFolder()) || !test::DcpFolderWriter::writeBytes(QDir(folder).filePath(".metadata"), input))
+                return {QStringLiteral("cannot write the DCP folder")};
+            return checkpointProblems(folder);
+        }
         return {QStringLiteral("no replay for %1").arg(target)};
     }
 
@@ -121,7 +128,7 @@ private slots:
     void everyTargetHasRegressions_data()
     {
         QTest::addColumn<QString>("target");
-        for (const char *target : {"fuzz_pickle", "fuzz_torch_checkpoint", "fuzz_safetensors", "fuzz_numpy", "fuzz_name_rules", "fuzz_hdf5"})
+        for (const char *target : {"fuzz_pickle", "fuzz_torch_checkpoint", "fuzz_safetensors", "fuzz_numpy", "fuzz_name_rules", "fuzz_hdf5", "fuzz_dcp_metadata"})
             QTest::newRow(target) << QString::fromLatin1(target);
     }
 

@@ -163,6 +163,26 @@ private slots:
         QVERIFY(reader->warnings().isEmpty());
     }
 
+    // Since Megatron-Core deprecated common.pt (40b1fd37c1) the common state is the BYTE_IO
+    // item common_state/shard_0_1, a torch.save of [state].
+    void megatronCommonStateInsideTheCheckpoint()
+    {
+        QTemporaryDir dir;
+        PyObjects o;
+        const PyRef args = o.newObj("argparse", "Namespace", o.fields({{"num_attention_heads", pyInt(4)}, {"hidden_size", pyInt(8)}}));
+        DcpFolderSpec spec;
+        spec.megatron = true;
+        spec.tensors = {stacked("decoder.layers.mlp.linear_fc2.weight", 2, 8, 16, true)};
+        spec.objects = {{"common_state/shard_0_1", "__0_0.distcp", pyList({o.fields({{"args", args}, {"iteration", pyInt(300)}})})}};
+        QVERIFY(DcpFolderWriter::write(dir.path(), spec));
+        QVERIFY(DcpFolderWriter::writeBytes(dir.filePath("metadata.json"), R"({"sharded_backend": "torch_dist", "sharded_backend_version": 1})"));
+        const auto reader = openFolder(dir.path());
+        QVERIFY(reader);
+        QCOMPARE(reader->step(), std::optional<qint64>(300));
+        QCOMPARE(reader->modelConfig().value("kv_channels").toLongLong(), 2);
+        QCOMPARE(mismatch(reader->readMatrix("decoder.layers.1.mlp.linear_fc2.weight"), counting(8, 16, 1)), QString());
+    }
+
     void torchtitanStepsAreOneRun()
     {
         QTemporaryDir dir;

@@ -71,7 +71,8 @@ struct Tally {
     double value = 0, before = 0, after = 0;
 };
 
-double median(std::vector<double> values)
+// The median of values, which it reorders.
+double median(std::vector<double> &values)
 {
     const auto mid = values.begin() + std::ptrdiff_t(values.size() / 2);
     std::nth_element(values.begin(), mid, values.end());
@@ -88,10 +89,12 @@ void judgeSeries(const std::vector<double> &x, const QString &tensor, std::vecto
     std::vector<double> change(n - 1);
     for (std::size_t j = 0; j + 1 < n; ++j)
         change[j] = std::abs(x[j + 1] - x[j]);
+    std::vector<double> others;
+    others.reserve(n);
     for (std::size_t i = 1; i + 1 < n; ++i) {
         if (!std::isfinite(x[i - 1]) || !std::isfinite(x[i]) || !std::isfinite(x[i + 1]))
             continue;
-        std::vector<double> others;
+        others.clear();
         for (std::size_t j = 0; j + 1 < n; ++j)
             if (j + 1 != i && j != i && std::isfinite(change[j]))
                 others.push_back(change[j]);
@@ -99,7 +102,7 @@ void judgeSeries(const std::vector<double> &x, const QString &tensor, std::vecto
             continue;
         const double up = x[i] - x[i - 1], down = x[i] - x[i + 1];
         const double jump = (up > 0) == (down > 0) && up != 0 && down != 0 ? std::min(std::abs(up), std::abs(down)) : 0;
-        const double scale = std::max(median(std::move(others)), TrajectoryCheck::kRelativeFloor * std::abs(x[i]));
+        const double scale = std::max(median(others), TrajectoryCheck::kRelativeFloor * std::abs(x[i]));
         Tally &t = tallies[i];
         ++t.judged;
         const double ratio = scale > 0 ? jump / scale : (jump > 0 ? std::numeric_limits<double>::infinity() : 0);

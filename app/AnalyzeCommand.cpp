@@ -395,6 +395,9 @@ void AnalyzeRun::reportRun(const RunAnalysis &run)
             m_err << printableText(QFileInfo(skipped.path).fileName()) << ": not analysed: " << printableText(skipped.reason) << '\n';
     for (const QString &note : run.notes)
         m_err << "note: " << printableText(note) << '\n';
+    // Analysed and kept all the same: a checkpoint that repeats another's weights or jumps out of line.
+    for (const TrajectoryFinding &finding : RunSummary(run).trajectoryFindings())
+        m_err << "warning: " << printableText(finding.text) << '\n';
     for (const QString &path : m_silent ? QStringList() : run.pending)
         m_err << printableText(QFileInfo(path).fileName()) << ": still being written; analysed once it has not changed for "
               << m_load.settings.settleSeconds << " s\n";

@@ -5,6 +5,8 @@
 #include "analysis/CheckpointPlan.h"
 #include "analysis/CheckpointSteps.h"
 #include "analysis/MatrixResult.h"
+#include "analysis/ResultsCacheLocation.h"
+#include "analysis/ResultsFile.h"
 #include "analysis/RunSummary.h"
 #include "model/RuleSuggestions.h"
 #include "io/OutputFile.h"
@@ -155,6 +157,7 @@ private:
     void printRuns(const CheckpointListing &listing);
     QList<CheckpointRow> readCheckpoints(const StepPlan &steps);
     void printCheckpoints(const QList<CheckpointRow> &rows, const StepPlan &steps, const CheckpointListing &listing);
+    void printStoredTrajectory();
     int printTensors(const CheckpointRow &chosen);
     void printTensorTotals(const CheckpointPlan &plan, int typed);
     bool writeDraft(const CheckpointPlan &plan);
@@ -261,6 +264,24 @@ void InfoReport::printCheckpoints(const QList<CheckpointRow> &rows, const StepPl
               << printableText(QDir(m_options.folder).filePath(relative(run))) << '\n';
 }
 
+// What the folder's results (its cached analysis, if any) say of its checkpoints, found without
+// solving anything: a checkpoint that repeats another's weights, or one out of line.
+void InfoReport::printStoredTrajectory()
+{
+    const QString path = ResultsCacheLocation::forFolder(m_options.folder);
+    if (!QFileInfo(path).isFile())
+        return;
+    QString error;
+    const std::optional<RunAnalysis> stored = ResultsFile::load(path, &error);
+    if (!stored) {
+        m_out << "  note: its results file " << printableText(path) << " could not be read (" << printableText(error)
+              << "): rankscope analyze names checkpoints that repeat another's weights or are out of line\n";
+        return;
+    }
+    for (const TrajectoryFinding &finding : RunSummary(*stored).trajectoryFindings())
+        m_out << "  warning: " << printableText(finding.text) << " (from its results file)\n";
+}
+
 // The chosen checkpoint's model and tensors, and the draft rules when asked; the exit status.
 int InfoReport::printTensors(const CheckpointRow &chosen)
 {
@@ -352,6 +373,7 @@ int InfoReport::run()
     const StepPlan steps = CheckpointSteps::decide(files);
     const QList<CheckpointRow> rows = readCheckpoints(steps);
     printCheckpoints(rows, steps, listing);
+    printStoredTrajectory();
     const CheckpointRow *chosen = nullptr;
     for (const CheckpointRow &row : rows)
         if (m_options.step == QLatin1String("last") ? row.problem.isEmpty() : row.step == m_options.step)

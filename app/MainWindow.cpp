@@ -519,6 +519,9 @@ void MainWindow::onFinished(const RunAnalysis &run)
         text += tr("; waiting for %n checkpoint(s) still being written", nullptr, int(summary.stillBeingWritten()));
     else if (QFileInfo(m_source).isDir() && !summary.cancelled())
         text += tr("; watching for new checkpoints");
+    if (!summary.trajectoryFindings().isEmpty())
+        text += tr("; ⚠ %n checkpoint(s) repeat another's weights or are out of line (see what was skipped or noted)", nullptr,
+                   int(summary.trajectoryFindings().size()));
     m_status->setText(text);
     m_issuesButton->setText(summary.skippedText());
     m_issuesButton->setVisible(summary.skippedOrNoted() > 0);
@@ -552,6 +555,8 @@ void MainWindow::showIssues()
         add(QFileInfo(file.path).fileName(), QString(), file.reason);
     for (const QString &note : run.notes)
         add(QString(), QString(), note);
+    for (const TrajectoryFinding &finding : RunSummary(run).trajectoryFindings())
+        add(tr("step %1").arg(stepLabel(finding.step, finding.unnumbered)), QString(), finding.text);
     table->horizontalHeader()->setStretchLastSection(true);
     table->resizeColumnsToContents();
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);

@@ -29,7 +29,7 @@ QByteArray CheckpointShare::serialized() const
     out << qint32(results.size());
     for (const MatrixResult &r : results) {
         out << r.step << r.unnumbered << r.block << qint32(r.layer) << qint32(r.type) << r.expert << r.tensor << r.checkpointPath
-            << r.dtype << r.rows << r.cols << qint64(r.singularValues.size());
+            << r.dtype << r.rows << r.cols << r.contentHash << qint64(r.singularValues.size());
         out.writeRawData(reinterpret_cast<const char *>(r.singularValues.data()), int(r.singularValues.size() * sizeof(double)));
         out << qint64(r.deltaSingularValues.size());
         out.writeRawData(reinterpret_cast<const char *>(r.deltaSingularValues.data()), int(r.deltaSingularValues.size() * sizeof(double)));
@@ -61,7 +61,7 @@ std::optional<CheckpointShare> CheckpointShare::fromBytes(const QByteArray &byte
         MatrixResult r;
         qint32 layer = 0, type = 0;
         qint64 count = 0;
-        in >> r.step >> r.unnumbered >> r.block >> layer >> type >> r.expert >> r.tensor >> r.checkpointPath >> r.dtype >> r.rows >> r.cols >> count;
+        in >> r.step >> r.unnumbered >> r.block >> layer >> type >> r.expert >> r.tensor >> r.checkpointPath >> r.dtype >> r.rows >> r.cols >> r.contentHash >> count;
         // Never more values than the bytes left hold.
         if (in.status() != QDataStream::Ok || count < 0 || count > (bytes.size() - in.device()->pos()) / qint64(sizeof(double)))
             return std::nullopt;

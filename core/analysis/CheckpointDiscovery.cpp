@@ -1,6 +1,7 @@
 #include "analysis/CheckpointDiscovery.h"
 
 #include "analysis/CheckpointPlan.h"
+#include "analysis/HubCacheLayout.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointFormats.h"
 #include "io/RegularFile.h"
@@ -251,6 +252,11 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
         return;
     }
     m_visited.insert(canonical);
+    if (HubCacheLayout::isRepository(folder)) {
+        classify({folder, FileRole::RunFolder, QStringLiteral("a Hugging Face cache of %1: a run of its own").arg(HubCacheLayout::repositoryId(folder))});
+        m_listing.runs << info.absoluteFilePath();
+        return;
+    }
     const FolderWeights weights = FolderWeights::read(folder);
     if (!weights.listingError.isEmpty()) {
         classify({folder, FileRole::Folder, weights.listingError, true});
@@ -393,6 +399,8 @@ QStringList distributedCheckpointsTakenFor(const CheckpointListing &listing)
 
 CheckpointListing CheckpointDiscovery::scan(const QString &folder)
 {
+    if (HubCacheLayout::isRepository(folder))
+        return HubCacheLayout::read(folder);
     QSet<QString> visited{QFileInfo(folder).canonicalFilePath()};
     CheckpointListing listing = RunReading(folder, visited, 0).read(FolderWeights::read(folder));
     listing.takenFor << distributedCheckpointsTakenFor(listing);

@@ -54,6 +54,9 @@ struct CheckpointListing {
     // What the folder was taken for when a trainer's layout decided it, and why ("a Megatron-LM
     // save folder: 3 iterations, TP 2 × PP 1, shards merged"): said by `info` and the window.
     QStringList takenFor;
+    // Checkpoints their writer has begun and not finished, known from its layout (a Hub revision
+    // whose blobs are still downloading): named in `skipped`, and left for a later look by --watch.
+    QStringList beingWritten;
 };
 
 class CheckpointDiscovery {

@@ -42,6 +42,27 @@ void MatrixPartSource::widenBlock(qint64 row, qint64 rowCount, qint64 col, qint6
     }
 }
 
+quint64 MatrixPartSource::contentHash() const
+{
+    StoredBytesHash hash;
+    const QByteArray dtype = m_tensor->dtype().toUtf8();
+    const qint64 shape[2] = {rows(), cols()};
+    hash.add(dtype.constData(), std::size_t(dtype.size()) + 1);
+    hash.add(reinterpret_cast<const char *>(shape), sizeof shape);
+    // The runs of widenBlock: a row part's rows whole, a column part's columns a group at a time.
+    for (qint64 r = 0; r < rows(); ++r) {
+        const qint64 tensorRow = m_rowsAxis ? tensorLine(r) : r;
+        for (qint64 c = 0; c < cols();) {
+            const qint64 run = m_rowsAxis ? cols() - c : std::min(cols() - c, m_part.count - c % m_part.count);
+            m_tensor->hashRow(tensorRow, m_rowsAxis ? c : tensorLine(c), run, hash);
+            c += run;
+        }
+    }
+    if (m_scales)
+        hash.add(reinterpret_cast<const char *>(m_scales->scales.data()), std::size_t(m_scales->scales.size()) * sizeof(double));
+    return hash.value();
+}
+
 RowMajorMatrix MatrixPartSource::widened() const
 {
     RowMajorMatrix out(rows(), cols());

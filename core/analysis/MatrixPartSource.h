@@ -31,6 +31,9 @@ public:
     qint64 cols() const override;
     void widenBlock(qint64 row, qint64 rowCount, qint64 col, qint64 colCount, double *dst) const override;
     RowMajorMatrix widened() const;
+    // The fingerprint of what the matrix holds as stored: its dtype, shape, the stored bytes of its
+    // elements row by row, and its block scales (StoredBytesHash; never 0).
+    quint64 contentHash() const;
 
 private:
     // Where row (or column) i of the part lies in the tensor.

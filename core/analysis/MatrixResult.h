@@ -23,6 +23,9 @@ struct MatrixResult {
     QString dtype;
     qint64 rows = 0;
     qint64 cols = 0;
+    // The fingerprint of its stored bytes (MatrixPartSource::contentHash): the same at two steps,
+    // the same weights. 0 when not known (results of an older schema).
+    quint64 contentHash = 0;
     Eigen::VectorXd singularValues;
     // The singular values of D = W − W_ref (--delta), descending; empty when not computed.
     Eigen::VectorXd deltaSingularValues;

@@ -17,6 +17,7 @@ MatrixSolveOutcome MatrixSolve::run(MatrixSolveTask task, BlasThreadBudget &budg
     Spectrum spectrum;
     // The solver's Gram matrix and block can still fail to be allocated: that matrix fails, not the run.
     try {
+        task.base.contentHash = task.source->contentHash();
         const bool keepMatrix = task.withShuffle || task.reference;
         if (task.ownSpectrum)
             spectrum = ownSpectrum(task, keepMatrix, budget);

@@ -91,6 +91,11 @@ TableSpec<MatrixRow> matrixTable()
             resultField("step_unnumbered", ColumnType::Int32, &M::unnumbered, 3),
             resultField("rows", ColumnType::Int64, &M::rows),
             resultField("cols", ColumnType::Int64, &M::cols),
+            // The fingerprint of the matrix's stored bytes, 16 hex digits; empty (older files: 0,
+            // unknown) when not known.
+            {"content_hash", ColumnType::Text, Presence::Optional, 5, 0,
+             [](const R &r) { return Cell(r.matrix().contentHash ? QString::number(r.matrix().contentHash, 16).rightJustified(16, QLatin1Char('0')) : QString()); },
+             [](R &r, const Cell &c) { r.result.contentHash = cellText(c).toULongLong(nullptr, 16); }},
             field("sv_offset", ColumnType::Int64, &R::svOffset),
             field("sv_count", ColumnType::Int64, &R::svCount),
             // --delta's and --subspace's flat values: all three datasets or none.

@@ -179,6 +179,8 @@ StepPlan RunAnalyzer::settledCheckpoints(const CheckpointListing &listing, RunAn
         else
             settled.append(&file);
     }
+    if (m_settings.settleSeconds > 0)
+        run.pending.append(listing.beingWritten);
     StepPlan steps = CheckpointSteps::decide(settled);
     run.sidecars.append(steps.duplicates);
     run.notes.append(steps.notes);

@@ -24,6 +24,7 @@ RunSummary::RunSummary(const RunAnalysis &run)
     , m_cancelled(run.cancelled)
     , m_noCheckpointRecords(run.checkpoints.isEmpty())
     , m_runsBelow(!run.runs.isEmpty())
+    , m_trajectory(TrajectoryCheck::of(run.results))
 {
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "analysis/RunAnalysis.h"
+#include "analysis/TrajectoryCheck.h"
 
 #include <QList>
 #include <QString>
@@ -40,8 +41,12 @@ public:
     qsizetype matrices() const { return m_matrices; }
     // Files and tensors that could not be read (the run's issues).
     qsizetype notAnalysed() const { return m_notAnalysed; }
-    // Those, and the files left out (sidecars, duplicates) and the notes on how the run was read.
-    qsizetype skippedOrNoted() const { return m_notAnalysed + m_leftOut + m_notes; }
+    // Those, and the files left out (sidecars, duplicates), the notes on how the run was read, and
+    // the checkpoints the trajectory check names.
+    qsizetype skippedOrNoted() const { return m_notAnalysed + m_leftOut + m_notes + m_trajectory.size(); }
+    // Checkpoints that are another step's weights again or out of line with their neighbours
+    // (TrajectoryCheck), as every command and the window word them: analysed and shown all the same.
+    QList<TrajectoryFinding> trajectoryFindings() const { return m_trajectory; }
     qsizetype stillBeingWritten() const { return m_pending; }
     bool cancelled() const { return m_cancelled; }
     // Nothing analysed, no checkpoint found and none still being written: the folder holds none.
@@ -62,6 +67,7 @@ private:
     int m_found = 0, m_analysed = 0, m_fromResultsFile = 0;
     qsizetype m_matrices = 0, m_notAnalysed = 0, m_leftOut = 0, m_notes = 0, m_pending = 0;
     bool m_cancelled = false, m_noCheckpointRecords = true, m_runsBelow = false;
+    QList<TrajectoryFinding> m_trajectory;
 };
 
 } // namespace rankscope

@@ -34,6 +34,17 @@ void StoredMatrix::widenRow(qint64 row, qint64 col, qint64 count, double *dst) c
     decodeElements(m_type, src, count, m_bigEndian, dst, m_colStride * m_elementSize);
 }
 
+void StoredMatrix::hashRow(qint64 row, qint64 col, qint64 count, StoredBytesHash &hash) const
+{
+    const char *src = m_bytes.constData() + (m_first + row * m_rowStride + col * m_colStride) * m_elementSize;
+    if (m_colStride == 1) {
+        hash.add(src, std::size_t(count * m_elementSize));
+        return;
+    }
+    for (qint64 c = 0; c < count; ++c)
+        hash.add(src + c * m_colStride * m_elementSize, std::size_t(m_elementSize));
+}
+
 RowMajorMatrix StoredMatrix::widened() const
 {
     RowMajorMatrix out(m_rows, m_cols);

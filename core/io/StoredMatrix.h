@@ -4,6 +4,7 @@
 #pragma once
 
 #include "io/ElementDecoder.h"
+#include "io/StoredBytesHash.h"
 
 #include <Eigen/Core>
 #include <QByteArray>
@@ -35,6 +36,8 @@ public:
 
     // Elements col … col + count − 1 of one row, widened into dst.
     void widenRow(qint64 row, qint64 col, qint64 count, double *dst) const;
+    // The stored bytes of elements col … col + count − 1 of one row, in order, into a fingerprint.
+    void hashRow(qint64 row, qint64 col, qint64 count, StoredBytesHash &hash) const;
     // The whole matrix in float64 (the exact SVD and the tests want it all at once).
     RowMajorMatrix widened() const;
 

@@ -2,6 +2,7 @@
 
 #include "io/FolderWeights.h"
 #include "io/Hdf5CheckpointReader.h"
+#include "io/MegatronCheckpointReader.h"
 #include "io/NpyFormat.h"
 #include "io/NumpyReaders.h"
 #include "io/RegularFile.h"
@@ -134,6 +135,7 @@ std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, cons
     case WeightsLayout::ShardIndex: return ShardedCheckpointReader::open(files.first(), error);
     case WeightsLayout::NamedShards: return ShardedCheckpointReader::openShards(files, error);
     case WeightsLayout::NpyArrays: return NpyFolderReader::openFiles(files, error);
+    case WeightsLayout::MegatronShards: return MegatronCheckpointReader::open(files, error);
     }
     return nullptr;
 }

@@ -3,6 +3,7 @@
 #include "io/FolderWeights.h"
 #include "io/Hdf5CheckpointReader.h"
 #include "io/MegatronCheckpointReader.h"
+#include "io/NemoCheckpointReader.h"
 #include "io/NpyFormat.h"
 #include "io/NumpyReaders.h"
 #include "io/RegularFile.h"
@@ -57,6 +58,9 @@ const QList<CheckpointFormat> &checkpointFormats()
         {"sharded index", false,
          [](const QString &path, const QByteArray &, QFile &) { return path.endsWith(QLatin1String(".index.json")); },
          openAs<ShardedCheckpointReader>},
+        // NeMo 1.x: a tar (or, before 1.7, a gzip) of model_config.yaml and the weights, known by its name.
+        {"nemo", false, [](const QString &path, const QByteArray &, QFile &) { return path.endsWith(QLatin1String(".nemo")); },
+         openAs<NemoCheckpointReader>},
         {"numpy-npz", true,
          [](const QString &path, const QByteArray &head, QFile &) { return isZip(head) && path.endsWith(QLatin1String(".npz")); },
          openAs<NpzReader>},

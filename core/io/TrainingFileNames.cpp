@@ -8,7 +8,7 @@ namespace rankscope {
 
 const QStringList &weightFileSuffixes()
 {
-    static const QStringList suffixes = {"pt", "pth", "bin", "ckpt", "safetensors", "h5", "hdf5", "npz"};
+    static const QStringList suffixes = {"pt", "pth", "bin", "ckpt", "safetensors", "h5", "hdf5", "npz", "nemo"};
     return suffixes;
 }
 

@@ -37,6 +37,7 @@ public:
     QByteArray archive()
     {
         m_storages.clear();
+        m_prefix = "archive";
         PickleBuilder p;
         p.op('\x80').op('\x02').op('}').op('(');
         p.str("args").global("argparse", "Namespace").op(')').op('\x81').op('}').op('(');
@@ -59,6 +60,21 @@ public:
         QList<QPair<QString, QByteArray>> entries{{"archive/data.pkl", p.bytes}, {"archive/byteorder", "little"}};
         entries.append(m_storages);
         entries.append(qMakePair(QStringLiteral("archive/version"), QByteArray("3\n")));
+        return zipArchive(entries);
+    }
+
+    // What NeMo's model_weights.ckpt is: torch.save(state_dict) of the first chunk alone, flat.
+    QByteArray stateDictArchive()
+    {
+        m_storages.clear();
+        m_prefix = "model_weights"; // torch.save names the archive's folder after the file
+        PickleBuilder p;
+        p.op('\x80').op('\x02');
+        dict(p, m_chunks.first(), 0);
+        p.op('.');
+        QList<QPair<QString, QByteArray>> entries{{"model_weights/data.pkl", p.bytes}, {"model_weights/byteorder", "little"}};
+        entries.append(m_storages);
+        entries.append(qMakePair(QStringLiteral("model_weights/version"), QByteArray("3\n")));
         return zipArchive(entries);
     }
 
@@ -119,7 +135,7 @@ private:
         p.op('(').str("storage").global("torch", "FloatStorage").str(key).str("cpu").integer(numel).op('t').op('Q');
         p.integer(0).intTuple(e.shape).intTuple(stride).op('\x89');
         p.global("collections", "OrderedDict").op(')').op('R').op('t').op('R');
-        m_storages.append({"archive/data/" + key, rawBytes(values.mid(0, numel))});
+        m_storages.append({m_prefix + "/data/" + key, rawBytes(values.mid(0, numel))});
     }
 
     QList<QPair<QString, QVariant>> m_args;
@@ -128,6 +144,7 @@ private:
     QList<QList<MegatronEntry>> m_chunks;
     QHash<QString, qint64> m_storageOverride;
     QList<QPair<QString, QByteArray>> m_storages;
+    QString m_prefix = "archive";
 };
 
 inline void writeFile(const QString &path, const QByteArray &bytes)
@@ -138,11 +155,12 @@ inline void writeFile(const QString &path, const QByteArray &bytes)
         f.write(bytes);
 }
 
-// A tar archive as Python's tarfile writes one with format GNU (its default): a 512-byte header per
-// member (name, octal mode/size/mtime, checksum, typeflag '0' or '5', "ustar  " magic), the data
-// padded to 512 bytes, two zero blocks at the end. A name over 100 bytes gets a GNU ././@LongLink
-// member first. `declaredSize` overrides the header's size (hostile input).
-struct TarMember {
+// A tar archive as Python's tarfile writes a .nemo (tarfile.open(name, "w:"), DEFAULT_FORMAT =
+// PAX_FORMAT): a 512-byte ustar header per member (name, octal mode/size/mtime, checksum, typeflag '0'
+// or '5', the POSIX magic "ustar\0" "00"), the data padded to 512 bytes, two zero blocks at the end. A
+// name over 100 bytes goes in a pax extended header ('x', "././@PaxHeader", record "NN path=…\n")
+// first. `declaredSize` overrides the header's size (hostile input).
+struct TarEntry {
     QString name;
     QByteArray data;
     bool folder = false;
@@ -160,7 +178,7 @@ inline QByteArray tarHeader(const QByteArray &name, qint64 size, char type)
     put(124, QByteArray::number(size, 8).rightJustified(11, '0'));
     put(136, "00000000000");
     h[156] = type;
-    put(257, QByteArray("ustar  ", 8));
+    put(257, QByteArray("ustar\0" "00", 8));
     put(148, QByteArray(8, ' '));
     unsigned sum = 0;
     for (char c : h)
@@ -169,15 +187,21 @@ inline QByteArray tarHeader(const QByteArray &name, qint64 size, char type)
     return h;
 }
 
-inline QByteArray tarArchive(const QList<TarMember> &members)
+inline QByteArray tarArchive(const QList<TarEntry> &members)
 {
     QByteArray out;
     auto pad = [&] { out.append(QByteArray((512 - out.size() % 512) % 512, '\0')); };
-    for (const TarMember &m : members) {
+    for (const TarEntry &m : members) {
         const QByteArray name = m.name.toUtf8();
         if (name.size() > 100) {
-            out.append(tarHeader("././@LongLink", name.size() + 1, 'L'));
-            out.append(name).append('\0');
+            // A pax record's length counts its own digits.
+            const QByteArray body = " path=" + name + "\n";
+            qsizetype length = body.size() + 1;
+            while (QByteArray::number(length).size() + body.size() != length)
+                ++length;
+            const QByteArray record = QByteArray::number(length) + body;
+            out.append(tarHeader("././@PaxHeader", record.size(), 'x'));
+            out.append(record);
             pad();
         }
         out.append(tarHeader(name, m.declaredSize >= 0 ? m.declaredSize : m.data.size(), m.folder ? '5' : '0'));

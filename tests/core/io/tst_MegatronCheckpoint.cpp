@@ -9,6 +9,7 @@
 #include "analysis/CheckpointDiscovery.h"
 #include "io/CheckpointFormats.h"
 #include "io/MegatronCheckpointReader.h"
+#include "io/NemoCheckpointReader.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -84,28 +85,34 @@ QList<GlobalTensor> legacyModel(FamilyCheckpoint &f, int stages)
 }
 
 // Megatron-Core's GPTModel with Transformer Engine layers (flat names, norms fused into linear_qkv and
-// linear_fc1 as layer_norm_weight), multi-head attention (one group per head), fc1 not gated.
-QList<GlobalTensor> coreModel(FamilyCheckpoint &f, int stages)
+// linear_fc1 as layer_norm_weight): multi-head attention (one group per head) and fc1 not gated, or
+// grouped-query attention and swiglu; `prefix` is NeMo's "model.".
+QList<GlobalTensor> coreModel(FamilyCheckpoint &f, int stages, bool gqaSwiglu = false, const QString &prefix = {})
 {
+    const int groups = gqaSwiglu ? GROUPS : HEADS;
     QList<GlobalTensor> model;
     const int perStage = LAYERS / stages;
-    model.append({"embedding.word_embeddings.weight", {"embedding.word_embeddings.weight"}, 0, f.other(VOCAB, H), Shard::Rows});
+    model.append({prefix + "embedding.word_embeddings.weight", {prefix + "embedding.word_embeddings.weight"}, 0, f.other(VOCAB, H), Shard::Rows});
     for (int l = 0; l < LAYERS; ++l) {
         const int stage = l / perStage;
-        const QString local = QStringLiteral("decoder.layers.%1.").arg(l % perStage), global = QStringLiteral("decoder.layers.%1.").arg(l);
+        const QString local = QStringLiteral("%1decoder.layers.%2.").arg(prefix).arg(l % perStage);
+        const QString global = QStringLiteral("%1decoder.layers.%2.").arg(prefix).arg(l);
         auto add = [&](const QString &leaf, const M &values, Shard shard, bool vector = false) {
             model.append({global + leaf, {local + leaf}, stage, values, shard, vector});
         };
         add("self_attention.linear_qkv.layer_norm_weight", M::Ones(1, H), Shard::Whole, true);
-        const M q = f.matrix(id(l, T::Q), HEADS * HD, H), k = f.matrix(id(l, T::K), HEADS * HD, H), v = f.matrix(id(l, T::V), HEADS * HD, H);
-        add("self_attention.linear_qkv.weight", interleaveRows({q, k, v}, {HD, HD, HD}, HEADS), Shard::Rows);
+        const M q = f.matrix(id(l, T::Q), HEADS * HD, H), k = f.matrix(id(l, T::K), groups * HD, H), v = f.matrix(id(l, T::V), groups * HD, H);
+        add("self_attention.linear_qkv.weight", interleaveRows({q, k, v}, {HEADS / groups * HD, HD, HD}, groups), Shard::Rows);
         add("self_attention.linear_proj.weight", f.matrix(id(l, T::O), H, HEADS * HD), Shard::Columns);
         add("mlp.linear_fc1.layer_norm_weight", M::Ones(1, H), Shard::Whole, true);
-        add("mlp.linear_fc1.weight", f.matrix(id(l, T::MlpUp), FF, H), Shard::Rows);
+        if (gqaSwiglu)
+            add("mlp.linear_fc1.weight", stackRows({f.matrix(id(l, T::MlpGate), FF, H), f.matrix(id(l, T::MlpUp), FF, H)}), Shard::Gated);
+        else
+            add("mlp.linear_fc1.weight", f.matrix(id(l, T::MlpUp), FF, H), Shard::Rows);
         add("mlp.linear_fc2.weight", f.matrix(id(l, T::MlpDown), H, FF), Shard::Columns);
     }
-    model.append({"decoder.final_layernorm.weight", {"decoder.final_layernorm.weight"}, stages - 1, M::Ones(1, H), Shard::Whole, true});
-    model.append({"output_layer.weight", {"output_layer.weight"}, stages - 1, f.other(VOCAB, H), Shard::Rows});
+    model.append({prefix + "decoder.final_layernorm.weight", {prefix + "decoder.final_layernorm.weight"}, stages - 1, M::Ones(1, H), Shard::Whole, true});
+    model.append({prefix + "output_layer.weight", {prefix + "output_layer.weight"}, stages - 1, f.other(VOCAB, H), Shard::Rows});
     return model;
 }
 
@@ -115,6 +122,25 @@ QString rankFolder(int t, int s, int stages)
                       : QStringLiteral("mp_rank_%1").arg(t, 2, 10, QLatin1Char('0'));
 }
 
+// What TP rank t of stage s saves of the unsharded model.
+QList<MegatronEntry> sharesOf(const QList<GlobalTensor> &model, int tp, int t, int s)
+{
+    QList<MegatronEntry> entries;
+    for (const GlobalTensor &g : model) {
+        if (g.stage != s)
+            continue;
+        M share = g.values;
+        if (g.shard == Shard::Rows)
+            share = rowShard(g.values, tp, t);
+        else if (g.shard == Shard::Gated)
+            share = gatedShard(g.values, tp, t);
+        else if (g.shard == Shard::Columns)
+            share = columnShard(g.values, tp, t);
+        entries.append({g.path, g.vector ? QList<qint64>{share.cols()} : QList<qint64>{share.rows(), share.cols()}, share});
+    }
+    return entries;
+}
+
 // Writes iter_NNNNNNN/ of a save: each (TP rank, stage) its shares of the model.
 QStringList writeIteration(const QString &save, qint64 iteration, const QList<GlobalTensor> &model, int tp, int stages,
                            const QList<QPair<QString, QVariant>> &args)
@@ -122,27 +148,49 @@ QStringList writeIteration(const QString &save, qint64 iteration, const QList<Gl
     QStringList files;
     for (int s = 0; s < stages; ++s)
         for (int t = 0; t < tp; ++t) {
-            QList<MegatronEntry> entries;
-            for (const GlobalTensor &g : model) {
-                if (g.stage != s)
-                    continue;
-                M share = g.values;
-                if (g.shard == Shard::Rows)
-                    share = rowShard(g.values, tp, t);
-                else if (g.shard == Shard::Gated)
-                    share = gatedShard(g.values, tp, t);
-                else if (g.shard == Shard::Columns)
-                    share = columnShard(g.values, tp, t);
-                entries.append({g.path, g.vector ? QList<qint64>{share.cols()} : QList<qint64>{share.rows(), share.cols()}, share});
-            }
             MegatronPickle pickle(args, iteration);
-            pickle.addChunk(entries);
+            pickle.addChunk(sharesOf(model, tp, t, s));
             const QString dir = QStringLiteral("%1/iter_%2/%3").arg(save).arg(iteration, 7, 10, QLatin1Char('0')).arg(rankFolder(t, s, stages));
             writeFile(dir + "/model_optim_rng.pt", pickle.archive());
             writeFile(dir + "/distrib_optim.pt", zipArchive({{"archive/data.pkl", "\x80\x02}."}}));
             files << dir + "/model_optim_rng.pt";
         }
     return files;
+}
+
+// NeMo's model_config.yaml (OmegaConf.save of the model cfg), as examples/nlp/language_modeling/conf/
+// megatron_gpt_config.yaml names its keys, with a nested section that is not read.
+QByteArray nemoYaml(int tp, int pp)
+{
+    return QStringLiteral("mcore_gpt: true\nmicro_batch_size: 4\ntensor_model_parallel_size: %1\npipeline_model_parallel_size: %2\n"
+                          "num_layers: %3\nhidden_size: %4\nffn_hidden_size: %5\nnum_attention_heads: %6\nnum_query_groups: %7\n"
+                          "kv_channels: %8\nactivation: fast-swiglu  # gated\nnormalization: rmsnorm\ntokenizer:\n  library: megatron\n"
+                          "  num_layers: 99\n")
+        .arg(tp).arg(pp).arg(LAYERS).arg(H).arg(FF).arg(HEADS).arg(GROUPS).arg(HD)
+        .toUtf8();
+}
+
+// A .nemo as NLPSaveRestoreConnector.save_to tars it (arcname "."): model_config.yaml, the weights
+// (model_weights.ckpt, mp_rank_TT/… when TP > 1 alone, tp_rank_TT_pp_rank_PPP/… with PP > 1), a
+// tokenizer file with a name long enough for a pax header.
+QList<TarEntry> nemoMembers(const QList<GlobalTensor> &model, int tp, int stages)
+{
+    QList<TarEntry> members{{".", {}, true}, {"./model_config.yaml", nemoYaml(tp, stages)}};
+    for (int s = 0; s < stages; ++s)
+        for (int t = 0; t < tp; ++t) {
+            MegatronPickle pickle({}, 0);
+            pickle.addChunk(sharesOf(model, tp, t, s));
+            QString folder;
+            if (stages > 1)
+                folder = QStringLiteral("tp_rank_%1_pp_rank_%2").arg(t, 2, 10, QLatin1Char('0')).arg(s, 3, 10, QLatin1Char('0'));
+            else if (tp > 1)
+                folder = QStringLiteral("mp_rank_%1").arg(t, 2, 10, QLatin1Char('0'));
+            if (!folder.isEmpty())
+                members.append({"./" + folder, {}, true});
+            members.append({"./" + (folder.isEmpty() ? QString() : folder + "/") + "model_weights.ckpt", pickle.stateDictArchive()});
+        }
+    members.append({"./" + QString(120, QLatin1Char('t')) + "_tokenizer.model", "spm"});
+    return members;
 }
 
 // The analysis holds exactly the expected matrices, each with its stable rank.
@@ -316,6 +364,110 @@ private slots:
         // A stack of 2³⁰ matrices in 16 bytes is refused when the iteration is opened: never planned.
         QCOMPARE(reader->tensors().size(), 1);
         QVERIFY2(reader->warnings().join(' ').contains(stack), qPrintable(reader->warnings().join('\n')));
+    }
+
+    // A .nemo read in place: each rank's member a torch.save zip inside the tar, joined exactly.
+    void nemoMergedEqualsUnsharded_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("stages");
+        QTest::newRow("model_weights.ckpt") << 1 << 1;
+        QTest::newRow("mp_rank_TT (TP 2)") << 2 << 1;
+        QTest::newRow("tp_rank_TT_pp_rank_PPP (TP 2 × PP 2)") << 2 << 2;
+    }
+    void nemoMergedEqualsUnsharded()
+    {
+        QFETCH(int, tp);
+        QFETCH(int, stages);
+        QTemporaryDir dir;
+        FamilyCheckpoint f;
+        const QList<GlobalTensor> model = coreModel(f, stages, true, "model.");
+        const QString path = dir.filePath("megatron_gpt--step=100.nemo");
+        writeFile(path, tarArchive(nemoMembers(model, tp, stages)));
+        QString error;
+        const std::unique_ptr<CheckpointReader> reader = openCheckpoint(path, &error);
+        QVERIFY2(reader, qPrintable(error));
+        QCOMPARE(reader->formatName(), QStringLiteral("nemo"));
+        QCOMPARE(reader->modelConfig().value("num_query_groups").toInt(), GROUPS);
+        QVERIFY(reader->modelConfig().value("gated_linear_unit").toBool());
+        QCOMPARE(reader->modelConfig().value("num_layers").toInt(), LAYERS); // the tokenizer section's num_layers is not top-level
+        QCOMPARE(reader->tensors().size(), model.size());
+        for (const GlobalTensor &g : model) {
+            if (g.vector)
+                continue;
+            const MatrixRead read = reader->readMatrix(g.name);
+            QVERIFY2(read.ok(), qPrintable(g.name + ": " + read.error));
+            QVERIFY2(read.values == asFloat(g.values), qPrintable(g.name + " differs from the unsharded tensor"));
+        }
+        RunAnalyzer analyzer;
+        verifyAnalysis(f, analyzer.analyzeFolder(dir.path()));
+    }
+
+    // .nemo files beside each other are a run, their steps from their names.
+    void nemoFilesAreARun()
+    {
+        QTemporaryDir dir;
+        FamilyCheckpoint f;
+        const QByteArray nemo = tarArchive(nemoMembers(coreModel(f, 1, true, "model."), 2, 1));
+        writeFile(dir.filePath("megatron_gpt--val_loss=2.10-step=100-consumed_samples=800.0.nemo"), nemo);
+        writeFile(dir.filePath("megatron_gpt--val_loss=1.90-step=200-consumed_samples=1600.0.nemo"), nemo);
+        const CheckpointListing listing = CheckpointDiscovery::scan(dir.path());
+        QCOMPARE(listing.checkpoints.size(), 2);
+        QCOMPARE(listing.checkpoints[0].stepFromName, std::optional<qint64>(100));
+        QCOMPARE(listing.checkpoints[1].stepFromName, std::optional<qint64>(200));
+        QCOMPARE(listing.checkpoints[0].format, QStringLiteral("nemo"));
+    }
+
+    void nemoRefused_data()
+    {
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("member past the end") << "past end" << "past the end of the file";
+        QTest::newRow("absurd declared size") << "absurd" << "past the end of the file";
+        QTest::newRow("../ in a name") << "dotdot" << "leads outside the archive";
+        QTest::newRow("gzip (NeMo < 1.7)") << "gzip" << "decompress it";
+        QTest::newRow("torch_dist weights") << "dist" << "torch_dist";
+        QTest::newRow("a shard missing") << "missing" << "TP rank 1 of stage 0";
+        QTest::newRow("damaged header") << "checksum" << "checksum";
+    }
+    void nemoRefused()
+    {
+        QFETCH(QString, variant);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        FamilyCheckpoint f;
+        QList<TarEntry> members = nemoMembers(coreModel(f, 1, true, "model."), 2, 1);
+        if (variant == "past end")
+            members.last().declaredSize = 1 << 20;
+        if (variant == "absurd")
+            members.last().declaredSize = qint64(1) << 60;
+        if (variant == "dotdot")
+            members.insert(2, {"./../../etc/passwd", "x"});
+        if (variant == "dist")
+            members.append({{"./model_weights", {}, true}, {"./model_weights/.metadata", "x"}});
+        if (variant == "missing")
+            members.removeIf([](const TarEntry &m) { return m.name.startsWith("./mp_rank_01"); });
+        QByteArray bytes = tarArchive(members);
+        if (variant == "gzip")
+            bytes = QByteArray("\x1f\x8b\x08\x00", 4) + bytes;
+        if (variant == "checksum")
+            bytes[512 + 10] = 'Z'; // a byte of model_config.yaml's header
+        const QString path = dir.filePath("model.nemo");
+        writeFile(path, bytes);
+        QString error;
+        QVERIFY(!openCheckpoint(path, &error));
+        QVERIFY2(error.contains(expected), qPrintable(error));
+    }
+
+    void nemoYamlParsed()
+    {
+        const QVariantMap config = NemoCheckpointReader::configFromYaml("num_layers: 12\nnum_query_groups: null\nactivation: 'gelu'\n"
+                                                                        "hidden_size: 768 # width\n  kv_channels: 5\n");
+        QCOMPARE(config.value("num_layers").toInt(), 12);
+        QCOMPARE(config.value("hidden_size").toInt(), 768);
+        QCOMPARE(config.value("activation").toString(), QStringLiteral("gelu"));
+        QVERIFY(!config.contains("num_query_groups")); // null: multi-head, as NeMo means it
+        QVERIFY(!config.contains("kv_channels"));       // nested, not top-level
     }
 };
 

@@ -301,14 +301,19 @@ void RunReading::applyMegatronTracker()
     if (std::none_of(m_listing.checkpoints.begin(), m_listing.checkpoints.end(), isMegatron))
         return;
     const MegatronTracker tracker = MegatronLayout::readTracker(m_root.absolutePath());
+    QList<QPair<QString, QString>> pending; // folder, why
     m_listing.checkpoints.removeIf([&](const CheckpointFile &c) {
         const std::optional<qint64> step = CheckpointPlan::stepOf(c, nullptr).first;
         if (!isMegatron(c) || !tracker.iteration || !step || *step <= *tracker.iteration)
             return false;
-        m_listing.skipped.append({c.path, QStringLiteral("iteration %1 is newer than %2 (%3): still being written, not analysed")
-                                              .arg(*step).arg(MegatronLayout::trackerName()).arg(*tracker.iteration)});
+        pending.append({c.path, QStringLiteral("iteration %1 is newer than %2 (%3): still being written, not analysed")
+                                    .arg(*step).arg(MegatronLayout::trackerName()).arg(*tracker.iteration)});
         return true;
     });
+    for (const auto &[path, why] : pending) {
+        reclassify(path, FileRole::CheckpointFolder, why);
+        m_listing.skipped.append({path, why});
+    }
     const auto iterations = std::count_if(m_listing.checkpoints.begin(), m_listing.checkpoints.end(), isMegatron);
     const auto first = std::find_if(m_listing.checkpoints.begin(), m_listing.checkpoints.end(), isMegatron);
     const QString sharding = first == m_listing.checkpoints.end() ? QString() : QStringLiteral(", %1, shards merged").arg(MegatronLayout::parallelismOf(first->files));

@@ -130,7 +130,9 @@ bool MegatronLayout::readIteration(const QString &folder, FolderWeights &weights
         if (damaged && group.error.isEmpty())
             group.error = QStringLiteral("%1/%2: %3").arg(QFileInfo(path).fileName(), modelFileName(), content.detail);
         weights.files.append({model, damaged ? FileRole::DamagedWeights : FileRole::Shard,
-                              QStringLiteral("%1; Megatron-LM shard of TP rank %2, PP stage %3").arg(content.detail).arg(rank.tensor).arg(rank.pipeline)});
+                              damaged ? content.detail
+                                      : QStringLiteral("Megatron-LM shard (torch.save) of TP rank %1, PP stage %2: merged with the iteration's other ranks")
+                                            .arg(rank.tensor).arg(rank.pipeline)});
         group.files << model;
     }
     // Every rank up to the largest named must be here: a save never skips one.

@@ -4,6 +4,7 @@
 #include "analysis/HubCacheLayout.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointFormats.h"
+#include "io/MegatronLayout.h"
 #include "io/RegularFile.h"
 #include "io/TrainingFileNames.h"
 
@@ -102,6 +103,7 @@ private:
     void add(CheckpointFile checkpoint);
     void addCheckpointFolder(const QString &folder, const FolderWeights &weights);
     void readSubfolder(const QString &folder, QList<QPair<QString, FolderWeights>> &unnamedModels);
+    void applyMegatronTracker();
 
     QDir m_root;
     Config m_rootConfig;
@@ -263,7 +265,10 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
         return;
     }
     if (!weights.groups.isEmpty()) {
-        const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value();
+        // A Megatron-LM iteration folder is a checkpoint, iter_0000100/ and release/ alike.
+        const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value() ||
+                                 std::any_of(weights.groups.begin(), weights.groups.end(),
+                                             [](const WeightsGroup &g) { return g.layout == WeightsLayout::MegatronShards; });
         const bool weightsNamedByStep = std::any_of(weights.groups.begin(), weights.groups.end(),
                                                     [&](const WeightsGroup &g) { return nameCarriesStep(g); });
         if (namedByStep || !weightsNamedByStep) {
@@ -292,6 +297,38 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
     } else {
         classify({folder, FileRole::Folder, QStringLiteral("holds no checkpoints")});
     }
+}
+
+// A Megatron-LM save folder: its iterations are one run, and latest_checkpointed_iteration.txt,
+// written after every rank's files, says which is complete; a newer one is still being written
+// (checkpointing.py saves, then writes the tracker), so it is named and left for a later look.
+void RunReading::applyMegatronTracker()
+{
+    const auto isMegatron = [](const CheckpointFile &c) { return c.layout == WeightsLayout::MegatronShards; };
+    if (std::none_of(m_listing.checkpoints.begin(), m_listing.checkpoints.end(), isMegatron))
+        return;
+    const MegatronTracker tracker = MegatronLayout::readTracker(m_root.absolutePath());
+    QList<QPair<QString, QString>> pending; // folder, why
+    m_listing.checkpoints.removeIf([&](const CheckpointFile &c) {
+        const std::optional<qint64> step = CheckpointPlan::stepOf(c, nullptr).first;
+        if (!isMegatron(c) || !tracker.iteration || !step || *step <= *tracker.iteration)
+            return false;
+        pending.append({c.path, QStringLiteral("iteration %1 is newer than %2 (%3): still being written, not analysed")
+                                    .arg(*step).arg(MegatronLayout::trackerName()).arg(*tracker.iteration)});
+        return true;
+    });
+    for (const auto &[path, why] : pending) {
+        reclassify(path, FileRole::CheckpointFolder, why);
+        m_listing.skipped.append({path, why});
+    }
+    const auto iterations = std::count_if(m_listing.checkpoints.begin(), m_listing.checkpoints.end(), isMegatron);
+    const auto first = std::find_if(m_listing.checkpoints.begin(), m_listing.checkpoints.end(), isMegatron);
+    const QString sharding = first == m_listing.checkpoints.end() ? QString() : QStringLiteral(", %1, shards merged").arg(MegatronLayout::parallelismOf(first->files));
+    QString trackerText = QStringLiteral("no %1").arg(MegatronLayout::trackerName());
+    if (tracker.present)
+        trackerText = tracker.problem.isEmpty() ? QStringLiteral("%1: %2").arg(MegatronLayout::trackerName(), tracker.text)
+                                                : QStringLiteral("%1 %2").arg(MegatronLayout::trackerName(), tracker.problem);
+    m_listing.takenFor << QStringLiteral("a Megatron-LM save folder: %1 iteration(s)%2 (%3)").arg(iterations).arg(sharding, trackerText);
 }
 
 CheckpointListing RunReading::read(const FolderWeights &top)
@@ -330,6 +367,7 @@ CheckpointListing RunReading::read(const FolderWeights &top)
         }
     }
 
+    applyMegatronTracker();
     QCollator collator;
     collator.setNumericMode(true);
     auto knownStep = [](const CheckpointFile &c) { return CheckpointPlan::stepOf(c, nullptr).first; };

@@ -3,6 +3,8 @@
 #include "io/DistributedCheckpointReader.h"
 #include "io/FolderWeights.h"
 #include "io/Hdf5CheckpointReader.h"
+#include "io/MegatronCheckpointReader.h"
+#include "io/NemoCheckpointReader.h"
 #include "io/NpyFormat.h"
 #include "io/NumpyReaders.h"
 #include "io/RegularFile.h"
@@ -57,6 +59,9 @@ const QList<CheckpointFormat> &checkpointFormats()
         {"sharded index", false,
          [](const QString &path, const QByteArray &, QFile &) { return path.endsWith(QLatin1String(".index.json")); },
          openAs<ShardedCheckpointReader>},
+        // NeMo 1.x: a tar (or, before 1.7, a gzip) of model_config.yaml and the weights, known by its name.
+        {"nemo", false, [](const QString &path, const QByteArray &, QFile &) { return path.endsWith(QLatin1String(".nemo")); },
+         openAs<NemoCheckpointReader>},
         {"numpy-npz", true,
          [](const QString &path, const QByteArray &head, QFile &) { return isZip(head) && path.endsWith(QLatin1String(".npz")); },
          openAs<NpzReader>},
@@ -136,6 +141,7 @@ std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, cons
     case WeightsLayout::NamedShards: return ShardedCheckpointReader::openShards(files, error);
     case WeightsLayout::NpyArrays: return NpyFolderReader::openFiles(files, error);
     case WeightsLayout::DistributedCheckpoint: return DistributedCheckpointReader::open(QFileInfo(files.first()).absolutePath(), error);
+    case WeightsLayout::MegatronShards: return MegatronCheckpointReader::open(files, error);
     }
     return nullptr;
 }

@@ -3,6 +3,7 @@
 #include "io/CheckpointFormats.h"
 #include "io/DcpFolderLayout.h"
 #include "io/FileContent.h"
+#include "io/MegatronLayout.h"
 #include "base/PrintableText.h"
 #include "io/RegularFile.h"
 #include "io/ShardedCheckpointReader.h"
@@ -263,6 +264,8 @@ FolderWeights FolderWeights::read(const QString &folder)
         classify(file, content.kind == FileContent::Kind::Weights ? FileRole::Weights : FileRole::DamagedWeights, content.detail);
         result.groups.append(group);
     }
+    // A Megatron-LM iteration folder: its mp_rank_* folders are one checkpoint.
+    MegatronLayout::readIteration(folder, result);
     return result;
 }
 

@@ -33,6 +33,9 @@ public:
     bool elementsInside() const;
     // What holding it costs: the stored bytes (never more than the file's share of them).
     qint64 storedBytes() const { return m_bytes.size(); }
+    // The bytes held and their byte order: what a reader joining tensor-parallel shards copies.
+    const QByteArray &bytes() const { return m_bytes; }
+    bool bigEndian() const { return m_bigEndian; }
 
     // Elements col … col + count − 1 of one row, widened into dst.
     void widenRow(qint64 row, qint64 col, qint64 count, double *dst) const;

@@ -22,6 +22,9 @@ public:
     // more than the weights dict (Megatron's args and nested model, DeepSpeed's param_shapes).
     // It lives as long as the reader.
     PickleRef root() const { return m_pickle.root; }
+    // The globals the pickle names that torch's weights_only policy refuses (argparse.Namespace in
+    // every Megatron save): a trainer's reader decides which of them its format always holds.
+    const QStringList &unsafeGlobals() const { return m_pickle.unsafeGlobals; }
     // The elements of any tensor the pickle holds (one found under root(), not only a listed one)
     // as a rows × cols matrix: for a 1-D tensor, `count` elements from element `first` as one row.
     StoredRead readRecord(const TensorRecord &tensor, qint64 first, qint64 count);

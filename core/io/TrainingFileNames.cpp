@@ -8,7 +8,7 @@ namespace rankscope {
 
 const QStringList &weightFileSuffixes()
 {
-    static const QStringList suffixes = {"pt", "pth", "bin", "ckpt", "safetensors", "h5", "hdf5", "npz"};
+    static const QStringList suffixes = {"pt", "pth", "bin", "ckpt", "safetensors", "h5", "hdf5", "npz", "nemo"};
     return suffixes;
 }
 
@@ -27,6 +27,7 @@ QString trainingSidecarKind(const QString &fileName)
         add(R"(^(training_args|args|hparams|hyperparameters)\.\w+$)", "training arguments");
         add(R"(^trainer_state\.json$)", "trainer state (step, logs)");
         add(R"(^meta_\d+\.json$)", "checkpoint metadata (step, model config)");
+        add(R"(^latest_checkpointed_iteration\.txt$)", "Megatron-LM's tracker (the last complete iteration)");
         add(R"(^(tokenizer.*|special_tokens_map\.json|added_tokens\.json|vocab\.(json|txt)|merges\.txt|spiece\.model|.*\.tiktoken)$)", "tokenizer");
         add(R"(^(config|generation_config|adapter_config|model_config|preprocessor_config)\.json$)", "model configuration");
         add(R"(\.(ya?ml|toml|cfg|ini)$)", "configuration");

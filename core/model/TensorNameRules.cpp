@@ -15,7 +15,7 @@ namespace {
 
 // Bumped whenever the built-in rules change what a tensor becomes, so cached analyses typed by an
 // older table are analysed again rather than shown under the old typing.
-constexpr int kBuiltInRulesVersion = 3;
+constexpr int kBuiltInRulesVersion = 4;
 
 QRegularExpression layerPattern(const char *container, const char *suffix)
 {
@@ -118,6 +118,27 @@ TensorNameRules TensorNameRules::builtIn()
          .layout = L::GlmDenseH4h, .modelTypes = {"chatglm"}, .partner = "mlp.dense_4h_to_h.weight"},
         {.family = "ChatGLM / GLM-4", .container = R"(encoder\.layers)", .suffix = R"(mlp\.dense_4h_to_h\.weight)", .type = T::MlpDown,
          .modelTypes = {"chatglm"}},
+        // Megatron-LM (model_type megatron: MegatronConfig, from a save's args or NeMo's yaml), as its forward() splits
+        // them. Legacy megatron/legacy/model/transformer.py ParallelAttention: query_key_value viewed as
+        // [.., ng, (np/ng + 2)·hn], split [np/ng·hn, hn, hn]; ParallelMLP dense_h_to_4h of ffn_hidden_size·2 under
+        // gated_linear_unit, "x = torch.chunk(x, 2, dim=-1)" [gate; up]. Megatron-Core megatron/core/transformer/attention.py
+        // SelfAttention.get_query_key_value_tensors (the same per-group split of linear_qkv), mlp.py glu
+        // "x_glu, x_linear = torch.chunk(x, 2, dim=-1)". Transformer Engine's fused norms (linear_qkv.layer_norm_weight)
+        // are vectors; its _extra_state is FP8 bookkeeping.
+        {.family = "Megatron-LM", .container = R"((?:encoder|decoder)\.layers)", .suffix = R"(.+\._extra_state)", .modelTypes = {"megatron"},
+         .ignoreReason = "Transformer Engine's extra state (FP8 scaling bookkeeping; not a weight)"},
+        {.family = "Megatron-LM", .container = R"((?:encoder|decoder)\.layers)", .suffix = R"(self_attention\.(?:query_key_value|linear_qkv)\.weight)",
+         .layout = L::QkvGrouped, .modelTypes = {"megatron"}},
+        {.family = "Megatron-LM", .container = R"((?:encoder|decoder)\.layers)", .suffix = R"(self_attention\.(?:dense|linear_proj)\.weight)", .type = T::O,
+         .modelTypes = {"megatron"}},
+        {.family = "Megatron-LM", .container = R"((?:encoder|decoder)\.layers)", .suffix = R"(mlp\.dense_h_to_4h\.weight)", .type = T::MlpUp,
+         .layout = L::GluGateUp, .modelTypes = {"megatron"}, .partner = "mlp.dense_4h_to_h.weight"},
+        {.family = "Megatron-LM", .container = R"((?:encoder|decoder)\.layers)", .suffix = R"(mlp\.linear_fc1\.weight)", .type = T::MlpUp,
+         .layout = L::GluGateUp, .modelTypes = {"megatron"}, .partner = "mlp.linear_fc2.weight"},
+        {.family = "Megatron-LM", .container = R"((?:encoder|decoder)\.layers)", .suffix = R"(mlp\.(?:dense_4h_to_h|linear_fc2)\.weight)", .type = T::MlpDown,
+         .modelTypes = {"megatron"}},
+        {.family = "Megatron-LM", .container = R"((?:encoder|decoder)\.layers)", .suffix = R"(mlp\.router\.weight)", .modelTypes = {"megatron"},
+         .ignoreReason = kRouter},
         // @ignored-encoders-vision
         // modeling_swin.py SwinPatchMerging "self.reduction = nn.Linear(4 * dim, 2 * dim, bias=False)", after a stage's blocks.
         {.family = "Swin", .container = "layers", .suffix = R"(downsample\.reduction\.weight)",

@@ -9,7 +9,7 @@ class TestTrainingFileNames : public QObject {
 private slots:
     void weightSuffixes()
     {
-        QCOMPARE(weightFileSuffixes(), (QStringList{"pt", "pth", "bin", "ckpt", "safetensors", "h5", "hdf5", "npz"}));
+        QCOMPARE(weightFileSuffixes(), (QStringList{"pt", "pth", "bin", "ckpt", "safetensors", "h5", "hdf5", "npz", "nemo"}));
     }
 
     // What training writes beside the weights, by its name; the first kind that fits decides

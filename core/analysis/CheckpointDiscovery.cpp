@@ -1,6 +1,7 @@
 #include "analysis/CheckpointDiscovery.h"
 
 #include "analysis/CheckpointPlan.h"
+#include "analysis/DeepSpeedSaveFolder.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointFormats.h"
 #include "io/RegularFile.h"
@@ -256,7 +257,9 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
         return;
     }
     if (!weights.groups.isEmpty()) {
-        const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value();
+        // A DeepSpeed tag is one checkpoint whatever the tag is called.
+        const bool trainerCheckpoint = weights.groups.first().layout == WeightsLayout::DeepSpeedTag;
+        const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value() || trainerCheckpoint;
         const bool weightsNamedByStep = std::any_of(weights.groups.begin(), weights.groups.end(),
                                                     [&](const WeightsGroup &g) { return nameCarriesStep(g); });
         if (namedByStep || !weightsNamedByStep) {
@@ -323,6 +326,8 @@ CheckpointListing RunReading::read(const FolderWeights &top)
         }
     }
 
+    DeepSpeedSaveFolder::describe(m_root.absolutePath(), m_listing);
+
     QCollator collator;
     collator.setNumericMode(true);
     auto knownStep = [](const CheckpointFile &c) { return CheckpointPlan::stepOf(c, nullptr).first; };
@@ -351,10 +356,12 @@ std::optional<qint64> CheckpointDiscovery::stepFromName(const QString &fileName,
     static const QRegularExpression pattern(
         QStringLiteral(R"((?:checkpoint|global_step|step|ckpt|model|iter)[-_=]?(\d+))"),
         QRegularExpression::CaseInsensitiveOption);
-    QRegularExpressionMatch last;
-    auto it = pattern.globalMatch(fileName);
-    while (it.hasNext())
-        last = it.next();
+    // Composer names its checkpoints ep{epoch}-ba{batch}-rank{rank}.pt: the step is the batch.
+    static const QRegularExpression composer(QStringLiteral(R"((?:^|[^a-z])ep\d+-ba(\d+)(?:-rank\d+)?)"), QRegularExpression::CaseInsensitiveOption);
+    QRegularExpressionMatch last = composer.match(fileName);
+    if (!last.hasMatch())
+        for (auto it = pattern.globalMatch(fileName); it.hasNext();)
+            last = it.next();
     if (!last.hasMatch())
         return std::nullopt;
     bool ok = false;

@@ -1,5 +1,6 @@
 #include "io/CheckpointFormats.h"
 
+#include "io/DeepSpeedCheckpointReader.h"
 #include "io/FolderWeights.h"
 #include "io/Hdf5CheckpointReader.h"
 #include "io/NpyFormat.h"
@@ -134,6 +135,7 @@ std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, cons
     case WeightsLayout::ShardIndex: return ShardedCheckpointReader::open(files.first(), error);
     case WeightsLayout::NamedShards: return ShardedCheckpointReader::openShards(files, error);
     case WeightsLayout::NpyArrays: return NpyFolderReader::openFiles(files, error);
+    case WeightsLayout::DeepSpeedTag: return DeepSpeedCheckpointReader::open(files, error);
     }
     return nullptr;
 }

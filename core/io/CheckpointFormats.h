@@ -24,8 +24,9 @@ bool hasCheckpointSignature(const QByteArray &head);
 inline const QString kUnrecognisedFormat = QStringLiteral("not a recognised checkpoint format");
 
 // How one checkpoint's weights lie on disk: one file; an index and its shards; shards named
-// -0000k-of-0000n without an index; .npy arrays, one per tensor.
-enum class WeightsLayout { OneFile, ShardIndex, NamedShards, NpyArrays };
+// -0000k-of-0000n without an index; .npy arrays, one per tensor; a DeepSpeed tag's model states and
+// partitions (io/DeepSpeedCheckpointReader.h).
+enum class WeightsLayout { OneFile, ShardIndex, NamedShards, NpyArrays, DeepSpeedTag };
 // Opens weights laid out so: `files` is the file, the index (then its shards), the shards, or the arrays.
 std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, const QStringList &files, QString *error);
 

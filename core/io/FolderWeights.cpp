@@ -1,6 +1,7 @@
 #include "io/FolderWeights.h"
 
 #include "io/CheckpointFormats.h"
+#include "io/DeepSpeedCheckpointReader.h"
 #include "io/FileContent.h"
 #include "base/PrintableText.h"
 #include "io/RegularFile.h"
@@ -256,6 +257,7 @@ FolderWeights FolderWeights::read(const QString &folder)
         classify(file, content.kind == FileContent::Kind::Weights ? FileRole::Weights : FileRole::DamagedWeights, content.detail);
         result.groups.append(group);
     }
+    DeepSpeedTagFolder::recognise(folder, result);
     return result;
 }
 
@@ -284,6 +286,10 @@ const WeightsGroup *FolderWeights::checkpoint(QString *error) const
     for (const char *name : {"model.safetensors.index.json", "pytorch_model.bin.index.json"})
         if (const WeightsGroup *g = named(QLatin1String(name)))
             return g;
+    // A DeepSpeed tag is its model states and partitions, whatever else was saved beside them.
+    for (const WeightsGroup &g : groups)
+        if (g.layout == WeightsLayout::DeepSpeedTag)
+            return &g;
     for (const WeightsLayout layout : {WeightsLayout::ShardIndex, WeightsLayout::NamedShards})
         for (const WeightsGroup &g : groups)
             if (g.layout == layout)

@@ -17,11 +17,18 @@ public:
     // The archive that is bytes [base, base + size) of a larger file: a chunk of a DCP .distcp
     // file, a member of a .nemo tar. Nothing outside those bytes is read.
     static std::unique_ptr<TorchCheckpointReader> openArchive(const QString &path, qint64 base, qint64 size, QString *error);
+    // An archive opened for its pickle whatever that holds: a trainer's file whose tensors lie in
+    // lists (DeepSpeed's optimizer partitions) beside the trainer's own objects is no error here;
+    // its unsafe globals are still listed.
+    static std::unique_ptr<TorchCheckpointReader> openAnyObject(const QString &path, QString *error);
 
     // The whole unpickled object (null when the pickle failed): for trainers' readers that need
     // more than the weights dict (Megatron's args and nested model, DeepSpeed's param_shapes).
     // It lives as long as the reader.
     PickleRef root() const { return m_pickle.root; }
+    // The globals the pickle names that torch.load(weights_only=True) refuses, for a trainer's
+    // reader to tell its own classes from anything else.
+    const QStringList &unsafeGlobals() const { return m_pickle.unsafeGlobals; }
     // The elements of any tensor the pickle holds (one found under root(), not only a listed one)
     // as a rows × cols matrix: for a 1-D tensor, `count` elements from element `first` as one row.
     StoredRead readRecord(const TensorRecord &tensor, qint64 first, qint64 count);
@@ -53,6 +60,7 @@ private:
     QHash<QString, TensorRecord> m_tensors;
     std::optional<qint64> m_step;
     QVariantMap m_modelConfig;
+    bool m_anyObject = false; // opened by openAnyObject
 };
 
 } // namespace rankscope

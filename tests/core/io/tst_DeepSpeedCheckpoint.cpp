@@ -596,6 +596,42 @@ private slots:
         QVERIFY2(error.contains("consumed 154 numels out of 184"), qPrintable(error));
     }
 
+    void zero2ParamShapesMustFillTheGroup()
+    {
+        QTemporaryDir tmp;
+        Fixture f;
+        writeZero2OptimStates(tmp.path(), f);
+        Fixture fewer = f;
+        fewer.params.removeLast(); // 152 of the group's 182 elements: 152 ≠ 184, both aligned to 2·world
+        writeZero2ModelStates(tmp.path(), fewer, false);
+        QString error;
+        QVERIFY(!openTag(tmp.path(), &error));
+        QVERIFY2(error.contains("consumed 152 numels out of 184 in group 0"), qPrintable(error));
+    }
+
+    void truncatedPartitionIsRefusedWhenOpened()
+    {
+        QTemporaryDir tmp;
+        Fixture f;
+        writeZero3Tag(tmp.path(), f);
+        // Rank 1's second group declares two elements more than its storage holds.
+        const QString path = QDir(tmp.path()).filePath(optimName(f, 1));
+        const QList<float> flat = zero3Flats(f, f.params, 0)[1];
+        const qint64 split = flat.size() / 2 + 1;
+        QList<QByteArray> storages{floats(flat.mid(0, split)), floats(flat.mid(split, flat.size() - split - 2))};
+        writeOptimStates(path, f, [&](Pickler &p) {
+            p.str("zero_stage").global("deepspeed.runtime.zero.config", "ZeroStageEnum").tuple(1, [&] { p.integer(3); }).op('R').put();
+            p.str("partition_count").integer(f.world);
+            p.str("fp32_flat_groups").list(2, [&] {
+                p.tensor("0", split, 0, {split});
+                p.tensor("1", flat.size() - split, 0, {qint64(flat.size()) - split});
+            });
+        }, storages);
+        QString error;
+        QVERIFY(!openTag(tmp.path(), &error));
+        QVERIFY2(error.contains("zero_pp_rank_1_mp_rank_00_optim_states.pt: a partition of fp32_flat_groups"), qPrintable(error));
+    }
+
     void absurdParamShapesAreRefusedUnread()
     {
         QTemporaryDir tmp;

@@ -67,13 +67,11 @@ std::optional<qint64> worldOf(const PickleRef &v)
     return most;
 }
 
-bool isDeepSpeedClass(const QString &global) { return global.startsWith(QLatin1String("deepspeed.")); }
-
 QStringList foreignGlobals(const QStringList &globals)
 {
     QStringList foreign;
     for (const QString &g : globals)
-        if (!isDeepSpeedClass(g))
+        if (!DeepSpeedTagFolder::isOwnClass(g))
             foreign << g;
     return foreign;
 }

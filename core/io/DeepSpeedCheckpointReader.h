@@ -45,6 +45,11 @@ public:
     // What a tag's files say of how it was saved, from their names alone ("ZeRO-3 over 4 ranks,
     // weights rebuilt from the fp32 partitions"), for `info`'s "taken for".
     static QString describe(const QStringList &files, bool moduleHoldsWeights);
+    // Whether an unsafe global is one of the classes DeepSpeed pickles into every checkpoint: its
+    // config objects (DeepSpeedConfig and the config models inside it), its enums (ZeroStageEnum)
+    // and its loss scalers. Told by what they are (a class of deepspeed's named …Config, …Enum,
+    // …Scaler), not by the package alone: a pickle can name any attribute of any module.
+    static bool isOwnClass(const QString &global);
 };
 
 // One tag's weights: under ZeRO-3 (and ZeRO-1/2 saved without `module`) each parameter is rebuilt

@@ -3,6 +3,7 @@
 #include <QCollator>
 #include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <algorithm>
 
 namespace rankscope {
@@ -64,7 +65,7 @@ QString classesNote(const QStringList &classes)
 {
     if (classes.isEmpty())
         return {};
-    const bool own = std::all_of(classes.begin(), classes.end(), [](const QString &c) { return c.startsWith(QLatin1String("deepspeed.")); });
+    const bool own = std::all_of(classes.begin(), classes.end(), &DeepSpeedTagFolder::isOwnClass);
     return own ? QStringLiteral("; its pickle names DeepSpeed's own classes (%1), which torch.load(weights_only=True) refuses: read as "
                                 "data here, nothing run")
                      .arg(classes.mid(0, 4).join(QLatin1String(", ")))
@@ -72,6 +73,12 @@ QString classesNote(const QStringList &classes)
 }
 
 } // namespace
+
+bool DeepSpeedTagFolder::isOwnClass(const QString &global)
+{
+    static const QRegularExpression own(QStringLiteral(R"(^deepspeed(\.[a-z0-9_]+)+\.[A-Z][A-Za-z0-9]*(Config|Enum|Scaler)$)"));
+    return own.match(global).hasMatch();
+}
 
 QString DeepSpeedTagFolder::describe(const QStringList &files, bool moduleHoldsWeights)
 {

@@ -199,6 +199,7 @@ struct Fixture {
     QList<Param> params = trainable();
     QList<Param> frozen = {{"wpe.weight", {4, 8}}};  // ZeRO-3 frozen: 32 elements, padded on the last rank of 3
     qint64 splitAt = -1;   // where each rank's flat is cut into two groups (inside a slice); -1: the middle
+    bool clientArgs = false; // client_state {'args': argparse.Namespace}, merged into the model states
 };
 
 // Each rank's ZeRO-3 fp32 flat: every parameter's ceil(numel / world) slice, padded, in order.
@@ -225,6 +226,8 @@ void modelStatesTail(Pickler &p, const Fixture &f)
     p.str("ds_config").global("deepspeed.runtime.config", "DeepSpeedConfig").op(')').op('\x81').put();
     p.dict(1, [&] { p.str("train_batch_size").integer(8); }).op('b');
     p.str("ds_version").str("0.16.4");
+    if (f.clientArgs)
+        p.str("args").global("argparse", "Namespace").op(')').op('\x81').put().dict(1, [&] { p.str("lr").integer(1); }).op('b');
 }
 
 // zero_pp_rank_R_mp_rank_00_model_states.pt of ZeRO-3: module of placeholders and the buffer,
@@ -660,6 +663,32 @@ private slots:
         QString error;
         QVERIFY(!openTag(tmp.path(), &error));
         QVERIFY2(error.contains("2 DeepSpeed model-parallel ranks (mp_rank_00 … mp_rank_01): merging them is not done"), qPrintable(error));
+    }
+
+    void onlyDeepSpeedsOwnClassesGoUnwarned()
+    {
+        for (const char *own : {"deepspeed.runtime.config.DeepSpeedConfig", "deepspeed.runtime.zero.config.ZeroStageEnum",
+                                "deepspeed.runtime.fp16.loss_scaler.DynamicLossScaler", "deepspeed.runtime.zero.config.DeepSpeedZeroConfig"})
+            QVERIFY2(DeepSpeedTagFolder::isOwnClass(own), own);
+        // Anything a module of deepspeed happens to import is not one of its checkpoint classes.
+        for (const char *foreign : {"deepspeed.launcher.runner.subprocess", "deepspeed.launcher.runner.Popen", "deepspeed.utils.os.system",
+                                    "deepspeedx.runtime.config.DeepSpeedConfig", "os.system"})
+            QVERIFY2(!DeepSpeedTagFolder::isOwnClass(foreign), foreign);
+    }
+
+    void otherClassesInATagAreWarned()
+    {
+        QTemporaryDir tmp;
+        Fixture f;
+        f.clientArgs = true;
+        writeZero3Tag(tmp.path(), f);
+        QString error;
+        auto reader = openTag(tmp.path(), &error);
+        QVERIFY2(reader, qPrintable(error));
+        QCOMPARE(reader->warnings().size(), 2); // each rank's model states
+        QVERIFY2(reader->warnings().first().startsWith("zero_pp_rank_0_mp_rank_00_model_states.pt: unsafe pickle: beside DeepSpeed's own "
+                                                      "classes it references argparse.Namespace"), qPrintable(reader->warnings().first()));
+        expectOriginals(*reader, f);
     }
 
     void composerFolderStepsAreBatches()

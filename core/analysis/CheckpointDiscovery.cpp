@@ -4,6 +4,7 @@
 #include "analysis/DeepSpeedSaveFolder.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointFormats.h"
+#include "io/LitGptConfig.h"
 #include "io/RegularFile.h"
 #include "io/TrainingFileNames.h"
 
@@ -114,6 +115,10 @@ RunReading::Config RunReading::configIn(const QDir &dir)
 {
     const QString path = QDir::cleanPath(dir.absoluteFilePath(QStringLiteral("config.json")));
     const std::optional<QJsonObject> config = QFileInfo(path).isFile() ? readSmallJsonObject(path) : std::nullopt;
+    // litgpt writes no config.json, but model_config.yaml beside each lit_model.pth.
+    const QString litgpt = QDir::cleanPath(dir.absoluteFilePath(QStringLiteral("model_config.yaml")));
+    if (const QVariantMap values = !config && QFileInfo(litgpt).isFile() ? LitGptConfig::read(litgpt) : QVariantMap(); !values.isEmpty())
+        return Config{values, litgpt};
     return config ? Config{config->toVariantMap(), path} : Config{};
 }
 

@@ -2,12 +2,10 @@
 
 #include "base/PrintableText.h"
 
-#include <QCollator>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QtEndian>
 #include <algorithm>
-#include <limits>
 
 namespace rankscope {
 

@@ -741,7 +741,9 @@ private slots:
             });
             p.op('.');
             writeArchive(dir.filePath(folder + "/lit_model.pth"), p.bytes, {floats({1, 2, 3, 4, 5, float(steps)})});
-            writeText(dir.filePath(folder + "/model_config.yaml"), "n_head: 4\nn_query_groups: 2\n");
+            // yaml.dump(asdict(Config)): sorted keys, a nested hf_config, nulls.
+            writeText(dir.filePath(folder + "/model_config.yaml"), "bias: true\nblock_size: 2048\nhead_size: 2\nhf_config:\n  n_head: 9\n  "
+                                                                   "name: tiny\nn_embd: 8\nn_head: 4\nn_layer: 1\nn_query_groups: 2\nrope_base: 10000\n");
         }
         const CheckpointListing listing = CheckpointDiscovery::scan(tmp.path());
         QCOMPARE(listing.checkpoints.size(), 3);
@@ -755,6 +757,11 @@ private slots:
             order << QFileInfo(placed.file->path).fileName() + "@" + QString::number(placed.step);
         // step_count (the optimizer steps the folder is named by), not iter_num (micro-batches).
         QCOMPARE(order, (QStringList{"step-00000100@100", "step-00000200@200", "final@250"}));
+        // Its model_config.yaml gives the head counts litgpt's attn.qkv is cut by.
+        QVERIFY(listing.checkpoints[0].configPath.endsWith("model_config.yaml"));
+        QCOMPARE(listing.checkpoints[0].sidecarConfig.value("model_type").toString(), QStringLiteral("litgpt"));
+        QCOMPARE(listing.checkpoints[0].sidecarConfig.value("n_head").toLongLong(), 4);
+        QCOMPARE(listing.checkpoints[0].sidecarConfig.value("n_query_groups").toLongLong(), 2);
     }
 };
 

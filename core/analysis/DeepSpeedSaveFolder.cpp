@@ -112,7 +112,9 @@ void DeepSpeedSaveFolder::describe(const QString &root, CheckpointListing &listi
     }
     listing.takenFor << QStringLiteral("a DeepSpeed save folder: %1 tag(s)%2%3, %4")
                             .arg(tags.size() - leftOut)
-                            .arg(tagName.isEmpty() ? QStringLiteral(" (no latest)") : QStringLiteral(" (latest: %1)").arg(printableText(tagName)))
+                            .arg(tagName.isEmpty()     ? QStringLiteral(" (no latest)")
+                                 : named == tags.end() ? QStringLiteral(" (latest names %1, which is not here)").arg(printableText(tagName))
+                                                       : QStringLiteral(" (latest: %1)").arg(printableText(tagName)))
                             .arg(leftOut ? QStringLiteral(", %1 newer one(s) still being written left out").arg(leftOut) : QString())
                             .arg(DeepSpeedTagFolder::describe(described.files, moduleHoldsWeights(listing, described)));
 }

@@ -86,7 +86,7 @@ QString DeepSpeedTagFolder::describe(const QStringList &files, bool moduleHoldsW
     if (tag.mpRanks.size() > 1)
         return QStringLiteral("%1 model-parallel ranks, which are not merged").arg(tag.mpRanks.size());
     if (tag.rankModelStates > 0)
-        return QStringLiteral("ZeRO-3 over %1 ranks, weights rebuilt from the fp32 partitions").arg(tag.optimStates);
+        return QStringLiteral("ZeRO-3 over %1 ranks, weights rebuilt from the fp32 partitions").arg(std::max(tag.rankModelStates, tag.optimStates));
     if (!moduleHoldsWeights && tag.optimStates > 0)
         return QStringLiteral("ZeRO-1/2 over %1 ranks without weights in module, weights rebuilt from the fp32 partitions").arg(tag.optimStates);
     return QStringLiteral("ZeRO ≤ 2, the weights read from module of mp_rank_00_model_states.pt");

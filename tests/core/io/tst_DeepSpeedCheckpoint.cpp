@@ -555,6 +555,8 @@ private slots:
         QVERIFY(latest != listing.skipped.end());
         QVERIFY(latest->problem);
         QVERIFY2(latest->reason.contains("names the tag global_step400, which is not here"), qPrintable(latest->reason));
+        QCOMPARE(listing.takenFor, QStringList{"a DeepSpeed save folder: 1 tag(s) (latest names global_step400, which is not here), ZeRO-3 over 2 "
+                                               "ranks, weights rebuilt from the fp32 partitions"});
     }
 
     void missingRankPartitionIsRefused()

@@ -1,9 +1,11 @@
 #include "analysis/CheckpointDiscovery.h"
 
 #include "analysis/CheckpointPlan.h"
+#include "analysis/DeepSpeedSaveFolder.h"
 #include "analysis/HubCacheLayout.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointFormats.h"
+#include "io/LitGptConfig.h"
 #include "io/MegatronLayout.h"
 #include "io/RegularFile.h"
 #include "io/TrainingFileNames.h"
@@ -117,6 +119,10 @@ RunReading::Config RunReading::configIn(const QDir &dir)
 {
     const QString path = QDir::cleanPath(dir.absoluteFilePath(QStringLiteral("config.json")));
     const std::optional<QJsonObject> config = QFileInfo(path).isFile() ? readSmallJsonObject(path) : std::nullopt;
+    // litgpt writes no config.json, but model_config.yaml beside each lit_model.pth.
+    const QString litgpt = QDir::cleanPath(dir.absoluteFilePath(QStringLiteral("model_config.yaml")));
+    if (const QVariantMap values = !config && QFileInfo(litgpt).isFile() ? LitGptConfig::read(litgpt) : QVariantMap(); !values.isEmpty())
+        return Config{values, litgpt};
     return config ? Config{config->toVariantMap(), path} : Config{};
 }
 
@@ -265,10 +271,12 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
         return;
     }
     if (!weights.groups.isEmpty()) {
-        // A Megatron-LM iteration folder is a checkpoint, iter_0000100/ and release/ alike.
-        const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value() ||
-                                 std::any_of(weights.groups.begin(), weights.groups.end(),
-                                             [](const WeightsGroup &g) { return g.layout == WeightsLayout::MegatronShards; });
+        // A trainer's step folder is a checkpoint whatever it is called: Megatron-LM's iter_0000100/
+        // and release/, a DeepSpeed tag.
+        const bool trainerCheckpoint = std::any_of(weights.groups.begin(), weights.groups.end(), [](const WeightsGroup &g) {
+            return g.layout == WeightsLayout::MegatronShards || g.layout == WeightsLayout::DeepSpeedTag;
+        });
+        const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value() || trainerCheckpoint;
         const bool weightsNamedByStep = std::any_of(weights.groups.begin(), weights.groups.end(),
                                                     [&](const WeightsGroup &g) { return nameCarriesStep(g); });
         if (namedByStep || !weightsNamedByStep) {
@@ -368,6 +376,8 @@ CheckpointListing RunReading::read(const FolderWeights &top)
     }
 
     applyMegatronTracker();
+    DeepSpeedSaveFolder::describe(m_root.absolutePath(), m_listing);
+
     QCollator collator;
     collator.setNumericMode(true);
     auto knownStep = [](const CheckpointFile &c) { return CheckpointPlan::stepOf(c, nullptr).first; };
@@ -396,10 +406,12 @@ std::optional<qint64> CheckpointDiscovery::stepFromName(const QString &fileName,
     static const QRegularExpression pattern(
         QStringLiteral(R"((?:checkpoint|global_step|step|ckpt|model|iter)[-_=]?(\d+))"),
         QRegularExpression::CaseInsensitiveOption);
-    QRegularExpressionMatch last;
-    auto it = pattern.globalMatch(fileName);
-    while (it.hasNext())
-        last = it.next();
+    // Composer names its checkpoints ep{epoch}-ba{batch}-rank{rank}.pt: the step is the batch.
+    static const QRegularExpression composer(QStringLiteral(R"((?:^|[^a-z])ep\d+-ba(\d+)(?:-rank\d+)?)"), QRegularExpression::CaseInsensitiveOption);
+    QRegularExpressionMatch last = composer.match(fileName);
+    if (!last.hasMatch())
+        for (auto it = pattern.globalMatch(fileName); it.hasNext();)
+            last = it.next();
     if (!last.hasMatch())
         return std::nullopt;
     bool ok = false;

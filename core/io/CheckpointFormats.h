@@ -26,10 +26,12 @@ inline const QString kUnrecognisedFormat = QStringLiteral("not a recognised chec
 // How one checkpoint's weights lie on disk: one file; an index and its shards; shards named
 // -0000k-of-0000n without an index; .npy arrays, one per tensor; a torch.distributed.checkpoint
 // folder (its .metadata, then its .distcp files); a Megatron-LM iteration's
-// mp_rank_*/model_optim_rng.pt files, one per tensor-parallel rank and pipeline stage, merged.
-enum class WeightsLayout { OneFile, ShardIndex, NamedShards, NpyArrays, DistributedCheckpoint, MegatronShards };
+// mp_rank_*/model_optim_rng.pt files, one per tensor-parallel rank and pipeline stage, merged; a
+// DeepSpeed tag's model states and partitions (io/DeepSpeedCheckpointReader.h).
+enum class WeightsLayout { OneFile, ShardIndex, NamedShards, NpyArrays, DistributedCheckpoint, MegatronShards, DeepSpeedTag };
 // Opens weights laid out so: `files` is the file, the index (then its shards), the shards, the
-// arrays, a DCP folder's .metadata (then its chunk files), or a Megatron iteration's rank files.
+// arrays, a DCP folder's .metadata (then its chunk files), a Megatron iteration's rank files, or a
+// DeepSpeed tag's files.
 std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, const QStringList &files, QString *error);
 
 } // namespace rankscope

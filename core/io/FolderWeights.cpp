@@ -2,6 +2,7 @@
 
 #include "io/CheckpointFormats.h"
 #include "io/DcpFolderLayout.h"
+#include "io/DeepSpeedCheckpointReader.h"
 #include "io/FileContent.h"
 #include "io/MegatronLayout.h"
 #include "base/PrintableText.h"
@@ -266,6 +267,7 @@ FolderWeights FolderWeights::read(const QString &folder)
     }
     // A Megatron-LM iteration folder: its mp_rank_* folders are one checkpoint.
     MegatronLayout::readIteration(folder, result);
+    DeepSpeedTagFolder::recognise(folder, result);
     return result;
 }
 
@@ -294,6 +296,10 @@ const WeightsGroup *FolderWeights::checkpoint(QString *error) const
     for (const char *name : {"model.safetensors.index.json", "pytorch_model.bin.index.json"})
         if (const WeightsGroup *g = named(QLatin1String(name)))
             return g;
+    // A DeepSpeed tag is its model states and partitions, whatever else was saved beside them.
+    for (const WeightsGroup &g : groups)
+        if (g.layout == WeightsLayout::DeepSpeedTag)
+            return &g;
     for (const WeightsLayout layout : {WeightsLayout::ShardIndex, WeightsLayout::NamedShards})
         for (const WeightsGroup &g : groups)
             if (g.layout == layout)

@@ -63,6 +63,15 @@ std::unique_ptr<TorchCheckpointReader> TorchCheckpointReader::openArchive(const 
     return reader;
 }
 
+std::unique_ptr<TorchCheckpointReader> TorchCheckpointReader::openAnyObject(const QString &path, QString *error)
+{
+    std::unique_ptr<TorchCheckpointReader> reader(new TorchCheckpointReader);
+    reader->m_anyObject = true;
+    if (!reader->load(path, 0, -1, error))
+        return nullptr;
+    return reader;
+}
+
 bool TorchCheckpointReader::load(const QString &path, qint64 base, qint64 size, QString *error)
 {
     if (!RegularFile::open(m_file, path, error))
@@ -125,7 +134,7 @@ bool TorchCheckpointReader::load(const QString &path, qint64 base, qint64 size, 
     // readable archive holding no tensors by name: callers decide it is not weights. Unless it
     // references globals outside torch's allow-list: that is said whatever the file holds.
     if (!result.root || result.root->kind != Kind::Dict)
-        return result.unsafeGlobals.isEmpty() ? true : fail(QStringLiteral("the pickled object is not a dict of tensors"));
+        return result.unsafeGlobals.isEmpty() || m_anyObject ? true : fail(QStringLiteral("the pickled object is not a dict of tensors"));
     // The weights are the top-level dict or the one under a conventional key; optimizer state
     // (nanoGPT's 'optimizer', Lightning's 'optimizer_states') is never looked at.
     PickleRef weights = result.root;
@@ -139,11 +148,12 @@ bool TorchCheckpointReader::load(const QString &path, qint64 base, qint64 size, 
     collectTensors(weights, QString(), 0);
     refuseImpossibleViews();
     if (!result.unsafeGlobals.isEmpty()) {
-        if (m_order.isEmpty())
+        if (m_order.isEmpty() && !m_anyObject)
             return fail(QStringLiteral("no tensors found in the checkpoint"));
         m_warnings << unsafePickleText(result.unsafeGlobals) + QStringLiteral(", and its tensors were read");
     }
-    for (const char *key : {"iter_num", "step", "global_step"}) {
+    // litgpt records step_count (optimizer steps, its step-N folders' N) beside iter_num (micro-batches).
+    for (const char *key : {"step_count", "iter_num", "step", "global_step"}) {
         const PickleRef v = result.root->value(QLatin1String(key));
         if (v && v->kind == Kind::Int) {
             m_step = v->integer;

@@ -17,6 +17,10 @@ public:
     // The archive that is bytes [base, base + size) of a larger file: a chunk of a DCP .distcp
     // file, a member of a .nemo tar. Nothing outside those bytes is read.
     static std::unique_ptr<TorchCheckpointReader> openArchive(const QString &path, qint64 base, qint64 size, QString *error);
+    // An archive opened for its pickle whatever that holds: a trainer's file whose tensors lie in
+    // lists (DeepSpeed's optimizer partitions) beside the trainer's own objects is no error here;
+    // its unsafe globals are still listed.
+    static std::unique_ptr<TorchCheckpointReader> openAnyObject(const QString &path, QString *error);
 
     // The whole unpickled object (null when the pickle failed): for trainers' readers that need
     // more than the weights dict (Megatron's args and nested model, DeepSpeed's param_shapes).
@@ -56,6 +60,7 @@ private:
     QHash<QString, TensorRecord> m_tensors;
     std::optional<qint64> m_step;
     QVariantMap m_modelConfig;
+    bool m_anyObject = false; // opened by openAnyObject
 };
 
 } // namespace rankscope

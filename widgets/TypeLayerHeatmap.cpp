@@ -150,7 +150,7 @@ void TypeLayerHeatmap::rebuild()
     if (f.colours.range)
         m_map->setDataRange(QCPRange(f.colours.range->lower, f.colours.range->upper));
     const bool narrow = layoutSize().width() < 420;
-    m_scale->axis()->setLabel(narrow ? f.colours.rangeNote : f.colours.label);
+    m_scale->axis()->setLabel(narrow ? f.colours.rangeNote : f.colours.label); // adaptLayout() fits it to the bar
     QSharedPointer<QCPAxisTickerText> xTicks(new QCPAxisTickerText), yTicks(new QCPAxisTickerText);
     for (int x = 0; x < nx; ++x)
         xTicks->addTick(x, f.columnLabels[x]);
@@ -205,11 +205,17 @@ void TypeLayerHeatmap::adaptLayout(QSize size)
     // says when its cells are too small to print their values.
     const bool narrow = size.width() < 420;
     m_scale->setBarWidth(narrow ? 8 : 12);
-    m_scale->axis()->setLabel(narrow ? m_figure.colours.rangeNote : m_figure.colours.label);
     const QRect rect = plot()->axisRect()->rect();
     const QRect viewport = plot()->viewport();
     const double width = rect.width() > 0 ? rect.width() + size.width() - viewport.width() : size.width() * 0.6;
     const double height = rect.height() > 0 ? rect.height() + size.height() - viewport.height() : size.height() * 0.6;
+    // The colour bar is as tall as the plot: its label says what the range spans, with the metric
+    // when that fits along it.
+    const QFontMetricsF metrics(m_scale->axis()->labelFont());
+    const QString &full = m_figure.colours.label, &note = m_figure.colours.rangeNote;
+    m_scale->axis()->setLabel(!narrow && metrics.horizontalAdvance(full) <= height - 8 ? full
+                              : metrics.horizontalAdvance(note) <= height - 8       ? note
+                                                                                    : QString());
     const QSizeF cell(width / std::max<qsizetype>(1, m_figure.columns.size()), height / std::max<qsizetype>(1, m_figure.rows.size()));
     const bool printable = cellFont(cell).has_value();
     const QString label = printable || m_figure.columns.isEmpty() ? m_figure.xLabel : tr("%1 (no room for values)").arg(m_figure.xLabel);

@@ -3,6 +3,7 @@
 #include "AnalyzeCommand.h"
 #include "DemoRun.h"
 #include "ExportCommand.h"
+#include "HeadlessMessages.h"
 #include "InfoCommand.h"
 #include "MpiTeam.h"
 #include "RankScopeVersion.h"
@@ -82,6 +83,7 @@ int runHeadless(int argc, char **argv)
     // Figures are drawn by the GUI's own views on Qt's offscreen platform: no display needed.
     if (command && command->drawsFigures)
         qputenv("QT_QPA_PLATFORM", "offscreen");
+    filterHeadlessMessages(); // standard error carries only what the user needs
     std::unique_ptr<QCoreApplication> app(command && command->drawsFigures ? new QApplication(argc, argv)
                                                                             : new QCoreApplication(argc, argv));
     QCoreApplication::setApplicationName(QStringLiteral("RankScope"));

@@ -58,7 +58,11 @@ struct ExportOptionSet {
     const QCommandLineOption width{QStringLiteral("width"), QStringLiteral("Figure width in pixels at 96 dpi, default 1200 (or use --size)."), QStringLiteral("W")};
     const QCommandLineOption height{QStringLiteral("height"), QStringLiteral("Figure height in pixels at 96 dpi, default 750."), QStringLiteral("H")};
     const QCommandLineOption scale{QStringLiteral("scale"), QStringLiteral("PNG pixels per layout pixel, e.g. 2 (or use --dpi)."), QStringLiteral("F")};
-    const QCommandLineOption title{QStringLiteral("title"), QStringLiteral("A title instead of the generated one."), QStringLiteral("T")};
+    const QCommandLineOption title{QStringLiteral("title"), QStringLiteral("A title instead of the generated one; for a figure of several panels (heatmaps, compared runs) a title over them all, each panel keeping its own."), QStringLiteral("T")};
+    const QCommandLineOption panelTitle{QStringLiteral("panel-title"), QStringLiteral("A panel's own title, given once per panel in order (heatmaps: compression %, then weighted alpha); an empty one keeps the generated title."), QStringLiteral("T")};
+    const QCommandLineOption colourRange{QStringLiteral("colour-range"), QStringLiteral("heatmaps: what the colours span, all-steps (default: one colour is one value at every step) or step (the step shown)."), QStringLiteral("WHAT"), QStringLiteral("all-steps")};
+    const QCommandLineOption vmin{QStringLiteral("vmin"), QStringLiteral("heatmaps: the value at the bottom of the colour bar: one number for every panel, or one per panel separated by commas (--vmin 0,1.5); an empty one leaves that panel's end fitted (--vmin ,1.5)."), QStringLiteral("V")};
+    const QCommandLineOption vmax{QStringLiteral("vmax"), QStringLiteral("heatmaps: the value at the top of the colour bar, as --vmin (--vmax 100,6)."), QStringLiteral("V")};
     const QCommandLineOption layer{QStringLiteral("layer"), QStringLiteral("spectrum: the layer."), QStringLiteral("L")};
     const QCommandLineOption type{QStringLiteral("type"), QStringLiteral("spectrum: the matrix type."), QStringLiteral("T")};
     const QCommandLineOption relativeDepth{QStringLiteral("relative-depth"), QStringLiteral("Layers as layer / (depth − 1), to compare models of different depth.")};
@@ -82,7 +86,7 @@ bool readFigure(const CommandParser &parser, const ExportOptionSet &o, ExportOpt
 {
     const std::optional<FigureKind> kind = FigureView::kindFromName(parser.value(o.figure));
     if (!kind) {
-        *error = QStringLiteral("--figure is lines, bars, heatmaps or spectrum");
+        *error = QStringLiteral("unknown --figure '%1'; one of: lines, bars, heatmaps, spectrum").arg(printableText(parser.value(o.figure)));
         return false;
     }
     options.kind = *kind;
@@ -98,9 +102,54 @@ bool readFigure(const CommandParser &parser, const ExportOptionSet &o, ExportOpt
         *error = printableText(problem);
         return false;
     }
-    if (parser.isSet(o.metric) && !(options.metric = metricFromColumn(parser.value(o.metric)))) {
-        *error = QStringLiteral("unknown --metric '%1'").arg(parser.value(o.metric));
+    if (parser.isSet(o.metric) && !(options.metric = metricOption(QStringLiteral("metric"), parser.value(o.metric), error)))
         return false;
+    return true;
+}
+
+// --vmin's or --vmax's values: one, or one per panel separated by commas, an empty one for none.
+std::optional<QList<std::optional<double>>> colourEnds(const CommandParser &parser, const QCommandLineOption &option, QString *error)
+{
+    QList<std::optional<double>> ends;
+    if (!parser.isSet(option))
+        return ends;
+    const QString name = option.names().first();
+    for (const QString &part : parser.value(option).split(QLatin1Char(','))) {
+        if (part.trimmed().isEmpty()) {
+            ends << std::nullopt;
+            continue;
+        }
+        const auto value = numberOption(name, part.trimmed(), -1e12, 1e12, error);
+        if (!value)
+            return std::nullopt;
+        ends << *value;
+    }
+    return ends;
+}
+
+// The heatmaps' colour ranges: a fit for all, and the ends each panel's row sets by hand.
+bool readColourRanges(const CommandParser &parser, const ExportOptionSet &o, ExportOptions &options, QString *error)
+{
+    const QString fit = parser.value(o.colourRange).toLower();
+    if (fit != QLatin1String("all-steps") && fit != QLatin1String("step")) {
+        *error = QStringLiteral("unknown --colour-range '%1'; one of: all-steps, step").arg(printableText(parser.value(o.colourRange)));
+        return false;
+    }
+    const auto mins = colourEnds(parser, o.vmin, error);
+    const auto maxs = mins ? colourEnds(parser, o.vmax, error) : std::nullopt;
+    if (!mins || !maxs)
+        return false;
+    const qsizetype panels = std::max<qsizetype>({1, mins->size(), maxs->size()});
+    for (qsizetype i = 0; i < panels; ++i) {
+        HeatmapColourRange range;
+        range.fit = fit == QLatin1String("step") ? HeatmapColourRange::Fit::ShownStep : HeatmapColourRange::Fit::AllSteps;
+        range.min = mins->size() == 1 ? mins->first() : mins->value(i);
+        range.max = maxs->size() == 1 ? maxs->first() : maxs->value(i);
+        if (range.min && range.max && !(*range.min < *range.max)) {
+            *error = QStringLiteral("--vmin must be below --vmax (panel %1: %2 and %3)").arg(i + 1).arg(*range.min).arg(*range.max);
+            return false;
+        }
+        options.colourRanges << range;
     }
     return true;
 }
@@ -128,7 +177,7 @@ bool readSides(const CommandParser &parser, const ExportOptionSet &o, FigureSize
     if (parser.isSet(o.preset)) {
         const auto preset = FigureSize::preset(parser.value(o.preset));
         if (!preset) {
-            *error = QStringLiteral("--preset is %1").arg(FigureSize::presetNames().join(QLatin1String(", ")));
+            *error = QStringLiteral("unknown --preset '%1'; one of: %2").arg(printableText(parser.value(o.preset)), FigureSize::presetNames().join(QLatin1String(", ")));
             return false;
         }
         size = *preset;
@@ -189,7 +238,7 @@ bool readRendering(const CommandParser &parser, const ExportOptionSet &o, Figure
         return false;
     const QString theme = parser.value(o.theme).toLower();
     if (theme != QLatin1String("light") && theme != QLatin1String("dark")) {
-        *error = QStringLiteral("--theme is light or dark");
+        *error = QStringLiteral("unknown --theme '%1'; one of: light, dark").arg(printableText(parser.value(o.theme)));
         return false;
     }
     size.dark = theme == QLatin1String("dark");
@@ -204,6 +253,7 @@ void readNames(const CommandParser &parser, const ExportOptionSet &o, ExportOpti
     options.block = valueIfSet(parser, o.block);
     options.expert = valueIfSet(parser, o.expert);
     options.title = valueIfSet(parser, o.title);
+    options.panelTitles = parser.values(o.panelTitle);
     options.type = parser.value(o.type);
     options.relativeDepth = parser.isSet(o.relativeDepth);
     options.relativeStep = parser.isSet(o.relativeStep);
@@ -223,8 +273,8 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
     const ExportOptionSet o;
     parser.addOptions({o.figure, o.output, o.metric, o.step, o.types, o.layers});
     parser.addEnergyOption();
-    parser.addOptions({o.preset, o.size, o.dpi, o.font, o.width, o.height, o.scale, o.title, o.layer, o.type, o.byLayer, o.noGuide,
-                       o.relativeDepth, o.relativeStep, o.block, o.expert, o.legend, o.theme});
+    parser.addOptions({o.preset, o.size, o.dpi, o.font, o.width, o.height, o.scale, o.title, o.panelTitle, o.layer, o.type, o.byLayer, o.noGuide,
+                       o.relativeDepth, o.relativeStep, o.block, o.expert, o.legend, o.theme, o.colourRange, o.vmin, o.vmax});
     if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
         return *exit;
     if (parser.positionalArguments().isEmpty())
@@ -233,11 +283,11 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
     options.sources = parser.positionalArguments();
     QString error;
     if (!readFigure(parser, o, options, &error) || !readNumbers(parser, o, options, &error) || !readSides(parser, o, options.size, &error) ||
-        !readRendering(parser, o, options.size, &error))
+        !readRendering(parser, o, options.size, &error) || !readColourRanges(parser, o, options, &error))
         return parser.refusal(error);
     const std::optional<LegendPosition> legend = parseLegendPosition(parser.value(o.legend));
     if (!legend)
-        return parser.refusal(QStringLiteral("--legend is %1").arg(legendPositionNames().join(QLatin1String(", "))));
+        return parser.refusal(QStringLiteral("unknown --legend '%1'; one of: %2").arg(printableText(parser.value(o.legend)), legendPositionNames().join(QLatin1String(", "))));
     options.legend = *legend;
     readNames(parser, o, options);
     return options;
@@ -296,9 +346,10 @@ QString configureState(const ExportOptions &options, ViewState &state)
     if (options.types) {
         QSet<MatrixType> wanted;
         for (const QString &t : options.types->split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-            const auto type = matrixTypeFromCsvName(t.trimmed());
+            QString error;
+            const auto type = matrixTypeOption(QStringLiteral("types"), t, &error);
             if (!type)
-                return QStringLiteral("unknown type '%1' in --types").arg(t);
+                return error;
             wanted.insert(*type);
         }
         for (MatrixType type : kAllMatrixTypes)
@@ -330,21 +381,31 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
             view.setMetrics({*metric});
         view.lineChart()->setAlphaGuide(options.alphaGuide);
         if (options.byLayer) {
-            const auto type = matrixTypeFromCsvName(*options.byLayer);
+            QString error;
+            const auto type = matrixTypeOption(QStringLiteral("by-layer"), *options.byLayer, &error);
             if (!type)
-                return usage(QStringLiteral("unknown type '%1' in --by-layer").arg(*options.byLayer));
+                return usage(error);
             view.lineChart()->setPerLayerType(*type);
         }
         break;
     case FigureKind::Bars:
-    case FigureKind::Heatmaps:
         if (metric)
             view.setMetrics({*metric});
         break;
+    case FigureKind::Heatmaps:
+        if (metric)
+            view.setMetrics({*metric});
+        if (options.colourRanges.size() > view.metrics().size())
+            return usage(QStringLiteral("--vmin/--vmax give %1 panels' ends; the heatmaps have %2").arg(options.colourRanges.size()).arg(view.metrics().size()));
+        view.setColourRanges(options.colourRanges);
+        break;
     case FigureKind::Spectrum: {
-        const auto type = matrixTypeFromCsvName(options.type);
-        if (!type || !options.layer)
+        if (options.type.isEmpty() || !options.layer)
             return usage(QStringLiteral("spectrum needs --layer L and --type T"));
+        QString error;
+        const auto type = matrixTypeOption(QStringLiteral("type"), options.type, &error);
+        if (!type)
+            return usage(error);
         const MatrixKey key{0, state.currentStep(), {state.block(), int(*options.layer), *type, state.expert()}};
         if (!state.find(key))
             return usage(QStringLiteral("no %1 matrix at step %2").arg(key.id.text()).arg(key.step));
@@ -352,14 +413,19 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
         break;
     }
     }
-    if (options.title)
-        view.setTitleOverride(*options.title);
+    if (!options.panelTitles.isEmpty())
+        view.setPanelTitles(options.panelTitles);
     QString error;
-    if (!view.exportTo(path, options.size, &error)) {
+    if (!view.exportTo(path, options.size, &error, options.title.value_or(QString()))) {
         err << "rankscope export: " << printableText(error) << '\n';
         return 1;
     }
     err << "wrote " << printableText(path) << '\n';
+    // A panel with nothing to draw says why in the figure; standard error says it too.
+    for (const QList<ChartView *> &row : view.panels(options.size.layoutSize()))
+        for (const ChartView *panel : row)
+            if (!panel->noDataMessage().isEmpty())
+                err << printableText(path) << ": " << printableText(panel->title()) << ": " << printableText(panel->noDataMessage()) << '\n';
     return int(loaded);
 }
 

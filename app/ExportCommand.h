@@ -4,6 +4,7 @@
 
 #include "CommandOptions.h"
 #include "figures/FigureSize.h"
+#include "figures/HeatmapFigure.h"
 #include "FigureView.h"
 #include "figures/LegendPosition.h"
 #include "analysis/MetricAggregation.h"
@@ -29,6 +30,9 @@ struct ExportOptions {
     FigureSize size;             // preset, size, resolution, font and theme
     LegendPosition legend = LegendPosition::Auto;
     std::optional<QString> types, byLayer, block, expert, title;
+    QStringList panelTitles; // --panel-title, once per panel in order
+    // heatmaps: what each metric's colours span (--colour-range, --vmin, --vmax); one entry: every panel.
+    QList<HeatmapColourRange> colourRanges;
     QString type; // spectrum: the matrix type, as given
     bool relativeDepth = false;
     bool relativeStep = false;

@@ -92,6 +92,11 @@ ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, LegendP
     sizeRow->addWidget(m_unit);
     auto *form = new QFormLayout(this);
     form->addRow(tr("File (.png, .svg, .pdf)"), pathRow);
+    // The figure's own title; left empty, each panel keeps the generated title naming its metric.
+    m_title = new QLineEdit(this);
+    m_title->setPlaceholderText(tr("generated: each panel names its metric and run"));
+    m_title->setToolTip(tr("A figure of one panel takes it as its title; one of several panels gets it above them all"));
+    form->addRow(tr("Title"), m_title);
     form->addRow(tr("Size"), m_preset);
     form->addRow(QString(), sizeRow);
     form->addRow(tr("Resolution"), m_dpi);
@@ -127,6 +132,8 @@ void ExportDialog::showSize(const FigureSize &size)
 }
 
 QString ExportDialog::path() const { return m_path->text(); }
+
+QString ExportDialog::title() const { return m_title->text().trimmed(); }
 
 FigureSize ExportDialog::size() const
 {

@@ -21,6 +21,8 @@ class ExportDialog : public QDialog {
 public:
     ExportDialog(const QString &suggestedPath, QSize viewSize, LegendPosition legend, QWidget *parent = nullptr);
     QString path() const;
+    // The title the user gave the figure (empty: the generated titles).
+    QString title() const;
     FigureSize size() const;
     LegendPosition legendPosition() const;
 
@@ -30,6 +32,7 @@ private:
     void showSize(const FigureSize &size);
 
     QLineEdit *m_path;
+    QLineEdit *m_title = nullptr;
     QComboBox *m_preset;
     QDoubleSpinBox *m_width;
     QDoubleSpinBox *m_height;

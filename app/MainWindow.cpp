@@ -169,6 +169,7 @@ MainWindow::MainWindow(QWidget *parent)
         m_state->setLayerRange({}); // every layer of the new run
         m_state->clearComparedRuns(); // a new run starts a new comparison
         m_state->setRun(RunAnalysis{}, runNameOf(source));
+        clearLayerControls();
         setWindowTitle(tr("%1 — RankScope").arg(runNameOf(source)));
         m_status->setText(tr("Opening %1…").arg(QDir::toNativeSeparators(source)));
         m_progress->setRange(0, 0);
@@ -234,7 +235,7 @@ void MainWindow::buildMenus()
             return;
         m_state->setLegendPosition(dialog.legendPosition()); // the window shows what was exported
         QString error;
-        if (exportFigure(tab, dialog.path(), dialog.size(), &error))
+        if (exportFigure(tab, dialog.path(), dialog.size(), &error, dialog.title()))
             statusBar()->showMessage(tr("Wrote %1").arg(QDir::toNativeSeparators(dialog.path())), 8000);
         else
             QMessageBox::warning(this, tr("Export figure"), error);
@@ -290,7 +291,10 @@ void MainWindow::buildMenus()
     });
     view->addAction(tr("&Previous step"), QKeySequence(Qt::Key_Left), this, [this] { m_state->stepBy(-1); });
     view->addAction(tr("&Next step"), QKeySequence(Qt::Key_Right), this, [this] { m_state->stepBy(1); });
-    view->addAction(tr("&Log y"), QKeySequence(Qt::CTRL | Qt::Key_L), this, [this] { m_logY->toggle(); });
+    // Checkable, so the menu shows the check mark of the tab's own log axis (the tool bar's box).
+    m_logYAction = view->addAction(tr("&Log y"));
+    m_logYAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    m_logYAction->setCheckable(true);
     addLegendMenu(view, m_state);
     m_theme->addMenu(view);
     view->addSeparator();
@@ -373,7 +377,17 @@ void MainWindow::buildControls()
     connect(m_band, &QCheckBox::toggled, m_state, &ViewState::setShowBand);
     bar->addWidget(m_band);
     m_logY = new QCheckBox(tr("Log y"), this);
-    connect(m_logY, &QCheckBox::toggled, m_state, &ViewState::setLogY);
+    m_logY->setToolTip(tr("A logarithmic value axis for the tab shown: the line chart and the per-layer bars each have their own"));
+    connect(m_logY, &QCheckBox::toggled, this, [this](bool on) {
+        if (m_tabs->currentIndex() == int(FigureKind::Bars))
+            m_state->setLogYBars(on);
+        else
+            m_state->setLogY(on);
+        m_logYAction->setChecked(on);
+    });
+    connect(m_logYAction, &QAction::toggled, m_logY, &QCheckBox::setChecked);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::syncLogYControls);
+    syncLogYControls();
     bar->addWidget(m_logY);
     bar->addSeparator();
     auto *relativeDepth = new QCheckBox(tr("Relative depth"), this);
@@ -466,6 +480,30 @@ void MainWindow::syncStepControls()
                                          : tr("%1   (%2 of %3, last %4)").arg(m_state->currentStep()).arg(index + 1).arg(steps.size()).arg(steps.last()));
 }
 
+void MainWindow::syncLogYControls()
+{
+    // The box and the menu item show the tab's own log axis; the heatmaps and the spectrum have none of theirs.
+    const int tab = m_tabs->currentIndex();
+    const bool on = tab == int(FigureKind::Bars) ? m_state->logYBars() : m_state->logY();
+    const QSignalBlocker box(m_logY), action(m_logYAction);
+    m_logY->setChecked(on);
+    m_logYAction->setChecked(on);
+    const bool applies = tab == int(FigureKind::Lines) || tab == int(FigureKind::Bars);
+    m_logY->setEnabled(applies);
+    m_logYAction->setEnabled(applies);
+}
+
+void MainWindow::clearLayerControls()
+{
+    // While a new run is opened its layers are not known yet: the boxes show none rather than the
+    // previous run's range, and take the new run's when its first checkpoint is in.
+    const QSignalBlocker a(m_firstLayer), b(m_lastLayer);
+    for (QSpinBox *box : {m_firstLayer, m_lastLayer}) {
+        box->setRange(0, 0);
+        box->setEnabled(false);
+    }
+}
+
 void MainWindow::syncLayerControls()
 {
     // The boxes show the state's range within the run's layers; the state is what every view follows.
@@ -474,8 +512,10 @@ void MainWindow::syncLayerControls()
         return;
     const LayerRange range = m_state->layerRange();
     const QSignalBlocker a(m_firstLayer), b(m_lastLayer);
-    for (QSpinBox *box : {m_firstLayer, m_lastLayer})
+    for (QSpinBox *box : {m_firstLayer, m_lastLayer}) {
         box->setRange(layers.first(), layers.last());
+        box->setEnabled(true);
+    }
     m_firstLayer->setValue(std::clamp(range.first, layers.first(), layers.last()));
     m_lastLayer->setValue(std::clamp(range.last, layers.first(), layers.last()));
 }
@@ -609,14 +649,14 @@ void MainWindow::onComparisonReady(const RunAnalysis &run, const QString &path)
     m_status->setText(tr("Comparing %1 runs").arg(m_state->runCount()));
 }
 
-bool MainWindow::exportFigure(int tab, const QString &path, const FigureSize &size, QString *error)
+bool MainWindow::exportFigure(int tab, const QString &path, const FigureSize &size, QString *error, const QString &title)
 {
     FigureView *f = m_figures.value(tab);
     if (!f) {
         *error = tr("no figure %1").arg(tab);
         return false;
     }
-    return f->exportTo(path, size, error);
+    return f->exportTo(path, size, error, title);
 }
 
 QStringList MainWindow::exportAllFigures(const QString &folder, const QString &format, const FigureSize &size, QString *error)
@@ -731,7 +771,9 @@ void MainWindow::restoreSettings()
     m_aggregate->setCurrentIndex(std::max(0, m_aggregate->findData(aggregate)));
     m_state->setAggregate(Aggregate(aggregate));
     m_band->setChecked(settings.value(QStringLiteral("band"), true).toBool());
-    m_logY->setChecked(settings.value(QStringLiteral("logY"), false).toBool());
+    m_state->setLogY(settings.value(QStringLiteral("lines/logY"), false).toBool());
+    m_state->setLogYBars(settings.value(QStringLiteral("bars/logY"), false).toBool());
+    syncLogYControls();
     for (const QString &name : settings.value(QStringLiteral("hiddenTypes")).toStringList())
         if (const auto type = matrixTypeFromCsvName(name))
             m_state->setTypeVisible(*type, false);
@@ -750,7 +792,8 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("analysis/subspace"), m_subspace->isChecked());
     settings.setValue(QStringLiteral("aggregate"), int(m_state->aggregate()));
     settings.setValue(QStringLiteral("band"), m_state->showBand());
-    settings.setValue(QStringLiteral("logY"), m_state->logY());
+    settings.setValue(QStringLiteral("lines/logY"), m_state->logY());
+    settings.setValue(QStringLiteral("bars/logY"), m_state->logYBars());
     settings.setValue(QStringLiteral("legend"), legendPositionName(m_state->legendPosition()));
     QStringList hidden;
     for (MatrixType type : kAllMatrixTypes)

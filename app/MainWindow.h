@@ -52,6 +52,10 @@ public:
     QAction *randDistanceAction() const { return m_randDistance; }
     // Analysis ▸ change from the first checkpoint (--delta).
     QAction *deltaAction() const { return m_delta; }
+    QAction *logYAction() const { return m_logYAction; }
+    QCheckBox *logYBox() const { return m_logY; }
+    QSpinBox *firstLayerBox() const { return m_firstLayer; }
+    QSpinBox *lastLayerBox() const { return m_lastLayer; }
     QAction *subspaceAction() const { return m_subspace; }
     FigureView *figure(FigureKind kind) const { return m_figures.value(int(kind)); }
     MetricLineChart *lineChart() const { return figure(FigureKind::Lines)->lineChart(); }
@@ -65,7 +69,8 @@ public:
 
     // The views of a tab and their export, as the menus do it.
     QList<ChartView *> viewsOfTab(int tab) const;
-    bool exportFigure(int tab, const QString &path, const FigureSize &size, QString *error);
+    // `title`: the figure's own (FigureView::exportTo), empty for the generated ones.
+    bool exportFigure(int tab, const QString &path, const FigureSize &size, QString *error, const QString &title = {});
     // User naming rules (JSON) in front of the built-in ones; the open folder is analysed again.
     bool loadNamingRules(const QString &path);
     // Loads (analysing if needed) another folder or results file and shows it beside this run.
@@ -90,6 +95,8 @@ private:
     void rebuildRecentMenu();
     void syncStepControls();
     void syncLayerControls();
+    void syncLogYControls();
+    void clearLayerControls();
     void syncRunsDock();
     void chooseRunToCompare();
     void showIssues();
@@ -118,6 +125,7 @@ private:
     QComboBox *m_aggregate = nullptr;
     QCheckBox *m_band = nullptr;
     QCheckBox *m_logY = nullptr;
+    QAction *m_logYAction = nullptr; // View ▸ Log y, checked with m_logY
     QSpinBox *m_firstLayer = nullptr;
     QSpinBox *m_lastLayer = nullptr;
     QSlider *m_stepSlider = nullptr;

@@ -116,6 +116,7 @@ ChartView::ChartView(ViewState *state, QWidget *parent)
     m_plot->plotLayout()->addElement(1, 0, m_body);
     m_body->addElement(0, 0, rect);
     m_plot->setMouseTracking(true);
+    m_plot->installEventFilter(this); // the mouse leaving the plot takes the crosshair away
     connect(m_plot, &QCustomPlot::mouseMove, this, &ChartView::onMouseMove);
     connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *e) {
         m_pressPos = e->pos();
@@ -136,6 +137,11 @@ ChartView::ChartView(ViewState *state, QWidget *parent)
     connect(m_plot, &QWidget::customContextMenuRequested, this, &ChartView::showContextMenu);
     auto *home = new QShortcut(QKeySequence(Qt::Key_Home), this, this, &ChartView::resetZoom);
     home->setContext(Qt::WidgetWithChildrenShortcut);
+    // Another run: the zoom and readout of the last one mean nothing for it.
+    connect(state, &ViewState::runReplaced, this, [this] {
+        m_zoom.clear();
+        hideCrosshair();
+    });
     connect(state, &ViewState::themeChanged, this, [this] {
         if (!isPaper())
             rebuild(); // its refresh() recolours the frame
@@ -157,7 +163,10 @@ void ChartView::enableZoom(const QList<QCPAxisRect *> &rects)
         rect->setRangeZoom(Qt::Horizontal | Qt::Vertical);
         rect->setRangeZoomFactor(0.85);
         for (QCPAxis *axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)})
-            connect(axis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this, rect] { rememberZoom(rect); });
+            connect(axis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this, rect] {
+                hideCrosshair(); // its readout was for the cursor over the old ranges
+                rememberZoom(rect);
+            });
     }
 }
 
@@ -245,14 +254,83 @@ void ChartView::updateCrosshair(const QPoint &pixel)
     m_crossX->point2->setCoords(pixel.x(), rect->bottom());
     m_crossY->point1->setCoords(rect->left(), pixel.y());
     m_crossY->point2->setCoords(rect->right(), pixel.y());
-    const double x = rect->axis(QCPAxis::atBottom)->pixelToCoord(pixel.x());
-    const double y = rect->axis(QCPAxis::atLeft)->pixelToCoord(pixel.y());
-    auto named = [this](const QCPAxis *axis) { return fullLabel(axis).isEmpty() ? QStringLiteral("value") : fullLabel(axis).toLower(); };
-    m_readout->setText(QStringLiteral("%1 %2 · %3 %4").arg(named(rect->axis(QCPAxis::atBottom))).arg(x, 0, 'g', 5)
-                           .arg(named(rect->axis(QCPAxis::atLeft))).arg(y, 0, 'g', 4));
+    QCPAxis *xAxis = rect->axis(QCPAxis::atBottom);
+    double snapped = xAxis->pixelToCoord(pixel.x());
+    const QString text = crosshairReadout(snapped, rect->axis(QCPAxis::atLeft)->pixelToCoord(pixel.y()), &snapped);
+    if (text.isEmpty()) {
+        hideCrosshair();
+        return;
+    }
+    const double snappedPixel = xAxis->coordToPixel(snapped);
+    m_crossX->point1->setCoords(snappedPixel, rect->top());
+    m_crossX->point2->setCoords(snappedPixel, rect->bottom());
+    m_readout->setText(text);
+    // The readout sits in the top corner away from the cursor, so it never covers what is pointed at.
+    const bool right = snappedPixel < rect->center().x();
+    m_readout->setPositionAlignment(Qt::AlignTop | (right ? Qt::AlignRight : Qt::AlignLeft));
+    m_readout->position->setCoords(right ? 0.99 : 0.01, 0.01);
+    m_readout->setTextAlignment(Qt::AlignLeft);
     for (QCPAbstractItem *item : std::initializer_list<QCPAbstractItem *>{m_crossX, m_crossY, m_readout})
         item->setVisible(true);
     m_plot->layer(m_crossX->layer()->name())->replot();
+}
+
+QString ChartView::crosshairReadout(double x, double y, double *snappedX) const
+{
+    *snappedX = x;
+    const QCPAxisRect *rect = m_plot->axisRect();
+    auto named = [this](const QCPAxis *axis) { return fullLabel(axis).isEmpty() ? QStringLiteral("value") : fullLabel(axis).toLower(); };
+    return QStringLiteral("%1 %2 · %3 %4").arg(named(rect->axis(QCPAxis::atBottom))).arg(x, 0, 'g', 5)
+        .arg(named(rect->axis(QCPAxis::atLeft))).arg(y, 0, 'g', 4);
+}
+
+bool ChartView::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_plot && event->type() == QEvent::Leave) {
+        hideCrosshair();
+        QToolTip::hideText();
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void ChartView::applyNoData()
+{
+    const bool empty = !m_noDataText.isEmpty();
+    if (!empty && !m_noData)
+        return;
+    if (!m_noData) {
+        m_noData = new QCPItemText(m_plot);
+        m_noData->setSelectable(false);
+        m_noData->setClipToAxisRect(false);
+        m_noData->position->setType(QCPItemPosition::ptAxisRectRatio);
+        m_noData->position->setCoords(0.5, 0.45);
+        m_noData->setPositionAlignment(Qt::AlignCenter);
+        m_noData->setTextAlignment(Qt::AlignCenter);
+    }
+    for (const QPointer<QCPLayerable> &hidden : std::as_const(m_hiddenForNoData))
+        if (hidden)
+            hidden->setVisible(true);
+    m_hiddenForNoData.clear();
+    m_noData->setVisible(empty);
+    if (!empty)
+        return;
+    // The axes, colour bars and legend of a figure without data would only show stale or empty scales.
+    QList<QCPLayerable *> parts;
+    for (QCPAxisRect *rect : m_plot->axisRects())
+        for (QCPAxis *axis : rect->axes())
+            parts << axis;
+    for (QCPLayoutElement *element : m_plot->plotLayout()->elements(true))
+        if (auto *scale = qobject_cast<QCPColorScale *>(element))
+            parts << scale;
+    for (QCPLayerable *part : parts)
+        if (part->visible()) {
+            m_hiddenForNoData << part;
+            part->setVisible(false);
+        }
+    m_plot->legend->setVisible(false);
+    m_noData->setFont(PlotStyle::labelFont(m_fontPt));
+    m_noData->setColor(theme().text);
+    m_noData->setText(PlotStyle::wrapText(m_noDataText, m_noData->font(), std::max(120, layoutSize().width() - 32), 6));
 }
 
 void ChartView::hideCrosshair()
@@ -402,7 +480,8 @@ void ChartView::placeSideLegend(QSize size)
         return;
     using PlotStyle::LegendPlacement;
     PlotStyle::makeRoomForDescenders(legend);
-    const LegendPosition position = m_state->legendPosition();
+    // A figure without data has no legend: out of the layout, as when the legend is hidden.
+    const LegendPosition position = m_noDataText.isEmpty() ? m_state->legendPosition() : LegendPosition::Hidden;
     int itemWidth = 0;
     for (int i = 0; i < legend->itemCount(); ++i) // a legend wrapped into columns has empty cells
         if (QCPAbstractLegendItem *item = legend->item(i))
@@ -448,10 +527,10 @@ void ChartView::resizeEvent(QResizeEvent *event)
     }
 }
 
-std::unique_ptr<ChartView> ChartView::paperCopy(const PaperLayout &layout) const
+std::unique_ptr<ChartView> ChartView::paperCopy(const PaperLayout &layout, const QString &title) const
 {
     std::unique_ptr<ChartView> copy = createSibling();
-    copy->m_titleOverride = m_titleOverride;
+    copy->m_titleOverride = title.isEmpty() ? m_titleOverride : title;
     for (auto it = m_zoom.begin(); it != m_zoom.end(); ++it)
         if (const qsizetype i = m_zoomRects.indexOf(it.key()); i >= 0 && i < copy->m_zoomRects.size())
             copy->m_zoom.insert(copy->m_zoomRects[i], it.value());
@@ -486,6 +565,8 @@ void ChartView::refresh()
     PlotStyle::applyTheme(m_plot, theme());
     placeSideLegend(layoutSize());
     applyZoom();
+    applyNoData();
+    hideCrosshair(); // a readout of what was drawn before
     if (isVisible()) {
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         m_stale = false;

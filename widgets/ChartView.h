@@ -46,7 +46,8 @@ public:
     // run, title and the user's zoom: "Export this view" exports what is seen), laid out for the
     // layout's size, fonts and theme, without what marks the interactive state (the selection, the
     // crosshair, the current-step line). This view is left as it is.
-    std::unique_ptr<ChartView> paperCopy(const PaperLayout &layout) const;
+    // `title`, when given, replaces the copy's title (an export's own title for its one panel).
+    std::unique_ptr<ChartView> paperCopy(const PaperLayout &layout, const QString &title = {}) const;
     bool isPaper() const { return m_paper.has_value(); }
     double fontSize() const { return m_fontPt; }
 
@@ -55,8 +56,11 @@ public:
     bool isZoomed() const { return !m_zoom.isEmpty(); }
     // Back to the ranges that fit the data (double-click, Home, the context menu).
     void resetZoom();
-    // The readout of the values under the cursor, as the crosshair shows it (empty: none).
+    // The readout of the values under the cursor, as the crosshair shows it (empty: none). It goes
+    // when the mouse leaves the plot and whenever the view is rebuilt, zoomed or panned.
     QString crosshairText() const;
+    // Why the view draws nothing, as printed in its plot (empty: it draws data).
+    QString noDataMessage() const { return m_noDataText; }
 
 signals:
     // The context menu's "Export this view…": the window opens its export dialog.
@@ -96,6 +100,14 @@ protected:
     void enableZoom(const QList<QCPAxisRect *> &rects);
     // A crosshair with the axis values under the cursor in the main axis rect.
     void enableCrosshair() { m_crosshairEnabled = true; }
+    // The crosshair's readout at the axis coordinates under the cursor, and the x its vertical
+    // line is drawn at: by default the coordinates themselves; a view whose data sit at steps snaps
+    // to the nearest one. Empty: no readout there.
+    virtual QString crosshairReadout(double x, double y, double *snappedX) const;
+    // Nothing to draw: the message in the middle of the plot, without axes, colour bars or legend
+    // (empty: the view draws as usual). Views set it in every rebuild, before refresh().
+    void setNoDataMessage(const QString &text) { m_noDataText = text; }
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void onMouseMove(QMouseEvent *event);
@@ -108,6 +120,8 @@ private:
     void layOutOnPaper(const PaperLayout &layout);
     void updateCrosshair(const QPoint &pixel);
     void hideCrosshair();
+    // Shows or takes away the no-data message, and hides or restores what it replaces.
+    void applyNoData();
     // An axis label as the view last set it, before any wrapping.
     QString fullLabel(const QCPAxis *axis) const
     {
@@ -124,6 +138,9 @@ private:
     bool m_crosshairEnabled = false;
     QPointer<QCPItemStraightLine> m_crossX, m_crossY;
     QPointer<QCPItemText> m_readout;
+    QString m_noDataText;
+    QPointer<QCPItemText> m_noData;
+    QList<QPointer<QCPLayerable>> m_hiddenForNoData; // the axes and colour bars the message hides
 
     ViewState *m_state;
     QCustomPlot *m_plot;

@@ -19,16 +19,41 @@ namespace {
 
 using Panels = std::vector<std::vector<std::unique_ptr<ChartView>>>;
 
-// Each panel gets its share of the figure, laid out at that size, drawn at its own origin.
-void renderPanels(const Panels &rows, QCPPainter &painter, QSize size)
+// The title over a figure of several panels, and the height it takes (none when empty).
+struct FigureTitle {
+    QString text;
+    QFont font;
+    int height = 0;
+    FigureTitle(const QString &title, const FigureSize &size) : text(title), font(PlotStyle::titleFont(size.fontPt))
+    {
+        font.setPointSizeF(font.pointSizeF() + 1);
+        height = text.isEmpty() ? 0 : int(std::ceil(QFontMetricsF(font).height() * 1.6));
+    }
+};
+
+// The figure's title in its strip at the top, in the theme's text colour, elided to the width.
+void renderTitle(const FigureTitle &title, QCPPainter &painter, QSize size, bool dark)
 {
-    const int panelHeight = size.height() / int(rows.size());
+    if (title.text.isEmpty())
+        return;
+    painter.save();
+    painter.setFont(title.font);
+    painter.setPen(PlotStyle::Theme::of(dark).text);
+    const QString shown = QFontMetricsF(title.font).elidedText(title.text, Qt::ElideRight, size.width() - 16);
+    painter.drawText(QRectF(0, 0, size.width(), title.height), Qt::AlignCenter, shown);
+    painter.restore();
+}
+
+// Each panel gets its share of the figure below the title, laid out at that size, drawn at its own origin.
+void renderPanels(const Panels &rows, QCPPainter &painter, QSize size, int top = 0)
+{
+    const int panelHeight = (size.height() - top) / int(rows.size());
     for (size_t r = 0; r < rows.size(); ++r) {
         const int panelWidth = size.width() / int(rows[r].size());
         for (size_t c = 0; c < rows[r].size(); ++c) {
             QCustomPlot *plot = rows[r][c]->plot();
             painter.save();
-            painter.translate(panelWidth * double(c), panelHeight * double(r));
+            painter.translate(panelWidth * double(c), top + panelHeight * double(r));
             plot->toPainter(&painter, panelWidth, panelHeight);
             painter.restore();
         }
@@ -36,7 +61,7 @@ void renderPanels(const Panels &rows, QCPPainter &painter, QSize size)
 }
 
 // Real vectors: no cached pixmaps, and pens that scale with the figure.
-bool paintVectorized(QPaintDevice *device, const Panels &rows, QSize size)
+bool paintVectorized(QPaintDevice *device, const Panels &rows, QSize size, const FigureTitle &title, bool dark)
 {
     QCPPainter painter;
     if (!painter.begin(device))
@@ -44,13 +69,15 @@ bool paintVectorized(QPaintDevice *device, const Panels &rows, QSize size)
     painter.setMode(QCPPainter::pmVectorized);
     painter.setMode(QCPPainter::pmNoCaching);
     painter.setMode(QCPPainter::pmNonCosmetic);
-    renderPanels(rows, painter, size);
+    renderTitle(title, painter, size, dark);
+    renderPanels(rows, painter, size, title.height);
     return painter.end();
 }
 
 } // namespace
 
-bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString &path, const FigureSize &size, QString *error)
+bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString &path, const FigureSize &size, QString *error,
+                           const QString &title)
 {
     if (rows.isEmpty() || std::any_of(rows.begin(), rows.end(), [](const QList<ChartView *> &row) { return row.isEmpty(); })) {
         *error = QStringLiteral("nothing to export");
@@ -65,11 +92,15 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
     }
     // Fresh panels drawn for paper: the views on screen stay as they are.
     const QSize layout = size.layoutSize();
+    const bool onePanel = rows.size() == 1 && rows.first().size() == 1;
+    const FigureTitle figureTitle(onePanel ? QString() : title, size);
+    const int panelsHeight = layout.height() - figureTitle.height;
     Panels panels;
     for (const QList<ChartView *> &row : rows) {
         panels.emplace_back();
         for (const ChartView *view : row)
-            panels.back().push_back(view->paperCopy({QSize(layout.width() / int(row.size()), layout.height() / int(rows.size())), size.fontPt, size.dark}));
+            panels.back().push_back(view->paperCopy({QSize(layout.width() / int(row.size()), panelsHeight / int(rows.size())), size.fontPt, size.dark},
+                                                    onePanel ? title : QString()));
     }
 
     // Drawn into memory, then written whole: a failed export leaves the earlier file as it was,
@@ -86,7 +117,8 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
             painter.setRenderHint(QPainter::Antialiasing);
             painter.setRenderHint(QPainter::TextAntialiasing);
             painter.scale(double(pixels.width()) / layout.width(), double(pixels.height()) / layout.height());
-            renderPanels(panels, painter, layout);
+            renderTitle(figureTitle, painter, layout, size.dark);
+            renderPanels(panels, painter, layout, figureTitle.height);
         }
         const int dotsPerMeter = int(std::lround(size.dpi / 0.0254));
         image.setDotsPerMeterX(dotsPerMeter);
@@ -99,14 +131,14 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
         generator.setSize(layout);
         generator.setViewBox(QRect(QPoint(0, 0), layout));
         generator.setTitle(QStringLiteral("RankScope figure"));
-        ok = paintVectorized(&generator, panels, layout);
+        ok = paintVectorized(&generator, panels, layout, figureTitle, size.dark);
     } else {
         QPdfWriter writer(&figure);
         writer.setCreator(QStringLiteral("RankScope"));
         writer.setPageMargins(QMarginsF(0, 0, 0, 0));
         writer.setPageSize(QPageSize(QSizeF(size.widthPt, size.heightPt), QPageSize::Point, QString(), QPageSize::ExactMatch));
         writer.setResolution(int(FigureSize::kLayoutDpi)); // one layout pixel is 1/96 inch, as on screen
-        ok = paintVectorized(&writer, panels, layout);
+        ok = paintVectorized(&writer, panels, layout, figureTitle, size.dark);
     }
     if (!ok) {
         *error = QStringLiteral("%1: the figure could not be drawn").arg(path);

@@ -18,7 +18,10 @@ class FigureExporter {
 public:
     // rows of panels; every row is divided equally among its panels. The format comes from the
     // file's suffix: .png, .svg or .pdf.
-    static bool write(const QList<QList<ChartView *>> &rows, const QString &path, const FigureSize &size, QString *error);
+    // `title`: a title of the whole figure (empty: none). A figure of one panel takes it as that
+    // panel's title; one of several panels gets it on a line above them all, each panel keeping its own.
+    static bool write(const QList<QList<ChartView *>> &rows, const QString &path, const FigureSize &size, QString *error,
+                      const QString &title = {});
     static QStringList formats() { return {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}; }
 };
 

@@ -81,6 +81,35 @@ void FigureView::setTitleOverride(const QString &title)
             view->setTitleOverride(title);
 }
 
+void FigureView::setPanelTitles(const QStringList &titles)
+{
+    m_panelTitles = titles;
+    applyPanelOptions();
+}
+
+void FigureView::setColourRanges(const QList<HeatmapColourRange> &ranges)
+{
+    m_colourRanges = ranges;
+    applyPanelOptions();
+}
+
+void FigureView::applyPanelOptions()
+{
+    qsizetype i = 0;
+    for (const QList<ChartView *> &row : panels())
+        for (ChartView *view : row) {
+            if (!m_panelTitles.isEmpty())
+                view->setTitleOverride(m_panelTitles.value(i).isEmpty() ? m_titleOverride : m_panelTitles.value(i));
+            ++i;
+        }
+    if (m_colourRanges.isEmpty())
+        return;
+    for (qsizetype row = 0; row < m_byMetric.size(); ++row)
+        for (RunStepView *view : m_byMetric[row])
+            if (auto *heatmap = qobject_cast<TypeLayerHeatmap *>(view))
+                heatmap->setColourRange(m_colourRanges.value(row, m_colourRanges.last()));
+}
+
 void FigureView::syncPanels()
 {
     if (m_kind != FigureKind::Bars && m_kind != FigureKind::Heatmaps)
@@ -120,6 +149,7 @@ void FigureView::syncPanels()
                         other->setMetric(metric);
             });
         }
+    applyPanelOptions();
     layoutPanels();
 }
 
@@ -173,7 +203,7 @@ void FigureView::layoutPanels()
             m_grid->addWidget(rows[r][c], r, c);
 }
 
-bool FigureView::exportTo(const QString &path, const FigureSize &size, QString *error)
+bool FigureView::exportTo(const QString &path, const FigureSize &size, QString *error, const QString &title)
 {
     if (m_spectrum && !m_spectrum->matrix()) {
         *error = QStringLiteral("no matrix is chosen for the spectrum");
@@ -184,7 +214,7 @@ bool FigureView::exportTo(const QString &path, const FigureSize &size, QString *
         *error = QStringLiteral("no run is shown");
         return false;
     }
-    return FigureExporter::write(rows, path, size, error);
+    return FigureExporter::write(rows, path, size, error, title);
 }
 
 } // namespace rankscope

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "figures/FigureSize.h"
+#include "figures/HeatmapFigure.h"
 #include "figures/ViewState.h"
 #include "spectral/MetricCatalog.h"
 
@@ -41,6 +42,11 @@ public:
     QList<Metric> metrics() const { return m_metrics; }
     void setMetrics(const QList<Metric> &metrics);
     void setTitleOverride(const QString &title);
+    // Each panel's own title, in the order panels() lists them (an empty one, or one past the
+    // list: the generated title, which names the panel's metric and run).
+    void setPanelTitles(const QStringList &titles);
+    // Heatmaps: what the colours of each metric's row of panels span (one entry: every row).
+    void setColourRanges(const QList<HeatmapColourRange> &ranges);
 
 signals:
     // A panel's context menu asked to export the figure as it is seen.
@@ -55,8 +61,9 @@ public:
     QList<LayerBarChart *> barPanels() const { return m_bars; }
     QList<TypeLayerHeatmap *> heatmapPanels() const { return m_heatmaps; }
 
-    // Writes the figure; a figure with nothing to draw (a spectrum no matrix was chosen for) is an error.
-    bool exportTo(const QString &path, const FigureSize &size, QString *error);
+    // Writes the figure; a figure with nothing to draw (a spectrum no matrix was chosen for) is an
+    // error. `title`: the whole figure's (FigureExporter::write), empty for none.
+    bool exportTo(const QString &path, const FigureSize &size, QString *error, const QString &title = {});
 
 private:
     // Recreates the per-run panels when the shown runs change.
@@ -68,6 +75,10 @@ private:
     FigureKind m_kind;
     QList<Metric> m_metrics;
     QString m_titleOverride;
+    QStringList m_panelTitles;
+    QList<HeatmapColourRange> m_colourRanges;
+    // The panel titles and colour ranges asked for, on the panels there are now.
+    void applyPanelOptions();
     QGridLayout *m_grid;
     QList<int> m_panelRuns;
     MetricLineChart *m_lines = nullptr;

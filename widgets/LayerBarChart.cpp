@@ -5,6 +5,7 @@
 
 #include <QComboBox>
 #include <QLabel>
+#include <algorithm>
 #include <cmath>
 
 namespace rankscope {
@@ -29,6 +30,11 @@ LayerBarChart::LayerBarChart(ViewState *state, QWidget *parent)
         plot()->legend->setSelectedParts(QCPLegend::spNone);
     });
 
+    // A zoom or pan moves a logarithmic axis' lower bound, where the bars stand.
+    connect(plot()->yAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this] {
+        if (m_figure.logY)
+            standBarsOnAxis();
+    });
     connect(state, &ViewState::resultsChanged, this, &LayerBarChart::rebuild);
     connect(state, &ViewState::displayChanged, this, &LayerBarChart::rebuild);
     connect(state, &ViewState::currentStepChanged, this, &LayerBarChart::rebuild);
@@ -73,11 +79,10 @@ void LayerBarChart::rebuild()
     PlotStyle::setLogScale(p->yAxis, f.logY);
     if (f.yRange)
         p->yAxis->setRange(f.yRange->lower, f.yRange->upper);
-    // Bars start at zero on a linear axis, at the bottom of a logarithmic one.
-    for (QCPBars *b : m_typeOf.keys())
-        b->setBaseValue(f.logY ? p->yAxis->range().lower : 0);
+    standBarsOnAxis();
     p->yAxis->setLabel(f.yLabel);
     setTitle(f.title);
+    setNoDataMessage(f.noData);
     refresh();
 }
 
@@ -96,8 +101,6 @@ void LayerBarChart::drawSeries(const BarSeries &series)
     bars->setVisible(series.visible);
     if (auto *item = p->legend->itemWithPlottable(bars))
         item->setTextColor(series.visible ? theme().text : theme().muted);
-    for (qsizetype i = 0; i < series.layers.size(); ++i)
-        bars->addData(series.layers[i], plottedValue(series.values[i].value, m_figure.logY));
     if (!series.hasSpread())
         return;
     // A layer of several experts shows their mean, with a whisker from the smallest to the largest.
@@ -109,6 +112,26 @@ void LayerBarChart::drawSeries(const BarSeries &series)
     spread->setSelectable(QCP::stNone);
     spread->setData(QVector<double>(series.spreadBelow.begin(), series.spreadBelow.end()),
                     QVector<double>(series.spreadAbove.begin(), series.spreadAbove.end()));
+}
+
+void LayerBarChart::standBarsOnAxis()
+{
+    // QCustomPlot draws a bar from its base to base + value: a bar standing on a logarithmic axis'
+    // lower bound is given its value less that bound, so that its top is at its value (a 76 % bar
+    // once rose past 100 when the bound was added to it).
+    const double base = m_figure.logY ? plot()->yAxis->range().lower : 0;
+    for (auto it = m_typeOf.begin(); it != m_typeOf.end(); ++it) {
+        const auto series = std::find_if(m_figure.series.begin(), m_figure.series.end(), [&it](const BarSeries &s) { return s.type == it.value(); });
+        if (series == m_figure.series.end())
+            continue;
+        QVector<double> keys, values;
+        for (qsizetype i = 0; i < series->layers.size(); ++i) {
+            keys << series->layers[i];
+            values << plottedValue(series->values[i].value, m_figure.logY) - base;
+        }
+        it.key()->setBaseValue(base);
+        it.key()->setData(keys, values, true);
+    }
 }
 
 std::optional<MatrixKey> LayerBarChart::matrixAt(const QPoint &pixel) const

@@ -27,6 +27,8 @@ protected:
 
 private:
     void drawSeries(const BarSeries &series);
+    // Each bar from the value axis' base (zero, or a logarithmic axis' lower bound) up to its value.
+    void standBarsOnAxis();
 
     BarFigure m_figure;
     QCPBarsGroup *m_group;

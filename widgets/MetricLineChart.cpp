@@ -197,7 +197,19 @@ void MetricLineChart::rebuild()
     if (f.yRange)
         p->yAxis->setRange(f.yRange->lower, f.yRange->upper);
     updateStepMarker();
+    setNoDataMessage(f.noData);
     refresh();
+}
+
+QString MetricLineChart::crosshairReadout(double x, double, double *snappedX) const
+{
+    // Snapped to the nearest checkpoint, each visible line's value there, rounded as the axis shown.
+    const QCPRange shown = plot()->yAxis->range();
+    const auto readout = m_figure.readoutAt(x, *state(), AxisRange{shown.lower, shown.upper});
+    if (!readout)
+        return {};
+    *snappedX = readout->x;
+    return readout->text();
 }
 
 void MetricLineChart::drawGuideBand(const LineFigure &figure)

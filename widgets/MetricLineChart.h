@@ -45,6 +45,7 @@ signals:
 
 protected:
     void activate(const QPoint &pixel) override;
+    QString crosshairReadout(double x, double y, double *snappedX) const override;
     std::unique_ptr<ChartView> createSibling() const override;
 
 private:

@@ -3,6 +3,7 @@
 #include "PlotStyle.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <cmath>
 
@@ -22,6 +23,7 @@ TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *par
     : RunStepView(state, metric, parent), m_map(new QCPColorMap(plot()->xAxis, plot()->yAxis)),
       m_scale(new QCPColorScale(plot()))
 {
+    addColourControls();
     headerLayout()->addStretch(1);
 
     m_map->setInterpolate(false); // crisp cells
@@ -60,7 +62,67 @@ std::unique_ptr<ChartView> TypeLayerHeatmap::createSibling() const
 {
     auto sibling = std::make_unique<TypeLayerHeatmap>(state(), m_metric);
     sibling->m_run = m_run;
+    sibling->m_colourRange = m_colourRange;
     return sibling;
+}
+
+void TypeLayerHeatmap::addColourControls()
+{
+    m_colourFit = new QComboBox(this);
+    m_colourFit->addItem(tr("All steps"));
+    m_colourFit->addItem(tr("This step"));
+    m_colourFit->addItem(tr("Set by hand"));
+    m_colourFit->setToolTip(tr("What the colours span: every step of the run (one colour is one value while scrubbing or playing), "
+                               "the step shown, or a minimum and maximum of yours"));
+    m_colourMin = new QDoubleSpinBox(this);
+    m_colourMax = new QDoubleSpinBox(this);
+    for (QDoubleSpinBox *box : {m_colourMin, m_colourMax}) {
+        box->setRange(-1e9, 1e9);
+        box->setDecimals(3);
+        box->setVisible(false);
+    }
+    m_colourMin->setToolTip(tr("The value at the bottom of the colour bar"));
+    m_colourMax->setToolTip(tr("The value at the top of the colour bar"));
+    headerLayout()->addSpacing(12);
+    headerLayout()->addWidget(new QLabel(tr("Colours"), this));
+    headerLayout()->addWidget(m_colourFit);
+    headerLayout()->addWidget(m_colourMin);
+    headerLayout()->addWidget(m_colourMax);
+    connect(m_colourFit, &QComboBox::activated, this, [this](int index) {
+        HeatmapColourRange range;
+        range.fit = index == 1 ? HeatmapColourRange::Fit::ShownStep : HeatmapColourRange::Fit::AllSteps;
+        if (index == 2 && m_figure.colours.range) { // by hand, starting from the range shown
+            range.min = m_figure.colours.range->lower;
+            range.max = m_figure.colours.range->upper;
+        }
+        setColourRange(range);
+    });
+    for (QDoubleSpinBox *box : {m_colourMin, m_colourMax})
+        connect(box, &QDoubleSpinBox::editingFinished, this, [this] {
+            if (m_colourMin->value() < m_colourMax->value()) // an empty or upside-down range is not taken
+                setColourRange({m_colourRange.fit, m_colourMin->value(), m_colourMax->value()});
+        });
+}
+
+void TypeLayerHeatmap::setColourRange(const HeatmapColourRange &range)
+{
+    if (range == m_colourRange)
+        return;
+    m_colourRange = range;
+    rebuild();
+}
+
+void TypeLayerHeatmap::syncColourControls()
+{
+    const bool byHand = m_colourRange.min && m_colourRange.max;
+    const QSignalBlocker fit(m_colourFit), low(m_colourMin), high(m_colourMax);
+    m_colourFit->setCurrentIndex(byHand ? 2 : m_colourRange.fit == HeatmapColourRange::Fit::ShownStep ? 1 : 0);
+    for (QDoubleSpinBox *box : {m_colourMin, m_colourMax})
+        box->setVisible(byHand);
+    if (m_figure.colours.range) {
+        m_colourMin->setValue(m_figure.colours.range->lower);
+        m_colourMax->setValue(m_figure.colours.range->upper);
+    }
 }
 
 QList<MatrixType> TypeLayerHeatmap::rowTypes() const
@@ -73,7 +135,8 @@ QList<MatrixType> TypeLayerHeatmap::rowTypes() const
 
 void TypeLayerHeatmap::rebuild()
 {
-    m_figure = HeatmapFigureBuilder(*state(), m_metric, m_run).build();
+    m_figure = HeatmapFigureBuilder(*state(), m_metric, m_run, m_colourRange).build();
+    syncColourControls();
     const HeatmapFigure &f = m_figure;
     const int nx = int(f.columns.size()), ny = int(f.rows.size());
     QCPColorMapData *data = m_map->data();
@@ -87,7 +150,7 @@ void TypeLayerHeatmap::rebuild()
     if (f.colours.range)
         m_map->setDataRange(QCPRange(f.colours.range->lower, f.colours.range->upper));
     const bool narrow = layoutSize().width() < 420;
-    m_scale->axis()->setLabel(narrow ? QString() : f.colours.label);
+    m_scale->axis()->setLabel(narrow ? f.colours.rangeNote : f.colours.label); // adaptLayout() fits it to the bar
     QSharedPointer<QCPAxisTickerText> xTicks(new QCPAxisTickerText), yTicks(new QCPAxisTickerText);
     for (int x = 0; x < nx; ++x)
         xTicks->addTick(x, f.columnLabels[x]);
@@ -118,6 +181,7 @@ void TypeLayerHeatmap::rebuild()
     m_highlight->topLeft->setCoords(hx - 0.5, hy - 0.5);
     m_highlight->bottomRight->setCoords(hx + 0.5, hy + 0.5);
     m_textsStale = true;
+    setNoDataMessage(f.noData);
     refresh();
 }
 
@@ -137,15 +201,21 @@ std::optional<QFont> TypeLayerHeatmap::cellFont(QSizeF cell) const
 void TypeLayerHeatmap::adaptLayout(QSize size)
 {
     RunStepView::adaptLayout(size);
-    // A narrow panel keeps its colour bar but drops its label (the title names the metric), and
+    // A narrow panel keeps its colour bar with only what its range spans (the title names the metric), and
     // says when its cells are too small to print their values.
     const bool narrow = size.width() < 420;
     m_scale->setBarWidth(narrow ? 8 : 12);
-    m_scale->axis()->setLabel(narrow ? QString() : m_figure.colours.label);
     const QRect rect = plot()->axisRect()->rect();
     const QRect viewport = plot()->viewport();
     const double width = rect.width() > 0 ? rect.width() + size.width() - viewport.width() : size.width() * 0.6;
     const double height = rect.height() > 0 ? rect.height() + size.height() - viewport.height() : size.height() * 0.6;
+    // The colour bar is as tall as the plot: its label says what the range spans, with the metric
+    // when that fits along it.
+    const QFontMetricsF metrics(m_scale->axis()->labelFont());
+    const QString &full = m_figure.colours.label, &note = m_figure.colours.rangeNote;
+    m_scale->axis()->setLabel(!narrow && metrics.horizontalAdvance(full) <= height - 8 ? full
+                              : metrics.horizontalAdvance(note) <= height - 8       ? note
+                                                                                    : QString());
     const QSizeF cell(width / std::max<qsizetype>(1, m_figure.columns.size()), height / std::max<qsizetype>(1, m_figure.rows.size()));
     const bool printable = cellFont(cell).has_value();
     const QString label = printable || m_figure.columns.isEmpty() ? m_figure.xLabel : tr("%1 (no room for values)").arg(m_figure.xLabel);

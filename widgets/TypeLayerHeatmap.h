@@ -7,6 +7,9 @@
 #include "RunStepView.h"
 #include "figures/HeatmapFigure.h"
 
+class QComboBox;
+class QDoubleSpinBox;
+
 namespace rankscope {
 
 class TypeLayerHeatmap : public RunStepView {
@@ -29,6 +32,11 @@ public:
 
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
 
+    // What the colours span (all steps by default, the step shown, ends set by hand); the header's
+    // "Colours" choice and its min and max boxes set it.
+    HeatmapColourRange colourRange() const { return m_colourRange; }
+    void setColourRange(const HeatmapColourRange &range);
+
 public slots:
     void rebuild() override;
 
@@ -42,8 +50,16 @@ private:
     // The font of the values in cells of this size; none when no readable font fits.
     std::optional<QFont> cellFont(QSizeF cell) const;
 
+    // The header's colour range controls, showing m_colourRange.
+    void addColourControls();
+    void syncColourControls();
+
     QCPColorMap *m_map;
     QCPColorScale *m_scale;
+    HeatmapColourRange m_colourRange;
+    QComboBox *m_colourFit = nullptr;
+    QDoubleSpinBox *m_colourMin = nullptr;
+    QDoubleSpinBox *m_colourMax = nullptr;
     QStringList shownBlocks() const override { return state()->blocks(); }
 
     HeatmapFigure m_figure;

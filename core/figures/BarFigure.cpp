@@ -1,5 +1,7 @@
 #include "figures/BarFigure.h"
 
+#include "figures/FigureNoData.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -39,7 +41,7 @@ BarFigure BarFigureBuilder::build() const
     figure.metric = m_metric;
     figure.run = m_run;
     figure.step = s.stepAt(m_run);
-    figure.logY = s.logY();
+    figure.logY = s.logYBars();
     const QList<int> layers = s.visibleLayersAt(m_run);
     const QList<MatrixType> types = s.typesIn(s.block());
     const auto visible = std::count_if(types.begin(), types.end(), [&s](MatrixType t) { return s.isTypeVisible(t); });
@@ -53,6 +55,8 @@ BarFigure BarFigureBuilder::build() const
     if (!layers.isEmpty())
         figure.xRange = AxisRange{layers.first() - 0.6, layers.last() + 0.6};
     figure.yRange = valueRange(figure);
+    if (!figure.yRange)
+        figure.noData = FigureNoData::reason(s, m_metric, m_run, figure.step);
     figure.title = title(figure);
     return figure;
 }

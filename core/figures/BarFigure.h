@@ -35,6 +35,7 @@ struct BarFigure {
     QList<BarSeries> series; // every type of the block, visible or not, in the contract's order
     QMap<double, QString> layerTicks; // the layer, or its relative depth
     std::optional<AxisRange> xRange, yRange; // nullopt: no data, the axis keeps its range
+    QString noData; // why nothing is drawn (FigureNoData), empty when something is
 };
 
 class BarFigureBuilder {

@@ -1,7 +1,10 @@
 #include "figures/HeatmapFigure.h"
 
+#include "figures/FigureNoData.h"
+
 #include <QSet>
 #include <algorithm>
+#include <cmath>
 
 namespace rankscope {
 
@@ -17,12 +20,12 @@ HeatmapFigure HeatmapFigureBuilder::build() const
     figure.xLabel = s.relativeDepth() ? tr("Relative depth") : tr("Layer");
     figure.yLabel = s.blocks().size() > 1 ? tr("Block · matrix type") : tr("Matrix type");
     figure.colours.map = m_metric == Metric::CompressionPct ? HeatmapColourScale::Map::YellowOrangeRed : HeatmapColourScale::Map::Viridis;
-    figure.colours.label = metricAxisLabel(m_metric, s.energy());
-    // One colour scale for every shown run: equal colours mean equal values across panels.
-    if (const auto range = s.valueRangeAtSteps(m_metric, s.blocks(), s.visibleTypes(), false)) {
-        const auto [lowest, highest] = *range;
-        figure.colours.range = highest > lowest ? AxisRange{lowest, highest} : AxisRange{lowest - 0.5, highest + 0.5};
-    }
+    addColourRange(figure);
+    const bool anyValue = std::any_of(figure.values.begin(), figure.values.end(), [](const QList<double> &row) {
+        return std::any_of(row.begin(), row.end(), [](double v) { return std::isfinite(v); });
+    });
+    if (!anyValue)
+        figure.noData = FigureNoData::reason(s, m_metric, m_run, figure.step);
     figure.title = title(figure);
     const auto h = s.highlighted();
     const qsizetype hx = h && h->run == m_run ? figure.columns.indexOf(h->id.layer) : -1;
@@ -30,6 +33,47 @@ HeatmapFigure HeatmapFigureBuilder::build() const
     if (hx >= 0 && hy >= 0)
         figure.highlighted = std::pair{int(hx), int(hy)};
     return figure;
+}
+
+std::optional<std::pair<double, double>> HeatmapFigureBuilder::rangeOverAllSteps() const
+{
+    const ViewState &s = m_state;
+    std::optional<std::pair<double, double>> range;
+    for (int run : s.visibleRuns())
+        for (qint64 step : s.stepsAt(run))
+            for (const QString &block : s.blocks())
+                for (int layer : s.visibleLayersAt(run, block))
+                    for (MatrixType type : s.visibleTypes()) {
+                        // A cell of several experts shows their mean: that is the value the scale must hold.
+                        const MatrixCell c = s.cell(run, step, block, layer, type);
+                        const double v = c.isEmpty() ? std::nan("") : aggregateValues(c.matrices, m_metric).value;
+                        if (std::isfinite(v))
+                            range = range ? std::pair{std::min(range->first, v), std::max(range->second, v)} : std::pair{v, v};
+                    }
+    return range;
+}
+
+void HeatmapFigureBuilder::addColourRange(HeatmapFigure &figure) const
+{
+    const ViewState &s = m_state;
+    // One colour scale for every shown run: equal colours mean equal values across panels.
+    const bool allSteps = m_colourRange.fit == HeatmapColourRange::Fit::AllSteps;
+    auto range = allSteps ? rangeOverAllSteps() : s.valueRangeAtSteps(m_metric, s.blocks(), s.visibleTypes(), false);
+    const bool byHand = m_colourRange.min || m_colourRange.max;
+    if (byHand && (range || (m_colourRange.min && m_colourRange.max))) {
+        const double lowest = m_colourRange.min.value_or(range ? range->first : 0);
+        const double highest = m_colourRange.max.value_or(range ? range->second : 0);
+        range = std::pair{lowest, highest};
+    }
+    if (range) {
+        const auto [lowest, highest] = *range;
+        figure.colours.range = highest > lowest ? AxisRange{lowest, highest} : AxisRange{lowest - 0.5, highest + 0.5};
+    }
+    figure.colours.rangeNote = m_colourRange.min && m_colourRange.max ? tr("colours: set by hand")
+                               : byHand                                 ? (allSteps ? tr("colours: all steps, one end by hand") : tr("colours: this step, one end by hand"))
+                               : allSteps                               ? tr("colours: all steps")
+                                                                        : tr("colours: this step");
+    figure.colours.label = metricAxisLabel(m_metric, s.energy()) + QStringLiteral(" \u00b7 ") + figure.colours.rangeNote;
 }
 
 void HeatmapFigureBuilder::addRowsAndColumns(HeatmapFigure &figure) const

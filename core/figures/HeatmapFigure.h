@@ -19,12 +19,22 @@ struct HeatmapRow {
     bool operator==(const HeatmapRow &other) const = default;
 };
 
+// What the colours span: by default every step of the shown runs, so that while scrubbing or
+// playing one colour means one value; or the step shown; and either end set by hand.
+struct HeatmapColourRange {
+    enum class Fit { AllSteps, ShownStep };
+    Fit fit = Fit::AllSteps;
+    std::optional<double> min, max; // set by hand: they replace the fitted ends
+    bool operator==(const HeatmapColourRange &other) const = default;
+};
+
 // The colours of the cells: a sequential map over `range`; compression % gets its own map.
 struct HeatmapColourScale {
     enum class Map { YellowOrangeRed, Viridis };
     Map map = Map::Viridis;
     std::optional<AxisRange> range; // nullopt: no finite value, the scale keeps its range
-    QString label;
+    QString label;      // the metric, and what the range spans: "Weighted α · colours: all steps"
+    QString rangeNote;  // what the range spans alone, for a bar too narrow for the label
 };
 
 struct HeatmapFigure {
@@ -40,6 +50,7 @@ struct HeatmapFigure {
     QList<int> blockStarts;      // rows that begin another block's group (a rule above them)
     HeatmapColourScale colours;
     std::optional<std::pair<int, int>> highlighted; // (column, row) of the highlighted matrix
+    QString noData; // why no cell has a value (FigureNoData), empty when one has
 
     double value(int row, int column) const { return values[row][column]; }
 };
@@ -47,10 +58,18 @@ struct HeatmapFigure {
 class HeatmapFigureBuilder {
     Q_DECLARE_TR_FUNCTIONS(TypeLayerHeatmap)
 public:
-    HeatmapFigureBuilder(const ViewState &state, Metric metric, int run) : m_state(state), m_metric(metric), m_run(run) {}
+    HeatmapFigureBuilder(const ViewState &state, Metric metric, int run, HeatmapColourRange colourRange = {})
+        : m_state(state), m_metric(metric), m_run(run), m_colourRange(colourRange)
+    {
+    }
     HeatmapFigure build() const;
 
 private:
+    // The colour range as asked, and the words that say what it spans.
+    void addColourRange(HeatmapFigure &figure) const;
+    // The smallest and largest finite cell of the metric over every step of the shown runs (their
+    // shown layers, every block, the visible types).
+    std::optional<std::pair<double, double>> rangeOverAllSteps() const;
     void addRowsAndColumns(HeatmapFigure &figure) const;
     void addCells(HeatmapFigure &figure) const;
     QString title(const HeatmapFigure &figure) const;
@@ -58,6 +77,7 @@ private:
     const ViewState &m_state;
     Metric m_metric;
     int m_run;
+    HeatmapColourRange m_colourRange;
 };
 
 } // namespace rankscope

@@ -1,6 +1,7 @@
 #include "figures/LineFigure.h"
 
 #include "analysis/MetricsTable.h"
+#include "figures/FigureNoData.h"
 
 #include <algorithm>
 
@@ -47,6 +48,10 @@ LineFigure LineFigureBuilder::build() const
     }
     figure.xRange = stepRange(m_state);
     figure.yRange = valueRange(figure);
+    if (!figure.yRange) {
+        const QList<int> runs = m_state.visibleRuns();
+        figure.noData = FigureNoData::reason(m_state, m_options.metric, runs.isEmpty() ? 0 : runs.first());
+    }
     if (m_state.steps().size() > 1 && m_options.interactive)
         figure.stepMarker = xOf(m_state, 0, m_state.currentStep());
     return figure;
@@ -196,6 +201,57 @@ std::optional<AxisRange> LineFigureBuilder::valueRange(const LineFigure &figure)
     if (values->lower >= 0 && lower < 0)
         lower = 0; // never pad a non-negative metric below zero
     return AxisRange{lower, values->upper + pad};
+}
+
+namespace {
+
+// A value as the readout shows it: one digit finer than the ticks of an axis spanning `range`
+// (ticks step by about a fifth of the span), three significant digits on a logarithmic axis.
+QString readoutNumber(double v, AxisRange range, bool log)
+{
+    if (!std::isfinite(v))
+        return QStringLiteral("NaN");
+    if (log)
+        return QString::number(v, 'g', 3);
+    const double span = range.upper > range.lower ? range.upper - range.lower : std::max(1.0, std::abs(v));
+    const int decimals = std::clamp(int(std::ceil(-std::log10(span / 5))) + 1, 0, 6);
+    const QString text = QString::number(v, 'f', decimals);
+    return text.toDouble() == 0 ? QStringLiteral("0") : text; // never "-0.00"
+}
+
+} // namespace
+
+std::optional<LineReadout> LineFigure::readoutAt(double x, const ViewState &state, std::optional<AxisRange> shownY) const
+{
+    // The nearest checkpoint of any visible line; then every visible line's point there.
+    std::optional<std::pair<double, qint64>> nearest;
+    for (const LineSeries &line : series)
+        for (qsizetype i = 0; line.visible && i < line.x.size(); ++i)
+            if (!nearest || std::abs(line.x[i] - x) < std::abs(nearest->first - x))
+                nearest = std::pair{line.x[i], line.points[i].step};
+    if (!nearest)
+        return std::nullopt;
+    LineReadout readout;
+    std::tie(readout.x, readout.step) = *nearest;
+    const AxisRange range = shownY ? *shownY : yRange.value_or(AxisRange{0, 1});
+    for (const LineSeries &line : series) {
+        const qsizetype i = line.visible ? line.x.indexOf(readout.x) : -1;
+        if (i < 0)
+            continue;
+        QString name = line.layer >= 0 ? QStringLiteral("layer %1").arg(line.layer) : displayLabel(line.type);
+        if (!runKeys.isEmpty())
+            name += QStringLiteral(" · ") + state.runNameAt(line.run);
+        readout.entries.append({name, readoutNumber(line.points[i].value, range, logY)});
+    }
+    return readout;
+}
+
+QString LineReadout::text() const
+{
+    QStringList lines{QStringLiteral("step %1").arg(step)};
+    for (const Entry &entry : entries)
+        lines << QStringLiteral("%1  %2").arg(entry.name, entry.value);
+    return lines.join(QLatin1Char('\n'));
 }
 
 QString LineFigure::csv(const ViewState &state) const

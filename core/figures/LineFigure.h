@@ -47,6 +47,18 @@ struct LayerColourScale {
     QString label;
 };
 
+// The crosshair's readout at a checkpoint: what the lines are there, as TensorBoard lists them.
+struct LineReadout {
+    double x = 0;     // the checkpoint's place on the x axis
+    qint64 step = 0;  // its step
+    struct Entry {
+        QString name;  // "Q", "Q · run-b", "layer 2"
+        QString value; // rounded as the value axis is
+    };
+    QList<Entry> entries; // each visible line with a point there, in the figure's order
+    QString text() const;
+};
+
 struct LineFigure {
     Metric metric = Metric::StableRank;
     bool perLayer = false; // the lines are one type's layers
@@ -62,6 +74,12 @@ struct LineFigure {
     std::optional<LayerColourScale> layerScale;
     std::optional<AxisRange> xRange, yRange; // nullopt: no data, the axis keeps its range
     std::optional<double> stepMarker;        // x of the current step's line
+    QString noData; // why nothing is drawn (FigureNoData), empty when something is
+
+    // The readout at x: the checkpoint nearest to it among the visible lines and each visible
+    // line's value there, rounded to one digit finer than the ticks of the value axis shown
+    // (`shownY`: the zoomed range, or the figure's); nullopt when no line has a point.
+    std::optional<LineReadout> readoutAt(double x, const ViewState &state, std::optional<AxisRange> shownY = std::nullopt) const;
 
     // The numbers behind the figure as CSV with a header line.
     QString csv(const ViewState &state) const;

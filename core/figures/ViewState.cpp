@@ -21,6 +21,8 @@ void ViewState::setRun(const RunAnalysis &run, const QString &name)
         m_highlighted.reset();
     }
     reindex();
+    if (!sameRun)
+        emit runReplaced();
     emit resultsChanged();
     emit currentStepChanged(m_currentStep);
 }
@@ -383,6 +385,14 @@ void ViewState::setLogY(bool log)
     if (log == m_logY)
         return;
     m_logY = log;
+    emit displayChanged();
+}
+
+void ViewState::setLogYBars(bool log)
+{
+    if (log == m_logYBars)
+        return;
+    m_logYBars = log;
     emit displayChanged();
 }
 

@@ -115,8 +115,12 @@ public:
     void setAggregate(Aggregate aggregate);
     bool showBand() const { return m_showBand; }
     void setShowBand(bool show);
+    // A logarithmic value axis, chosen per view: the lines' (logY) and the per-layer bars' (logYBars),
+    // so that turning it on for one does not change the other.
     bool logY() const { return m_logY; }
     void setLogY(bool log);
+    bool logYBars() const { return m_logYBars; }
+    void setLogYBars(bool log);
 
     bool isTypeVisible(MatrixType type) const { return !m_hiddenTypes.contains(type); }
     void setTypeVisible(MatrixType type, bool visible);
@@ -142,6 +146,7 @@ public:
 
 signals:
     void resultsChanged();   // new or replaced results, or metrics recomputed at a new τ
+    void runReplaced();      // another first run (not the same one grown): views drop its zoom and readout
     void displayChanged();   // aggregate, band, log-y, filters, block, experts
     void currentStepChanged(qint64 step);
     void highlightChanged();
@@ -190,6 +195,7 @@ private:
     Aggregate m_aggregate = Aggregate::Mean;
     bool m_showBand = true;
     bool m_logY = false;
+    bool m_logYBars = false;
     QSet<MatrixType> m_hiddenTypes;
     LayerRange m_layerRange;
     qint64 m_currentStep = 0;

@@ -3,6 +3,7 @@
 // status), --help, and the options several commands share said once, alike in each --help.
 #include "AnalyzeCommand.h"
 #include "ExportCommand.h"
+#include "HeadlessMessages.h"
 #include "InfoCommand.h"
 
 #include <QRegularExpression>
@@ -188,16 +189,76 @@ private slots:
         auto refusal = [&](const QStringList &more) {
             return parseExportOptions(QStringList{"export", "run", "--out", out} + more).exit.err;
         };
-        QCOMPARE(refusal({"--figure", "pie"}), QStringLiteral("rankscope export: --figure is lines, bars, heatmaps or spectrum\n"));
+        QCOMPARE(refusal({"--figure", "pie"}), QStringLiteral("rankscope export: unknown --figure 'pie'; one of: lines, bars, heatmaps, spectrum\n"));
         QCOMPARE(parseExportOptions({"export", "run", "--figure", "lines", "--out", dir.filePath("f.gif")}).exit.err,
                  QStringLiteral("rankscope export: --out needs a .png, .svg or .pdf file\n"));
-        QCOMPARE(refusal({"--figure", "lines", "--metric", "nope"}), QStringLiteral("rankscope export: unknown --metric 'nope'\n"));
-        QCOMPARE(refusal({"--figure", "lines", "--theme", "sepia"}), QStringLiteral("rankscope export: --theme is light or dark\n"));
+        QVERIFY(refusal({"--figure", "lines", "--metric", "nope"}).startsWith(QStringLiteral("rankscope export: unknown --metric 'nope'; one of: stable_rank, compression_pct, ")));
+        QCOMPARE(refusal({"--figure", "lines", "--theme", "sepia"}), QStringLiteral("rankscope export: unknown --theme 'sepia'; one of: light, dark\n"));
         QCOMPARE(refusal({"--figure", "lines", "--width", "50"}), QStringLiteral("rankscope export: --width takes a whole number of pixels from 120 to 20000, not '50'\n"));
         QCOMPARE(refusal({"--figure", "lines", "--step", "first"}), QStringLiteral("rankscope export: --step takes last or a whole number, 0 or more, not 'first'\n"));
         QCOMPARE(refusal({"--figure", "lines", "--energy", "1.5"}), QStringLiteral("rankscope export: --energy takes a number in (0, 1], not '1.5'\n"));
-        QVERIFY(refusal({"--figure", "lines", "--legend", "nowhere"}).startsWith("rankscope export: --legend is "));
+        QVERIFY(refusal({"--figure", "lines", "--legend", "nowhere"}).startsWith("rankscope export: unknown --legend 'nowhere'; one of: auto, "));
         QCOMPARE(parseExportOptions({"export", "run", "--out", out, "--figure", "pie"}).exit.status, 1);
+    }
+
+    // The window's labels are taken as well as the CSV's names, in any case; a wrong one is named
+    // with every value that would have been right.
+    void labelsAsTheWindowShowsThem()
+    {
+        QString error;
+        QCOMPARE(matrixTypeOption("types", QStringLiteral("MLP\u2191"), &error), std::optional<MatrixType>(MatrixType::MlpUp));
+        QCOMPARE(matrixTypeOption("types", "mlp_up", &error), std::optional<MatrixType>(MatrixType::MlpUp));
+        QCOMPARE(matrixTypeOption("type", "MLP gate", &error), std::optional<MatrixType>(MatrixType::MlpGate));
+        QVERIFY(!matrixTypeOption("types", "MLP", &error));
+        QCOMPARE(error, QStringLiteral("unknown --types 'MLP'; one of: Q, K, V, O, MLP_UP (MLP\u2191), MLP_DOWN (MLP\u2193), MLP_GATE (MLP gate)"));
+        QCOMPARE(metricOption("metric", "stable_rank", &error), std::optional<Metric>(Metric::StableRank));
+        QCOMPARE(metricOption("metric", "Stable rank", &error), std::optional<Metric>(Metric::StableRank));
+        QCOMPARE(metricOption("metric", QStringLiteral("weighted \u03b1"), &error), std::optional<Metric>(Metric::WeightedAlpha));
+        QVERIFY(!metricOption("metric", "sr", &error));
+        QVERIFY2(error.startsWith("unknown --metric 'sr'; one of: stable_rank, compression_pct, alpha, weighted_alpha, "), qPrintable(error));
+        for (const MetricInfo &info : allMetrics())
+            QVERIFY2(error.contains(QLatin1String(info.column)), info.column);
+    }
+
+    // --title over the panels, --panel-title each, and the heatmaps' colour ranges: one value for
+    // every panel or one per panel, an empty one leaving that end fitted.
+    void exportTitlesAndColourRanges()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("f.png");
+        auto parsed = parseExportOptions({"export", "run", "--figure", "heatmaps", "--out", out, "--title", "D16", "--panel-title", "A",
+                                          "--panel-title", "", "--vmin", "0,1.5", "--vmax", ",6", "--colour-range", "step"});
+        QVERIFY2(parsed.options, qPrintable(parsed.exit.err));
+        QCOMPARE(parsed.options->title, std::optional<QString>("D16"));
+        QCOMPARE(parsed.options->panelTitles, (QStringList{"A", ""}));
+        const QList<HeatmapColourRange> &ranges = parsed.options->colourRanges;
+        QCOMPARE(ranges.size(), 2);
+        QCOMPARE(ranges[0], (HeatmapColourRange{HeatmapColourRange::Fit::ShownStep, 0.0, std::nullopt}));
+        QCOMPARE(ranges[1], (HeatmapColourRange{HeatmapColourRange::Fit::ShownStep, 1.5, 6.0}));
+        parsed = parseExportOptions({"export", "run", "--figure", "heatmaps", "--out", out, "--vmax", "50"});
+        QVERIFY(parsed.options);
+        QCOMPARE(parsed.options->colourRanges, (QList<HeatmapColourRange>{{HeatmapColourRange::Fit::AllSteps, std::nullopt, 50.0}}));
+        auto refusal = [&](const QStringList &more) { return parseExportOptions(QStringList{"export", "run", "--figure", "heatmaps", "--out", out} + more).exit.err; };
+        QCOMPARE(refusal({"--vmin", "5", "--vmax", "1"}), QStringLiteral("rankscope export: --vmin must be below --vmax (panel 1: 5 and 1)\n"));
+        QCOMPARE(refusal({"--colour-range", "run"}), QStringLiteral("rankscope export: unknown --colour-range 'run'; one of: all-steps, step\n"));
+        QVERIFY(refusal({"--vmin", "x"}).startsWith("rankscope export: --vmin takes a number"));
+    }
+
+    // Without a desktop session Qt's notice of a missing XDG_RUNTIME_DIR is dropped; every other
+    // warning, Qt's complaints about a runtime directory that is wrong included, still gets through.
+    void headlessCommandsDropOnlyTheRuntimeDirNotice()
+    {
+        static QStringList seen;
+        seen.clear();
+        const QtMessageHandler before = qInstallMessageHandler([](QtMsgType, const QMessageLogContext &, const QString &m) { seen << m; });
+        filterHeadlessMessages();
+        qWarning("QStandardPaths: XDG_RUNTIME_DIR not set, defaulting to '/tmp/runtime-user'");
+        qWarning("QStandardPaths: wrong permissions on runtime directory /run/user/1000, 0755 instead of 0700");
+        qWarning("something the user needs");
+        qInstallMessageHandler(before);
+        QCOMPARE(seen, (QStringList{"QStandardPaths: wrong permissions on runtime directory /run/user/1000, 0755 instead of 0700",
+                                    "something the user needs"}));
+        QVERIFY(!isMissingRuntimeDirNotice(QtInfoMsg, "QStandardPaths: XDG_RUNTIME_DIR not set, defaulting to '/tmp/x'"));
     }
 
     void infoReadsItsOptions()

@@ -14,7 +14,10 @@
 #include <QFile>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QAction>
+#include <QCheckBox>
 #include <QSlider>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -280,6 +283,50 @@ private slots:
         window.close();
         QVERIFY(QSettings().value("analysis/subspace").toBool());
         window.subspaceAction()->setChecked(false);
+        QSettings().clear();
+    }
+
+    // Opening another run: the layer boxes let go of the previous run's range at once and show
+    // the new run's when it is in. Log y is the tab's own (lines, bars), and View ▸ Log y is
+    // checked with it.
+    void layerBoxesAndLogYFollowTheRunAndTheTab()
+    {
+        MainWindow window;
+        window.show();
+        window.controller()->setSettleSeconds(0.3);
+        QSignalSpy finished(window.controller(), &AnalysisController::finished);
+        window.openPath(RANKSCOPE_DEMO_RUN);
+        QVERIFY(finished.wait(30000));
+        window.firstLayerBox()->setValue(1);
+        window.lastLayerBox()->setValue(2);
+        QCOMPARE(window.state()->layerRange().first, 1);
+        QTemporaryDir copy;
+        QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_000000.pt"), copy.filePath("ckpt_000000.pt")));
+        QSignalSpy started(window.controller(), &AnalysisController::started);
+        window.openPath(copy.path());
+        QVERIFY(started.count() == 1 || started.wait(5000));
+        QVERIFY(!window.firstLayerBox()->isEnabled() && window.firstLayerBox()->maximum() == 0 && window.lastLayerBox()->value() == 0);
+        // Just copied, the checkpoint settles first and arrives in a watch pass.
+        QTRY_COMPARE_WITH_TIMEOUT(window.state()->results().size(), 24, 20000);
+        QVERIFY(window.firstLayerBox()->isEnabled());
+        QCOMPARE(window.firstLayerBox()->value(), 0);
+        QCOMPARE(window.lastLayerBox()->value(), 3);
+        QCOMPARE(window.state()->visibleLayers(), (QList<int>{0, 1, 2, 3}));
+
+        window.tabs()->setCurrentIndex(int(FigureKind::Lines));
+        window.logYBox()->setChecked(true);
+        QVERIFY(window.state()->logY() && !window.state()->logYBars());
+        QVERIFY(window.logYAction()->isCheckable() && window.logYAction()->isChecked());
+        window.tabs()->setCurrentIndex(int(FigureKind::Bars));
+        QVERIFY(!window.logYBox()->isChecked() && !window.logYAction()->isChecked());
+        window.logYAction()->trigger();
+        QVERIFY(window.state()->logYBars() && window.state()->logY() && window.logYBox()->isChecked());
+        window.tabs()->setCurrentIndex(int(FigureKind::Heatmaps));
+        QVERIFY(!window.logYBox()->isEnabled() && !window.logYAction()->isEnabled());
+        window.tabs()->setCurrentIndex(int(FigureKind::Lines));
+        window.logYAction()->trigger();
+        QVERIFY(!window.state()->logY() && window.state()->logYBars() && !window.logYBox()->isChecked());
+        window.close();
         QSettings().clear();
     }
 

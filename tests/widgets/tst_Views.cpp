@@ -255,8 +255,8 @@ private slots:
         QCOMPARE(x->range().upper, zoomedX.upper);
 
         QTest::mouseMove(chart.plot(), centre);
-        QVERIFY2(chart.crosshairText().startsWith("training step "), qPrintable(chart.crosshairText()));
-        QVERIFY(chart.crosshairText().contains("stable rank "));
+        QVERIFY2(chart.crosshairText().startsWith("step "), qPrintable(chart.crosshairText()));
+        QVERIFY(chart.crosshairText().contains("\nQ  "));
 
         // Sent directly: QTest's own double-click leaves its mouse state pressed for later tests.
         QMouseEvent doubleClick(QEvent::MouseButtonDblClick, centre, chart.plot()->mapToGlobal(centre), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);

@@ -71,9 +71,20 @@ private slots:
         BarFigure figure = build();
         QVERIFY(figure.yRange && near(figure.yRange->lower, 0) && near(figure.yRange->upper, 4 * 1.08));
         QCOMPARE(build(Metric::CompressionPct).yRange, (AxisRange{0, 100}));
-        m_state->setLogY(true);
+        m_state->setLogY(true); // the lines' log axis leaves the bars linear
+        QVERIFY(!build().logY);
+        m_state->setLogYBars(true);
         figure = build();
         QVERIFY(near(figure.yRange->lower, 1 / 1.5) && near(figure.yRange->upper, 4 * 1.5));
+    }
+
+    // Bars of a metric the run was not analysed for say so, at the step shown; no range is made up.
+    void barsWithoutValuesSayWhy()
+    {
+        const BarFigure delta = build(Metric::DeltaSpectralNorm);
+        QVERIFY(!delta.yRange);
+        QVERIFY2(delta.noData.startsWith(QStringLiteral("W \u2212 W\u2080 was not computed: Analysis \u25b8 Also compute the change")), qPrintable(delta.noData));
+        QVERIFY(build().noData.isEmpty());
     }
 
     // A hidden type leaves the group (the others widen), the range and the whiskers.

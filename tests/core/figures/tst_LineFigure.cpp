@@ -168,6 +168,47 @@ private slots:
     }
 
     // The CSV lists the visible types' points: a hidden type leaves it.
+    // The crosshair's readout snaps to the nearest checkpoint and lists each visible line's value
+    // there, rounded to one digit finer than the ticks of the axis shown; never "-0.00".
+    void readoutNamesTheNearestStepsValues()
+    {
+        const LineFigure figure = build();
+        QCOMPARE(figure.readoutAt(48.99, *m_state)->step, 0);
+        const auto readout = figure.readoutAt(51, *m_state, AxisRange{0, 10});
+        QVERIFY(readout);
+        QCOMPARE(readout->x, 100.0);
+        QCOMPARE(readout->text(), QStringLiteral("step 100\nQ  2.1\nK  2.5")); // means 2.125 and 2.5, ticks by 2
+        QCOMPARE(figure.readoutAt(51, *m_state, AxisRange{0, 1})->entries[1].value, QStringLiteral("2.50")); // ticks by 0.2
+        m_state->setTypeVisible(MatrixType::K, false);
+        QCOMPARE(build().readoutAt(1e6, *m_state, AxisRange{0, 10})->text(), QStringLiteral("step 100\nQ  2.1"));
+        LineFigure tiny;
+        LineSeries line;
+        line.points = {AggregatePoint{7, -0.0001, -0.0001, -0.0001, 1, 0}};
+        line.x = {7};
+        tiny.series = {line};
+        QCOMPARE(tiny.readoutAt(7, *m_state, AxisRange{-1, 1})->entries.first().value, QStringLiteral("0"));
+        QVERIFY(!LineFigure().readoutAt(7, *m_state));
+    }
+
+    // A figure with nothing to draw says why and how to get it: an opt-in metric the run was not
+    // analysed for names the menu item and the option that compute it.
+    void noDataSaysWhyAndHowToGetIt()
+    {
+        QVERIFY(build().noData.isEmpty());
+        const LineFigure delta = build({Metric::DeltaStableRank, std::nullopt, true, true});
+        QVERIFY(!delta.yRange);
+        QCOMPARE(delta.noData, QStringLiteral("W \u2212 W\u2080 was not computed: Analysis \u25b8 Also compute the change from the first checkpoint "
+                                              "(W \u2212 W\u2080, a second decomposition), or rankscope analyze --delta."));
+        QVERIFY(build({Metric::RandDistance, std::nullopt, true, true}).noData.startsWith("rand_distance was not computed: Analysis \u25b8 Also compute rand_distance"));
+        QVERIFY(build({Metric::SubspaceOverlap, std::nullopt, true, true}).noData.contains("rankscope analyze --subspace"));
+        m_state->setTypeVisible(MatrixType::Q, false);
+        m_state->setTypeVisible(MatrixType::K, false);
+        QCOMPARE(build().noData, QStringLiteral("Every matrix type is hidden: choose one under Types."));
+        m_state->setTypeVisible(MatrixType::Q, true);
+        m_state->setLayerRange({5, 6});
+        QCOMPARE(build().noData, QStringLiteral("No layer of small is in the layer range (layers 5–6): widen it under Layers."));
+    }
+
     void csvListsTheVisibleLines()
     {
         m_state->setTypeVisible(MatrixType::K, false);

@@ -494,7 +494,8 @@ void DeepSpeedCheckpointReader::addSharedParams()
         if (!alias || !alias->isString() || !target || !target->isString() || !m_rebuiltIndex.contains(target->text))
             continue;
         const qsizetype at = m_rebuiltIndex.value(target->text);
-        const auto info = std::find_if(m_tensors.begin(), m_tensors.end(), [&](const TensorInfo &t) { return t.name == target->text; });
+        const QString &name = target->text; // a structured binding cannot be captured before C++20's P1091 in clang 14
+        const auto info = std::find_if(m_tensors.begin(), m_tensors.end(), [&name](const TensorInfo &t) { return t.name == name; });
         Rebuilt copy = m_params[size_t(at)];
         addRebuilt(alias->text, info->shape, std::move(copy));
     }

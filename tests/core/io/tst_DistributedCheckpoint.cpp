@@ -3,9 +3,11 @@
 // exactly, and hostile .metadata refused by name without allocating what the files do not hold.
 #include "DcpCheckpointWriter.h"
 #include "analysis/CheckpointDiscovery.h"
+#include "analysis/RunAnalyzer.h"
 #include "io/CheckpointFormats.h"
 #include "io/DistributedCheckpointReader.h"
 
+#include <Eigen/SVD>
 #include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
@@ -161,6 +163,37 @@ private slots:
         QCOMPARE(reader->modelConfig().value("kv_channels").toLongLong(), 2);
         QCOMPARE(reader->modelConfig().value("model_type").toString(), QStringLiteral("megatron"));
         QVERIFY(reader->warnings().isEmpty());
+    }
+
+    // End to end: the stacked layers of a torch_dist save are typed by Megatron's own rules (its
+    // args from common.pt make it model_type megatron): linear_qkv split per query group into Q, K
+    // and V of [4, 4] each, linear_proj the O, for both layers; nothing attention-like left out.
+    void megatronTorchDistIsAnalysedByMegatronsRules()
+    {
+        QTemporaryDir dir;
+        writeTorchDist(dir.filePath("iter_0000100"));
+        RunAnalyzer analyzer;
+        const RunAnalysis run = analyzer.analyzeFolder(dir.path());
+        // Megatron's per-group rows: 2 query groups (one per head), each [q (2 rows); k (2); v (2)].
+        auto part = [](const RowMajorMatrix &qkv, int offset) {
+            RowMajorMatrix out(4, qkv.cols());
+            for (int g = 0; g < 2; ++g)
+                out.middleRows(2 * g, 2) = qkv.middleRows(6 * g + offset, 2);
+            return out;
+        };
+        QStringList seen;
+        for (const MatrixResult &r : run.results) {
+            seen << QStringLiteral("%1 %2 %3x%4").arg(r.layer).arg(csvName(r.type)).arg(r.rows).arg(r.cols);
+            const RowMajorMatrix qkv = counting(12, 4, r.layer);
+            const int offset = r.type == MatrixType::Q ? 0 : r.type == MatrixType::K ? 2 : r.type == MatrixType::V ? 4 : -1;
+            const RowMajorMatrix expected = offset < 0 ? counting(4, 4, r.layer) : part(qkv, offset);
+            const double sigma = Eigen::JacobiSVD<Eigen::MatrixXd>(expected).singularValues()(0);
+            QVERIFY2(std::abs(r.singularValues(0) - sigma) < 1e-9 * sigma, qPrintable(r.tensor + QStringLiteral(": σ₁ %1, expected %2").arg(r.singularValues(0)).arg(sigma)));
+        }
+        seen.sort();
+        QCOMPARE(seen, QStringList({"0 K 4x4", "0 O 4x4", "0 Q 4x4", "0 V 4x4", "1 K 4x4", "1 O 4x4", "1 Q 4x4", "1 V 4x4"}));
+        for (const AnalysisIssue &issue : run.issues)
+            QVERIFY2(!issue.text().contains("linear_"), qPrintable(issue.text()));
     }
 
     // Since Megatron-Core deprecated common.pt (40b1fd37c1) the common state is the BYTE_IO

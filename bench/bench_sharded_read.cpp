@@ -56,6 +56,15 @@ void writeTorchDist(const QString &folder, qint64 layers, qint64 d)
     }
     DcpFolderWriter::write(folder, spec);
     DcpFolderWriter::writeBytes(QDir(folder).filePath("metadata.json"), R"({"sharded_backend": "torch_dist", "sharded_backend_version": 1})");
+    // common.pt as Megatron writes it: the iteration, and args (an argparse.Namespace) giving the
+    // shape the naming rules split linear_qkv by: heads of 64, one query group per head.
+    PyObjects o;
+    const PyRef args = o.newObj("argparse", "Namespace",
+                                o.fields({{"num_layers", pyInt(layers)}, {"hidden_size", pyInt(d)}, {"ffn_hidden_size", pyInt(4 * d)},
+                                          {"num_attention_heads", pyInt(std::max<qint64>(1, d / 64))}, {"group_query_attention", pyBool(false)},
+                                          {"swiglu", pyBool(false)}, {"tensor_model_parallel_size", pyInt(2)}, {"pipeline_model_parallel_size", pyInt(1)}}));
+    DcpFolderWriter::writeBytes(QDir(folder).filePath("common.pt"),
+                                torchSaveArchive(o.fields({{"args", args}, {"checkpoint_version", pyFloat(3.0)}, {"iteration", pyInt(100)}}), {}));
 }
 
 // The same elements (DcpTensorSpec's default: element i of a stack is 1 + i) as one file.

@@ -460,7 +460,15 @@ void ChartView::fitNumbers(QCPAxis *axis, int length)
     const int label = horizontal ? std::max(metrics.horizontalAdvance(QString::number(range.lower, 'g', 5)),
                                             metrics.horizontalAdvance(QString::number(range.upper, 'g', 5))) + 14
                                  : 2 * metrics.height();
-    axis->ticker()->setTickCount(std::clamp(int(length / (1.6 * std::max(1, label))), 2, 8));
+    const int ticks = std::clamp(int(length / (1.6 * std::max(1, label))), 2, 8);
+    axis->ticker()->setTickCount(ticks);
+    // Enough significant digits that neighbouring ticks differ: values that vary in their 7th digit
+    // (a stable rank of 1.0000002 … 1.0000012) are labelled 1.0000004, 1.0000006, never "1" eight times.
+    if (axis->scaleType() == QCPAxis::stLinear && range.size() > 0) {
+        const double step = range.size() / (2.0 * ticks), largest = std::max(std::abs(range.lower), std::abs(range.upper));
+        const int digits = largest > 0 ? int(std::ceil(std::log10(largest / step))) + 1 : 6;
+        axis->setNumberPrecision(std::clamp(digits, 6, 15));
+    }
     // An axis too short for two labels (a colour bar in a tiny panel) shows none. A label on a
     // vertical axis is counted as two lines high already.
     axis->setTickLabels(length >= (horizontal ? 2.5 : 2.0) * label);

@@ -168,7 +168,13 @@ std::optional<AxisRange> LineFigureBuilder::stepRange(const ViewState &state)
         }
     if (!steps)
         return std::nullopt;
-    const double span = steps->upper > steps->lower ? steps->upper - steps->lower : 1.0;
+    // One step alone stands in the middle of an axis of whole steps (50 … 150 for step 100), not
+    // of ±0.03 around it.
+    if (steps->upper <= steps->lower) {
+        const double half = std::max(1.0, 0.5 * std::abs(steps->lower));
+        return AxisRange{steps->lower - half, steps->upper + half};
+    }
+    const double span = steps->upper - steps->lower;
     return AxisRange{steps->lower - 0.03 * span, steps->upper + 0.03 * span};
 }
 

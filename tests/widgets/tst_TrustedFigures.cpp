@@ -66,6 +66,25 @@ private slots:
     }
     void cleanup() { delete m_state; }
 
+    // A run of one checkpoint whose stable ranks differ in their 7th digit: the step stands inside
+    // an axis of whole steps, and every y tick label differs from its neighbours.
+    void nearlyConstantValuesGetDistinctTicks()
+    {
+        RunAnalysis run = test::demoRun();
+        run.results.removeIf([](const MatrixResult &r) { return r.step != 1500; });
+        for (MatrixResult &r : run.results)
+            r.metrics.stableRank = 1.0 + 1e-7 * (r.layer + 1) * (int(r.type) + 1);
+        m_state->setRun(run, QStringLiteral("one step"));
+        MetricLineChart lines(m_state);
+        show(lines);
+        const QCPRange x = lines.plot()->xAxis->range();
+        QVERIFY2(x.lower <= 1500 - 1 && x.upper >= 1500 + 1, qPrintable(QStringLiteral("%1 … %2").arg(x.lower).arg(x.upper)));
+        const QVector<QString> labels = lines.plot()->yAxis->tickVectorLabels();
+        QVERIFY(labels.size() >= 2);
+        for (int i = 1; i < labels.size(); ++i)
+            QVERIFY2(labels[i] != labels[i - 1], qPrintable(QStringList(labels.begin(), labels.end()).join(", ")));
+    }
+
     // On a log axis each bar stands on the axis' lower bound and its top is its value, at any zoom;
     // the lines' log switch leaves the bars linear, and the other way round.
     void logBarsReachTheirValues()

@@ -19,7 +19,8 @@ TypeFilterChips::TypeFilterChips(ViewState *state, QWidget *parent) : QWidget(pa
 void TypeFilterChips::rebuild()
 {
     const QList<MatrixType> types = m_state->presentTypes();
-    if (types == m_chips.keys() && types.size() == m_chips.size()) {
+    // Sizes first: Qt 6.4 compares two empty lists with memcmp of a null pointer (UBSan stops there).
+    if (types.size() == m_chips.size() && (types.isEmpty() || types == m_chips.keys())) {
         sync();
         return;
     }

@@ -27,31 +27,40 @@ namespace {
 constexpr qint64 kMinWidthPx = 120, kMinHeightPx = 90, kMaxSidePx = 20000;
 constexpr double kMinDpi = 36, kMaxDpi = 2400, kMinFontPt = 4, kMaxFontPt = 48;
 
-// "3" or "0-7": each number read whole (99999999999 was 0 once converted).
-std::optional<LayerRange> parseLayers(const QString &text, QString *error)
+// "3" or "0-7" for --NAME: each number read whole (99999999999 was 0 once converted), up to `most`.
+std::optional<std::pair<qint64, qint64>> parseRange(const QString &name, const QString &text, qint64 most, const QString &example, QString *error)
 {
     static const QRegularExpression pattern(QStringLiteral(R"(^\s*(\d+)\s*(?:-\s*(\d+))?\s*$)"));
     const auto m = pattern.match(text);
     if (!m.hasMatch()) {
-        *error = QStringLiteral("--layers takes A-B, e.g. 0-7");
+        *error = QStringLiteral("--%1 takes A-B, e.g. %2").arg(name, example);
         return std::nullopt;
     }
-    const auto first = wholeOption(QStringLiteral("layers"), m.captured(1), 0, INT_MAX, error, QStringLiteral("layers"));
-    const auto last = !first || m.captured(2).isEmpty() ? first : wholeOption(QStringLiteral("layers"), m.captured(2), 0, INT_MAX, error, QStringLiteral("layers"));
+    const auto first = wholeOption(name, m.captured(1), 0, most, error, name);
+    const auto last = !first || m.captured(2).isEmpty() ? first : wholeOption(name, m.captured(2), 0, most, error, name);
     if (!first || !last)
         return std::nullopt;
-    return LayerRange{int(std::min(*first, *last)), int(std::max(*first, *last))};
+    return std::pair{std::min(*first, *last), std::max(*first, *last)};
+}
+
+std::optional<LayerRange> parseLayers(const QString &name, const QString &text, QString *error)
+{
+    const auto range = parseRange(name, text, INT_MAX, QStringLiteral("0-7"), error);
+    return range ? std::optional(LayerRange{int(range->first), int(range->second)}) : std::nullopt;
 }
 
 // export's own options; --energy is every command's (CommandParser).
 struct ExportOptionSet {
-    const QCommandLineOption figure{QStringLiteral("figure"), QStringLiteral("lines, bars, heatmaps or spectrum."), QStringLiteral("NAME")};
+    const QCommandLineOption figure{QStringLiteral("figure"), QStringLiteral("lines, bars, heatmaps, spectrum, or lines+bars (the lines beside the per-layer bars, one figure)."), QStringLiteral("NAME")};
     const QCommandLineOption output{QStringLiteral("out"), QStringLiteral("The file to write: .png, .svg or .pdf."), QStringLiteral("FILE")};
     const QCommandLineOption metric{QStringLiteral("metric"), QStringLiteral("The metric's column name, e.g. stable_rank, compression_pct, weighted_alpha."), QStringLiteral("M")};
     const QCommandLineOption step{QStringLiteral("step"), QStringLiteral("The step for bars, heatmaps and spectrum (default: last)."), QStringLiteral("S"), QStringLiteral("last")};
     const QCommandLineOption types{QStringLiteral("types"), QStringLiteral("The matrix types to show, e.g. Q,K,MLP_UP (default: all)."), QStringLiteral("LIST")};
     const QCommandLineOption layers{QStringLiteral("layers"), QStringLiteral("The layer range, e.g. 0-7 (default: all)."), QStringLiteral("A-B")};
-    const QCommandLineOption preset{QStringLiteral("preset"), QStringLiteral("column (3.3 x 2.4 in, 8 pt, 300 dpi), two-column (7 x 3.5 in, 9 pt, 300 dpi) or slide (13.33 x 7.5 in, 16 pt, 150 dpi)."), QStringLiteral("NAME")};
+    const QCommandLineOption lineLayers{QStringLiteral("line-layers"), QStringLiteral("lines, lines+bars: the lines' own layer range, e.g. 0 (default: --layers)."), QStringLiteral("A-B")};
+    const QCommandLineOption barLayers{QStringLiteral("bar-layers"), QStringLiteral("bars, lines+bars: the bars' own layer range (default: --layers)."), QStringLiteral("A-B")};
+    const QCommandLineOption steps{QStringLiteral("steps"), QStringLiteral("lines, lines+bars: the training steps the lines show, e.g. 0-1000 (default: all)."), QStringLiteral("A-B")};
+    const QCommandLineOption preset{QStringLiteral("preset"), QStringLiteral("column (3.3 x 2.4 in, 7 pt, 300 dpi), two-column (7 x 3.5 in, 8 pt, 300 dpi) or slide (13.33 x 7.5 in, 16 pt, 150 dpi)."), QStringLiteral("NAME")};
     const QCommandLineOption size{QStringLiteral("size"), QStringLiteral("Figure size with a unit: 3.3x2.4in, 8.5x6cm, 90x60mm, 600x400pt or 1200x750px."), QStringLiteral("WxH")};
     const QCommandLineOption dpi{QStringLiteral("dpi"), QStringLiteral("PNG resolution in dots per inch (default 96, presets 300)."), QStringLiteral("N")};
     const QCommandLineOption font{QStringLiteral("font-size"), QStringLiteral("Tick label size in points; axis labels 1 pt and titles 2 pt larger (default 9)."), QStringLiteral("PT")};
@@ -70,7 +79,7 @@ struct ExportOptionSet {
     const QCommandLineOption noGuide{QStringLiteral("no-guide-band"), QStringLiteral("lines of alpha: leave out WeightWatcher's 2 <= alpha <= 6 band.")};
     const QCommandLineOption byLayer{QStringLiteral("by-layer"), QStringLiteral("lines: one line per layer of this type instead of one per type."), QStringLiteral("T")};
     const QCommandLineOption block{QStringLiteral("block"), QStringLiteral("lines, bars, spectrum: the block of a model of several stacks, e.g. encoder, decoder-cross (default: the first)."), QStringLiteral("B")};
-    const QCommandLineOption legend{QStringLiteral("legend"), QStringLiteral("lines, bars: where the legend goes: %1 (default auto: beside the plot, or below it when narrow).").arg(legendPositionNames().join(QLatin1String(", "))), QStringLiteral("WHERE"), QStringLiteral("auto")};
+    const QCommandLineOption legend{QStringLiteral("legend"), QStringLiteral("lines, bars: where the legend goes: %1 (default auto: in a row above the plot when it fits, else beside or below it).").arg(legendPositionNames().join(QLatin1String(", "))), QStringLiteral("WHERE"), QStringLiteral("auto")};
     const QCommandLineOption theme{QStringLiteral("theme"), QStringLiteral("light (default, for paper) or dark (for slides on a dark background)."), QStringLiteral("NAME"), QStringLiteral("light")};
     const QCommandLineOption expert{QStringLiteral("expert"), QStringLiteral("MoE models: one expert (a number or 'shared') instead of the mean over the routed experts."), QStringLiteral("E")};
 };
@@ -86,7 +95,7 @@ bool readFigure(const CommandParser &parser, const ExportOptionSet &o, ExportOpt
 {
     const std::optional<FigureKind> kind = FigureView::kindFromName(parser.value(o.figure));
     if (!kind) {
-        *error = QStringLiteral("unknown --figure '%1'; one of: lines, bars, heatmaps, spectrum").arg(printableText(parser.value(o.figure)));
+        *error = QStringLiteral("unknown --figure '%1'; one of: lines, bars, heatmaps, spectrum, lines+bars").arg(printableText(parser.value(o.figure)));
         return false;
     }
     options.kind = *kind;
@@ -161,8 +170,16 @@ bool readNumbers(const CommandParser &parser, const ExportOptionSet &o, ExportOp
     if (!energy)
         return false;
     options.energy = *energy;
-    if (parser.isSet(o.layers) && !(options.layers = parseLayers(parser.value(o.layers), error)))
-        return false;
+    for (const auto &[option, range] : {std::pair{&o.layers, &options.layers}, std::pair{&o.lineLayers, &options.lineLayers},
+                                        std::pair{&o.barLayers, &options.barLayers}})
+        if (parser.isSet(*option) && !(*range = parseLayers(option->names().first(), parser.value(*option), error)))
+            return false;
+    if (parser.isSet(o.steps)) {
+        const auto steps = parseRange(QStringLiteral("steps"), parser.value(o.steps), std::numeric_limits<qint64>::max(), QStringLiteral("0-1000"), error);
+        if (!steps)
+            return false;
+        options.steps = StepWindow{steps->first, steps->second};
+    }
     if (parser.isSet(o.layer) && !(options.layer = wholeOption(QStringLiteral("layer"), parser.value(o.layer), 0, INT_MAX, error)))
         return false;
     if (parser.value(o.step) == QLatin1String("last"))
@@ -267,11 +284,12 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
     CommandParser parser(QStringLiteral("export"), QStringLiteral(
         "Render one of RankScope's figures to PNG, SVG or PDF, headless.\n"
         "Figures: lines (metric vs step per type), bars (metric per layer at one step), heatmaps (type x layer;\n"
-        "compression % and weighted alpha side by side unless --metric names one), spectrum (one matrix: --layer, --type).\n"
+        "compression % and weighted alpha side by side unless --metric names one), spectrum (one matrix: --layer, --type),\n"
+        "lines+bars (stable rank vs step beside compression % per layer, one figure; e.g. --line-layers 0 --steps 0-1000).\n"
         "Sizes on paper: --preset column|two-column|slide, or --size 3.3x2.4in with --dpi and --font-size."));
     parser.addPositionalArgument(QStringLiteral("SOURCE"), QStringLiteral("A checkpoint folder (analysed first if needed) or a results file; several to compare runs."), QStringLiteral("SOURCE…"));
     const ExportOptionSet o;
-    parser.addOptions({o.figure, o.output, o.metric, o.step, o.types, o.layers});
+    parser.addOptions({o.figure, o.output, o.metric, o.step, o.types, o.layers, o.lineLayers, o.barLayers, o.steps});
     parser.addEnergyOption();
     parser.addOptions({o.preset, o.size, o.dpi, o.font, o.width, o.height, o.scale, o.title, o.panelTitle, o.layer, o.type, o.byLayer, o.noGuide,
                        o.relativeDepth, o.relativeStep, o.block, o.expert, o.legend, o.theme, o.colourRange, o.vmin, o.vmax});
@@ -357,6 +375,16 @@ QString configureState(const ExportOptions &options, ViewState &state)
     }
     if (options.layers)
         state.setLayerRange(*options.layers);
+    if (options.lineLayers)
+        state.setLayerRange(LayerView::Lines, *options.lineLayers);
+    if (options.barLayers)
+        state.setLayerRange(LayerView::Bars, *options.barLayers);
+    if (options.steps) {
+        const QList<qint64> steps = state.steps();
+        if (std::none_of(steps.begin(), steps.end(), [&](qint64 step) { return options.steps->contains(step); }))
+            return QStringLiteral("no checkpoint at steps %1–%2 (the run has steps %3–%4)")
+                .arg(options.steps->first).arg(options.steps->last).arg(steps.value(0)).arg(steps.isEmpty() ? 0 : steps.last());
+    }
     if (options.step) {
         if (!state.steps().contains(*options.step))
             return QStringLiteral("no checkpoint at step %1").arg(*options.step);
@@ -375,8 +403,11 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
     const std::optional<Metric> &metric = options.metric;
     const QString &path = options.out;
     FigureView view(&state, options.kind);
+    if (view.lineChart())
+        view.lineChart()->setStepWindow(options.steps);
     switch (options.kind) {
     case FigureKind::Lines:
+    case FigureKind::LinesAndBars:
         if (metric)
             view.setMetrics({*metric});
         view.lineChart()->setAlphaGuide(options.alphaGuide);

@@ -7,6 +7,7 @@
 #include "figures/HeatmapFigure.h"
 #include "FigureView.h"
 #include "figures/LegendPosition.h"
+#include "figures/LineFigure.h"
 #include "analysis/MetricAggregation.h"
 #include "spectral/MetricCatalog.h"
 #include "spectral/SpectralMetrics.h"
@@ -25,6 +26,8 @@ struct ExportOptions {
     std::optional<Metric> metric;
     double energy = kDefaultEnergy;
     std::optional<LayerRange> layers;
+    std::optional<LayerRange> lineLayers, barLayers; // the lines' and the bars' own ranges
+    std::optional<StepWindow> steps;                 // lines: the steps shown
     std::optional<qint64> layer; // spectrum
     std::optional<qint64> step;  // nullopt: the last
     FigureSize size;             // preset, size, resolution, font and theme

@@ -166,7 +166,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_state, &ViewState::currentStepChanged, this, &MainWindow::syncStepControls);
     connect(m_controller, &AnalysisController::started, this, [this](const QString &source) {
         m_source = source;
-        m_state->setLayerRange({}); // every layer of the new run
+        m_state->resetLayerRanges(); // every layer of the new run, in every view
         m_state->clearComparedRuns(); // a new run starts a new comparison
         m_state->setRun(RunAnalysis{}, runNameOf(source));
         clearLayerControls();
@@ -347,8 +347,8 @@ void MainWindow::buildControls()
     // The whole range (both boxes at their ends) means every layer, of runs that grow too.
     auto applyLayers = [this] {
         const bool all = m_firstLayer->value() == m_firstLayer->minimum() && m_lastLayer->value() == m_lastLayer->maximum();
-        m_state->setLayerRange(all ? LayerRange{}
-                                   : LayerRange{std::min(m_firstLayer->value(), m_lastLayer->value()), std::max(m_firstLayer->value(), m_lastLayer->value())});
+        m_state->setLayerRange(layerViewOfTab(), all ? LayerRange{}
+                                                     : LayerRange{std::min(m_firstLayer->value(), m_lastLayer->value()), std::max(m_firstLayer->value(), m_lastLayer->value())});
     };
     connect(m_firstLayer, &QSpinBox::valueChanged, this, applyLayers);
     connect(m_lastLayer, &QSpinBox::valueChanged, this, applyLayers);
@@ -387,6 +387,7 @@ void MainWindow::buildControls()
     });
     connect(m_logYAction, &QAction::toggled, m_logY, &QCheckBox::setChecked);
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::syncLogYControls);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::syncLayerControls); // each tab's own layer range
     syncLogYControls();
     bar->addWidget(m_logY);
     bar->addSeparator();
@@ -504,13 +505,21 @@ void MainWindow::clearLayerControls()
     }
 }
 
+LayerView MainWindow::layerViewOfTab() const
+{
+    // The lines and the bars keep their own layer range; the other tabs share one.
+    return m_tabs->currentIndex() == int(FigureKind::Lines) ? LayerView::Lines
+           : m_tabs->currentIndex() == int(FigureKind::Bars) ? LayerView::Bars
+                                                              : LayerView::Shared;
+}
+
 void MainWindow::syncLayerControls()
 {
     // The boxes show the state's range within the run's layers; the state is what every view follows.
     const QList<int> layers = m_state->layers();
     if (layers.isEmpty())
         return;
-    const LayerRange range = m_state->layerRange();
+    const LayerRange range = m_state->layerRange(layerViewOfTab());
     const QSignalBlocker a(m_firstLayer), b(m_lastLayer);
     for (QSpinBox *box : {m_firstLayer, m_lastLayer}) {
         box->setRange(layers.first(), layers.last());

@@ -95,6 +95,8 @@ private:
     void rebuildRecentMenu();
     void syncStepControls();
     void syncLayerControls();
+    // Whose layer range the layer boxes show and set: the current tab's view's.
+    LayerView layerViewOfTab() const;
     void syncLogYControls();
     void clearLayerControls();
     void syncRunsDock();

@@ -1,6 +1,7 @@
 #include "ChartView.h"
 
 #include "MetricSelector.h"
+#include "AxisTickers.h"
 #include "PlotStyle.h"
 #include "analysis/MetricsTable.h"
 
@@ -13,6 +14,7 @@
 #include <QShortcut>
 #include <QTimer>
 #include <cmath>
+#include <typeinfo>
 #include <QMap>
 
 #include <QToolTip>
@@ -31,6 +33,41 @@ QMap<double, QString> everyKth(const QMap<double, QString> &labels, int every)
         if (i % every == 0)
             shown.insert(it.key(), it.value());
     return shown;
+}
+
+// The entries of a legend (a legend wrapped into columns has empty cells).
+QList<QCPAbstractLegendItem *> legendItems(QCPLegend *legend)
+{
+    QList<QCPAbstractLegendItem *> items;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem *item = legend->item(i))
+            items << item;
+    return items;
+}
+int legendEntries(QCPLegend *legend) { return int(legendItems(legend).size()); }
+
+// How many rows a legend's entries need in a row above the plot `width` pixels wide, each column
+// as wide as its widest entry (0: they do not fit even one to a row).
+int legendRowsAbove(QCPLegend *legend, int width)
+{
+    QList<int> widths;
+    for (QCPAbstractLegendItem *item : legendItems(legend))
+        widths << item->minimumOuterSizeHint().width();
+    const int padding = legend->margins().left() + legend->margins().right();
+    for (int rows = 1; rows <= int(widths.size()); ++rows) {
+        const int columns = int((widths.size() + rows - 1) / rows);
+        int total = padding;
+        for (int c = 0; c < columns; ++c) {
+            int column = 0;
+            for (int r = 0; r < rows; ++r)
+                if (const int i = r * columns + c; i < widths.size())
+                    column = std::max(column, widths[i]);
+            total += column + (c > 0 ? legend->columnSpacing() : 0);
+        }
+        if (total <= width)
+            return rows;
+    }
+    return 0;
 }
 
 } // namespace
@@ -83,11 +120,11 @@ QString describeCell(const MatrixCell &cell, Metric metric)
         .arg(p.missing ? QStringLiteral(" · %1 NaN left out").arg(p.missing) : QString(), where);
 }
 
-QString stepTableCsv(const ViewState &state, Metric metric, int run, const QStringList &blocks)
+QString stepTableCsv(const ViewState &state, Metric metric, int run, const QStringList &blocks, LayerView view)
 {
     QString csv = QStringLiteral("step,block,layer,type,expert,tensor,rows,cols,%1\n").arg(QLatin1String(metricInfo(metric).column));
     for (const QString &block : blocks)
-        for (int layer : state.visibleLayersAt(run, block))
+        for (int layer : state.visibleLayersAt(run, block, view))
             for (MatrixType type : state.visibleTypes())
                 for (const MatrixResult *r : state.cell(run, block, layer, type).matrices)
                     csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9\n").arg(r->step).arg(MetricsTable::csvField(block)).arg(layer)
@@ -365,9 +402,22 @@ void ChartView::setTitle(const QString &text)
 
 void ChartView::applyTitle()
 {
-    // A long title wraps onto a second line, then is elided, rather than run off both edges.
+    // A title on one line if it fits, else without the run's name (generated titles end with
+    // " — run"; a figure of one run names it in its caption), else on two lines; elided only when
+    // nothing fits, rather than run off both edges or be cut mid-word ("… nan…").
     const int width = std::max(60, layoutSize().width() - 16);
-    m_title->setText(PlotStyle::wrapText(m_titleText, m_title->font(), width));
+    if (isPaper())
+        m_title->setFont(PlotStyle::paperTitleFont(m_fontPt));
+    const QFont font = m_title->font();
+    const qsizetype dash = m_titleText.lastIndexOf(QStringLiteral(" \u2014 "));
+    const QString withoutRun = dash > 0 && m_titleOverride.isEmpty() ? m_titleText.left(dash) : QString();
+    for (int lines = 1; lines <= 2; ++lines)
+        for (const QString &candidate : {m_titleText, withoutRun})
+            if (!candidate.isEmpty() && PlotStyle::wrapsWithin(candidate, font, width, lines)) {
+                m_title->setText(PlotStyle::wrapText(candidate, font, width, lines));
+                return;
+            }
+    m_title->setText(PlotStyle::wrapText(withoutRun.isEmpty() ? m_titleText : withoutRun, font, width));
 }
 
 void ChartView::useSideLegend()
@@ -395,14 +445,7 @@ void ChartView::fitTicks(QSize size)
         const int last = horizontal ? rect.width() : rect.height();
         const int length = std::max(40, last > 0 ? last + (horizontal ? size.width() - viewport.width() : size.height() - viewport.height())
                                                  : int((horizontal ? size.width() : size.height()) * 0.7));
-        // An axis label longer than its axis breaks onto a second line (the label is kept whole
-        // until the view sets a new one).
-        QString &fullLabel = m_fullLabels[axis];
-        if (axis->label() != m_wrappedLabels.value(axis))
-            fullLabel = axis->label();
-        const QString wrapped = PlotStyle::wrapText(fullLabel, axis->labelFont(), length);
-        axis->setLabel(wrapped);
-        m_wrappedLabels[axis] = wrapped;
+        fitAxisLabel(axis, length);
         if (auto text = axis->ticker().dynamicCast<QCPAxisTickerText>(); text && !horizontal)
             fitRowLabels(axis, text.data(), length);
         else if (text)
@@ -410,6 +453,24 @@ void ChartView::fitTicks(QSize size)
         else
             fitNumbers(axis, length);
     }
+}
+
+void ChartView::fitAxisLabel(QCPAxis *axis, int length)
+{
+    // An axis label longer than its axis is set a little smaller (down to the tick labels' size),
+    // then breaks onto a second line; the label is kept whole until the view sets a new one.
+    QString &fullLabel = m_fullLabels[axis];
+    if (axis->label() != m_wrappedLabels.value(axis))
+        fullLabel = axis->label();
+    if (fullLabel.contains(QLatin1Char('\n')))
+        return; // broken into lines by the view itself (a colour bar's label)
+    QFont font = PlotStyle::labelFont(m_fontPt);
+    while (font.pointSizeF() > m_fontPt && QFontMetricsF(font).horizontalAdvance(fullLabel) > length)
+        font.setPointSizeF(font.pointSizeF() - 0.5);
+    axis->setLabelFont(font);
+    const QString wrapped = PlotStyle::wrapText(fullLabel, font, length);
+    axis->setLabel(wrapped);
+    m_wrappedLabels[axis] = wrapped;
 }
 
 QMap<double, QString> ChartView::fullTickLabels(const QCPAxis *axis, QCPAxisTickerText *ticker)
@@ -437,41 +498,56 @@ void ChartView::fitRowLabels(QCPAxis *axis, QCPAxisTickerText *ticker, int lengt
 
 void ChartView::fitLayerLabels(QCPAxis *axis, QCPAxisTickerText *ticker, int length)
 {
-    // Layer labels: every k-th, so neighbours never touch.
+    // Layer labels: each one when they fit, else at a regular step that keeps the first and the
+    // last (categoryTickIndices), so neighbours never touch.
     const QMap<double, QString> labels = fullTickLabels(axis, ticker);
+    if (labels.size() < 2) {
+        ticker->setTicks(labels);
+        return;
+    }
     const bool horizontal = axis->orientation() == Qt::Horizontal;
-    const QFontMetrics metrics(axis->tickLabelFont());
-    int widest = 0;
+    const QFontMetricsF metrics(axis->tickLabelFont());
+    double widest = 0;
     for (const QString &label : labels)
         widest = std::max(widest, horizontal ? metrics.horizontalAdvance(label) : metrics.height());
-    const qsizetype count = labels.size();
-    const int every = count > 1 ? std::max<int>(1, int(std::ceil(double(count) * (widest + (horizontal ? 8 : 2)) / length))) : 1;
-    ticker->setTicks(everyKth(labels, every));
+    const double gap = horizontal ? 0.8 * metrics.horizontalAdvance(QLatin1Char('M')) : 0.2 * metrics.height();
+    // The pixels between neighbouring labels: the keys' span over the axis' range, shared by the gaps between them.
+    const double keys = labels.lastKey() - labels.firstKey();
+    const double spacing = axis->range().size() > 0 ? length * keys / axis->range().size() / double(labels.size() - 1) : length;
+    QMap<double, QString> shown;
+    const QList<double> positions = labels.keys();
+    for (int i : categoryTickIndices(int(labels.size()), spacing, widest + gap))
+        shown.insert(positions[i], labels.value(positions[i]));
+    ticker->setTicks(shown);
 }
 
 void ChartView::fitNumbers(QCPAxis *axis, int length)
 {
-    // Numbers: as many ticks as their labels leave room for (between 2 and 8). The ticker rounds
-    // its step to 1, 2, 2.5 or 5 (a log ticker to whole decades) and may give up to twice the
-    // count asked for.
     const bool horizontal = axis->orientation() == Qt::Horizontal;
     const QFontMetrics metrics(axis->tickLabelFont());
     const QCPRange range = axis->range();
-    const int label = horizontal ? std::max(metrics.horizontalAdvance(QString::number(range.lower, 'g', 5)),
-                                            metrics.horizontalAdvance(QString::number(range.upper, 'g', 5))) + 14
-                                 : 2 * metrics.height();
-    const int ticks = std::clamp(int(length / (1.6 * std::max(1, label))), 2, 8);
-    axis->ticker()->setTickCount(ticks);
-    // Enough significant digits that neighbouring ticks differ: values that vary in their 7th digit
-    // (a stable rank of 1.0000002 … 1.0000012) are labelled 1.0000004, 1.0000006, never "1" eight times.
-    if (axis->scaleType() == QCPAxis::stLinear && range.size() > 0) {
-        const double step = range.size() / (2.0 * ticks), largest = std::max(std::abs(range.lower), std::abs(range.upper));
-        const int digits = largest > 0 ? int(std::ceil(std::log10(largest / step))) + 1 : 6;
-        axis->setNumberPrecision(std::clamp(digits, 6, 15));
+    if (axis->scaleType() == QCPAxis::stLinear) {
+        // A linear axis with QCustomPlot's own ticker gets one that fits its labels at every
+        // layout and zoom (ReadableTicker); other tickers (a view's fixed steps) are kept.
+        if (const QSharedPointer<QCPAxisTicker> ticker = axis->ticker(); typeid(*ticker) == typeid(QCPAxisTicker))
+            axis->setTicker(QSharedPointer<ReadableTicker>::create(axis));
+        // Enough significant digits that neighbouring ticks differ: values that vary in their 7th digit
+        // (a stable rank of 1.0000002 … 1.0000012) are labelled 1.0000004, 1.0000006, never "1" eight times.
+        if (range.size() > 0) {
+            const double step = range.size() / 16.0, largest = std::max(std::abs(range.lower), std::abs(range.upper));
+            const int digits = largest > 0 ? int(std::ceil(std::log10(largest / step))) + 1 : 6;
+            axis->setNumberPrecision(std::clamp(digits, 6, 15));
+        }
+    } else {
+        // Decades: as many as leave a line and a quarter between labels, three at least.
+        const int label = horizontal ? metrics.horizontalAdvance(QStringLiteral("0.001")) + 10 : int(1.25 * metrics.height());
+        axis->ticker()->setTickCount(std::clamp(int(length / std::max(1, label)), 3, 8));
     }
-    // An axis too short for two labels (a colour bar in a tiny panel) shows none. A label on a
-    // vertical axis is counted as two lines high already.
-    axis->setTickLabels(length >= (horizontal ? 2.5 : 2.0) * label);
+    // An axis too short for two labels (a colour bar in a tiny panel) shows none.
+    const int label = horizontal ? std::max(metrics.horizontalAdvance(QString::number(range.lower, 'g', 5)),
+                                            metrics.horizontalAdvance(QString::number(range.upper, 'g', 5))) + 8
+                                 : 2 * metrics.height();
+    axis->setTickLabels(length >= 2 * label);
 }
 
 void ChartView::adaptLayout(QSize size)
@@ -479,6 +555,22 @@ void ChartView::adaptLayout(QSize size)
     applyTitle();
     fitTicks(size);
     placeSideLegend(size);
+    fitPlotMargins();
+}
+
+void ChartView::fitPlotMargins()
+{
+    // QCustomPlot keeps 15 pixels round every plot whatever its axes need: a gap under the title
+    // or the legend row that a careful matplotlib figure does not have. Above and right of a
+    // plot, room only for the half of the end tick labels that stands out.
+    for (QCPAxisRect *rect : m_plot->axisRects()) {
+        const QCPAxis *y = rect->axis(QCPAxis::atLeft), *x = rect->axis(QCPAxis::atBottom);
+        const QFontMetricsF yMetrics(y->tickLabelFont()), xMetrics(x->tickLabelFont());
+        const QString widest = QString::number(x->range().upper, 'g', 4);
+        const int top = int(std::ceil(0.6 * yMetrics.height())) + 2;
+        const int right = int(std::ceil(0.5 * xMetrics.horizontalAdvance(widest))) + 4;
+        rect->setMinimumMargins(QMargins(15, top, std::max(6, right), 15));
+    }
 }
 
 void ChartView::placeSideLegend(QSize size)
@@ -503,16 +595,28 @@ void ChartView::placeSideLegend(QSize size)
         PlotStyle::placeLegend(m_body, legend, where, belowColumns);
         legend->setBrush(Qt::NoBrush);
     };
+    auto rowsAbove = [legend](int width) { return legendRowsAbove(legend, width); };
+    auto above = [&](int rows) {
+        PlotStyle::placeLegend(m_body, legend, LegendPlacement::Above, (legendEntries(legend) + rows - 1) / rows);
+        legend->setBrush(Qt::NoBrush);
+    };
     switch (position) {
     case LegendPosition::Auto: {
-        // Beside the plot while the plot keeps its minimum (ticks, labels) and most of the width;
-        // below it, in as many columns as fit, otherwise.
+        // In a row above the plot when one row (or two) holds it, as a careful matplotlib user
+        // puts it; beside the plot while the plot keeps three quarters of the width; below it, in
+        // as many columns as fit, otherwise.
+        const int available = size.width() - 16;
         const int legendWidth = itemWidth + legend->margins().left() + legend->margins().right() + 12;
         const int plotMinimum = m_plot->axisRect()->minimumOuterSizeHint().width();
-        outside(plotMinimum + legendWidth <= size.width() && size.width() - legendWidth >= 0.62 * size.width() ? LegendPlacement::Right
-                                                                                                               : LegendPlacement::Below);
+        if (const int rows = rowsAbove(available); rows > 0 && rows <= 2)
+            above(rows);
+        else if (plotMinimum + legendWidth <= size.width() && size.width() - legendWidth >= 0.75 * size.width())
+            outside(LegendPlacement::Right);
+        else
+            outside(LegendPlacement::Below);
         break;
     }
+    case LegendPosition::Above: above(std::max(1, rowsAbove(size.width() - 16))); break;
     case LegendPosition::Right: outside(LegendPlacement::Right); break;
     case LegendPosition::Below: outside(LegendPlacement::Below); break;
     case LegendPosition::TopLeft: inside(Qt::AlignTop | Qt::AlignLeft); break;

@@ -50,6 +50,9 @@ public:
     std::unique_ptr<ChartView> paperCopy(const PaperLayout &layout, const QString &title = {}) const;
     bool isPaper() const { return m_paper.has_value(); }
     double fontSize() const { return m_fontPt; }
+    // How much lines and markers are scaled: 1 on screen; on paper with the font, so a 7 pt
+    // column figure gets thinner lines and smaller markers than a 16 pt slide.
+    double penScale() const { return m_paper ? m_fontPt / 10.0 : 1.0; }
 
     // Whether the user zoomed or panned (the wheel, a drag, a Shift+drag rectangle); the ranges
     // chosen survive rebuilds (another step, a new checkpoint) while the axes show the same thing.
@@ -72,14 +75,16 @@ public slots:
 protected:
     // A click at the pixel: by default, the matrix there opens its spectrum.
     virtual void activate(const QPoint &pixel);
-    // Lays the view out for a size: the legend beside the plot, or below it in as many columns as
-    // fit; the title wrapped. Views add their own (thinning tick labels, cell labels).
+    // Lays the view out for a size: the legend in a row above the plot, beside it or below it in
+    // as many columns as fit; the title and axis labels fitted; tick labels that never touch.
+    // Views add their own (cell labels, colour bar labels).
     virtual void adaptLayout(QSize size);
     // The size the view is laid out for: the paper's, or the widget's.
     QSize layoutSize() const { return m_paper ? m_paper->size : m_plot->size(); }
     // A new view of the same kind on the same state, showing what this one shows (for paperCopy).
     virtual std::unique_ptr<ChartView> createSibling() const = 0;
-    // The legend goes in a column right of the plot (and below it when the view is narrow).
+    // The view has a legend of types and runs, placed where the state's position says (auto: in a
+    // row above the plot when it fits, as matplotlib users put it; else beside or below it).
     void useSideLegend();
     // The grid under the title holding the axis rect (at 0, 0); views add columns to it.
     QCPLayoutGrid *body() const { return m_body; }
@@ -156,6 +161,10 @@ private:
     void fitRowLabels(QCPAxis *axis, QCPAxisTickerText *ticker, int length);
     void fitLayerLabels(QCPAxis *axis, QCPAxisTickerText *ticker, int length);
     void fitNumbers(QCPAxis *axis, int length);
+    // The room round each plot: what its axes need, and no more above and right of it.
+    void fitPlotMargins();
+    // An axis label set to fit its axis' length, kept whole in m_fullLabels.
+    void fitAxisLabel(QCPAxis *axis, int length);
     // Every label of a text ticker, as the view set them, before any thinning.
     QMap<double, QString> fullTickLabels(const QCPAxis *axis, QCPAxisTickerText *ticker);
     struct Ticks {
@@ -178,7 +187,7 @@ private:
 
 // step,block,layer,type,expert,tensor,rows,cols,<metric>: every matrix of the visible layers and
 // types of the given blocks at the run's step (each chosen expert on a row of its own).
-QString stepTableCsv(const ViewState &state, Metric metric, int run, const QStringList &blocks);
+QString stepTableCsv(const ViewState &state, Metric metric, int run, const QStringList &blocks, LayerView view = LayerView::Shared);
 
 // "Legend" choices (auto, beside, below, inside at a corner, none) that set the state's position:
 // the figures' context menus and the window's View menu.

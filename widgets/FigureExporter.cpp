@@ -17,7 +17,7 @@ namespace rankscope {
 
 namespace {
 
-using Panels = std::vector<std::vector<std::unique_ptr<ChartView>>>;
+using Panels = FigureExporter::PaperPanels;
 
 // The title over a figure of several panels, and the height it takes (none when empty).
 struct FigureTitle {
@@ -76,6 +76,22 @@ bool paintVectorized(QPaintDevice *device, const Panels &rows, QSize size, const
 
 } // namespace
 
+FigureExporter::PaperPanels FigureExporter::layOut(const QList<QList<ChartView *>> &rows, const FigureSize &size, const QString &title)
+{
+    const QSize layout = size.layoutSize();
+    const bool onePanel = rows.size() == 1 && rows.first().size() == 1;
+    const FigureTitle figureTitle(onePanel ? QString() : title, size);
+    const int panelsHeight = layout.height() - figureTitle.height;
+    Panels panels;
+    for (const QList<ChartView *> &row : rows) {
+        panels.emplace_back();
+        for (const ChartView *view : row)
+            panels.back().push_back(view->paperCopy({QSize(layout.width() / int(row.size()), panelsHeight / int(rows.size())), size.fontPt, size.dark},
+                                                    onePanel ? title : QString()));
+    }
+    return panels;
+}
+
 bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString &path, const FigureSize &size, QString *error,
                            const QString &title)
 {
@@ -94,14 +110,7 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
     const QSize layout = size.layoutSize();
     const bool onePanel = rows.size() == 1 && rows.first().size() == 1;
     const FigureTitle figureTitle(onePanel ? QString() : title, size);
-    const int panelsHeight = layout.height() - figureTitle.height;
-    Panels panels;
-    for (const QList<ChartView *> &row : rows) {
-        panels.emplace_back();
-        for (const ChartView *view : row)
-            panels.back().push_back(view->paperCopy({QSize(layout.width() / int(row.size()), panelsHeight / int(rows.size())), size.fontPt, size.dark},
-                                                    onePanel ? title : QString()));
-    }
+    const Panels panels = layOut(rows, size, title);
 
     // Drawn into memory, then written whole: a failed export leaves the earlier file as it was,
     // and never an SVG cut short.

@@ -9,6 +9,8 @@
 
 #include <QList>
 #include <QString>
+#include <memory>
+#include <vector>
 
 namespace rankscope {
 
@@ -23,6 +25,11 @@ public:
     static bool write(const QList<QList<ChartView *>> &rows, const QString &path, const FigureSize &size, QString *error,
                       const QString &title = {});
     static QStringList formats() { return {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}; }
+
+    // The fresh panels write() draws, each laid out for its share of the figure (what is left
+    // below the figure's title): for tests to measure what is drawn.
+    using PaperPanels = std::vector<std::vector<std::unique_ptr<ChartView>>>;
+    static PaperPanels layOut(const QList<QList<ChartView *>> &rows, const FigureSize &size, const QString &title = {});
 };
 
 } // namespace rankscope

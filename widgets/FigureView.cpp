@@ -17,13 +17,14 @@ QString FigureView::name(FigureKind kind)
     case FigureKind::Bars: return QStringLiteral("bars");
     case FigureKind::Heatmaps: return QStringLiteral("heatmaps");
     case FigureKind::Spectrum: return QStringLiteral("spectrum");
+    case FigureKind::LinesAndBars: return QStringLiteral("lines+bars");
     }
     return {};
 }
 
 std::optional<FigureKind> FigureView::kindFromName(const QString &text)
 {
-    for (FigureKind kind : allKinds())
+    for (FigureKind kind : exportKinds())
         if (name(kind) == text)
             return kind;
     return std::nullopt;
@@ -42,6 +43,12 @@ FigureView::FigureView(ViewState *state, FigureKind kind, QWidget *parent)
         connect(m_lines, &ChartView::exportRequested, this, &FigureView::exportRequested);
         connect(m_lines, &MetricLineChart::metricChanged, this, [this](Metric m) { m_metrics = {m}; });
         return;
+    case FigureKind::LinesAndBars:
+        m_lines = new MetricLineChart(state, this);
+        m_grid->addWidget(m_lines, 0, 0);
+        connect(m_lines, &ChartView::exportRequested, this, &FigureView::exportRequested);
+        m_metrics = {Metric::CompressionPct}; // the bars'; the lines keep theirs
+        break;
     case FigureKind::Spectrum:
         m_spectrum = new SpectrumView(state, this);
         m_grid->addWidget(m_spectrum, 0, 0);
@@ -63,12 +70,17 @@ void FigureView::setMetrics(const QList<Metric> &metrics)
 {
     if (metrics.isEmpty())
         return;
-    if (m_lines) {
+    if (m_kind == FigureKind::Lines) {
         m_metrics = {metrics.first()};
         m_lines->setMetric(metrics.first());
         return;
     }
-    m_metrics = m_kind == FigureKind::Bars ? QList<Metric>{metrics.first()} : metrics;
+    if (m_kind == FigureKind::LinesAndBars) {
+        m_lines->setMetric(metrics.first());
+        m_metrics = {metrics.value(1, metrics.first())};
+    } else {
+        m_metrics = m_kind == FigureKind::Bars ? QList<Metric>{metrics.first()} : metrics;
+    }
     m_panelRuns = {-1}; // panels for the new metrics
     syncPanels();
 }
@@ -112,7 +124,7 @@ void FigureView::applyPanelOptions()
 
 void FigureView::syncPanels()
 {
-    if (m_kind != FigureKind::Bars && m_kind != FigureKind::Heatmaps)
+    if (m_kind != FigureKind::Bars && m_kind != FigureKind::Heatmaps && m_kind != FigureKind::LinesAndBars)
         return;
     const QList<int> runs = m_state->visibleRuns();
     if (runs == m_panelRuns)
@@ -126,7 +138,7 @@ void FigureView::syncPanels()
     for (qsizetype row = 0; row < m_metrics.size(); ++row)
         for (int run : runs) {
             RunStepView *view = nullptr;
-            if (m_kind == FigureKind::Bars) {
+            if (m_kind != FigureKind::Heatmaps) {
                 auto *bars = new LayerBarChart(m_state, this);
                 bars->setMetric(m_metrics[row]);
                 m_bars << bars;
@@ -160,8 +172,11 @@ QList<QList<ChartView *>> FigureView::panels(QSize size) const
     switch (m_kind) {
     case FigureKind::Lines: return {{m_lines}};
     case FigureKind::Spectrum: return {{m_spectrum}};
-    case FigureKind::Bars: {
+    case FigureKind::Bars:
+    case FigureKind::LinesAndBars: {
         QList<ChartView *> row;
+        if (m_kind == FigureKind::LinesAndBars)
+            row << m_lines;
         for (LayerBarChart *b : m_bars)
             row << b;
         return {row};

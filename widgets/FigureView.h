@@ -24,7 +24,9 @@ class MetricLineChart;
 class SpectrumView;
 class TypeLayerHeatmap;
 
-enum class FigureKind { Lines, Bars, Heatmaps, Spectrum };
+// LinesAndBars: figure (1) of the seeds, the line chart beside the per-layer bars in one figure
+// (an export figure; the window shows its two views on tabs of their own).
+enum class FigureKind { Lines, Bars, Heatmaps, Spectrum, LinesAndBars };
 
 class FigureView : public QWidget {
     Q_OBJECT
@@ -32,13 +34,17 @@ public:
     FigureView(ViewState *state, FigureKind kind, QWidget *parent = nullptr);
 
     FigureKind kind() const { return m_kind; }
-    // "lines", "bars", "heatmaps", "spectrum": the names the command line and file names use.
+    // "lines", "bars", "heatmaps", "spectrum", "lines+bars": the names the command line and file names use.
     static QString name(FigureKind kind);
     static std::optional<FigureKind> kindFromName(const QString &name);
+    // The window's tabs, one per kind.
     static QList<FigureKind> allKinds() { return {FigureKind::Lines, FigureKind::Bars, FigureKind::Heatmaps, FigureKind::Spectrum}; }
+    // What can be exported: the tabs' figures and the combined figure (1).
+    static QList<FigureKind> exportKinds() { return allKinds() << FigureKind::LinesAndBars; }
 
     // The metric of each row of panels: one for lines and bars, one per row of heatmaps (by default
-    // compression % and weighted α). Changing one panel's metric changes its row.
+    // compression % and weighted α), the lines' then the bars' for lines+bars (by default stable
+    // rank and compression %; one metric: both). Changing one panel's metric changes its row.
     QList<Metric> metrics() const { return m_metrics; }
     void setMetrics(const QList<Metric> &metrics);
     void setTitleOverride(const QString &title);

@@ -24,6 +24,7 @@ public slots:
 
 protected:
     std::unique_ptr<ChartView> createSibling() const override;
+    LayerView layerView() const override { return LayerView::Bars; }
 
 private:
     void drawSeries(const BarSeries &series);

@@ -35,6 +35,9 @@ QCPScatterStyle::ScatterShape markerShape(MatrixType type)
     return QCPScatterStyle::ssCircle;
 }
 
+// Lines of more checkpoints than this are drawn without markers.
+constexpr qsizetype kMostMarkedPoints = 30;
+
 QCPRange layerRangeOf(const LineFigure &figure)
 {
     return figure.layerScale ? QCPRange(figure.layerScale->range.lower, figure.layerScale->range.upper) : QCPRange(-0.5, 0.5);
@@ -109,6 +112,7 @@ std::unique_ptr<ChartView> MetricLineChart::createSibling() const
     sibling->m_metric = m_metric;
     sibling->m_perLayerType = m_perLayerType;
     sibling->m_alphaGuide = m_alphaGuide;
+    sibling->m_steps = m_steps;
     return sibling;
 }
 
@@ -141,6 +145,12 @@ void MetricLineChart::setAlphaGuide(bool shown)
     rebuild();
 }
 
+void MetricLineChart::setStepWindow(std::optional<StepWindow> steps)
+{
+    m_steps = steps;
+    rebuild();
+}
+
 bool MetricLineChart::alphaGuideDrawn() const { return m_guideBand->visible(); }
 
 void MetricLineChart::setPerLayerType(std::optional<MatrixType> type)
@@ -167,7 +177,7 @@ void MetricLineChart::clearFigure()
 void MetricLineChart::rebuild()
 {
     clearFigure();
-    m_figure = LineFigureBuilder(*state(), {m_metric, m_perLayerType, m_alphaGuide, !isPaper()}).build();
+    m_figure = LineFigureBuilder(*state(), {m_metric, m_perLayerType, m_alphaGuide, !isPaper()}).setStepWindow(m_steps).build();
     const LineFigure &f = m_figure;
     QCustomPlot *p = plot();
     p->xAxis->setLabel(f.xLabel);
@@ -177,7 +187,7 @@ void MetricLineChart::rebuild()
     for (const RunKey &run : f.runKeys) {
         QCPGraph *key = p->addGraph(); // no data: a legend entry for the run's line style
         key->setName(run.name);
-        key->setPen(QPen(theme().ink, 1.6, runLineStyle(run.runOrder)));
+        key->setPen(QPen(theme().ink, 1.6 * penScale(), runLineStyle(run.runOrder)));
         key->setSelectable(QCP::stNone);
     }
     p->legend->setVisible(f.legendShown);
@@ -250,11 +260,14 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
         addPoints(lower, [](const AggregatePoint &pt) { return pt.min; });
         addPoints(upper, [](const AggregatePoint &pt) { return pt.max; });
     }
-    const double width = series.highlighted ? 3.4 : 2.0;
+    // Lines and markers scale with the paper's font (penScale); a line of many checkpoints has no
+    // markers, which would merge into a thick band.
+    const double k = penScale();
+    const double width = (series.highlighted ? 3.4 : 2.0) * k;
     if (isLightColour(colour) && !theme().dark) {
         // A light line gets a darker casing under it, so it holds its own on white.
         QCPGraph *casing = p->addGraph();
-        QPen edge(typeOutline(series.type), width + 1.4);
+        QPen edge(typeOutline(series.type), width + 1.2 * k);
         edge.setStyle(runLineStyle(series.runOrder));
         casing->setPen(edge);
         casing->removeFromLegend();
@@ -268,7 +281,8 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
     QPen pen = typePen(series.type, width);
     pen.setStyle(runLineStyle(series.runOrder));
     graph->setPen(pen);
-    graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), QPen(typeOutline(series.type), 1.2), colour, 7));
+    if (series.points.size() <= kMostMarkedPoints)
+        graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), QPen(typeOutline(series.type), 1.2 * k), colour, 7 * k));
     addPoints(graph, [](const AggregatePoint &pt) { return pt.value; });
     graph->setVisible(series.visible);
     if (!series.inLegend)
@@ -283,8 +297,9 @@ QCPGraph *MetricLineChart::drawLayerLine(const LineSeries &series)
     const QColor colour = QColor::fromRgb(PlotStyle::viridis(8).color(series.layer, layerRangeOf(m_figure)));
     QCPGraph *graph = plot()->addGraph();
     graph->setName(tr("layer %1").arg(series.layer));
-    graph->setPen(QPen(colour, series.highlighted ? 3.2 : 1.8));
-    graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), colour.darker(130), colour, 5));
+    graph->setPen(QPen(colour, (series.highlighted ? 3.2 : 1.8) * penScale()));
+    if (series.points.size() <= kMostMarkedPoints)
+        graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), colour.darker(130), colour, 5 * penScale()));
     graph->removeFromLegend();
     for (qsizetype i = 0; i < series.points.size(); ++i)
         graph->addData(series.x[i], plottedValue(series.points[i].value, m_figure.logY));

@@ -26,6 +26,9 @@ public:
     // WeightWatcher's guide band, 2 ≤ α ≤ 6 (its well-trained range), shaded behind α's lines
     // (on by default; it shows only when the metric is α).
     bool alphaGuide() const { return m_alphaGuide; }
+    // The training steps shown (nullopt: every step): the x range of figure (1) on paper.
+    std::optional<StepWindow> stepWindow() const { return m_steps; }
+    void setStepWindow(std::optional<StepWindow> steps);
     void setAlphaGuide(bool shown);
     bool alphaGuideDrawn() const;
 
@@ -69,6 +72,7 @@ private:
     QList<QCPGraph *> m_graphs; // the graph of each of the figure's series
     QCPItemStraightLine *m_stepMarker = nullptr;
     bool m_alphaGuide = true;
+    std::optional<StepWindow> m_steps;
     QCPItemRect *m_guideBand = nullptr;
     QCheckBox *m_guideBox = nullptr;
     QCPColorScale *m_layerScale = nullptr; // the layer colours of the per-layer lines

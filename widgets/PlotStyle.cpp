@@ -2,6 +2,7 @@
 
 #include "TypeStyle.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace rankscope::PlotStyle {
@@ -11,6 +12,12 @@ QFont titleFont(double basePt)
     QFont f(QStringLiteral("DejaVu Sans"));
     f.setPointSizeF(basePt + 2);
     f.setWeight(QFont::DemiBold);
+    return f;
+}
+QFont paperTitleFont(double basePt)
+{
+    QFont f = titleFont(basePt);
+    f.setPointSizeF(basePt + 1.5);
     return f;
 }
 QFont labelFont(double basePt)
@@ -26,12 +33,28 @@ QFont tickFont(double basePt)
     return f;
 }
 
-QString wrapText(const QString &text, const QFont &font, int width, int maxLines)
+namespace {
+// The words of a text, what stands in short parentheses ("(τ = 0.90)") kept as one word; a long
+// parenthesis breaks as any text does.
+QStringList wrapWords(const QString &text)
 {
-    const QFontMetricsF metrics(font);
+    QStringList words;
+    int depth = 0;
+    for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        if (depth > 0 && !words.isEmpty() && words.last().size() + word.size() < 24)
+            words.last() += QLatin1Char(' ') + word;
+        else
+            words << word;
+        depth = std::max(0, depth + int(word.count(QLatin1Char('('))) - int(word.count(QLatin1Char(')'))));
+    }
+    return words;
+}
+
+QStringList wrappedLines(const QString &text, const QFontMetricsF &metrics, int width)
+{
     QStringList lines;
     QString line;
-    for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+    for (const QString &word : wrapWords(text)) {
         const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
         if (line.isEmpty() || metrics.horizontalAdvance(candidate) <= width) {
             line = candidate;
@@ -42,9 +65,24 @@ QString wrapText(const QString &text, const QFont &font, int width, int maxLines
     }
     if (!line.isEmpty())
         lines << line;
-    if (lines.size() > maxLines) {
+    return lines;
+}
+} // namespace
+
+bool wrapsWithin(const QString &text, const QFont &font, int width, int maxLines)
+{
+    const QFontMetricsF metrics(font);
+    const QStringList lines = wrappedLines(text, metrics, width);
+    return lines.size() <= maxLines &&
+           std::all_of(lines.begin(), lines.end(), [&](const QString &line) { return metrics.horizontalAdvance(line) <= width; });
+}
+
+QString wrapText(const QString &text, const QFont &font, int width, int maxLines)
+{
+    const QFontMetricsF metrics(font);
+    QStringList lines = wrappedLines(text, metrics, width);
+    if (lines.size() > maxLines)
         lines = lines.mid(0, maxLines - 1) + QStringList{lines.mid(maxLines - 1).join(QLatin1Char(' '))};
-    }
     if (!lines.isEmpty())
         lines.last() = metrics.elidedText(lines.last(), Qt::ElideRight, width);
     return lines.join(QLatin1Char('\n'));
@@ -126,6 +164,7 @@ void applyPaperStyle(QCustomPlot *plot)
     plot->legend->setIconSize(22, 12);
     plot->legend->setMargins(QMargins(6, 4, 6, 8)); // room below the last entry's descenders
     plot->legend->setRowSpacing(1);
+    plot->legend->setColumnSpacing(10); // entries in a row, as a legend above the plot has them
 }
 
 void makeRoomForDescenders(QCPLegend *legend)
@@ -159,6 +198,7 @@ void applyFonts(QCustomPlot *plot, double basePt)
     // The legend's icons and spacing grow with its text.
     const double k = basePt / 9.0;
     plot->legend->setIconSize(int(std::lround(22 * k)), int(std::lround(12 * k)));
+    plot->legend->setColumnSpacing(int(std::lround(10 * k)));
 }
 
 QCPTextElement *addTitle(QCustomPlot *plot)
@@ -183,6 +223,36 @@ QCPLayoutGrid *sideHolder(QCPLayoutGrid *body)
                 return holder;
     return nullptr;
 }
+constexpr const char *kAboveHolder = "legend-above";
+
+// The row between the title and the body that holds a legend above the plot.
+QCPLayoutGrid *aboveHolder(QCPLayoutGrid *figure)
+{
+    for (QCPLayoutElement *element : figure->elements(false))
+        if (auto *grid = qobject_cast<QCPLayoutGrid *>(element); grid && grid->objectName() == QLatin1String(kAboveHolder))
+            return grid;
+    return nullptr;
+}
+
+// The legend centred in a row of its own under the title (row 0 of the figure), between two
+// stretching spacers, `columns` entries to a row.
+void placeLegendAbove(QCPLayoutGrid *figure, QCPLegend *legend, int columns)
+{
+    QCustomPlot *plot = figure->parentPlot();
+    auto *holder = new QCPLayoutGrid;
+    holder->setObjectName(QLatin1String(kAboveHolder));
+    figure->insertRow(1);
+    figure->addElement(1, 0, holder);
+    figure->setRowStretchFactor(1, 0.001);
+    holder->addElement(0, 0, new QCPLayoutElement(plot));
+    holder->addElement(0, 1, legend);
+    holder->addElement(0, 2, new QCPLayoutElement(plot));
+    holder->setColumnStretchFactors({1, 0.001, 1});
+    legend->setWrap(std::max(1, columns));
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    legend->setVisible(true);
+}
+
 } // namespace
 
 void placeLegend(QCPLayoutGrid *body, QCPLegend *legend, LegendPlacement where, int columns, Qt::Alignment corner)
@@ -190,6 +260,19 @@ void placeLegend(QCPLayoutGrid *body, QCPLegend *legend, LegendPlacement where, 
     if (QCPLayout *parent = legend->layout())
         parent->take(legend);
     body->simplify(); // drops the row a legend below left empty
+    QCPLayoutGrid *figure = body->parentPlot()->plotLayout();
+    if (QCPLayoutGrid *holder = aboveHolder(figure)) { // the row above, now empty
+        figure->remove(holder);
+        figure->simplify();
+    }
+    if (where == LegendPlacement::Above) {
+        placeLegendAbove(figure, legend, columns);
+        if (QCPLayoutGrid *holder = sideHolder(body)) {
+            body->remove(holder);
+            body->simplify();
+        }
+        return;
+    }
     if (where == LegendPlacement::Inside) {
         if (QCPLayoutGrid *holder = sideHolder(body)) { // the empty side column would keep its width
             body->remove(holder);

@@ -41,9 +41,10 @@ void applyFonts(QCustomPlot *plot, double basePt);
 QCPTextElement *addTitle(QCustomPlot *plot);
 
 // Where a legend sits in a view's body grid (the axis rect at 0, 0): in its own column right of the
-// axis rect (so it never covers data), in a row below it, wrapped into as many columns as fit, or
-// inside the axis rect at a corner (`corner`), on a translucent background.
-enum class LegendPlacement { Right, Below, Inside };
+// axis rect (so it never covers data), in a row below it, wrapped into as many columns as fit,
+// inside the axis rect at a corner (`corner`), on a translucent background, or centred in a row of
+// the figure between the title and the body, `columns` entries to a row.
+enum class LegendPlacement { Right, Below, Inside, Above };
 void placeLegend(QCPLayoutGrid *body, QCPLegend *legend, LegendPlacement where, int columns = 1,
                  Qt::Alignment corner = Qt::AlignTop | Qt::AlignRight);
 
@@ -54,11 +55,15 @@ void makeRoomForDescenders(QCPLegend *legend);
 void setLogScale(QCPAxis *axis, bool log);
 
 QFont titleFont(double basePt = 9);
+// A panel's title on paper: one point over the axis labels, as journals set figure text.
+QFont paperTitleFont(double basePt);
 QFont labelFont(double basePt = 9);
 QFont tickFont(double basePt = 9);
 // Words of `text` broken into lines no wider than `width` pixels in `font`; at most `maxLines`,
-// the last one elided.
+// the last one elided. What stands in parentheses ("(τ = 0.90)") stays on one line.
 QString wrapText(const QString &text, const QFont &font, int width, int maxLines = 2);
+// Whether `text` so broken fits `maxLines` lines of `width` whole, nothing elided.
+bool wrapsWithin(const QString &text, const QFont &font, int width, int maxLines);
 
 // Sequential colour scales (light → dark) for heatmaps.
 QCPColorGradient yellowOrangeRed();

@@ -17,7 +17,7 @@ public:
     int runIndex() const { return m_run; }
     void setRunIndex(int run);
 
-    QString dataCsv() const override { return stepTableCsv(*state(), m_metric, m_run, shownBlocks()); }
+    QString dataCsv() const override { return stepTableCsv(*state(), m_metric, m_run, shownBlocks(), layerView()); }
     // The value and the matrix under the pixel (matrixAt decides which).
     QString tooltipAt(const QPoint &pixel) const override;
 
@@ -27,6 +27,8 @@ signals:
 protected:
     // The blocks the view shows: the chosen one (bars), or all of them (heatmaps).
     virtual QStringList shownBlocks() const { return {state()->block()}; }
+    // Whose layer range the view follows: the shared one (heatmaps), or the bars' own.
+    virtual LayerView layerView() const { return LayerView::Shared; }
     Metric m_metric;
     int m_run = 0;
 

@@ -9,15 +9,19 @@
 
 namespace rankscope {
 
-namespace {
-QString cellText(double v)
+QString TypeLayerHeatmap::cellText(double v, int fewerDecimals)
 {
     if (!std::isfinite(v))
         return QStringLiteral("–");
+    // Three significant digits (two decimals under 10, one under 100), or as many fewer decimals
+    // as asked, down to one under 10 and none above it; a value that rounds to zero has no sign.
     const double a = std::abs(v);
-    return QString::number(v, 'f', a >= 100 ? 0 : a >= 10 ? 1 : 2);
+    const int decimals = a >= 100 ? 0 : a >= 10 ? std::max(0, 1 - fewerDecimals) : std::max(1, 2 - fewerDecimals);
+    QString text = QString::number(v, 'f', decimals);
+    if (text.startsWith(QLatin1Char('-')) && text.toDouble() == 0)
+        text.remove(0, 1);
+    return text;
 }
-} // namespace
 
 TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *parent)
     : RunStepView(state, metric, parent), m_map(new QCPColorMap(plot()->xAxis, plot()->yAxis)),
@@ -185,15 +189,27 @@ void TypeLayerHeatmap::rebuild()
     refresh();
 }
 
-std::optional<QFont> TypeLayerHeatmap::cellFont(QSizeF cell) const
+std::optional<TypeLayerHeatmap::CellLabels> TypeLayerHeatmap::fitCellLabels(QSizeF cell) const
 {
-    // The largest font, up to the tick labels', whose widest value fits the cell; none below 5 pt.
-    QFont font = PlotStyle::tickFont(fontSize());
-    for (double pt = fontSize() - 0.5; pt >= 5; pt -= 0.5) {
-        font.setPointSizeF(pt);
-        const QFontMetricsF metrics(font);
-        if (metrics.horizontalAdvance(QStringLiteral("88.8")) + 4 <= cell.width() && metrics.height() + 1 <= cell.height())
-            return font;
+    // The values as they are at a font a little under the tick labels' (down to three quarters of
+    // it); else rounded to fewer decimals, down to 5 pt; else none. The widest of the values
+    // themselves must fit with a margin, so that neighbours never touch ("0.19-0.00-0.02").
+    const double largest = fontSize() - 0.5;
+    for (int fewer = 0; fewer <= 2; ++fewer) {
+        double widest = 0;
+        QFont font = PlotStyle::tickFont(largest);
+        const QFontMetricsF reference(font);
+        for (const QList<double> &row : m_figure.values)
+            for (double v : row)
+                widest = std::max(widest, reference.horizontalAdvance(cellText(v, fewer)));
+        const double smallest = fewer == 0 ? std::max(5.0, 0.75 * largest) : 5.0;
+        for (double pt = largest; pt >= smallest; pt -= 0.5) {
+            font.setPointSizeF(pt);
+            const QFontMetricsF metrics(font);
+            const double width = widest * pt / largest, margin = std::max(3.0, 0.3 * metrics.horizontalAdvance(QLatin1Char('0')));
+            if (width + margin <= cell.width() && metrics.height() + 1 <= cell.height())
+                return CellLabels{font, fewer};
+        }
     }
     return std::nullopt;
 }
@@ -209,18 +225,62 @@ void TypeLayerHeatmap::adaptLayout(QSize size)
     const QRect viewport = plot()->viewport();
     const double width = rect.width() > 0 ? rect.width() + size.width() - viewport.width() : size.width() * 0.6;
     const double height = rect.height() > 0 ? rect.height() + size.height() - viewport.height() : size.height() * 0.6;
-    // The colour bar is as tall as the plot: its label says what the range spans, with the metric
-    // when that fits along it.
-    const QFontMetricsF metrics(m_scale->axis()->labelFont());
-    const QString &full = m_figure.colours.label, &note = m_figure.colours.rangeNote;
-    m_scale->axis()->setLabel(!narrow && metrics.horizontalAdvance(full) <= height - 8 ? full
-                              : metrics.horizontalAdvance(note) <= height - 8       ? note
-                                                                                    : QString());
+    labelColourScale(int(height) - 8);
     const QSizeF cell(width / std::max<qsizetype>(1, m_figure.columns.size()), height / std::max<qsizetype>(1, m_figure.rows.size()));
-    const bool printable = cellFont(cell).has_value();
-    const QString label = printable || m_figure.columns.isEmpty() ? m_figure.xLabel : tr("%1 (no room for values)").arg(m_figure.xLabel);
-    plot()->xAxis->setLabel(PlotStyle::wrapText(label, plot()->xAxis->labelFont(), int(width) + 40));
+    const bool printable = m_figure.columns.isEmpty() || fitCellLabels(cell).has_value();
+    plot()->xAxis->setLabel(PlotStyle::wrapText(m_figure.xLabel, plot()->xAxis->labelFont(), int(width) + 40));
     plot()->yAxis->setLabel(narrow ? QString() : m_figure.yLabel);
+    showValuesNote(!printable);
+}
+
+void TypeLayerHeatmap::labelColourScale(int length)
+{
+    // The colour bar is as tall as the plot; its label names the metric and what the range spans
+    // ("Compression % (τ = 0.90) · colours: all steps"), on two lines when one is too short, in
+    // short words when two are; only what the range spans when nothing else fits.
+    // A narrow panel gives its bar one line of label; the label may be set as small as the ticks.
+    const QString &full = m_figure.colours.label, &note = m_figure.colours.rangeNote;
+    const QString metric = QString::fromUtf8(metricInfo(m_metric).label);
+    const QString brief = metric + QStringLiteral(" \u00b7 ") + note;
+    const QString briefest = metric + QStringLiteral(" \u00b7 ") + QString(note).remove(QStringLiteral("colours: "));
+    const int most = layoutSize().width() >= 260 ? 2 : 1;
+    QString label;
+    QFont font = PlotStyle::labelFont(fontSize());
+    for (const QFont &candidate : {font, PlotStyle::tickFont(fontSize())}) {
+        for (const auto &[text, lines] : {std::pair{full, 1}, std::pair{full, 2}, std::pair{brief, 2}, std::pair{briefest, 1}, std::pair{briefest, 2}})
+            if (lines <= most && PlotStyle::wrapsWithin(text, candidate, length, lines)) {
+                label = PlotStyle::wrapText(text, candidate, length, lines);
+                font = candidate;
+                break;
+            }
+        if (!label.isEmpty())
+            break;
+    }
+    m_scale->axis()->setLabelFont(font);
+    m_scale->axis()->setLabel(label.isEmpty() && PlotStyle::wrapsWithin(note, font, length, 1) ? note : label);
+}
+
+void TypeLayerHeatmap::showValuesNote(bool shown)
+{
+    // Cells too small for their values say so under the plot, in the figure's small print (the
+    // axis keeps its label); the tooltip has each value on screen.
+    if (shown == (m_valuesNote != nullptr))
+        return;
+    if (!shown) {
+        body()->remove(m_valuesNote);
+        body()->simplify();
+        m_valuesNote = nullptr;
+        return;
+    }
+    QFont font = PlotStyle::tickFont(std::max(5.0, fontSize() - 1));
+    font.setItalic(true);
+    const QString text = isPaper() ? tr("Values left out: the cells are too small for them.")
+                                   : tr("Values left out: the cells are too small (hover for each value).");
+    m_valuesNote = new QCPTextElement(plot(), PlotStyle::wrapText(text, font, std::max(60, layoutSize().width() - 12)), font);
+    m_valuesNote->setTextColor(theme().ink);
+    m_valuesNote->setMargins(QMargins(0, 2, 0, 2));
+    body()->addElement(body()->rowCount(), 0, m_valuesNote);
+    body()->setRowStretchFactor(body()->rowCount() - 1, 0.001);
 }
 
 void TypeLayerHeatmap::placeCellTexts()
@@ -237,9 +297,9 @@ void TypeLayerHeatmap::placeCellTexts()
     const int nx = int(m_figure.columns.size()), ny = int(m_figure.rows.size());
     if (nx == 0 || ny == 0)
         return;
-    const std::optional<QFont> font = cellFont(QSizeF(cellWidth, cellHeight));
-    if (!font)
-        return; // too small to read: the tooltip has the value, and the axis says so
+    const std::optional<CellLabels> labels = fitCellLabels(QSizeF(cellWidth, cellHeight));
+    if (!labels)
+        return; // too small to read: the tooltip has the value, and the note under the plot says so
     QCPColorGradient gradient = m_map->gradient(); // colorize() is not const
     const QCPRange range = m_map->dataRange();
     for (int x = 0; x < nx; ++x)
@@ -247,8 +307,8 @@ void TypeLayerHeatmap::placeCellTexts()
             const double v = m_map->data()->cell(x, y);
             auto *text = new QCPItemText(plot());
             text->position->setCoords(x, y);
-            text->setText(cellText(v));
-            text->setFont(*font);
+            text->setText(cellText(v, labels->fewerDecimals));
+            text->setFont(labels->font);
             text->setSelectable(false);
             text->setClipToAxisRect(true);
             // Dark text on light cells, light text on dark ones.

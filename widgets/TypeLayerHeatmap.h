@@ -28,6 +28,12 @@ public:
     // The pixel at the centre of a cell, for tests.
     QPoint cellCentre(MatrixType type, int layer, const QString &block = {}) const;
     int cellTextCount() const { return int(m_cellTexts.size()); }
+    // The value labels as drawn, for tests.
+    QList<QCPItemText *> cellTexts() const { return m_cellTexts; }
+    // The note under the plot when the cells are too small for their values (empty: none).
+    QString valuesNote() const { return m_valuesNote ? m_valuesNote->text() : QString(); }
+    // A cell's value as printed: three significant digits, or `fewerDecimals` fewer; never "-0.00".
+    static QString cellText(double v, int fewerDecimals = 0);
     bool isHighlightShown() const { return m_highlight->visible(); }
 
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
@@ -47,8 +53,18 @@ protected:
 private:
     // Called after every layout: (re)writes the cell labels when the data or the cell size changed.
     void placeCellTexts();
-    // The font of the values in cells of this size; none when no readable font fits.
-    std::optional<QFont> cellFont(QSizeF cell) const;
+    // The font of the values in cells of this size and how many decimals fewer than three
+    // significant digits they are rounded to; none when no readable font fits.
+    struct CellLabels {
+        QFont font;
+        int fewerDecimals = 0;
+    };
+    std::optional<CellLabels> fitCellLabels(QSizeF cell) const;
+    // The colour bar's label at a bar `length` pixels tall.
+    void labelColourScale(int length);
+    // The note under the plot that the cells are too small for their values.
+    void showValuesNote(bool shown);
+    QCPTextElement *m_valuesNote = nullptr;
 
     // The header's colour range controls, showing m_colourRange.
     void addColourControls();

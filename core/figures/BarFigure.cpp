@@ -42,7 +42,7 @@ BarFigure BarFigureBuilder::build() const
     figure.run = m_run;
     figure.step = s.stepAt(m_run);
     figure.logY = s.logYBars();
-    const QList<int> layers = s.visibleLayersAt(m_run);
+    const QList<int> layers = s.visibleLayersAt(m_run, LayerView::Bars);
     const QList<MatrixType> types = s.typesIn(s.block());
     const auto visible = std::count_if(types.begin(), types.end(), [&s](MatrixType t) { return s.isTypeVisible(t); });
     figure.barWidth = visible == 0 ? 0.8 : 0.8 / double(visible);
@@ -56,7 +56,7 @@ BarFigure BarFigureBuilder::build() const
         figure.xRange = AxisRange{layers.first() - 0.6, layers.last() + 0.6};
     figure.yRange = valueRange(figure);
     if (!figure.yRange)
-        figure.noData = FigureNoData::reason(s, m_metric, m_run, figure.step);
+        figure.noData = FigureNoData::reason(s, m_metric, m_run, figure.step, LayerView::Bars);
     figure.title = title(figure);
     return figure;
 }
@@ -78,7 +78,7 @@ std::optional<AxisRange> BarFigureBuilder::valueRange(const BarFigure &figure) c
         }
     }
     // The value axis spans every shown run, so side-by-side panels share one scale; the whiskers must fit too.
-    const auto range = m_state.valueRangeAtSteps(m_metric, {m_state.block()}, visible, figure.logY);
+    const auto range = m_state.valueRangeAtSteps(m_metric, {m_state.block()}, visible, figure.logY, LayerView::Bars);
     if (!range)
         return std::nullopt;
     const double lowest = std::min(range->first, whiskerLow), highest = std::max(range->second, whiskerHigh);
@@ -93,7 +93,7 @@ QString BarFigureBuilder::title(const BarFigure &figure) const
 {
     const ViewState &s = m_state;
     QString scope = s.runNameAt(m_run);
-    if (const QString range = s.layerRangeText(); !range.isEmpty())
+    if (const QString range = s.layerRangeText(LayerView::Bars); !range.isEmpty())
         scope = range + QStringLiteral(", ") + scope;
     if (!s.block().isEmpty())
         scope = s.block() + QStringLiteral(", ") + scope;

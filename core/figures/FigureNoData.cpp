@@ -35,7 +35,7 @@ QString FigureNoData::howToCompute(Metric metric)
     }
 }
 
-QString FigureNoData::reason(const ViewState &state, Metric metric, int run, std::optional<qint64> step)
+QString FigureNoData::reason(const ViewState &state, Metric metric, int run, std::optional<qint64> step, LayerView view)
 {
     const QString label = QString::fromUtf8(metricInfo(metric).label);
     const QList<MatrixResult> &results = state.resultsAt(run);
@@ -43,8 +43,8 @@ QString FigureNoData::reason(const ViewState &state, Metric metric, int run, std
         return tr("No checkpoint of %1 is analysed yet.").arg(state.runNameAt(run));
     if (state.visibleTypes().isEmpty())
         return tr("Every matrix type is hidden: choose one under Types.");
-    if (state.visibleLayersAt(run).isEmpty()) {
-        const LayerRange range = state.layerRange();
+    if (state.visibleLayersAt(run, view).isEmpty()) {
+        const LayerRange range = state.layerRange(view);
         const QString asked = range.first == range.last ? tr("layer %1").arg(range.first) : tr("layers %1–%2").arg(range.first).arg(range.last);
         return tr("No layer of %1 is in the layer range (%2): widen it under Layers.").arg(state.runNameAt(run), asked);
     }

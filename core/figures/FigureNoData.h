@@ -16,7 +16,9 @@ class FigureNoData {
 public:
     // The reason a figure of `metric` for run `run` in the state draws no value (the caller found
     // none finite), at `step` when the figure shows one step (nullopt: every step).
-    static QString reason(const ViewState &state, Metric metric, int run, std::optional<qint64> step = std::nullopt);
+    // `view`: whose layer range the figure follows.
+    static QString reason(const ViewState &state, Metric metric, int run, std::optional<qint64> step = std::nullopt,
+                          LayerView view = LayerView::Shared);
     // For a metric the analysis computes only when asked (rand_distance, W − W₀, the subspace
     // agreement): what asks for it in the window and on the command line; empty for the others.
     static QString howToCompute(Metric metric);

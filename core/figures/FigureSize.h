@@ -26,7 +26,7 @@ struct FigureSize {
 
     // width × height pixels at 96 dpi; a PNG `scale` times as many (the export options before sizes on paper).
     static FigureSize fromPixels(int width, int height, double scale = 1);
-    // column (3.3 × 2.4 in, 8 pt), two-column (7 × 3.5 in, 9 pt), slide (13.33 × 7.5 in, 16 pt).
+    // column (3.3 × 2.4 in, 7 pt), two-column (7 × 3.5 in, 8 pt), slide (13.33 × 7.5 in, 16 pt).
     static std::optional<FigureSize> preset(const QString &name);
     static QStringList presetNames();
     // "3.3x2.4in", "8.5x6cm", "90x60mm", "600x400pt", "1200x750px": a width and height in points.

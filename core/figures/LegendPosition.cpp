@@ -11,7 +11,8 @@ struct Entry {
     const char *label;
 };
 constexpr Entry kEntries[] = {
-    {LegendPosition::Auto, "auto", QT_TRANSLATE_NOOP("LegendPosition", "Beside or below the plot, as fits")},
+    {LegendPosition::Auto, "auto", QT_TRANSLATE_NOOP("LegendPosition", "Above, beside or below the plot, as fits")},
+    {LegendPosition::Above, "above", QT_TRANSLATE_NOOP("LegendPosition", "In a row above the plot")},
     {LegendPosition::Right, "right", QT_TRANSLATE_NOOP("LegendPosition", "Right of the plot")},
     {LegendPosition::Below, "below", QT_TRANSLATE_NOOP("LegendPosition", "Below the plot")},
     {LegendPosition::TopLeft, "top-left", QT_TRANSLATE_NOOP("LegendPosition", "Inside, top left")},

@@ -1,7 +1,7 @@
-// Where a figure's legend goes: beside or below the plot as the size allows (auto), always beside
-// or below it, inside the plot at a corner, or nowhere. The views with a legend of types and runs
-// (lines and bars) follow it; the window's context menu, the export dialog and `rankscope export
-// --legend` set it by these names.
+// Where a figure's legend goes: above, beside or below the plot as the size allows (auto), always
+// in a row above, beside or below it, inside the plot at a corner, or nowhere. The views with a
+// legend of types and runs (lines and bars) follow it; the window's context menu, the export
+// dialog and `rankscope export --legend` set it by these names.
 #pragma once
 
 #include <QString>
@@ -10,9 +10,9 @@
 
 namespace rankscope {
 
-enum class LegendPosition { Auto, Right, Below, TopLeft, TopRight, BottomLeft, BottomRight, Hidden };
+enum class LegendPosition { Auto, Right, Below, TopLeft, TopRight, BottomLeft, BottomRight, Hidden, Above };
 
-// "auto", "right", "below", "top-left", "top-right", "bottom-left", "bottom-right", "none".
+// "auto", "above", "right", "below", "top-left", "top-right", "bottom-left", "bottom-right", "none".
 QString legendPositionName(LegendPosition position);
 std::optional<LegendPosition> parseLegendPosition(const QString &name);
 QStringList legendPositionNames();

@@ -20,6 +20,8 @@ LineSeries LineFigureBuilder::seriesOf(MatrixType type, int layer, int run, QLis
     series.type = type;
     series.layer = layer;
     series.run = run;
+    if (m_steps)
+        points.removeIf([this](const AggregatePoint &pt) { return !m_steps->contains(pt.step); });
     series.points = std::move(points);
     for (const AggregatePoint &pt : series.points)
         series.x.append(xOf(m_state, run, pt.step));
@@ -46,11 +48,11 @@ LineFigure LineFigureBuilder::build() const
         addTypeLines(figure);
         figure.title = typeLinesTitle();
     }
-    figure.xRange = stepRange(m_state);
+    figure.xRange = stepRange(m_state, m_steps);
     figure.yRange = valueRange(figure);
     if (!figure.yRange) {
         const QList<int> runs = m_state.visibleRuns();
-        figure.noData = FigureNoData::reason(m_state, m_options.metric, runs.isEmpty() ? 0 : runs.first());
+        figure.noData = FigureNoData::reason(m_state, m_options.metric, runs.isEmpty() ? 0 : runs.first(), std::nullopt, LayerView::Lines);
     }
     if (m_state.steps().size() > 1 && m_options.interactive)
         figure.stepMarker = xOf(m_state, 0, m_state.currentStep());
@@ -70,10 +72,10 @@ void LineFigureBuilder::addTypeLines(LineFigure &figure) const
     const auto h = s.highlighted();
     for (qsizetype k = 0; k < runs.size(); ++k) {
         const int run = runs[k];
-        if (s.visibleLayersAt(run).isEmpty())
+        if (s.visibleLayersAt(run, LayerView::Lines).isEmpty())
             continue;
         for (MatrixType type : types) {
-            QList<AggregatePoint> points = aggregateOverLayers(s.resultsAt(run), type, m_options.metric, s.aggregate(), s.filterAt(run));
+            QList<AggregatePoint> points = aggregateOverLayers(s.resultsAt(run), type, m_options.metric, s.aggregate(), s.filterAt(run, LayerView::Lines));
             if (points.isEmpty())
                 continue;
             LineSeries series = seriesOf(type, -1, run, std::move(points));
@@ -95,10 +97,10 @@ void LineFigureBuilder::addLayerLines(LineFigure &figure) const
     // of indistinguishable shades.
     const ViewState &s = m_state;
     const MatrixType type = *m_options.perLayerType;
-    const QList<int> layers = s.visibleLayers();
+    const QList<int> layers = s.visibleLayers(LayerView::Lines);
     const auto h = s.highlighted();
     for (int layer : layers) {
-        MatrixFilter filter = s.filterAt(0);
+        MatrixFilter filter = s.filterAt(0, LayerView::Lines);
         filter.layers = {layer, layer};
         QList<AggregatePoint> points = aggregateOverLayers(s.results(), type, m_options.metric, Aggregate::Mean, filter);
         if (points.isEmpty())
@@ -116,17 +118,17 @@ QString LineFigureBuilder::layerScopeText() const
 {
     const ViewState &s = m_state;
     const QList<int> runs = s.visibleRuns();
-    const QList<int> layers = s.visibleLayers();
+    const QList<int> layers = s.visibleLayers(LayerView::Lines);
     QString text = layers.isEmpty() ? QString()
                    : layers.size() == 1 ? tr("layer %1").arg(layers.first())
                                         : tr("%1 of layers %2–%3").arg(aggregateName()).arg(layers.first()).arg(layers.last());
     if (runs.size() > 1) {
         // The range means the same for every run; a run with none of its layers in it says so.
-        const QString range = s.layerRangeText();
+        const QString range = s.layerRangeText(LayerView::Lines);
         text = range.isEmpty() ? tr("%1 of each run's layers").arg(aggregateName()) : tr("%1 of %2 of each run").arg(aggregateName(), range);
         QStringList without;
         for (int run : runs)
-            if (s.visibleLayersAt(run).isEmpty())
+            if (s.visibleLayersAt(run, LayerView::Lines).isEmpty())
                 without << s.runNameAt(run);
         if (!without.isEmpty())
             text += tr(" (none in %1)").arg(without.join(QLatin1String(", ")));
@@ -158,11 +160,13 @@ QString LineFigureBuilder::layerLinesTitle() const
              s.block().isEmpty() ? displayLabel(type) : QStringLiteral("%1 %2").arg(s.block(), displayLabel(type)), s.runName());
 }
 
-std::optional<AxisRange> LineFigureBuilder::stepRange(const ViewState &state)
+std::optional<AxisRange> LineFigureBuilder::stepRange(const ViewState &state, std::optional<StepWindow> window)
 {
     std::optional<AxisRange> steps;
     for (int run : state.visibleRuns())
         for (qint64 step : state.stepsAt(run)) {
+            if (window && !window->contains(step))
+                continue;
             const double x = xOf(state, run, step);
             steps = steps ? AxisRange{std::min(steps->lower, x), std::max(steps->upper, x)} : AxisRange{x, x};
         }

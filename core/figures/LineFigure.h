@@ -14,6 +14,14 @@
 
 namespace rankscope {
 
+// The training steps a line chart shows, both ends included (`rankscope export --steps A-B`).
+struct StepWindow {
+    qint64 first = 0;
+    qint64 last = 0;
+    bool contains(qint64 step) const { return step >= first && step <= last; }
+    bool operator==(const StepWindow &other) const = default;
+};
+
 // What the line chart is asked to show besides the state.
 struct LineFigureOptions {
     Metric metric = Metric::StableRank;
@@ -90,14 +98,20 @@ class LineFigureBuilder {
     Q_DECLARE_TR_FUNCTIONS(MetricLineChart)
 public:
     LineFigureBuilder(const ViewState &state, const LineFigureOptions &options) : m_state(state), m_options(options) {}
+    // Only the checkpoints in a window of steps (nullopt: every step).
+    LineFigureBuilder &setStepWindow(std::optional<StepWindow> steps)
+    {
+        m_steps = steps;
+        return *this;
+    }
     LineFigure build() const;
 
     // Where a run's step sits on the x axis: the step, or its fraction of the run.
     static double xOf(const ViewState &state, int run, qint64 step);
     // The y range of the visible lines (and bands) padded for the axis; nullopt when nothing is finite.
     static std::optional<AxisRange> valueRange(const LineFigure &figure);
-    // The x range of every shown run's steps, padded by 3 % each side.
-    static std::optional<AxisRange> stepRange(const ViewState &state);
+    // The x range of every shown run's steps (those in `window`), padded by 3 % each side.
+    static std::optional<AxisRange> stepRange(const ViewState &state, std::optional<StepWindow> window = std::nullopt);
 
 private:
     void addTypeLines(LineFigure &figure) const;
@@ -107,10 +121,12 @@ private:
     // "mean of layers 0–3", or for compared runs "mean of each run's layers (none in …)", plus the experts.
     QString layerScopeText() const;
     QString aggregateName() const;
+    // A line of the points in the step window.
     LineSeries seriesOf(MatrixType type, int layer, int run, QList<AggregatePoint> points) const;
 
     const ViewState &m_state;
     LineFigureOptions m_options;
+    std::optional<StepWindow> m_steps;
 };
 
 } // namespace rankscope

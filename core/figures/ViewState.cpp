@@ -121,9 +121,9 @@ void ViewState::setExpert(const QString &expert)
     emit displayChanged();
 }
 
-MatrixFilter ViewState::filterAt(int run) const
+MatrixFilter ViewState::filterAt(int run, LayerView view) const
 {
-    const QList<int> layers = visibleLayersAt(run);
+    const QList<int> layers = visibleLayersAt(run, view);
     return {m_block, layers.isEmpty() ? LayerRange{1, 0} : LayerRange{layers.first(), layers.last()}, m_expert};
 }
 
@@ -266,23 +266,24 @@ int ViewState::deepestRun(const QString &block) const
     return deepest;
 }
 
-bool ViewState::rangeIsEverything(const QString &block) const
+bool ViewState::rangeIsEverything(const QString &block, LayerRange range) const
 {
     for (int run : visibleRuns()) {
         const QList<int> layers = layersAt(run, block);
-        if (!layers.isEmpty() && (m_layerRange.first > layers.first() || m_layerRange.last < layers.last()))
+        if (!layers.isEmpty() && (range.first > layers.first() || range.last < layers.last()))
             return false;
     }
     return true;
 }
 
-QList<int> ViewState::visibleLayersAt(int index, const QString &block) const
+QList<int> ViewState::visibleLayersAt(int index, const QString &block, LayerView view) const
 {
     const QList<int> layers = layersAt(index, block);
-    if (!m_relativeDepth || rangeIsEverything(block)) {
+    const LayerRange range = layerRange(view);
+    if (!m_relativeDepth || rangeIsEverything(block, range)) {
         QList<int> out;
         for (int layer : layers)
-            if (m_layerRange.contains(layer))
+            if (range.contains(layer))
                 out.append(layer);
         return out;
     }
@@ -291,8 +292,8 @@ QList<int> ViewState::visibleLayersAt(int index, const QString &block) const
     const QList<int> reference = layersAt(deepest, block);
     if (reference.isEmpty())
         return {};
-    const double low = depthFraction(deepest, std::max(m_layerRange.first, reference.first()), block);
-    const double high = depthFraction(deepest, std::min(m_layerRange.last, reference.last()), block);
+    const double low = depthFraction(deepest, std::max(range.first, reference.first()), block);
+    const double high = depthFraction(deepest, std::min(range.last, reference.last()), block);
     QList<int> out;
     for (int layer : layers)
         if (const double f = depthFraction(index, layer, block); f >= low - 1e-9 && f <= high + 1e-9)
@@ -300,13 +301,14 @@ QList<int> ViewState::visibleLayersAt(int index, const QString &block) const
     return out;
 }
 
-QString ViewState::layerRangeText() const
+QString ViewState::layerRangeText(LayerView view) const
 {
-    if (rangeIsEverything(m_block))
+    const LayerRange range = layerRange(view);
+    if (rangeIsEverything(m_block, range))
         return {};
     const QList<int> all = layers();
-    const int first = std::max(m_layerRange.first, all.isEmpty() ? 0 : all.first());
-    const int last = std::min(m_layerRange.last, all.isEmpty() ? 0 : all.last());
+    const int first = std::max(range.first, all.isEmpty() ? 0 : all.first());
+    const int last = std::min(range.last, all.isEmpty() ? 0 : all.last());
     if (m_relativeDepth && visibleRuns().size() > 1) {
         const int deepest = deepestRun(m_block);
         return tr("relative depth %1–%2").arg(depthFraction(deepest, first), 0, 'f', 2).arg(depthFraction(deepest, last), 0, 'f', 2);
@@ -315,7 +317,8 @@ QString ViewState::layerRangeText() const
 }
 
 std::optional<std::pair<double, double>> ViewState::valueRangeAtSteps(Metric metric, const QStringList &blocks,
-                                                                     const QList<MatrixType> &types, bool positiveOnly) const
+                                                                     const QList<MatrixType> &types, bool positiveOnly,
+                                                                     LayerView view) const
 {
     std::optional<std::pair<double, double>> range;
     auto include = [&](double v) {
@@ -325,7 +328,7 @@ std::optional<std::pair<double, double>> ViewState::valueRangeAtSteps(Metric met
     };
     for (int run : visibleRuns())
         for (const QString &block : blocks)
-            for (int layer : visibleLayersAt(run, block))
+            for (int layer : visibleLayersAt(run, block, view))
                 for (MatrixType type : types) {
                     // A cell of several experts shows their mean: that is the value the scale must hold.
                     const MatrixCell c = cell(run, block, layer, type);
@@ -421,6 +424,31 @@ void ViewState::setLayerRange(LayerRange range)
     if (range.first == m_layerRange.first && range.last == m_layerRange.last)
         return;
     m_layerRange = range;
+    emit displayChanged();
+}
+
+LayerRange ViewState::layerRange(LayerView view) const { return m_ownLayerRanges.value(view, m_layerRange); }
+
+void ViewState::setLayerRange(LayerView view, std::optional<LayerRange> range)
+{
+    if (view == LayerView::Shared) {
+        setLayerRange(range.value_or(LayerRange{}));
+        return;
+    }
+    const std::optional<LayerRange> own = m_ownLayerRanges.contains(view) ? std::optional(m_ownLayerRanges.value(view)) : std::nullopt;
+    if (own.has_value() == range.has_value() && (!range || (own->first == range->first && own->last == range->last)))
+        return;
+    if (range)
+        m_ownLayerRanges.insert(view, *range);
+    else
+        m_ownLayerRanges.remove(view);
+    emit displayChanged();
+}
+
+void ViewState::resetLayerRanges()
+{
+    m_ownLayerRanges.clear();
+    m_layerRange = {};
     emit displayChanged();
 }
 

@@ -9,11 +9,18 @@
 #include "figures/LegendPosition.h"
 
 #include <QHash>
+#include <QMap>
 #include <QObject>
 #include <QSet>
 #include <optional>
 
 namespace rankscope {
+
+// Which view a layer range is for. The line chart and the per-layer bars may keep a range of their
+// own (figure (1) shows layer 0's lines beside every layer's bars, and moving between the tabs
+// does not change one for the other); the other views, and those two until they have their own,
+// follow the shared range.
+enum class LayerView { Shared, Lines, Bars };
 
 // One matrix of one shown run.
 struct MatrixKey {
@@ -64,7 +71,7 @@ public:
     QStringList experts() const { return m_experts; }
     QString expert() const { return m_expert.expert; }
     void setExpert(const QString &expert);
-    MatrixFilter filterAt(int run) const;
+    MatrixFilter filterAt(int run, LayerView view = LayerView::Shared) const;
 
     QList<qint64> steps() const { return stepsAt(0); }
     QList<qint64> stepsAt(int index) const { return shown(index).steps; }
@@ -85,11 +92,11 @@ public:
     qint64 stepAt(int index) const;
     // A run's layers within the layer range. The range means the same for every run: layer numbers,
     // or with relative depth the same share of depth, measured on the deepest shown run.
-    QList<int> visibleLayersAt(int index) const { return visibleLayersAt(index, m_block); }
-    QList<int> visibleLayersAt(int index, const QString &block) const;
+    QList<int> visibleLayersAt(int index, LayerView view = LayerView::Shared) const { return visibleLayersAt(index, m_block, view); }
+    QList<int> visibleLayersAt(int index, const QString &block, LayerView view = LayerView::Shared) const;
     // The layer range in words for titles: empty when every layer is shown, else e.g.
     // "layers 2–5", "layer 3", "relative depth 0.25–0.75".
-    QString layerRangeText() const;
+    QString layerRangeText(LayerView view = LayerView::Shared) const;
 
     // Axes for comparing models of different depth and length.
     bool relativeDepth() const { return m_relativeDepth; }
@@ -100,7 +107,8 @@ public:
     // shown layers and the given blocks and types (positive values only for a log axis): one scale
     // for all panels.
     std::optional<std::pair<double, double>> valueRangeAtSteps(Metric metric, const QStringList &blocks,
-                                                               const QList<MatrixType> &types, bool positiveOnly) const;
+                                                               const QList<MatrixType> &types, bool positiveOnly,
+                                                               LayerView view = LayerView::Shared) const;
 
     // layer / (depth − 1) for a run (0 for a single layer).
     double depthFraction(int index, int layer) const { return depthFraction(index, layer, m_block); }
@@ -125,9 +133,16 @@ public:
     bool isTypeVisible(MatrixType type) const { return !m_hiddenTypes.contains(type); }
     void setTypeVisible(MatrixType type, bool visible);
     QList<MatrixType> visibleTypes() const;
+    // The shared range (what every view follows that has none of its own).
     LayerRange layerRange() const { return m_layerRange; }
     void setLayerRange(LayerRange range);
-    QList<int> visibleLayers() const { return visibleLayersAt(0); }
+    // A view's range: its own, or the shared one. Setting nullopt makes it follow the shared one.
+    LayerRange layerRange(LayerView view) const;
+    void setLayerRange(LayerView view, std::optional<LayerRange> range);
+    bool hasOwnLayerRange(LayerView view) const { return m_ownLayerRanges.contains(view); }
+    // Every layer in every view (a new run).
+    void resetLayerRanges();
+    QList<int> visibleLayers(LayerView view = LayerView::Shared) const { return visibleLayersAt(0, view); }
 
     // The step the per-layer views show; defaults to the last one.
     qint64 currentStep() const { return m_currentStep; }
@@ -179,7 +194,7 @@ private:
     const ShownRun &shown(int index) const { return m_runs[std::clamp(index, 0, int(m_runs.size()) - 1)]; }
     // The shown run with the most layers in the block (the first of equals): relative depth is measured on it.
     int deepestRun(const QString &block) const;
-    bool rangeIsEverything(const QString &block) const;
+    bool rangeIsEverything(const QString &block, LayerRange range) const;
     static void index(ShownRun &run);
     void reindex();
 
@@ -198,6 +213,7 @@ private:
     bool m_logYBars = false;
     QSet<MatrixType> m_hiddenTypes;
     LayerRange m_layerRange;
+    QMap<LayerView, LayerRange> m_ownLayerRanges; // the lines' and bars' own ranges, when set
     qint64 m_currentStep = 0;
     bool m_followLastStep = true;
     std::optional<MatrixKey> m_highlighted;

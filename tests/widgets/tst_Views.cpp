@@ -438,7 +438,7 @@ private slots:
                     return inset->insetAlignment(i);
             return std::nullopt;
         };
-        QVERIFY(!insideAt()); // auto: beside the plot
+        QVERIFY(!insideAt()); // auto: outside the plot (a row above it)
         QVERIFY(legend->visible());
         QCOMPARE(legend->brush(), QBrush(Qt::NoBrush));
         m_state->setLegendPosition(LegendPosition::BottomLeft);

@@ -1,0 +1,297 @@
+// Figures at the paper presets, measured as laid out for paper (FigureExporter::layOut: the very
+// panels an export draws): at least as good as what a careful matplotlib user makes at the same
+// size (docs of ../shared/spec/reference-figures): the legend in a row that leaves the plot the
+// width, tick labels that never touch and fit the figure, at least three labelled numbers, layers
+// at a regular step that keeps the first and the last, titles whole, markers scaled to the paper,
+// colour bars that name their metric and range, cell values that never collide nor read "-0.00",
+// and figure (1) as one figure of two panels, each with its own layer range and the step window.
+#include "AxisTickers.h"
+#include "DemoFixture.h"
+#include "ExportCommand.h"
+#include "FigureExporter.h"
+#include "FigureView.h"
+#include "LayerBarChart.h"
+#include "MetricLineChart.h"
+#include "SpectrumView.h"
+#include "TypeLayerHeatmap.h"
+#include "figures/ViewState.h"
+
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace rankscope;
+
+namespace {
+
+// A tick label as drawn: its text and the box it covers in the panel.
+struct TickLabel {
+    QString text;
+    QRectF box;
+};
+
+// The labelled ticks of an axis inside its range, in order along the axis.
+QList<TickLabel> tickLabels(const QCPAxis *axis)
+{
+    QList<TickLabel> out;
+    if (!axis->visible() || !axis->tickLabels())
+        return out;
+    const QFontMetricsF metrics(axis->tickLabelFont());
+    const QVector<double> ticks = axis->tickVector();
+    const QVector<QString> labels = axis->tickVectorLabels();
+    for (qsizetype i = 0; i < ticks.size(); ++i) {
+        if (!axis->range().contains(ticks[i]) || labels[i].isEmpty())
+            continue;
+        const double at = axis->coordToPixel(ticks[i]);
+        const QSizeF size(metrics.horizontalAdvance(labels[i]), metrics.height());
+        const QRectF box = axis->orientation() == Qt::Horizontal
+                               ? QRectF(at - size.width() / 2, axis->axisRect()->bottom() + axis->offset() + axis->tickLengthOut() + axis->tickLabelPadding(), size.width(), size.height())
+                               : QRectF(axis->axisRect()->left() - axis->tickLengthOut() - axis->tickLabelPadding() - size.width(), at - size.height() / 2, size.width(), size.height());
+        out.append({labels[i], box});
+    }
+    std::sort(out.begin(), out.end(), [axis](const TickLabel &a, const TickLabel &b) {
+        return axis->orientation() == Qt::Horizontal ? a.box.left() < b.box.left() : a.box.top() < b.box.top();
+    });
+    return out;
+}
+
+// What must hold of every axis of a panel: labels inside the panel, neighbours apart.
+void checkAxis(const QCPAxis *axis, QSize panel, const QString &what)
+{
+    const QList<TickLabel> labels = tickLabels(axis);
+    const QRectF bounds = QRectF(QPointF(0, 0), QSizeF(panel)).adjusted(-0.5, -0.5, 0.5, 0.5);
+    for (qsizetype i = 0; i < labels.size(); ++i) {
+        QVERIFY2(bounds.contains(labels[i].box), qPrintable(QStringLiteral("%1: tick '%2' runs off the panel").arg(what, labels[i].text)));
+        if (i > 0)
+            QVERIFY2(!labels[i].box.intersects(labels[i - 1].box),
+                     qPrintable(QStringLiteral("%1: ticks '%2' and '%3' overlap").arg(what, labels[i - 1].text, labels[i].text)));
+    }
+}
+
+// The plot's title element.
+const QCPTextElement *titleOf(const ChartView &view)
+{
+    for (QCPLayoutElement *element : view.plot()->plotLayout()->elements(true))
+        if (auto *text = qobject_cast<QCPTextElement *>(element))
+            return text;
+    return nullptr;
+}
+
+} // namespace
+
+class TestPaperFigures : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    ViewState *m_state = nullptr;
+
+    FigureExporter::PaperPanels layOut(FigureView &view, const QString &preset) const
+    {
+        const FigureSize size = *FigureSize::preset(preset);
+        return FigureExporter::layOut(view.panels(size.layoutSize()), size);
+    }
+
+private slots:
+    void init()
+    {
+        m_state = new ViewState(this);
+        m_state->setRun(test::demoRun(), QStringLiteral("nanogpt-d4"));
+    }
+    void cleanup() { delete m_state; }
+
+    void presets_data()
+    {
+        QTest::addColumn<QString>("figure");
+        QTest::addColumn<QString>("preset");
+        for (const char *figure : {"lines", "bars", "heatmaps", "spectrum", "lines+bars"})
+            for (const QString &preset : FigureSize::presetNames())
+                QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(figure, preset))) << QString::fromLatin1(figure) << preset;
+    }
+
+    // Every panel of every figure at every preset: tick labels apart and inside, titles whole and
+    // inside, number axes with three labels at least, the legend in a row leaving the plot the width.
+    void presets()
+    {
+        QFETCH(QString, figure);
+        QFETCH(QString, preset);
+        FigureView view(m_state, *FigureView::kindFromName(figure));
+        if (view.spectrumView())
+            view.spectrumView()->showMatrix({0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
+        const FigureExporter::PaperPanels rows = layOut(view, preset);
+        for (const auto &row : rows)
+            for (const std::unique_ptr<ChartView> &panel : row) {
+                const QSize size = panel->plot()->viewport().size();
+                const QString title = titleOf(*panel)->text();
+                QVERIFY2(!title.contains(QChar(0x2026)) || (figure == QLatin1String("lines+bars") && preset == QLatin1String("column")),
+                         qPrintable(QStringLiteral("title cut: '%1'").arg(title)));
+                const QFontMetricsF titleMetrics(titleOf(*panel)->font());
+                for (const QString &line : title.split('\n'))
+                    QVERIFY2(titleMetrics.horizontalAdvance(line) <= size.width(), qPrintable(line));
+                for (QCPAxisRect *rect : panel->plot()->axisRects())
+                    for (QCPAxis *axis : rect->axes()) {
+                        const QString what = QStringLiteral("%1 %2 axis '%3'").arg(figure, preset, axis->label());
+                        checkAxis(axis, size, what);
+                        const bool numbers = !axis->ticker().dynamicCast<QCPAxisTickerText>() && axis->visible() && axis->tickLabels();
+                        if (numbers && axis->scaleType() == QCPAxis::stLinear)
+                            QVERIFY2(tickLabels(axis).size() >= 3, qPrintable(what + QStringLiteral(": fewer than three labels")));
+                    }
+                QCPLegend *legend = panel->plot()->legend;
+                if (legend->visible() && legend->itemCount() > 0 && figure != QLatin1String("spectrum")) {
+                    // matplotlib's legend row above the plot: the plot keeps 80 % of the width, the legend a fifth of the height at most.
+                    QVERIFY2(panel->plot()->axisRect()->outerRect().width() >= 0.8 * size.width(), qPrintable(figure + " " + preset));
+                    QVERIFY2(legend->outerRect().height() <= 0.2 * size.height(), qPrintable(figure + " " + preset));
+                    QVERIFY(legend->outerRect().bottom() <= panel->plot()->axisRect()->top());
+                }
+            }
+    }
+
+    // Layers: each one when they fit, else a regular step of 1, 2, 4, 5, 10, … from the first,
+    // with the last always among them ("0/6/12" of 16 layers never again).
+    void layerTicksKeepTheFirstAndTheLast()
+    {
+        QCOMPARE(categoryTickIndices(4, 50, 20), (QList<int>{0, 1, 2, 3}));
+        QCOMPARE(categoryTickIndices(16, 10, 25), (QList<int>{0, 5, 10, 15}));
+        QCOMPARE(categoryTickIndices(16, 10, 15), (QList<int>{0, 5, 10, 15}));
+        QCOMPARE(categoryTickIndices(14, 10, 15), (QList<int>{0, 2, 4, 6, 8, 10, 13}));
+        QCOMPARE(categoryTickIndices(32, 4, 30), (QList<int>{0, 10, 20, 31}));
+        for (int count : {2, 7, 16, 24, 33, 48, 96})
+            for (double spacing : {2.0, 5.0, 9.0, 20.0}) {
+                const QList<int> ticks = categoryTickIndices(count, spacing, 18);
+                QCOMPARE(ticks.first(), 0);
+                if ((count - 1) * spacing >= 18)
+                    QCOMPARE(ticks.last(), count - 1);
+                for (qsizetype i = 1; i < ticks.size(); ++i)
+                    QVERIFY2((ticks[i] - ticks[i - 1]) * spacing >= 18, qPrintable(QStringLiteral("%1 layers, %2 px").arg(count).arg(spacing)));
+            }
+        // The bars of the demo's four layers label each one, even in a column.
+        FigureView bars(m_state, FigureKind::Bars);
+        const FigureExporter::PaperPanels rows = layOut(bars, QStringLiteral("column"));
+        QStringList shown;
+        for (const TickLabel &t : tickLabels(rows[0][0]->plot()->xAxis))
+            shown << t.text;
+        QCOMPARE(shown, (QStringList{"0", "1", "2", "3"}));
+    }
+
+    // Lines and markers follow the paper's font: thin in a column, thicker on a slide.
+    void markersScaleWithThePreset()
+    {
+        MetricLineChart lines(m_state);
+        auto marker = [&](const QString &preset) {
+            const FigureSize size = *FigureSize::preset(preset);
+            const std::unique_ptr<ChartView> copy = lines.paperCopy({size.layoutSize(), size.fontPt, false});
+            const auto *chart = static_cast<const MetricLineChart *>(copy.get());
+            return std::pair{chart->visibleLines().first()->scatterStyle().size(), chart->visibleLines().first()->pen().widthF()};
+        };
+        const auto [columnMarker, columnPen] = marker(QStringLiteral("column"));
+        const auto [slideMarker, slidePen] = marker(QStringLiteral("slide"));
+        QVERIFY2(columnMarker <= 5.5, qPrintable(QString::number(columnMarker)));
+        QVERIFY(columnPen <= 1.6);
+        QVERIFY(slideMarker > 1.8 * columnMarker);
+        QVERIFY(slidePen > 1.8 * columnPen);
+    }
+
+    // The colour bar names its metric and what its range spans, at every preset.
+    void colourBarsNameMetricAndRange()
+    {
+        for (const QString &preset : FigureSize::presetNames()) {
+            FigureView view(m_state, FigureKind::Heatmaps);
+            const FigureExporter::PaperPanels rows = layOut(view, preset);
+            const QStringList metrics{QStringLiteral("Compression %"), QString::fromUtf8("Weighted \u03b1")};
+            for (size_t i = 0; i < rows[0].size(); ++i) {
+                const auto *heatmap = static_cast<const TypeLayerHeatmap *>(rows[0][i].get());
+                const QString label = heatmap->colorScale()->axis()->label().replace('\n', ' ');
+                QVERIFY2(label.contains(metrics[int(i)]) && label.contains(QStringLiteral("all steps")), qPrintable(preset + ": " + label));
+            }
+        }
+    }
+
+    // Cell values are rounded to fit, never touch, never read "-0.00", and sit in their cells; a
+    // cell too small for any says so in a note under the plot, the axis keeping its label.
+    void cellValuesNeverCollide()
+    {
+        QCOMPARE(TypeLayerHeatmap::cellText(-0.001), QStringLiteral("0.00"));
+        QCOMPARE(TypeLayerHeatmap::cellText(-0.04, 1), QStringLiteral("0.0"));
+        QCOMPARE(TypeLayerHeatmap::cellText(-0.39), QStringLiteral("-0.39"));
+        QCOMPARE(TypeLayerHeatmap::cellText(85.94), QStringLiteral("85.9"));
+        QCOMPARE(TypeLayerHeatmap::cellText(85.94, 1), QStringLiteral("86"));
+        static const QRegularExpression negativeZero(QStringLiteral(R"(^-0(\.0*)?$)"));
+        for (const QString &preset : FigureSize::presetNames()) {
+            FigureView view(m_state, FigureKind::Heatmaps);
+            const FigureExporter::PaperPanels rows = layOut(view, preset);
+            for (const std::unique_ptr<ChartView> &panel : rows[0]) {
+                const auto *heatmap = static_cast<const TypeLayerHeatmap *>(panel.get());
+                QList<QRectF> boxes;
+                const double cellWidth = std::abs(heatmap->plot()->xAxis->coordToPixel(1) - heatmap->plot()->xAxis->coordToPixel(0));
+                for (QCPItemText *text : heatmap->cellTexts()) {
+                    QVERIFY2(!negativeZero.match(text->text()).hasMatch(), qPrintable(text->text()));
+                    const QFontMetricsF metrics(text->font());
+                    const QPointF at = text->position->pixelPosition();
+                    const QRectF box(at.x() - metrics.horizontalAdvance(text->text()) / 2, at.y() - metrics.height() / 2,
+                                     metrics.horizontalAdvance(text->text()), metrics.height());
+                    QVERIFY2(box.width() < cellWidth, qPrintable(preset + ": " + text->text()));
+                    for (const QRectF &other : boxes)
+                        QVERIFY2(!box.intersects(other), qPrintable(preset + ": " + text->text()));
+                    boxes << box;
+                }
+                QCOMPARE(heatmap->cellTextCount() > 0, heatmap->valuesNote().isEmpty());
+                QCOMPARE(heatmap->plot()->xAxis->label(), QStringLiteral("Layer"));
+            }
+        }
+        // A figure too small for any value: none drawn, the note says why.
+        FigureView small(m_state, FigureKind::Heatmaps);
+        FigureSize tiny = FigureSize::fromPixels(300, 140);
+        tiny.fontPt = 8;
+        const FigureExporter::PaperPanels rows = FigureExporter::layOut(small.panels(tiny.layoutSize()), tiny);
+        const auto *heatmap = static_cast<const TypeLayerHeatmap *>(rows[0][0].get());
+        QCOMPARE(heatmap->cellTextCount(), 0);
+        QVERIFY(heatmap->valuesNote().contains(QStringLiteral("left out")));
+        QVERIFY(!heatmap->plot()->xAxis->label().contains(QStringLiteral("room")));
+    }
+
+    // Figure (1): the lines of layer 0 beside the bars of every layer, one figure, each panel with
+    // its own layer range; the lines in a step window.
+    void linesAndBarsIsOneFigure()
+    {
+        m_state->setLayerRange(LayerView::Lines, LayerRange{0, 0});
+        FigureView view(m_state, FigureKind::LinesAndBars);
+        view.lineChart()->setStepWindow(StepWindow{0, 600});
+        const QList<QList<ChartView *>> rows = view.panels();
+        QCOMPARE(rows.size(), 1);
+        QCOMPARE(rows[0].size(), 2);
+        QVERIFY(qobject_cast<MetricLineChart *>(rows[0][0]));
+        auto *bars = qobject_cast<LayerBarChart *>(rows[0][1]);
+        QVERIFY(bars);
+        QVERIFY2(rows[0][0]->title().contains(QStringLiteral("layer 0")), qPrintable(rows[0][0]->title()));
+        QCOMPARE(bars->title(), QStringLiteral("Compression % by layer at step 1500 — nanogpt-d4"));
+        QCOMPARE(bars->bars().first()->data()->size(), 4);
+        for (const LineSeries &series : view.lineChart()->figure().series) {
+            QVERIFY(!series.points.isEmpty());
+            QVERIFY(series.points.last().step <= 600);
+        }
+        QVERIFY(view.lineChart()->figure().xRange->upper < 700);
+        // The shared range leaves the lines' own alone.
+        m_state->setLayerRange(LayerRange{1, 2});
+        QVERIFY(rows[0][0]->title().contains(QStringLiteral("layer 0")));
+        QVERIFY(bars->title().contains(QStringLiteral("layers 1–2")));
+        m_state->setLayerRange(LayerView::Lines, std::nullopt);
+        QVERIFY(rows[0][0]->title().contains(QStringLiteral("layers 1–2")));
+    }
+
+    void linesAndBarsFromTheCommandLine()
+    {
+        const QString out = m_dir.filePath(QStringLiteral("figure1.svg"));
+        QCOMPARE(runExportCommand({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines+bars", "--line-layers", "0", "--steps", "0-600",
+                                   "--preset", "two-column", "--out", out}),
+                 0);
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString svg = QString::fromUtf8(file.readAll());
+        QVERIFY(svg.contains(QStringLiteral("Training step")));
+        QVERIFY(svg.contains(QStringLiteral("Layer")));
+        QCOMPARE(runExportCommand({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--steps", "2000-3000", "--out", out}), 1);
+        const auto parsed = parseExportOptions({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--steps", "a-b", "--out", out});
+        QVERIFY(!parsed.options);
+    }
+};
+
+QTEST_MAIN(TestPaperFigures)
+#include "tst_PaperFigures.moc"

@@ -43,6 +43,9 @@ public:
     // --subspace: agreement of every matrix's top right singular vectors with the previous checkpoint's.
     void setSubspace(bool on) { m_subspace = on; }
     bool subspace() const { return m_subspace; }
+    // --alpha-ci: alpha's bootstrap interval, from the spectra (cached results gain it without a read).
+    void setAlphaCi(bool on) { m_alphaCi = on; }
+    bool alphaCi() const { return m_alphaCi; }
 
 signals:
     void started(const QString &source);
@@ -70,6 +73,7 @@ private:
     bool m_randDistance = false;
     bool m_delta = false;
     bool m_subspace = false;
+    bool m_alphaCi = false;
     QString m_folder;
     std::optional<RunAnalysis> m_lastRun;
     std::unique_ptr<RunWatch> m_watch; // once the first pass is done

@@ -7,6 +7,7 @@
 #include "analysis/ResultsCacheLocation.h"
 #include "analysis/RunAnalyzer.h"
 #include "analysis/RunSummary.h"
+#include "spectral/AlphaInterval.h"
 #include "spectral/BlasKernelChoice.h"
 
 #include "analysis/CheckpointDiscovery.h"
@@ -99,6 +100,7 @@ struct AnalyzeOptionSet {
     const QCommandLineOption delta{QStringLiteral("delta"), QStringLiteral("Also compute the change from the reference checkpoint, D = W - W_ref (delta_* columns and D's spectrum): a second decomposition of every matrix.")};
     const QCommandLineOption reference{QStringLiteral("reference"), QStringLiteral("--delta: the step of the reference checkpoint (default: the run's first)."), QStringLiteral("STEP")};
     const QCommandLineOption subspace{QStringLiteral("subspace"), QStringLiteral("Also compute the agreement of every matrix's top right singular vectors with the previous checkpoint's (subspace_overlap, top_vector_cosine).")};
+    const QCommandLineOption alphaCi{QStringLiteral("alpha-ci"), QStringLiteral("Also compute alpha's 95% bootstrap interval (alpha_ci_low, alpha_ci_high): the fitted tail resampled %1 times, fixed seed, x_min held; from the spectra alone.").arg(kAlphaCiResamples)};
     const QCommandLineOption subspaceK{QStringLiteral("subspace-k"), QStringLiteral("--subspace: how many top singular vectors (default %1).").arg(kDefaultSubspaceK), QStringLiteral("K")};
 };
 
@@ -117,7 +119,7 @@ bool readJobs(const CommandParser &parser, const AnalyzeOptionSet &o, AnalyzeOpt
     return true;
 }
 
-// The opt-in metrics: --rand-distance, --delta (implied by --reference), --subspace (by --subspace-k).
+// The opt-in metrics: --rand-distance, --delta (implied by --reference), --subspace (by --subspace-k), --alpha-ci.
 bool readOptIns(const CommandParser &parser, const AnalyzeOptionSet &o, AnalysisSettings &settings, QString *error)
 {
     settings.randDistance = parser.isSet(o.randDistance);
@@ -130,6 +132,7 @@ bool readOptIns(const CommandParser &parser, const AnalyzeOptionSet &o, Analysis
             return false;
         }
     }
+    settings.alphaCi = parser.isSet(o.alphaCi);
     settings.subspace = parser.isSet(o.subspace) || parser.isSet(o.subspaceK);
     if (parser.isSet(o.subspaceK)) {
         const std::optional<qint64> k = wholeOption(QStringLiteral("subspace-k"), parser.value(o.subspaceK), 1, 4096, error);
@@ -187,7 +190,7 @@ ParsedOptions<AnalyzeOptions> parseAnalyzeOptions(const QStringList &arguments)
     parser.addEnergyOption();
     parser.addOptions({o.jobs, o.csv, o.json, o.method});
     parser.addRulesOption();
-    parser.addOptions({o.results, o.noCache, o.quiet, o.watch, o.settle, o.runs, o.randDistance, o.delta, o.reference, o.subspace, o.subspaceK, o.autosave});
+    parser.addOptions({o.results, o.noCache, o.quiet, o.watch, o.settle, o.runs, o.randDistance, o.delta, o.reference, o.subspace, o.subspaceK, o.alphaCi, o.autosave});
     if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
         return *exit;
     if (parser.positionalArguments().size() != 1)

@@ -72,6 +72,7 @@ struct ExportOptionSet {
     const QCommandLineOption block{QStringLiteral("block"), QStringLiteral("lines, bars, spectrum: the block of a model of several stacks, e.g. encoder, decoder-cross (default: the first)."), QStringLiteral("B")};
     const QCommandLineOption legend{QStringLiteral("legend"), QStringLiteral("lines, bars: where the legend goes: %1 (default auto: beside the plot, or below it when narrow).").arg(legendPositionNames().join(QLatin1String(", "))), QStringLiteral("WHERE"), QStringLiteral("auto")};
     const QCommandLineOption theme{QStringLiteral("theme"), QStringLiteral("light (default, for paper) or dark (for slides on a dark background)."), QStringLiteral("NAME"), QStringLiteral("light")};
+    const QCommandLineOption spectrumTail{QStringLiteral("eigenvalues"), QStringLiteral("spectrum: the right panel, ccdf (default: the empirical CCDF with the fitted power law from x_min) or density (with the Marchenko-Pastur bulk)."), QStringLiteral("AS"), QStringLiteral("ccdf")};
     const QCommandLineOption expert{QStringLiteral("expert"), QStringLiteral("MoE models: one expert (a number or 'shared') instead of the mean over the routed experts."), QStringLiteral("E")};
 };
 
@@ -274,7 +275,7 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
     parser.addOptions({o.figure, o.output, o.metric, o.step, o.types, o.layers});
     parser.addEnergyOption();
     parser.addOptions({o.preset, o.size, o.dpi, o.font, o.width, o.height, o.scale, o.title, o.panelTitle, o.layer, o.type, o.byLayer, o.noGuide,
-                       o.relativeDepth, o.relativeStep, o.block, o.expert, o.legend, o.theme, o.colourRange, o.vmin, o.vmax});
+                       o.relativeDepth, o.relativeStep, o.block, o.expert, o.legend, o.theme, o.colourRange, o.vmin, o.vmax, o.spectrumTail});
     if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
         return *exit;
     if (parser.positionalArguments().isEmpty())
@@ -289,6 +290,10 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
     if (!legend)
         return parser.refusal(QStringLiteral("unknown --legend '%1'; one of: %2").arg(printableText(parser.value(o.legend)), legendPositionNames().join(QLatin1String(", "))));
     options.legend = *legend;
+    const QString tail = parser.value(o.spectrumTail);
+    if (tail != QLatin1String("ccdf") && tail != QLatin1String("density"))
+        return parser.refusal(QStringLiteral("unknown --eigenvalues '%1'; one of: ccdf, density").arg(printableText(tail)));
+    options.spectrumTail = tail == QLatin1String("ccdf") ? SpectrumTail::Ccdf : SpectrumTail::Density;
     readNames(parser, o, options);
     return options;
 }
@@ -409,6 +414,7 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
         const MatrixKey key{0, state.currentStep(), {state.block(), int(*options.layer), *type, state.expert()}};
         if (!state.find(key))
             return usage(QStringLiteral("no %1 matrix at step %2").arg(key.id.text()).arg(key.step));
+        view.spectrumView()->setTail(options.spectrumTail);
         view.spectrumView()->showMatrix(key);
         break;
     }

@@ -15,6 +15,7 @@
 #include "analysis/ResultsFile.h"
 #include "analysis/RunSummary.h"
 #include "io/OutputFile.h"
+#include "spectral/AlphaInterval.h"
 
 #include <QAction>
 #include <QApplication>
@@ -312,12 +313,17 @@ void MainWindow::buildMenus()
     m_subspace = analysis->addAction(tr("Also compute the &subspace agreement with the previous checkpoint (top %1 singular vectors)").arg(kDefaultSubspaceK));
     m_subspace->setCheckable(true);
     m_subspace->setToolTip(tr("subspace_overlap and top_vector_cosine: how far each matrix's top right singular vectors turned since the checkpoint before"));
-    for (QAction *action : {m_randDistance, m_delta, m_subspace})
+    m_alphaCi = analysis->addAction(tr("Also compute &alpha's 95 % bootstrap interval (%1 resamples of the fitted tail)").arg(kAlphaCiResamples));
+    m_alphaCi->setCheckable(true);
+    m_alphaCi->setToolTip(tr("alpha_ci_low and alpha_ci_high, drawn as error bars on α's lines; from the stored spectra, no checkpoint read again"));
+    for (QAction *action : {m_randDistance, m_delta, m_subspace, m_alphaCi})
         connect(action, &QAction::toggled, this, [this, action](bool on) {
             if (action == m_randDistance)
                 m_controller->setRandDistance(on);
             else if (action == m_delta)
                 m_controller->setDelta(on);
+            else if (action == m_alphaCi)
+                m_controller->setAlphaCi(on);
             else
                 m_controller->setSubspace(on);
             // The open folder is opened again: its cached results get the metric computed, nothing else.
@@ -767,6 +773,7 @@ void MainWindow::restoreSettings()
     m_randDistance->setChecked(settings.value(QStringLiteral("analysis/randDistance"), false).toBool());
     m_delta->setChecked(settings.value(QStringLiteral("analysis/delta"), false).toBool());
     m_subspace->setChecked(settings.value(QStringLiteral("analysis/subspace"), false).toBool());
+    m_alphaCi->setChecked(settings.value(QStringLiteral("analysis/alphaCi"), false).toBool());
     const int aggregate = settings.value(QStringLiteral("aggregate"), int(Aggregate::Mean)).toInt();
     m_aggregate->setCurrentIndex(std::max(0, m_aggregate->findData(aggregate)));
     m_state->setAggregate(Aggregate(aggregate));
@@ -790,6 +797,7 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("analysis/randDistance"), m_randDistance->isChecked());
     settings.setValue(QStringLiteral("analysis/delta"), m_delta->isChecked());
     settings.setValue(QStringLiteral("analysis/subspace"), m_subspace->isChecked());
+    settings.setValue(QStringLiteral("analysis/alphaCi"), m_alphaCi->isChecked());
     settings.setValue(QStringLiteral("aggregate"), int(m_state->aggregate()));
     settings.setValue(QStringLiteral("band"), m_state->showBand());
     settings.setValue(QStringLiteral("lines/logY"), m_state->logY());

@@ -57,6 +57,7 @@ public:
     QSpinBox *firstLayerBox() const { return m_firstLayer; }
     QSpinBox *lastLayerBox() const { return m_lastLayer; }
     QAction *subspaceAction() const { return m_subspace; }
+    QAction *alphaCiAction() const { return m_alphaCi; }
     FigureView *figure(FigureKind kind) const { return m_figures.value(int(kind)); }
     MetricLineChart *lineChart() const { return figure(FigureKind::Lines)->lineChart(); }
     LayerBarChart *barChart() const { return figure(FigureKind::Bars)->barPanels().value(0); }
@@ -111,6 +112,7 @@ private:
     QAction *m_randDistance = nullptr;
     QAction *m_delta = nullptr;
     QAction *m_subspace = nullptr;
+    QAction *m_alphaCi = nullptr;
     WindowTheme *m_theme;
     QString m_source;
     QTabWidget *m_tabs;

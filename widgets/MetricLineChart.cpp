@@ -3,6 +3,7 @@
 #include "MetricSelector.h"
 #include "PlotStyle.h"
 #include "TypeStyle.h"
+#include "figures/AlphaIntervals.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -153,9 +154,10 @@ void MetricLineChart::setPerLayerType(std::optional<MatrixType> type)
 void MetricLineChart::clearFigure()
 {
     QCustomPlot *p = plot();
-    p->clearGraphs();
+    p->clearPlottables(); // the lines, their bands and error bars
     p->legend->clearItems();
     m_graphs.clear();
+    m_errorBars.clear();
     if (m_layerScale) { // the colour bar of the per-layer lines
         body()->remove(m_layerScale);
         body()->simplify();
@@ -189,6 +191,12 @@ void MetricLineChart::rebuild()
         entry->setPen(Qt::NoPen);
         entry->setBrush(m_guideBand->brush());
         entry->setName(f.guideLabel);
+    }
+    if (!f.intervalLabel.isEmpty() && f.legendShown) { // error bars without data: their legend icon only
+        auto *entry = new QCPErrorBars(p->xAxis, p->yAxis);
+        entry->setPen(QPen(theme().ink, 1.2));
+        entry->setName(f.intervalLabel);
+        entry->setSelectable(QCP::stNone);
     }
     p->yAxis->setLabel(f.yLabel);
     PlotStyle::setLogScale(p->yAxis, f.logY);
@@ -271,6 +279,7 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
     graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), QPen(typeOutline(series.type), 1.2), colour, 7));
     addPoints(graph, [](const AggregatePoint &pt) { return pt.value; });
     graph->setVisible(series.visible);
+    drawIntervals(series, graph, typeOutline(series.type));
     if (!series.inLegend)
         graph->removeFromLegend();
     if (auto *item = p->legend->itemWithPlottable(graph))
@@ -288,7 +297,34 @@ QCPGraph *MetricLineChart::drawLayerLine(const LineSeries &series)
     graph->removeFromLegend();
     for (qsizetype i = 0; i < series.points.size(); ++i)
         graph->addData(series.x[i], plottedValue(series.points[i].value, m_figure.logY));
+    drawIntervals(series, graph, colour.darker(130));
     return graph;
+}
+
+void MetricLineChart::drawIntervals(const LineSeries &series, QCPGraph *line, const QColor &colour)
+{
+    // Each point's interval as the distances below and above its value; a point without one, or
+    // off a logarithmic axis, gets none (NaN is not drawn).
+    if (series.intervals.isEmpty())
+        return;
+    auto *bars = new QCPErrorBars(plot()->xAxis, plot()->yAxis);
+    bars->removeFromLegend();
+    bars->setSelectable(QCP::stNone);
+    bars->setErrorType(QCPErrorBars::etValueError);
+    bars->setPen(QPen(colour, series.highlighted ? 2.0 : 1.3));
+    bars->setWhiskerWidth(7);
+    bars->setSymbolGap(0);
+    bars->setDataPlottable(line);
+    QVector<double> below, above;
+    for (qsizetype i = 0; i < series.points.size(); ++i) {
+        const double value = plottedValue(series.points[i].value, m_figure.logY);
+        const AxisRange interval = series.intervals.value(i, AxisRange{std::nan(""), std::nan("")});
+        below << value - plottedValue(interval.lower, m_figure.logY);
+        above << plottedValue(interval.upper, m_figure.logY) - value;
+    }
+    bars->setData(below, above);
+    bars->setVisible(series.visible);
+    m_errorBars.append(bars);
 }
 
 void MetricLineChart::addLayerScale(const LayerColourScale &scale)
@@ -372,6 +408,9 @@ QString MetricLineChart::tooltipAt(const QPoint &pixel) const
                        .arg(state()->experts().isEmpty() ? tr("layers") : tr("matrices (layers × experts)"));
     if (pt.missing > 0)
         text += tr(" (%1 NaN left out)").arg(pt.missing);
+    if (hit.index < hit.line->intervals.size())
+        if (const QString interval = alphaIntervalText(hit.line->intervals[hit.index], 2); !interval.isEmpty())
+            text += tr("<br>95 % interval of the mean %1").arg(interval);
     return text;
 }
 

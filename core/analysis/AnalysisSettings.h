@@ -41,6 +41,9 @@ struct AnalysisSettings {
     // in the results file, so that a checkpoint added later costs only itself.
     bool subspace = false;
     int subspaceK = kDefaultSubspaceK;
+    // alpha's bootstrap interval (alpha_ci_low, alpha_ci_high; spectral/AlphaInterval): from the
+    // spectrum alone, so results stored without it gain it without a checkpoint being read.
+    bool alphaCi = false;
     // Processes sharing this analysis (MPI ranks; null: this process alone). Each computes the
     // matrices AnalysisTeam::assignByCost hands it; only the leader's RunAnalysis is whole, and only
     // the leader saves the results file.

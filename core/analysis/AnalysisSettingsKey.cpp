@@ -1,5 +1,7 @@
 #include "analysis/AnalysisSettingsKey.h"
 
+#include "spectral/AlphaInterval.h"
+
 #include <limits>
 #include <utility>
 
@@ -33,6 +35,8 @@ AnalysisSettingsKey AnalysisSettingsKey::of(const AnalysisSettings &settings, co
         key.referenceStep = settings.referenceStep;
     if (settings.subspace)
         key.subspaceK = settings.subspaceK;
+    if (settings.alphaCi)
+        key.alphaCiResamples = kAlphaCiResamples;
     return key;
 }
 
@@ -47,6 +51,8 @@ QString AnalysisSettingsKey::toString() const
         items << QStringLiteral("delta=%1").arg(referenceStep ? QString::number(*referenceStep) : QStringLiteral("first"));
     if (subspaceK)
         items << QStringLiteral("subspace=%1").arg(*subspaceK);
+    if (alphaCiResamples)
+        items << QStringLiteral("alpha_ci=%1").arg(*alphaCiResamples);
     return items.join(QLatin1Char(';'));
 }
 
@@ -72,6 +78,8 @@ AnalysisSettingsKey AnalysisSettingsKey::parse(const QString &text)
             key.referenceStep = canonicalNumber<qint64>(value);
         } else if (name == QLatin1String("subspace") && !key.subspaceK && canonicalNumber<int>(value)) {
             key.subspaceK = canonicalNumber<int>(value);
+        } else if (name == QLatin1String("alpha_ci") && !key.alphaCiResamples && canonicalNumber<int>(value)) {
+            key.alphaCiResamples = canonicalNumber<int>(value);
         } else {
             key.others << item;
         }
@@ -92,6 +100,7 @@ std::optional<AnalysisOptIns> AnalysisSettingsKey::missingFrom(const AnalysisSet
     missing.randDistance = randDistance && !stored.randDistance;
     missing.delta = delta && (!stored.delta || stored.referenceStep != referenceStep);
     missing.subspace = subspaceK && stored.subspaceK != subspaceK;
+    missing.alphaCi = alphaCiResamples && stored.alphaCiResamples != alphaCiResamples;
     return missing;
 }
 

@@ -40,8 +40,14 @@ CheckpointReuse CacheReusePlan::reuseOf(qsizetype i, bool staleDelta, bool recom
 {
     CheckpointReuse reuse;
     reuse.cached = m_reusable.value(i);
-    const bool servesWhole = m_missing && !m_missing->any();
+    // alpha's interval needs only the stored spectrum: lacking it alone, a checkpoint is still
+    // taken whole, nothing read, and the interval added.
+    AnalysisOptIns lacking = m_missing.value_or(AnalysisOptIns{});
+    lacking.alphaCi = false;
+    const bool servesWhole = m_missing && !lacking.any();
     reuse.whole = reuse.cached && servesWhole && !recomputeVectors && !staleDelta;
+    if (reuse.whole)
+        reuse.missing.alphaCi = m_missing->alphaCi;
     if (!reuse.whole) {
         // Deltas against another reference are missing too, for this checkpoint.
         reuse.missing = m_missing.value_or(AnalysisOptIns{});

@@ -18,7 +18,8 @@ namespace rankscope {
 struct CheckpointReuse {
     const CheckpointRecord *cached = nullptr; // its earlier analysis, when its identity is unchanged
     bool whole = false;                       // taken from it as it is: nothing is read
-    AnalysisOptIns missing;                   // otherwise, the opt-in metrics cached lacks
+    AnalysisOptIns missing;                   // otherwise, the opt-in metrics cached lacks; when whole,
+                                              // alphaCi alone: the intervals to add from its stored spectra
 };
 
 class CacheReusePlan {

@@ -1,5 +1,6 @@
 #include "analysis/MatrixSolve.h"
 
+#include "spectral/AlphaInterval.h"
 #include "spectral/BlasThreadBudget.h"
 #include "spectral/WeightWatcherMetrics.h"
 
@@ -99,6 +100,8 @@ void MatrixSolve::setMetrics(MatrixResult &result, Spectrum &spectrum, const Mat
     }
     if (task.known)
         keepKnown(result, task);
+    if (task.withAlphaCi)
+        setAlphaInterval(result.metrics, result.singularValues);
     if (task.withShuffle)
         result.metrics.randDistance = shuffledDistance;
     if (task.withChange) {
@@ -117,6 +120,10 @@ void MatrixSolve::keepKnown(MatrixResult &result, const MatrixSolveTask &task)
     const MatrixResult &known = *task.known;
     if (!task.withShuffle)
         result.metrics.randDistance = known.metrics.randDistance;
+    if (!task.withAlphaCi) {
+        result.metrics.alphaCiLow = known.metrics.alphaCiLow;
+        result.metrics.alphaCiHigh = known.metrics.alphaCiHigh;
+    }
     if (!task.withChange) {
         result.deltaSingularValues = known.deltaSingularValues;
         result.metrics.deltaRelFrobenius = known.metrics.deltaRelFrobenius;

@@ -24,6 +24,7 @@ struct MatrixSolveTask {
     bool ownSpectrum = true;  // W decomposed again (always without `known`)
     bool withChange = false;  // --delta for it: its deltas are set, NaN without a usable reference
     bool withShuffle = false; // rand_distance for it
+    bool withAlphaCi = false; // --alpha-ci: alpha's bootstrap interval (from its spectrum, cheap: always set anew)
     std::shared_ptr<MatrixPartSource> reference; // --delta: its namesake in the reference checkpoint
     qint64 referenceStep = 0;
     double energy = kDefaultEnergy;

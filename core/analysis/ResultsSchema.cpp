@@ -56,13 +56,21 @@ TableSpec<CheckpointRecord> checkpointTable()
             }};
 }
 
+// The schema that added a metric's column: 1, but for those listed.
+int metricColumnSince(const QString &name)
+{
+    if (name == QLatin1String("alpha_ci_low") || name == QLatin1String("alpha_ci_high"))
+        return 6; // --alpha-ci
+    return 1;
+}
+
 // The stored metrics at the default τ, one float64 column each. All are optional: the spectrum's
 // own are recomputed where a file lacks any, those that need the matrix read NaN.
 void addMetricColumns(std::vector<Column<MatrixRow>> &columns)
 {
     const QStringList names = spectralMetricColumns();
     for (qsizetype k = 0; k < names.size(); ++k)
-        columns.push_back({names[k].toUtf8(), ColumnType::Float64, Presence::Optional, 1, 0,
+        columns.push_back({names[k].toUtf8(), ColumnType::Float64, Presence::Optional, metricColumnSince(names[k]), 0,
                            [k](const MatrixRow &r) { return Cell(r.metrics[k]); },
                            [k](MatrixRow &r, const Cell &c) { r.metrics[k] = cellNumber(c); }});
 }

@@ -8,6 +8,7 @@
 #include "analysis/SubspaceOverlapPlan.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
+#include "spectral/AlphaInterval.h"
 #include "spectral/BlasThreadBudget.h"
 
 #include <QDateTime>
@@ -200,6 +201,9 @@ RunAnalyzer::Outcome RunAnalyzer::takeCheckpoint(FolderPass &pass, qsizetype i)
         record.fromCache = true;
         results = pass.cache.knownResults().value(record.path);
         applyEnergy(results, m_settings.energy);
+        if (reuse.missing.alphaCi)
+            for (MatrixResult &r : results)
+                setAlphaInterval(r.metrics, r.singularValues);
         pass.run.issues.append(pass.cache.knownIssues(record.path));
         pass.progress.matricesDone += int(results.size());
     } else if (const Outcome outcome = computeCheckpoint(pass, i, reuse, record, results); outcome != Outcome::Analysed) {
@@ -419,6 +423,7 @@ void RunAnalyzer::queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, c
     // Without a reference that can be read, the deltas set are NaN (a note says why).
     task.withChange = m_settings.delta && (!task.known || job.missing.delta);
     task.withShuffle = m_settings.randDistance && (!task.known || job.missing.randDistance);
+    task.withAlphaCi = m_settings.alphaCi;
     task.energy = m_settings.energy;
     // --delta: the namesake in the reference checkpoint, read here as this tensor was.
     if (task.withChange && m_delta->hasReference()) {

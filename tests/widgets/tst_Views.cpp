@@ -298,6 +298,7 @@ private slots:
     {
         ViewState state;
         SpectrumView spectrum(&state);
+        spectrum.setTail(SpectrumTail::Density); // the CCDF, the default, draws only the bulk's edge
         state.setRun(test::demoRun(), QStringLiteral("nanogpt-d4"));
         const MatrixKey key{0, 1500, {{}, 2, MatrixType::MlpUp, {}}};
         spectrum.showMatrix(key);
@@ -552,9 +553,13 @@ private slots:
         QVERIFY(spectrum.title().contains("transformer.h.1.attn.c_attn.weight[V] [64×64]"));
         const double alpha = expectedValue("alpha", 1500, 1, "V");
         QVERIFY2(spectrum.fitLegendText().contains(QStringLiteral("α = %1").arg(alpha, 0, 'f', 2)), qPrintable(spectrum.fitLegendText()));
-        QCOMPARE(spectrum.plot()->graphCount(), 4); // σ by rank, the eigenvalue density, the MP bulk, the fitted law
+        // σ by rank, the eigenvalues' CCDF, the fitted law, and the legend entry of λ₊
+        QCOMPARE(spectrum.plot()->graphCount(), 4);
         spectrum.setOverlayFirstStep(true);
         QCOMPARE(spectrum.plot()->graphCount(), 6);
+        spectrum.setOverlayFirstStep(false);
+        spectrum.setTail(SpectrumTail::Density); // the eigenvalue density and the MP bulk (which names λ₊) instead
+        QCOMPARE(spectrum.plot()->graphCount(), 4);
     }
 
     void heatmapWorksForOneLayerAndShowsNaNDistinctly()

@@ -43,6 +43,10 @@ public:
     // --subspace: agreement of every matrix's top right singular vectors with the previous checkpoint's.
     void setSubspace(bool on) { m_subspace = on; }
     bool subspace() const { return m_subspace; }
+    // --device: the spectra on the GPU when one is usable (default), or on the CPU.
+    void setUseGpu(bool on) { m_useGpu = on; }
+    // The GPU the window would use ("NVIDIA H200 (…)"), or empty with why there is none.
+    static QString gpuDescription(QString *whyNone);
 
 signals:
     void started(const QString &source);
@@ -70,6 +74,7 @@ private:
     bool m_randDistance = false;
     bool m_delta = false;
     bool m_subspace = false;
+    bool m_useGpu = true;
     QString m_folder;
     std::optional<RunAnalysis> m_lastRun;
     std::unique_ptr<RunWatch> m_watch; // once the first pass is done

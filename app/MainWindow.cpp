@@ -312,6 +312,17 @@ void MainWindow::buildMenus()
     m_subspace = analysis->addAction(tr("Also compute the &subspace agreement with the previous checkpoint (top %1 singular vectors)").arg(kDefaultSubspaceK));
     m_subspace->setCheckable(true);
     m_subspace->setToolTip(tr("subspace_overlap and top_vector_cosine: how far each matrix's top right singular vectors turned since the checkpoint before"));
+    // The spectra on the GPU (as analyze --device auto): on when one is usable, said why not when none is.
+    analysis->addSeparator();
+    QString noGpu;
+    const QString gpu = AnalysisController::gpuDescription(&noGpu);
+    QAction *useGpu = analysis->addAction(tr("Compute the spectra on the &GPU"));
+    useGpu->setCheckable(true);
+    useGpu->setChecked(!gpu.isEmpty());
+    useGpu->setEnabled(!gpu.isEmpty());
+    useGpu->setToolTip(gpu.isEmpty() ? noGpu : gpu);
+    useGpu->setStatusTip(useGpu->toolTip());
+    connect(useGpu, &QAction::toggled, this, [this](bool on) { m_controller->setUseGpu(on); });
     for (QAction *action : {m_randDistance, m_delta, m_subspace})
         connect(action, &QAction::toggled, this, [this, action](bool on) {
             if (action == m_randDistance)

@@ -74,6 +74,13 @@ if [ "$cpu_only" = 0 ] && ! "$rs" --version | grep -q '^CUDA: .*device [0-9]* of
     cpu_only=1
 fi
 
+# The comparison itself, checked on what differs by method alone: the exact SVD against the Gram path.
+echo "== compare_metrics: the demo run, --method svd against gram (both on the CPU)"
+"$rs" analyze resources/demo/nanogpt-d4 --no-cache --quiet --method svd --csv "$out/demo.svd.csv" &&
+    "$rs" analyze resources/demo/nanogpt-d4 --no-cache --quiet --device cpu --csv "$out/demo.gram.csv" &&
+    "$build/bin/compare_metrics" "$out/demo.svd.csv" "$out/demo.gram.csv" | sed 's/^/  /'
+[ "${PIPESTATUS[0]}" = 0 ] || fail "demo: --method svd and gram differ beyond the metric contract"
+
 for run in "demo:resources/demo/nanogpt-d4" "gpt2-small:$gpt2" "d4096-layer:$wide"; do
     name=${run%%:*}
     folder=${run#*:}

@@ -479,7 +479,10 @@ QList<MatrixResult> RunAnalyzer::finishCheckpoint(CheckpointJob &job)
     run.timings.metricsSeconds += solves.metricsSeconds;
     run.timings.matricesOnDevice += solves.onDevice;
     run.timings.matricesOnCpu += solves.onCpu;
-    run.notes.append(solves.deviceNotes);
+    // A checkpoint analysed again (--watch, a cache rebuilt) keeps one note per matrix.
+    for (const QString &note : solves.deviceNotes)
+        if (!run.notes.contains(note))
+            run.notes << note;
     m_progressModel.addDone(solves.doneSeconds);
     job.progress.matricesDone = job.matricesBefore + solves.completed;
     m_team.gather(results, run, {job.ownIssuesFrom, solves.completed, solves.doneSeconds, job.timingsBefore}, job.progress, m_progressModel);

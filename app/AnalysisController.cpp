@@ -1,10 +1,14 @@
 #include "AnalysisController.h"
 
 #include "analysis/ResultsFile.h"
+#include "spectral/CudaGramDevice.h"
+#include "spectral/GramDeviceChoice.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QThread>
 #include <QtConcurrent>
+#include <algorithm>
 
 namespace rankscope {
 
@@ -50,8 +54,29 @@ void AnalysisController::openFolder(const QString &folder)
     startAnalysis(folder, std::nullopt, true);
 }
 
+namespace {
+
+// The window computes its spectra on the GPU when one is usable, as `analyze --device auto` does;
+// the device is opened once, when the first analysis starts.
+const DeviceChoice &windowDevice()
+{
+    static const DeviceChoice choice = chooseGramDevice(DeviceRequest::Auto, std::clamp(QThread::idealThreadCount(), 1, kMaxDeviceSessions),
+                                                        openCudaGramDevice);
+    return choice;
+}
+
+} // namespace
+
+QString AnalysisController::gpuDescription(QString *whyNone)
+{
+    *whyNone = windowDevice().why;
+    return windowDevice().device ? windowDevice().device->description() : QString();
+}
+
 void AnalysisController::applyOptInMetrics(AnalysisSettings &settings) const
 {
+    settings.device = m_useGpu ? windowDevice().device : nullptr;
+    settings.deviceNote = m_useGpu ? windowDevice().why : QStringLiteral("the GPU is switched off in the Analysis menu");
     settings.randDistance = m_randDistance;
     settings.delta = m_delta;
     settings.subspace = m_subspace;

@@ -46,6 +46,10 @@ public:
     // --alpha-ci: alpha's bootstrap interval, from the spectra (cached results gain it without a read).
     void setAlphaCi(bool on) { m_alphaCi = on; }
     bool alphaCi() const { return m_alphaCi; }
+    // --device: the spectra on the GPU when one is usable (default), or on the CPU.
+    void setUseGpu(bool on) { m_useGpu = on; }
+    // The GPU the window would use ("NVIDIA H200 (…)"), or empty with why there is none.
+    static QString gpuDescription(QString *whyNone);
 
 signals:
     void started(const QString &source);
@@ -74,6 +78,7 @@ private:
     bool m_delta = false;
     bool m_subspace = false;
     bool m_alphaCi = false;
+    bool m_useGpu = true;
     QString m_folder;
     std::optional<RunAnalysis> m_lastRun;
     std::unique_ptr<RunWatch> m_watch; // once the first pass is done

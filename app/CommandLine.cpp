@@ -8,6 +8,7 @@
 #include "MpiTeam.h"
 #include "RankScopeVersion.h"
 #include "spectral/BlasKernelChoice.h"
+#include "spectral/CudaGramDevice.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -96,6 +97,7 @@ int runHeadless(int argc, char **argv)
         out << "rankscope " << RANKSCOPE_VERSION << '\n';
         out << "BLAS: " << QString::fromStdString(describeBlasKernel()) << '\n';
         const QString mpi = MpiTeam::libraryVersion();
+        out << "CUDA: " << describeCuda() << '\n';
         out << "MPI: " << (mpi.isEmpty() ? QStringLiteral("not built in (rankscope analyze runs in one process)") : mpi + QStringLiteral(" (mpirun -n N rankscope analyze)")) << '\n';
         return 0;
     }

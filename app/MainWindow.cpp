@@ -316,6 +316,17 @@ void MainWindow::buildMenus()
     m_alphaCi = analysis->addAction(tr("Also compute &alpha's 95 % bootstrap interval (%1 resamples of the fitted tail)").arg(kAlphaCiResamples));
     m_alphaCi->setCheckable(true);
     m_alphaCi->setToolTip(tr("alpha_ci_low and alpha_ci_high, drawn as error bars on α's lines; from the stored spectra, no checkpoint read again"));
+    // The spectra on the GPU (as analyze --device auto): on when one is usable, said why not when none is.
+    analysis->addSeparator();
+    QString noGpu;
+    const QString gpu = AnalysisController::gpuDescription(&noGpu);
+    QAction *useGpu = analysis->addAction(tr("Compute the spectra on the &GPU"));
+    useGpu->setCheckable(true);
+    useGpu->setChecked(!gpu.isEmpty());
+    useGpu->setEnabled(!gpu.isEmpty());
+    useGpu->setToolTip(gpu.isEmpty() ? noGpu : gpu);
+    useGpu->setStatusTip(useGpu->toolTip());
+    connect(useGpu, &QAction::toggled, this, [this](bool on) { m_controller->setUseGpu(on); });
     for (QAction *action : {m_randDistance, m_delta, m_subspace, m_alphaCi})
         connect(action, &QAction::toggled, this, [this, action](bool on) {
             if (action == m_randDistance)

@@ -7,11 +7,13 @@
 #include "spectral/SpectralMetrics.h"
 
 #include <QString>
+#include <memory>
 #include <optional>
 
 namespace rankscope {
 
 class AnalysisTeam;
+class DeviceGramSolver;
 
 inline constexpr int kDefaultSubspaceK = 16;
 
@@ -48,6 +50,10 @@ struct AnalysisSettings {
     // matrices AnalysisTeam::assignByCost hands it; only the leader's RunAnalysis is whole, and only
     // the leader saves the results file.
     AnalysisTeam *team = nullptr;
+    // The GPU the spectra are computed on (GramDeviceChoice; null: the CPU), and why there is none
+    // when null (for the timing line). Never part of the settings key: both meet the contract.
+    std::shared_ptr<DeviceGramSolver> device;
+    QString deviceNote;
 };
 
 } // namespace rankscope

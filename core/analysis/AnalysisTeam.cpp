@@ -23,7 +23,7 @@ QByteArray CheckpointShare::serialized() const
     QDataStream out(&bytes, QIODevice::WriteOnly);
     out.setVersion(QDataStream::Qt_6_4);
     out << kShareMagic << qint32(matricesDone) << costSeconds << timings.readSeconds << timings.spectraSeconds
-        << timings.metricsSeconds << qint32(issues.size());
+        << timings.metricsSeconds << qint32(timings.matricesOnDevice) << qint32(timings.matricesOnCpu) << qint32(issues.size());
     for (const AnalysisIssue &issue : issues)
         out << issue.path << issue.tensor << issue.message << issue.wholeFile;
     out << qint32(results.size());
@@ -47,7 +47,11 @@ std::optional<CheckpointShare> CheckpointShare::fromBytes(const QByteArray &byte
     CheckpointShare share;
     quint32 magic = 0;
     qint32 done = 0, issueCount = 0, resultCount = 0;
-    in >> magic >> done >> share.costSeconds >> share.timings.readSeconds >> share.timings.spectraSeconds >> share.timings.metricsSeconds >> issueCount;
+    qint32 onDevice = 0, onCpu = 0;
+    in >> magic >> done >> share.costSeconds >> share.timings.readSeconds >> share.timings.spectraSeconds >> share.timings.metricsSeconds
+       >> onDevice >> onCpu >> issueCount;
+    share.timings.matricesOnDevice = onDevice;
+    share.timings.matricesOnCpu = onCpu;
     if (magic != kShareMagic || issueCount < 0)
         return std::nullopt;
     share.matricesDone = done;

@@ -20,8 +20,9 @@ MatrixSolveOutcome MatrixSolve::run(MatrixSolveTask task, BlasThreadBudget &budg
     try {
         task.base.contentHash = task.source->contentHash();
         const bool keepMatrix = task.withShuffle || task.reference;
+        outcome.ownSolved = task.ownSpectrum;
         if (task.ownSpectrum)
-            spectrum = ownSpectrum(task, keepMatrix, budget);
+            spectrum = ownSpectrum(task, keepMatrix, budget, outcome.place);
         else
             spectrum.singularValues = task.known->singularValues;
         // The change and the shuffle need the entries: only then is the matrix widened whole.
@@ -51,7 +52,7 @@ MatrixSolveOutcome MatrixSolve::run(MatrixSolveTask task, BlasThreadBudget &budg
     return outcome;
 }
 
-Spectrum MatrixSolve::ownSpectrum(MatrixSolveTask &task, bool keepMatrix, BlasThreadBudget &budget) const
+Spectrum MatrixSolve::ownSpectrum(MatrixSolveTask &task, bool keepMatrix, BlasThreadBudget &budget, SolvePlace &place) const
 {
     const BlasThreadBudget::Claim claim(budget);
     // The tensor is let go once read: while the eigensolver runs, the worker holds only its Gram
@@ -59,7 +60,7 @@ Spectrum MatrixSolve::ownSpectrum(MatrixSolveTask &task, bool keepMatrix, BlasTh
     return m_ownSolver.compute(*task.source, [&] {
         if (!keepMatrix)
             task.source.reset();
-    });
+    }, &place);
 }
 
 MatrixSolve::Change MatrixSolve::changeFrom(const RowMajorMatrix &widened, MatrixSolveTask &task, QString &problem) const

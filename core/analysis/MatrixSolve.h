@@ -35,6 +35,9 @@ struct MatrixSolveOutcome {
     QString error;       // why the matrix has no spectrum: it fails, not the run
     QString changeProblem; // why its deltas are NaN, said beside the tensor's other problems
     double spectrumSeconds = 0, metricsSeconds = 0;
+    // Where W's own spectrum was computed (nothing when it was taken from earlier results).
+    bool ownSolved = false;
+    SolvePlace place;
     bool ok() const { return error.isEmpty(); }
 };
 
@@ -55,7 +58,7 @@ private:
         bool compared = false;
     };
 
-    Spectrum ownSpectrum(MatrixSolveTask &task, bool keepMatrix, BlasThreadBudget &budget) const;
+    Spectrum ownSpectrum(MatrixSolveTask &task, bool keepMatrix, BlasThreadBudget &budget, SolvePlace &place) const;
     Change changeFrom(const RowMajorMatrix &widened, MatrixSolveTask &task, QString &problem) const;
     static void setMetrics(MatrixResult &result, Spectrum &spectrum, const MatrixSolveTask &task, double shuffledDistance,
                            const Change &change, const QString &changeProblem);

@@ -70,13 +70,21 @@ struct RunAnalysis {
         double readSeconds = 0;
         double spectraSeconds = 0;
         double metricsSeconds = 0;
+        // Spectra computed on the GPU and on the CPU (with a GPU set: those it did not take).
+        int matricesOnDevice = 0, matricesOnCpu = 0;
         // What a span of the analysis added, and adding another process's share (MPI).
-        Timings operator-(const Timings &o) const { return {readSeconds - o.readSeconds, spectraSeconds - o.spectraSeconds, metricsSeconds - o.metricsSeconds}; }
+        Timings operator-(const Timings &o) const
+        {
+            return {readSeconds - o.readSeconds, spectraSeconds - o.spectraSeconds, metricsSeconds - o.metricsSeconds,
+                    matricesOnDevice - o.matricesOnDevice, matricesOnCpu - o.matricesOnCpu};
+        }
         Timings &operator+=(const Timings &o)
         {
             readSeconds += o.readSeconds;
             spectraSeconds += o.spectraSeconds;
             metricsSeconds += o.metricsSeconds;
+            matricesOnDevice += o.matricesOnDevice;
+            matricesOnCpu += o.matricesOnCpu;
             return *this;
         }
     } timings;

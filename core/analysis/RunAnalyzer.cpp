@@ -79,6 +79,8 @@ struct RunAnalyzer::CheckpointJob {
         QList<MatrixResult> results;
         QList<AnalysisIssue> issues;
         double spectraSeconds = 0, metricsSeconds = 0;
+        int onDevice = 0, onCpu = 0;
+        QStringList deviceNotes; // why a matrix went to the CPU with a GPU set
         BlasThreadBudget blasThreads;
     };
 
@@ -291,7 +293,8 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(CheckpointJob &job)
     job.pool = std::make_unique<QThreadPool>();
     job.pool->setMaxThreadCount(m_settings.jobs);
     job.solves = std::make_shared<CheckpointJob::Solves>(m_settings.jobs);
-    const SingularValueSolver solver(m_settings.method, m_settings.eigensolver);
+    SingularValueSolver solver(m_settings.method, m_settings.eigensolver);
+    solver.setDevice(m_settings.device);
     // W's own decomposition also gives its top right singular vectors with --subspace.
     SingularValueSolver ownSolver = solver;
     ownSolver.setTopVectors(m_settings.subspace ? m_settings.subspaceK : 0);
@@ -443,6 +446,12 @@ void RunAnalyzer::queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, c
         QMutexLocker lock(&solves->mutex);
         solves->spectraSeconds += outcome.spectrumSeconds;
         solves->metricsSeconds += outcome.metricsSeconds;
+        if (outcome.ownSolved) {
+            ++(outcome.place.onDevice ? solves->onDevice : solves->onCpu);
+            if (!outcome.place.note.isEmpty())
+                solves->deviceNotes << QStringLiteral("%1 (%2): its spectrum was computed on the CPU: %3")
+                                           .arg(outcome.result.tensor, outcome.result.checkpointPath, outcome.place.note);
+        }
         if (!outcome.ok()) {
             solves->issues.append({outcome.result.checkpointPath, outcome.result.tensor, outcome.error, false});
         } else {
@@ -473,6 +482,12 @@ QList<MatrixResult> RunAnalyzer::finishCheckpoint(CheckpointJob &job)
     run.issues.append(solves.issues);
     run.timings.spectraSeconds += solves.spectraSeconds;
     run.timings.metricsSeconds += solves.metricsSeconds;
+    run.timings.matricesOnDevice += solves.onDevice;
+    run.timings.matricesOnCpu += solves.onCpu;
+    // A checkpoint analysed again (--watch, a cache rebuilt) keeps one note per matrix.
+    for (const QString &note : solves.deviceNotes)
+        if (!run.notes.contains(note))
+            run.notes << note;
     m_progressModel.addDone(solves.doneSeconds);
     job.progress.matricesDone = job.matricesBefore + solves.completed;
     m_team.gather(results, run, {job.ownIssuesFrom, solves.completed, solves.doneSeconds, job.timingsBefore}, job.progress, m_progressModel);

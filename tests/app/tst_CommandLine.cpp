@@ -199,6 +199,36 @@ private slots:
         QVERIFY(lines[1].endsWith(",nan,nan,nan,nan,nan,nan,nan,nan,nan"));
     }
 
+    // --device: --version names CUDA (or why there is none); without a usable GPU, auto computes on
+    // the CPU and says why in the timing line, cpu says so, cuda ends at once with exit status 2
+    // and the reason, before anything is read; a device that is not one is refused (exit 1).
+    void deviceWithoutAGpu()
+    {
+        const Run version = runRankscope({"--version"});
+        static const QRegularExpression cudaLine(QStringLiteral("^CUDA: (.+)$"), QRegularExpression::MultilineOption);
+        const QRegularExpressionMatch cuda = cudaLine.match(version.out);
+        QVERIFY2(cuda.hasMatch(), qPrintable(version.out));
+        if (cuda.captured(1).contains(QRegularExpression(QStringLiteral("device \\d+ of"))))
+            QSKIP("a usable GPU is here: bench/gpu_check.sh checks it");
+        const Run automatic = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--no-cache", "--csv", "/dev/null"});
+        QCOMPARE(automatic.exitCode, 0);
+        QVERIFY2(automatic.err.contains("; on the CPU (no usable GPU: "), qPrintable(automatic.err));
+        const Run cpu = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--no-cache", "--device", "cpu", "--csv", "/dev/null"});
+        QCOMPARE(cpu.exitCode, 0);
+        QVERIFY2(cpu.err.contains("; on the CPU (--device cpu)"), qPrintable(cpu.err));
+        const Run refused = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--no-cache", "--device", "cuda", "--csv", "-"});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.startsWith("rankscope analyze: --device cuda: no usable GPU: "), qPrintable(refused.err));
+        QCOMPARE(refused.err.count('\n'), 1);
+        QVERIFY(refused.out.isEmpty());
+        const Run bogus = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--device", "gpu"});
+        QCOMPARE(bogus.exitCode, 1);
+        QVERIFY2(bogus.err.contains("--device is auto, cpu or cuda"), qPrintable(bogus.err));
+        const Run exact = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--device", "cuda", "--method", "svd"});
+        QCOMPARE(exact.exitCode, 1);
+        QVERIFY2(exact.err.contains("--device cuda needs --method gram"), qPrintable(exact.err));
+    }
+
     // --delta [--reference STEP]: the change from the first (or that) checkpoint in the delta_* columns.
     void deltaOnRequest()
     {

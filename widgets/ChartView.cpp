@@ -61,17 +61,21 @@ QString describeMatrix(const MatrixResult &r)
     if (!r.expert.isEmpty())
         where << (r.expert == QLatin1String(kSharedExpert) ? QStringLiteral("shared expert") : QStringLiteral("expert %1").arg(r.expert.toHtmlEscaped()));
     where << QStringLiteral("step %1").arg(r.step);
-    return QStringLiteral("%1<br><span style='color:#555; white-space:pre'>%2 [%3×%4] %5</span>")
+    // The tensor's line never breaks (a name is one word, whatever its dots and slashes); the line
+    // above wraps between words.
+    return QStringLiteral("%1<p style='color:#555; white-space:pre; margin:0'>%2 [%3×%4] %5</p>")
         .arg(where.join(QStringLiteral(" · ")), r.tensor.toHtmlEscaped())
         .arg(r.rows)
         .arg(r.cols)
         .arg(r.dtype);
 }
 
-QString describeCell(const MatrixCell &cell, Metric metric)
+QString describeCell(const MatrixCell &cell, Metric metric, std::optional<AxisRange> axis, bool logAxis)
 {
     const QString name = QString::fromUtf8(metricInfo(metric).label);
-    auto number = [](double v) { return std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN"); };
+    auto number = [axis, logAxis](double v) {
+        return axis ? axisNumber(v, *axis, logAxis) : std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN");
+    };
     if (const MatrixResult *r = cell.single())
         return QStringLiteral("<b>%1 = %2</b><br>%3").arg(name, number(metricValue(r->metrics, metric)), describeMatrix(*r));
     const AggregatePoint p = aggregateValues(cell.matrices, metric);

@@ -107,15 +107,16 @@ QString folderContentsText(const QString &folder)
         (entry.isDir() ? folders : files) << entry.fileName();
     if (files.isEmpty() && folders.isEmpty())
         return MainWindow::tr(" It is empty.");
-    auto named = [](const QStringList &names, const char *what) {
+    auto named = [](const QStringList &names, const QString &one, const QString &many) {
         if (names.isEmpty())
             return QString();
         QString list = names.mid(0, kNamed).join(QLatin1String(", "));
         if (names.size() > kNamed)
             list += MainWindow::tr(", …");
-        return MainWindow::tr(what, nullptr, int(names.size())) + QStringLiteral(" (%1)").arg(list);
+        return (names.size() == 1 ? one : many.arg(names.size())) + QStringLiteral(" (%1)").arg(list);
     };
-    QStringList parts{named(files, "%n file(s)"), named(folders, "%n folder(s)")};
+    QStringList parts{named(files, MainWindow::tr("1 file"), MainWindow::tr("%1 files")),
+                      named(folders, MainWindow::tr("1 folder"), MainWindow::tr("%1 folders"))};
     parts.removeAll(QString());
     return MainWindow::tr(" It holds %1, none of them a checkpoint.").arg(parts.join(MainWindow::tr(" and ")));
 }

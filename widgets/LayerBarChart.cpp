@@ -105,7 +105,7 @@ void LayerBarChart::drawSeries(const BarSeries &series)
     if (!m_figure.legendShown)
         bars->removeFromLegend();
     if (auto *item = p->legend->itemWithPlottable(bars))
-        item->setTextColor(series.visible ? theme().text : theme().muted);
+        PlotStyle::setLegendEntryMuted(item, theme(), !series.visible);
     if (!series.hasSpread())
         return;
     // A layer of several experts shows their mean, with a whisker from the smallest to the largest.

@@ -280,7 +280,7 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
     if (!series.inLegend)
         graph->removeFromLegend();
     if (auto *item = p->legend->itemWithPlottable(graph))
-        item->setTextColor(series.visible ? theme().text : theme().muted);
+        PlotStyle::setLegendEntryMuted(item, theme(), !series.visible);
     return graph;
 }
 

@@ -50,6 +50,7 @@ void AnalysisController::openFolder(const QString &folder)
     m_watch.reset();
     m_lastRun.reset();
     m_folder = folder;
+    m_watchOpened = true;
     emit started(folder);
     startAnalysis(folder, std::nullopt, true);
 }
@@ -71,6 +72,12 @@ QString AnalysisController::gpuDescription(QString *whyNone)
 {
     *whyNone = windowDevice().why;
     return windowDevice().device ? windowDevice().device->description() : QString();
+}
+
+void AnalysisController::openFolderOnce(const QString &folder)
+{
+    openFolder(folder);
+    m_watchOpened = false; // read by the first pass's end, on this thread
 }
 
 void AnalysisController::applyOptInMetrics(AnalysisSettings &settings) const
@@ -132,7 +139,7 @@ void AnalysisController::startAnalysis(const QString &folder, std::optional<RunA
             else
                 emit updated(run, arrived);
             // Watched once the first pass completes; a cancelled watch pass leaves the watch on.
-            if (!m_watch && run.cancelled)
+            if (!m_watch && (run.cancelled || !m_watchOpened))
                 return;
             if (!m_watch)
                 m_watch = std::make_unique<RunWatch>(folder, m_settleSeconds, [this, folder] { startAnalysis(folder, m_lastRun, false); });

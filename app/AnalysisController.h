@@ -21,6 +21,8 @@ public:
     // A folder: its cached results first (if any), then whatever changed is analysed; then the
     // folder is watched and each new or replaced checkpoint is analysed once it has settled.
     void openFolder(const QString &folder);
+    // The same, not watched: a folder that does not grow (the bundled demo run).
+    void openFolderOnce(const QString &folder);
     // A results file made here or elsewhere; no checkpoint is read.
     void openResultsFile(const QString &path);
     // A folder or results file to compare with the open run. Dropped when another run is opened
@@ -82,6 +84,7 @@ private:
     QString m_folder;
     std::optional<RunAnalysis> m_lastRun;
     std::unique_ptr<RunWatch> m_watch; // once the first pass is done
+    bool m_watchOpened = true;         // false: the open folder is analysed once, never watched
 };
 
 } // namespace rankscope

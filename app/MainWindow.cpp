@@ -1,6 +1,11 @@
 #include "MainWindow.h"
 
 #include "AboutBox.h"
+#include "DemoBanner.h"
+#include "DemoRun.h"
+#include "HelpDialogs.h"
+#include "SkippedFilesDialog.h"
+#include "SpinBoxKeyForwarder.h"
 #include "ExportDialog.h"
 #include "RunListPanel.h"
 #include "LayerBarChart.h"
@@ -92,6 +97,31 @@ void offerRunsAsComparison(MainWindow *window, const QString &folder, const QStr
     box->open();
 }
 
+// What a folder without checkpoints holds, named (a few) and counted: " It holds 3 files
+// (README.txt, config.json, notes.md) and 1 folder (logs), none of them checkpoints."
+QString folderContentsText(const QString &folder)
+{
+    constexpr int kNamed = 6;
+    QStringList files, folders;
+    const QFileInfoList entries = QDir(folder).entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden, QDir::Name | QDir::IgnoreCase);
+    for (const QFileInfo &entry : entries)
+        (entry.isDir() ? folders : files) << entry.fileName();
+    if (files.isEmpty() && folders.isEmpty())
+        return MainWindow::tr(" It is empty.");
+    auto named = [](const QStringList &names, const QString &one, const QString &many) {
+        if (names.isEmpty())
+            return QString();
+        QString list = names.mid(0, kNamed).join(QLatin1String(", "));
+        if (names.size() > kNamed)
+            list += MainWindow::tr(", …");
+        return (names.size() == 1 ? one : many.arg(names.size())) + QStringLiteral(" (%1)").arg(list);
+    };
+    QStringList parts{named(files, MainWindow::tr("1 file"), MainWindow::tr("%1 files")),
+                      named(folders, MainWindow::tr("1 folder"), MainWindow::tr("%1 folders"))};
+    parts.removeAll(QString());
+    return MainWindow::tr(" It holds %1, none of them a checkpoint.").arg(parts.join(MainWindow::tr(" and ")));
+}
+
 // Why there is nothing to draw (summary.empty()), in the words that say what to do next.
 QString emptyRunMessage(const RunSummary &summary, const RunAnalysis &run, const QString &where)
 {
@@ -107,8 +137,9 @@ QString emptyRunMessage(const RunSummary &summary, const RunAnalysis &run, const
     case RunSummary::Empty::OnlyRuns:
         return MainWindow::tr("%1 holds no checkpoints of its own, but %n run(s) in its subfolders.", nullptr, int(run.runs.size())).arg(where);
     case RunSummary::Empty::NoCheckpoints:
-        return MainWindow::tr("No checkpoints in %1.\n\nRankScope reads PyTorch (.pt, .bin), safetensors, HDF5 and NumPy checkpoints; "
-                              "File ▸ Open folder… opens another folder, and new checkpoints written here appear as they arrive.").arg(where);
+        return MainWindow::tr("No checkpoints in %1.%2\n\nRankScope reads PyTorch (.pt, .bin), safetensors, HDF5 and NumPy checkpoints; "
+                              "File ▸ Open folder… opens another folder, and new checkpoints written here appear as they arrive.")
+            .arg(where, folderContentsText(run.folder));
     case RunSummary::Empty::Cancelled:
         return MainWindow::tr("The analysis of %1 was cancelled before its first checkpoint was done.").arg(where);
     case RunSummary::Empty::NoMatrices:
@@ -140,22 +171,38 @@ MainWindow::MainWindow(QWidget *parent)
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->setMargin(40);
     m_central->addWidget(m_message);
-    setCentralWidget(m_central);
 
     buildMenus();
     buildControls();
     buildStepBar();
     buildStatusBar();
+    // The demo's banner above the figures (hidden until the demo is opened).
+    auto *centre = new QWidget(this);
+    auto *centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    centreLayout->setSpacing(0);
+    m_demoBanner = new DemoBanner(m_recentMenu, centre);
+    m_demoBanner->setVisible(false);
+    connect(m_demoBanner, &DemoBanner::openFolderRequested, this, [this] { findChild<QAction *>(QStringLiteral("openFolder"))->trigger(); });
+    connect(m_demoBanner, &DemoBanner::openResultsRequested, this, [this] { findChild<QAction *>(QStringLiteral("openResults"))->trigger(); });
+    centreLayout->addWidget(m_demoBanner);
+    centreLayout->addWidget(m_central, 1);
+    setCentralWidget(centre);
+    new SpinBoxKeyForwarder(this); // ←/→, Space and Ctrl+E reach the window from a focused spin box
+    m_tabs->setFocus(); // not the first spin box, which would take the arrow keys' text editing
 
     connect(m_state, &ViewState::spectrumRequested, this, [this] { m_tabs->setCurrentWidget(figure(FigureKind::Spectrum)); });
     connect(m_state, &ViewState::resultsChanged, this, [this] {
         syncStepControls();
         syncLayerControls();
         syncRunsDock();
+        syncControlsToTab();
         if (!m_state->run().results.isEmpty())
             showFiguresOr({});
     });
     connect(m_state, &ViewState::displayChanged, this, &MainWindow::syncLayerControls);
+    connect(m_state, &ViewState::displayChanged, this, &MainWindow::syncRunsDock); // a run hidden, renamed or removed
+    connect(m_state, &ViewState::displayChanged, this, &MainWindow::syncControlsToTab);
     auto *runsDock = new QDockWidget(tr("Runs"), this);
     runsDock->setObjectName(QStringLiteral("runs"));
     m_runList = new RunListPanel(m_state, runsDock);
@@ -214,11 +261,13 @@ void MainWindow::buildMenus()
             openPath(folder);
     });
     openFolder->setShortcut(QKeySequence::Open);
-    file->addAction(tr("Open &results file…"), this, [this] {
+    openFolder->setObjectName(QStringLiteral("openFolder"));
+    QAction *openResults = file->addAction(tr("Open &results file…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open a RankScope results file"), QString(), tr("RankScope results (*.h5 *.hdf5)"));
         if (!path.isEmpty())
             openPath(path);
     });
+    openResults->setObjectName(QStringLiteral("openResults"));
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("Add run to &compare…"), this, &MainWindow::chooseRunToCompare);
     file->addAction(tr("Add results file to compare…"), this, [this] {
@@ -226,28 +275,37 @@ void MainWindow::buildMenus()
         if (!path.isEmpty())
             addComparedRun(path);
     });
+    file->addAction(tr("Load naming &rules…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Naming rules (see docs/naming-rules.md)"), QString(), tr("JSON (*.json)"));
+        if (!path.isEmpty())
+            loadNamingRules(path);
+    });
     file->addSeparator();
     QAction *exportAction = file->addAction(tr("&Export figure…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
         const int tab = m_tabs->currentIndex();
-        const QString suggested = QDir(QFileInfo(m_recent.value(0)).absolutePath())
+        const QString suggested = QDir(exportFolder())
                                       .filePath(QStringLiteral("%1-%2.png").arg(m_state->runName(), FigureView::name(FigureKind(tab))));
         ExportDialog dialog(suggested, m_tabs->currentWidget()->size(), m_state->legendPosition(), this);
         if (dialog.exec() != QDialog::Accepted)
             return;
         m_state->setLegendPosition(dialog.legendPosition()); // the window shows what was exported
         QString error;
-        if (exportFigure(tab, dialog.path(), dialog.size(), &error, dialog.title()))
-            statusBar()->showMessage(tr("Wrote %1").arg(QDir::toNativeSeparators(dialog.path())), 8000);
-        else
+        if (!exportFigure(tab, dialog.path(), dialog.size(), &error, dialog.title())) {
             QMessageBox::warning(this, tr("Export figure"), error);
+            return;
+        }
+        rememberExportFolder(QFileInfo(dialog.path()).absolutePath());
+        statusBar()->showMessage(tr("Wrote %1").arg(QDir::toNativeSeparators(dialog.path())), 8000);
     });
+    exportAction->setObjectName(QStringLiteral("exportFigure"));
     // "Export this view…" in a figure's context menu: the same dialog, for the tab it is on.
     for (FigureView *figureView : m_figures)
         connect(figureView, &FigureView::exportRequested, exportAction, &QAction::trigger);
     file->addAction(tr("Export &all figures…"), this, [this] {
-        const QString folder = QFileDialog::getExistingDirectory(this, tr("Export every figure into a folder"));
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Export every figure into a folder"), exportFolder());
         if (folder.isEmpty())
             return;
+        rememberExportFolder(folder);
         QStringList formats = {tr("PNG"), tr("SVG"), tr("PDF")};
         bool ok = false;
         const QString format = QInputDialog::getItem(this, tr("Export all figures"), tr("Format"), formats, 0, false, &ok).toLower();
@@ -285,13 +343,14 @@ void MainWindow::buildMenus()
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Skipped files and tensors…"), this, &MainWindow::showIssues);
-    view->addAction(tr("Load naming &rules…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Naming rules (see docs/naming-rules.md)"), QString(), tr("JSON (*.json)"));
-        if (!path.isEmpty())
-            loadNamingRules(path);
-    });
     view->addAction(tr("&Previous step"), QKeySequence(Qt::Key_Left), this, [this] { m_state->stepBy(-1); });
     view->addAction(tr("&Next step"), QKeySequence(Qt::Key_Right), this, [this] { m_state->stepBy(1); });
+    // The Play button's action: Space plays and pauses wherever the focus is.
+    m_playAction = view->addAction(tr("Play"));
+    m_playAction->setObjectName(QStringLiteral("play"));
+    m_playAction->setCheckable(true);
+    m_playAction->setShortcut(QKeySequence(Qt::Key_Space));
+    m_playAction->setToolTip(tr("Step through the checkpoints (Space)"));
     // Checkable, so the menu shows the check mark of the tab's own log axis (the tool bar's box).
     m_logYAction = view->addAction(tr("&Log y"));
     m_logYAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
@@ -343,6 +402,9 @@ void MainWindow::buildMenus()
         });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), this, [this] { showShortcuts(this); });
+    help->addAction(tr("&Metric definitions"), this, [this] { showMetricDefinitions(this); });
+    help->addSeparator();
     help->addAction(tr("&About RankScope"), this, [this] { showAboutRankScope(this); });
 }
 
@@ -385,11 +447,13 @@ void MainWindow::buildControls()
     bar->setObjectName(QStringLiteral("display"));
     bar->setMovable(false);
     m_aggregate = new QComboBox(this);
+    m_aggregate->setObjectName(QStringLiteral("aggregate"));
     m_aggregate->addItem(tr("Mean over layers"), int(Aggregate::Mean));
     m_aggregate->addItem(tr("Median over layers"), int(Aggregate::Median));
     connect(m_aggregate, &QComboBox::activated, this, [this] { m_state->setAggregate(Aggregate(m_aggregate->currentData().toInt())); });
     bar->addWidget(m_aggregate);
     m_band = new QCheckBox(tr("Min–max band"), this);
+    m_band->setObjectName(QStringLiteral("band"));
     m_band->setChecked(true);
     connect(m_band, &QCheckBox::toggled, m_state, &ViewState::setShowBand);
     bar->addWidget(m_band);
@@ -407,14 +471,18 @@ void MainWindow::buildControls()
     syncLogYControls();
     bar->addWidget(m_logY);
     bar->addSeparator();
-    auto *relativeDepth = new QCheckBox(tr("Relative depth"), this);
-    relativeDepth->setToolTip(tr("Layers as layer / (depth − 1), to compare models of different depth"));
-    connect(relativeDepth, &QCheckBox::toggled, m_state, &ViewState::setRelativeDepth);
-    bar->addWidget(relativeDepth);
-    auto *relativeStep = new QCheckBox(tr("Step as fraction"), this);
-    relativeStep->setToolTip(tr("Steps as a fraction of each run's last step, to compare runs of different length"));
-    connect(relativeStep, &QCheckBox::toggled, m_state, &ViewState::setRelativeStep);
-    bar->addWidget(relativeStep);
+    m_relativeDepth = new QCheckBox(tr("Relative depth"), this);
+    m_relativeDepth->setObjectName(QStringLiteral("relativeDepth"));
+    m_relativeDepth->setToolTip(tr("Layers as layer / (depth − 1), to compare models of different depth"));
+    connect(m_relativeDepth, &QCheckBox::toggled, m_state, &ViewState::setRelativeDepth);
+    bar->addWidget(m_relativeDepth);
+    m_relativeStep = new QCheckBox(tr("Step as fraction"), this);
+    m_relativeStep->setObjectName(QStringLiteral("relativeStep"));
+    m_relativeStep->setToolTip(tr("Steps as a fraction of each run's last step, to compare runs of different length"));
+    connect(m_relativeStep, &QCheckBox::toggled, m_state, &ViewState::setRelativeStep);
+    bar->addWidget(m_relativeStep);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::syncControlsToTab);
+    syncControlsToTab();
 }
 
 void MainWindow::buildStepBar()
@@ -424,25 +492,30 @@ void MainWindow::buildStepBar()
     bar->setMovable(false);
     addToolBar(Qt::BottomToolBarArea, bar);
     m_play = new QToolButton(this);
-    m_play->setCheckable(true);
     m_play->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    m_play->setIcon(WindowTheme::playIcon(false, palette()));
-    m_play->setText(tr("Play"));
-    m_play->setShortcut(QKeySequence(Qt::Key_Space));
-    m_play->setToolTip(tr("Step through the checkpoints (Space)"));
+    m_play->setDefaultAction(m_playAction);
+    m_playAction->setIcon(WindowTheme::playIcon(false, QApplication::palette()));
+    // As wide as "Pause" too, so the slider beside it stays put when one becomes the other.
+    int playWidth = 0;
+    for (const QString &text : {tr("Pause"), tr("Play")}) {
+        m_playAction->setText(text);
+        playWidth = std::max(playWidth, m_play->sizeHint().width());
+    }
+    m_play->setFixedWidth(playWidth);
     m_playTimer = new QTimer(this);
     m_playTimer->setInterval(700);
-    connect(m_play, &QToolButton::toggled, this, [this](bool on) {
-        m_play->setText(on ? tr("Pause") : tr("Play"));
-        m_play->setIcon(WindowTheme::playIcon(on, palette()));
+    connect(m_playAction, &QAction::toggled, this, [this](bool on) {
+        m_playAction->setText(on ? tr("Pause") : tr("Play"));
+        m_playAction->setIcon(WindowTheme::playIcon(on, QApplication::palette()));
         if (on && !m_state->steps().isEmpty() && m_state->currentStep() == m_state->steps().last())
             m_state->setCurrentStep(m_state->steps().first());
         on ? m_playTimer->start() : m_playTimer->stop();
     });
-    connect(m_state, &ViewState::themeChanged, m_play, [this] { m_play->setIcon(WindowTheme::playIcon(m_play->isChecked(), palette())); });
+    // The application's palette: the window's own may not have taken the theme's yet.
+    connect(m_state, &ViewState::themeChanged, m_play, [this] { m_playAction->setIcon(WindowTheme::playIcon(m_playAction->isChecked(), QApplication::palette())); });
     connect(m_playTimer, &QTimer::timeout, this, [this] {
         if (m_state->steps().isEmpty() || m_state->currentStep() == m_state->steps().last())
-            m_play->setChecked(false);
+            m_playAction->setChecked(false);
         else
             m_state->stepBy(1);
     });
@@ -574,6 +647,8 @@ void MainWindow::onFinished(const RunAnalysis &run)
         text += tr(" — cancelled");
     if (summary.stillBeingWritten() > 0)
         text += tr("; waiting for %n checkpoint(s) still being written", nullptr, int(summary.stillBeingWritten()));
+    else if (m_showingDemo)
+        text += tr("; the bundled demo run");
     else if (QFileInfo(m_source).isDir() && !summary.cancelled())
         text += tr("; watching for new checkpoints");
     if (!summary.trajectoryFindings().isEmpty())
@@ -592,38 +667,7 @@ void MainWindow::onFinished(const RunAnalysis &run)
 
 void MainWindow::showIssues()
 {
-    const RunAnalysis &run = m_state->run();
-    QDialog dialog(this);
-    dialog.setWindowTitle(tr("Skipped files and tensors — %1").arg(m_state->runName()));
-    auto *layout = new QVBoxLayout(&dialog);
-    auto *table = new QTableWidget(&dialog);
-    table->setColumnCount(3);
-    table->setHorizontalHeaderLabels({tr("File"), tr("Tensor"), tr("What is wrong")});
-    auto add = [&](const QString &file, const QString &tensor, const QString &what) {
-        const int row = table->rowCount();
-        table->insertRow(row);
-        table->setItem(row, 0, new QTableWidgetItem(file));
-        table->setItem(row, 1, new QTableWidgetItem(tensor));
-        table->setItem(row, 2, new QTableWidgetItem(what));
-    };
-    for (const AnalysisIssue &issue : run.issues)
-        add(QFileInfo(issue.path).fileName(), issue.tensor, issue.message);
-    for (const SkippedFile &file : run.sidecars)
-        add(QFileInfo(file.path).fileName(), QString(), file.reason);
-    for (const QString &note : run.notes)
-        add(QString(), QString(), note);
-    for (const TrajectoryFinding &finding : RunSummary(run).trajectoryFindings())
-        add(tr("step %1").arg(stepLabel(finding.step, finding.unnumbered)), QString(), finding.text);
-    table->horizontalHeader()->setStretchLastSection(true);
-    table->resizeColumnsToContents();
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    layout->addWidget(new QLabel(table->rowCount() ? tr("Everything RankScope did not analyse, and why:") : tr("Nothing was skipped."), &dialog));
-    layout->addWidget(table);
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    layout->addWidget(buttons);
-    dialog.resize(900, 400);
-    dialog.exec();
+    showSkippedFiles(this, m_state->run(), m_state->runName());
 }
 
 QList<ChartView *> MainWindow::viewsOfTab(int tab) const
@@ -637,8 +681,48 @@ QList<ChartView *> MainWindow::viewsOfTab(int tab) const
 
 void MainWindow::syncRunsDock()
 {
-    if (m_state->runCount() > 1)
-        m_runsDock->setVisible(true);
+    // The Runs dock and the title belong to a comparison: they go with it.
+    m_runsDock->setVisible(m_state->runCount() > 1);
+    if (m_source.isEmpty())
+        return;
+    QStringList names;
+    for (int run = 0; run < m_state->runCount(); ++run)
+        names << m_state->runNameAt(run);
+    setWindowTitle(tr("%1 — RankScope").arg(names.size() > 1 ? tr("%1 vs %2").arg(names.first(), names.mid(1).join(tr(", ")))
+                                                           : runNameOf(m_source)));
+}
+
+void MainWindow::syncControlsToTab()
+{
+    // Each control is enabled on the tabs whose figure it changes; elsewhere it is greyed and
+    // says why, so nothing seems to be ignored.
+    const auto tab = FigureKind(m_tabs->currentIndex());
+    const bool lines = tab == FigureKind::Lines, perLayer = tab == FigureKind::Bars || tab == FigureKind::Heatmaps;
+    m_aggregate->setEnabled(lines);
+    m_relativeStep->setEnabled(lines);
+    m_relativeDepth->setEnabled(perLayer);
+    m_firstLayer->setEnabled(tab != FigureKind::Spectrum && !m_state->layers().isEmpty());
+    m_lastLayer->setEnabled(m_firstLayer->isEnabled());
+    // Several runs' bands would hide each other: the line chart draws none, and the box says so.
+    const bool comparing = m_state->visibleRuns().size() > 1;
+    const QSignalBlocker quiet(m_band);
+    m_band->setEnabled(lines && !comparing);
+    m_band->setChecked(m_state->showBand() && !comparing);
+    m_band->setToolTip(comparing ? tr("No band while runs are compared: several runs' bands would hide each other")
+                                 : tr("The spread of the layers around each line, from their smallest to their largest value"));
+}
+
+QString MainWindow::exportFolder() const
+{
+    const QString last = QSettings().value(QStringLiteral("export/folder")).toString();
+    if (!last.isEmpty() && QFileInfo(last).isDir())
+        return last;
+    return m_recent.isEmpty() || m_showingDemo ? QDir::homePath() : QFileInfo(m_recent.first()).absolutePath();
+}
+
+void MainWindow::rememberExportFolder(const QString &folder)
+{
+    QSettings().setValue(QStringLiteral("export/folder"), QFileInfo(folder).absoluteFilePath());
 }
 
 void MainWindow::chooseRunToCompare()
@@ -718,8 +802,14 @@ void MainWindow::openPath(const QString &path)
                           .arg(QDir::toNativeSeparators(info.absoluteFilePath())));
         return;
     }
-    addRecent(info.absoluteFilePath());
-    if (info.isDir())
+    // The bundled demo is said to be one, offers the user's own runs, and is read once: it never grows.
+    m_showingDemo = info.isDir() && info.canonicalFilePath() == QFileInfo(demoRunFolder()).canonicalFilePath();
+    m_demoBanner->setVisible(m_showingDemo);
+    if (!m_showingDemo)
+        addRecent(info.absoluteFilePath());
+    if (m_showingDemo)
+        m_controller->openFolderOnce(info.absoluteFilePath());
+    else if (info.isDir())
         m_controller->openFolder(info.absoluteFilePath());
     else
         m_controller->openResultsFile(info.absoluteFilePath());
@@ -740,6 +830,8 @@ void MainWindow::rebuildRecentMenu()
     for (const QString &path : m_recent)
         m_recentMenu->addAction(QDir::toNativeSeparators(path), this, [this, path] { openPath(path); });
     m_recentMenu->setEnabled(!m_recent.isEmpty());
+    if (m_demoBanner)
+        m_demoBanner->syncRecent();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)

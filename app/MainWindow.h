@@ -26,6 +26,7 @@ class QComboBox;
 namespace rankscope {
 
 class WindowTheme;
+class DemoBanner;
 
 class ChartView;
 class LayerBarChart;
@@ -67,6 +68,10 @@ public:
     // What the central area says instead of empty axes (empty while the figures are shown).
     QString centralMessage() const;
     QSlider *stepSlider() const { return m_stepSlider; }
+    // View ▸ Play (Space): checked while the steps play.
+    QAction *playAction() const { return m_playAction; }
+    // Shown while the bundled demo run is open (null before the first one).
+    DemoBanner *demoBanner() const { return m_demoBanner; }
 
     // The views of a tab and their export, as the menus do it.
     QList<ChartView *> viewsOfTab(int tab) const;
@@ -99,6 +104,11 @@ private:
     void syncLogYControls();
     void clearLayerControls();
     void syncRunsDock();
+    // The display controls enabled where they change what the tab shows (the band for one run's lines).
+    void syncControlsToTab();
+    // Where exports go first: the folder of the last one (QSettings), else the run's.
+    QString exportFolder() const;
+    void rememberExportFolder(const QString &folder);
     void chooseRunToCompare();
     void showIssues();
     void onFinished(const RunAnalysis &run);
@@ -127,6 +137,11 @@ private:
     QComboBox *m_aggregate = nullptr;
     QCheckBox *m_band = nullptr;
     QCheckBox *m_logY = nullptr;
+    QCheckBox *m_relativeDepth = nullptr;
+    QCheckBox *m_relativeStep = nullptr;
+    QAction *m_playAction = nullptr; // the Play button's action, Space
+    DemoBanner *m_demoBanner = nullptr;
+    bool m_showingDemo = false; // the open run is the bundled demo: read once, not watched
     QAction *m_logYAction = nullptr; // View ▸ Log y, checked with m_logY
     QSpinBox *m_firstLayer = nullptr;
     QSpinBox *m_lastLayer = nullptr;

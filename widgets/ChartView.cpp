@@ -62,17 +62,21 @@ QString describeMatrix(const MatrixResult &r)
     if (!r.expert.isEmpty())
         where << (r.expert == QLatin1String(kSharedExpert) ? QStringLiteral("shared expert") : QStringLiteral("expert %1").arg(r.expert.toHtmlEscaped()));
     where << QStringLiteral("step %1").arg(r.step);
-    return QStringLiteral("%1<br><span style='color:#555; white-space:pre'>%2 [%3×%4] %5</span>")
+    // The tensor's line never breaks (a name is one word, whatever its dots and slashes); the line
+    // above wraps between words.
+    return QStringLiteral("%1<p style='color:#555; white-space:pre; margin:0'>%2 [%3×%4] %5</p>")
         .arg(where.join(QStringLiteral(" · ")), r.tensor.toHtmlEscaped())
         .arg(r.rows)
         .arg(r.cols)
         .arg(r.dtype);
 }
 
-QString describeCell(const MatrixCell &cell, Metric metric)
+QString describeCell(const MatrixCell &cell, Metric metric, std::optional<AxisRange> axis, bool logAxis)
 {
     const QString name = QString::fromUtf8(metricInfo(metric).label);
-    auto number = [](double v) { return std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN"); };
+    auto number = [axis, logAxis](double v) {
+        return axis ? axisNumber(v, *axis, logAxis) : std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN");
+    };
     // α with --alpha-ci: "α = 3.12 [2.95, 3.30]", the interval of the matrix (or of its experts' mean).
     const std::optional<AxisRange> interval = metric == Metric::Alpha ? meanAlphaInterval(cell.matrices) : std::nullopt;
     const QString intervalText = interval ? QStringLiteral(" ") + alphaIntervalText(*interval, 2) : QString();

@@ -115,8 +115,10 @@ void FigureView::syncPanels()
     if (m_kind != FigureKind::Bars && m_kind != FigureKind::Heatmaps)
         return;
     const QList<int> runs = m_state->visibleRuns();
-    if (runs == m_panelRuns)
+    if (runs == m_panelRuns) {
+        layoutPanels(); // the layers shown may have changed: the panels' widths follow
         return;
+    }
     m_panelRuns = runs;
     qDeleteAll(m_bars);
     qDeleteAll(m_heatmaps);
@@ -201,6 +203,13 @@ void FigureView::layoutPanels()
     for (int r = 0; r < rows.size(); ++r)
         for (int c = 0; c < rows[r].size(); ++c)
             m_grid->addWidget(rows[r][c], r, c);
+    // Compared runs' panels are as wide as their layers need: a 4-layer run beside a 16-layer one
+    // gets a quarter of the other's width, so a layer is as wide in both (in relative depth every
+    // panel spans 0 to 1: as wide as the others).
+    const bool byLayers = m_panelRuns.size() > 1 && !m_state->relativeDepth();
+    for (int c = 0; c < m_grid->columnCount(); ++c)
+        m_grid->setColumnStretch(c, byLayers && c < m_panelRuns.size()
+                                        ? int(std::max<qsizetype>(1, m_state->visibleLayersAt(m_panelRuns[c]).size())) : 1);
 }
 
 bool FigureView::exportTo(const QString &path, const FigureSize &size, QString *error, const QString &title)

@@ -13,7 +13,6 @@
 namespace rankscope {
 
 namespace {
-QString number(double v) { return std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN"); }
 
 // Types differ by colour and marker; the k-th visible run by its line's dash pattern.
 Qt::PenStyle runLineStyle(int k)
@@ -48,6 +47,7 @@ MetricLineChart::MetricLineChart(ViewState *state, QWidget *parent)
     m_metricBox = addMetricSelector(m_metric);
     headerLayout()->addSpacing(12);
     headerLayout()->addWidget(new QLabel(tr("Lines"), this));
+    m_modeBox->setSizeAdjustPolicy(QComboBox::AdjustToContents); // "MLP↑ by layer" whole, never "MLP↑ by laye"
     headerLayout()->addWidget(m_modeBox);
     headerLayout()->addSpacing(12);
     m_guideBox = new QCheckBox(tr("Guide band 2 \u2264 \u03b1 \u2264 6"), this);
@@ -259,10 +259,12 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
         addPoints(upper, [](const AggregatePoint &pt) { return pt.max; });
     }
     const double width = series.highlighted ? 3.4 : 2.0;
-    if (isLightColour(colour) && !theme().dark) {
-        // A light line gets a darker casing under it, so it holds its own on white.
+    const bool dimOnDark = theme().dark && isDimOn(series.type, theme().background);
+    if ((isLightColour(colour) && !theme().dark) || dimOnDark) {
+        // A light line gets a darker casing under it, so it holds its own on white; a dim one (Q's
+        // blue) a lighter casing on the dark theme.
         QCPGraph *casing = p->addGraph();
-        QPen edge(typeOutline(series.type), width + 1.4);
+        QPen edge(typeEdgeOn(series.type, theme().background), width + (dimOnDark ? 1.0 : 1.4));
         edge.setStyle(runLineStyle(series.runOrder));
         casing->setPen(edge);
         casing->removeFromLegend();
@@ -275,15 +277,19 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
     // Colour and marker are the type; the dash pattern is the run.
     QPen pen = typePen(series.type, width);
     pen.setStyle(runLineStyle(series.runOrder));
+    // A hidden type's graph is not drawn; its legend entry is, in grey, so it reads as switched off.
+    const QColor edge = series.visible ? typeEdgeOn(series.type, theme().background) : theme().muted;
+    if (!series.visible)
+        pen.setColor(theme().muted);
     graph->setPen(pen);
-    graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), QPen(typeOutline(series.type), 1.2), colour, 7));
+    graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), QPen(edge, 1.2), series.visible ? colour : theme().muted, 7));
     addPoints(graph, [](const AggregatePoint &pt) { return pt.value; });
     graph->setVisible(series.visible);
     drawIntervals(series, graph, typeOutline(series.type));
     if (!series.inLegend)
         graph->removeFromLegend();
     if (auto *item = p->legend->itemWithPlottable(graph))
-        item->setTextColor(series.visible ? theme().text : theme().muted);
+        PlotStyle::setLegendEntryMuted(item, theme(), !series.visible);
     return graph;
 }
 
@@ -394,9 +400,12 @@ QString MetricLineChart::tooltipAt(const QPoint &pixel) const
         return {};
     const AggregatePoint &pt = hit.line->points[hit.index];
     const QString metricName = QString::fromUtf8(metricInfo(m_metric).label);
+    // Rounded as the value axis shows it, as the crosshair readout is.
+    const AxisRange axis{plot()->yAxis->range().lower, plot()->yAxis->range().upper};
+    auto number = [&](double v) { return axisNumber(v, axis, m_figure.logY); };
     if (hit.line->layer >= 0) {
         const MatrixCell cell = state()->cell(0, pt.step, state()->block(), hit.line->layer, hit.line->type);
-        return cell.isEmpty() ? QString() : describeCell(cell, m_metric);
+        return cell.isEmpty() ? QString() : describeCell(cell, m_metric, axis, m_figure.logY);
     }
     const QString aggregateName = state()->aggregate() == Aggregate::Mean ? tr("mean") : tr("median");
     QString text = QStringLiteral("<b>%1</b> · step %2<br>%3 %4 = <b>%5</b><br>min %6 · max %7 · %8 %9")

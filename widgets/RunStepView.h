@@ -27,6 +27,12 @@ signals:
 protected:
     // The blocks the view shows: the chosen one (bars), or all of them (heatmaps).
     virtual QStringList shownBlocks() const { return {state()->block()}; }
+    // The value axis the tooltip rounds as (nullopt: five significant digits), and whether it is logarithmic.
+    virtual std::optional<AxisRange> valueAxis(bool *log) const
+    {
+        *log = false;
+        return std::nullopt;
+    }
     Metric m_metric;
     int m_run = 0;
 

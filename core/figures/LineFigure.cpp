@@ -237,17 +237,7 @@ namespace {
 
 // A value as the readout shows it: one digit finer than the ticks of an axis spanning `range`
 // (ticks step by about a fifth of the span), three significant digits on a logarithmic axis.
-QString readoutNumber(double v, AxisRange range, bool log)
-{
-    if (!std::isfinite(v))
-        return QStringLiteral("NaN");
-    if (log)
-        return QString::number(v, 'g', 3);
-    const double span = range.upper > range.lower ? range.upper - range.lower : std::max(1.0, std::abs(v));
-    const int decimals = std::clamp(int(std::ceil(-std::log10(span / 5))) + 1, 0, 6);
-    const QString text = QString::number(v, 'f', decimals);
-    return text.toDouble() == 0 ? QStringLiteral("0") : text; // never "-0.00"
-}
+QString readoutNumber(double v, AxisRange range, bool log) { return axisNumber(v, range, log); }
 
 } // namespace
 

@@ -157,7 +157,7 @@ MainWindow::MainWindow(QWidget *parent)
     setWindowTitle(tr("RankScope"));
     setAcceptDrops(true);
     // One tab per figure; compared runs get a panel each in the bars and heatmaps.
-    const QStringList titles = {tr("Metric vs step"), tr("Per layer"), tr("Heatmaps"), tr("Spectrum")};
+    const QStringList titles = {tr("Metric vs step"), tr("Per layer"), tr("Heatmaps"), tr("Spectrum"), tr("Spectrum over steps")};
     for (FigureKind kind : FigureView::allKinds()) {
         m_figures << new FigureView(m_state, kind, this);
         m_tabs->addTab(m_figures.last(), titles[int(kind)]);
@@ -358,7 +358,7 @@ void MainWindow::buildMenus()
     addLegendMenu(view, m_state);
     m_theme->addMenu(view);
     view->addSeparator();
-    const QStringList tabNames = {tr("&Metric vs step"), tr("&Per layer"), tr("&Heatmaps"), tr("&Spectrum")};
+    const QStringList tabNames = {tr("&Metric vs step"), tr("&Per layer"), tr("&Heatmaps"), tr("&Spectrum"), tr("Spectrum &over steps")};
     for (int tab = 0; tab < int(tabNames.size()); ++tab)
         view->addAction(tabNames[tab], QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + tab)), this, [this, tab] { m_tabs->setCurrentIndex(tab); });
 

@@ -3,6 +3,7 @@
 #include "FigureExporter.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
+#include "SpectrumOverStepsView.h"
 #include "SpectrumView.h"
 #include "TypeLayerHeatmap.h"
 
@@ -17,6 +18,7 @@ QString FigureView::name(FigureKind kind)
     case FigureKind::Bars: return QStringLiteral("bars");
     case FigureKind::Heatmaps: return QStringLiteral("heatmaps");
     case FigureKind::Spectrum: return QStringLiteral("spectrum");
+    case FigureKind::SpectrumOverSteps: return QStringLiteral("spectrogram");
     }
     return {};
 }
@@ -46,6 +48,11 @@ FigureView::FigureView(ViewState *state, FigureKind kind, QWidget *parent)
         m_spectrum = new SpectrumView(state, this);
         m_grid->addWidget(m_spectrum, 0, 0);
         connect(m_spectrum, &ChartView::exportRequested, this, &FigureView::exportRequested);
+        return;
+    case FigureKind::SpectrumOverSteps:
+        m_spectrumOverSteps = new SpectrumOverStepsView(state, this);
+        m_grid->addWidget(m_spectrumOverSteps, 0, 0);
+        connect(m_spectrumOverSteps, &ChartView::exportRequested, this, &FigureView::exportRequested);
         return;
     case FigureKind::Bars:
         m_metrics = {Metric::CompressionPct};
@@ -162,6 +169,7 @@ QList<QList<ChartView *>> FigureView::panels(QSize size) const
     switch (m_kind) {
     case FigureKind::Lines: return {{m_lines}};
     case FigureKind::Spectrum: return {{m_spectrum}};
+    case FigureKind::SpectrumOverSteps: return {{m_spectrumOverSteps}};
     case FigureKind::Bars: {
         QList<ChartView *> row;
         for (LayerBarChart *b : m_bars)
@@ -224,6 +232,15 @@ bool FigureView::exportTo(const QString &path, const FigureSize &size, QString *
         return false;
     }
     return FigureExporter::write(rows, path, size, error, title);
+}
+
+QString FigureView::dataCsv() const
+{
+    QString csv;
+    for (const QList<ChartView *> &row : panels())
+        for (const ChartView *view : row)
+            csv += view->dataCsv();
+    return csv;
 }
 
 } // namespace rankscope

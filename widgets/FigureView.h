@@ -22,9 +22,10 @@ class RunStepView;
 class LayerBarChart;
 class MetricLineChart;
 class SpectrumView;
+class SpectrumOverStepsView;
 class TypeLayerHeatmap;
 
-enum class FigureKind { Lines, Bars, Heatmaps, Spectrum };
+enum class FigureKind { Lines, Bars, Heatmaps, Spectrum, SpectrumOverSteps };
 
 class FigureView : public QWidget {
     Q_OBJECT
@@ -32,10 +33,13 @@ public:
     FigureView(ViewState *state, FigureKind kind, QWidget *parent = nullptr);
 
     FigureKind kind() const { return m_kind; }
-    // "lines", "bars", "heatmaps", "spectrum": the names the command line and file names use.
+    // "lines", "bars", "heatmaps", "spectrum", "spectrogram": the names the command line and file names use.
     static QString name(FigureKind kind);
     static std::optional<FigureKind> kindFromName(const QString &name);
-    static QList<FigureKind> allKinds() { return {FigureKind::Lines, FigureKind::Bars, FigureKind::Heatmaps, FigureKind::Spectrum}; }
+    static QList<FigureKind> allKinds()
+    {
+        return {FigureKind::Lines, FigureKind::Bars, FigureKind::Heatmaps, FigureKind::Spectrum, FigureKind::SpectrumOverSteps};
+    }
 
     // The metric of each row of panels: one for lines and bars, one per row of heatmaps (by default
     // compression % and weighted α). Changing one panel's metric changes its row.
@@ -58,12 +62,15 @@ public:
     QList<QList<ChartView *>> panels(QSize size = {}) const;
     MetricLineChart *lineChart() const { return m_lines; }
     SpectrumView *spectrumView() const { return m_spectrum; }
+    SpectrumOverStepsView *spectrumOverStepsView() const { return m_spectrumOverSteps; }
     QList<LayerBarChart *> barPanels() const { return m_bars; }
     QList<TypeLayerHeatmap *> heatmapPanels() const { return m_heatmaps; }
 
     // Writes the figure; a figure with nothing to draw (a spectrum no matrix was chosen for) is an
     // error. `title`: the whole figure's (FigureExporter::write), empty for none.
     bool exportTo(const QString &path, const FigureSize &size, QString *error, const QString &title = {});
+    // The numbers behind every panel, as CSV (ChartView::dataCsv, panel after panel).
+    QString dataCsv() const;
 
 private:
     // Recreates the per-run panels when the shown runs change.
@@ -83,6 +90,7 @@ private:
     QList<int> m_panelRuns;
     MetricLineChart *m_lines = nullptr;
     SpectrumView *m_spectrum = nullptr;
+    SpectrumOverStepsView *m_spectrumOverSteps = nullptr;
     QList<LayerBarChart *> m_bars;
     QList<TypeLayerHeatmap *> m_heatmaps; // metric by metric, each a panel per run
     QList<QList<RunStepView *>> m_byMetric; // the panels of each metric, a panel per run

@@ -2,6 +2,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -432,6 +433,50 @@ private slots:
         QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--out", dir.filePath("x.gif")}).exitCode, 1);
         QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--step", "777", "--out", dir.filePath("x.png")}).exitCode, 1);
         QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrum", "--out", dir.filePath("x.png")}).exitCode, 1);
+    }
+
+    // The spectrogram from the command line: one matrix or a type's mean, drawn or as the CSV of
+    // its cells (a row per step and bin; each step's densities sum to 1 and its stable rank is the
+    // independently computed one), and what it refuses.
+    void exportsTheSpectrogramAndItsCells()
+    {
+        QTemporaryDir dir;
+        Run r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrogram", "--layer", "1", "--type", "Q", "--preset", "column",
+                              "--out", dir.filePath("s.pdf")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(contents(dir.filePath("s.pdf")).left(4), QByteArray("%PDF"));
+        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrogram", "--layer", "1", "--type", "Q", "--out", dir.filePath("s.csv")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList lines = QString::fromUtf8(contents(dir.filePath("s.csv"))).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.first(), QStringLiteral("step,block,layer,type,expert,matrices,sigma_low,sigma_high,density,stable_rank,left_out"));
+        QCOMPARE(lines.size(), 1 + 6 * 17); // six steps, 2·√64 + 1 bins
+        QHash<QString, double> sums, ranks;
+        for (const QString &line : lines.mid(1)) {
+            const QStringList f = line.split(',');
+            QCOMPARE(f.mid(1, 5), (QStringList{"", "1", "Q", "", "1"}));
+            QCOMPARE(f[10], QStringLiteral("0"));
+            sums[f[0]] += f[8].toDouble();
+            ranks[f[0]] = f[9].toDouble();
+        }
+        QHash<QString, double> expected; // step → stable_rank of layer 1 Q, from the expected CSV
+        for (const QString &line : QString::fromUtf8(contents(QStringLiteral(RANKSCOPE_TEST_DATA "/nanogpt-d4.metrics.csv"))).split('\n'))
+            if (const QStringList f = line.split(','); f.size() > 5 && f[1] == "1" && f[2] == "Q")
+                expected[f[0]] = f[5].toDouble();
+        QCOMPARE(ranks.size(), 6);
+        for (auto it = ranks.begin(); it != ranks.end(); ++it) {
+            QVERIFY2(std::abs(sums[it.key()] - 1) < 1e-9, qPrintable(it.key()));
+            QVERIFY2(std::abs(it.value() - expected[it.key()]) <= 1e-6 * expected[it.key()], qPrintable(it.key()));
+        }
+        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrogram", "--type", "MLP_UP", "--layers", "1-2", "--out", dir.filePath("m.csv")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(contents(dir.filePath("m.csv")).contains("\n0,,,MLP_UP,,2,"));
+        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrogram", "--out", dir.filePath("x.png")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("spectrogram needs --type T"), qPrintable(r.err));
+        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrogram", "--layer", "9", "--type", "Q", "--out", dir.filePath("x.png")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("nanogpt-d4 has no layer 9 Q at any step."), qPrintable(r.err));
+        QVERIFY(!QFileInfo::exists(dir.filePath("x.png")));
     }
 
     // Checkpoints copied in one by one while watched each appear once; one written in two halves

@@ -12,6 +12,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QImage>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QAction>
@@ -59,7 +60,15 @@ private slots:
         QVERIFY(finished.wait(30000));
         QCOMPARE(window.state()->results().size(), 144);
         QVERIFY(window.windowTitle().startsWith("nanogpt-d4"));
-        QCOMPARE(window.tabs()->count(), 4);
+        QCOMPARE(window.tabs()->count(), 5); // the four figures and the rank plan
+        QCOMPARE(window.tabs()->widget(4), window.rankPlanPanel());
+        QCOMPARE(window.viewsOfTab(4).size(), 2); // its heatmap and its curve: their data, and File ▸ Export figure
+        {
+            QTemporaryDir out;
+            QString error;
+            QVERIFY2(window.exportFigure(4, out.filePath("plan.png"), FigureSize::fromPixels(1200, 600), &error), qPrintable(error));
+            QVERIFY(QImage(out.filePath("plan.png")).width() > 0);
+        }
         QCOMPARE(window.lineChart()->visibleLines().size(), 6);
         QCOMPARE(window.barChart()->group()->size(), 6);
         QCOMPARE(window.stepSlider()->maximum(), 5);

@@ -283,30 +283,47 @@ QList<BudgetPoint> RankPlanner::budgetCurve(int maxPoints) const
 {
     if (m_matrices.isEmpty() || m_parameters <= 0)
         return {};
-    double cost = 0, total = 0, lost = 0;
+    QList<HullStep> steps = sortedHullSteps();
+    steps.erase(std::find_if(steps.begin(), steps.end(), [](const HullStep &s) { return !(s.energy > 0); }), steps.end());
+    // The points kept: every one, or maxPoints evenly spread with both ends.
+    const qsizetype count = steps.size() + 1;
+    QList<qsizetype> kept;
+    for (qsizetype i = 0; i < count; ++i)
+        if (maxPoints < 2 || count <= maxPoints)
+            kept << i;
+    for (int i = 0; kept.isEmpty() && i < maxPoints; ++i)
+        kept << qsizetype(double(i) * double(count - 1) / double(maxPoints - 1) + 0.5);
+    kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+    QList<int> ranks;
+    double cost = 0, total = 0;
     for (const Prepared &p : m_matrices) {
-        const int start = startRank(p);
-        cost += double(p.cost(start));
+        ranks << startRank(p);
+        cost += double(p.cost(ranks.last()));
         total += p.total();
-        lost += p.lost[start];
     }
-    auto point = [&] { return BudgetPoint{cost / double(m_parameters), total > 0 ? std::sqrt(std::max(0.0, lost) / total) : 0.0}; };
-    QList<BudgetPoint> all{point()};
-    for (const HullStep &step : sortedHullSteps()) {
-        if (!(step.energy > 0))
-            break;
-        cost += double(step.cost);
-        lost -= step.energy;
-        all << point();
+    // Each point's error summed over the matrices as plan() sums it, so that a point and the plan
+    // at its budget agree to the last bit (a running difference would leave ~1e-8 at every matrix dense).
+    auto point = [&] {
+        double lost = 0;
+        for (qsizetype m = 0; m < m_matrices.size(); ++m)
+            lost += m_matrices[m].lost[ranks[m]];
+        return BudgetPoint{cost / double(m_parameters), total > 0 ? std::sqrt(lost / total) : 0.0};
+    };
+    QList<BudgetPoint> curve;
+    qsizetype next = 0;
+    for (qsizetype i = 0; i < count; ++i) {
+        if (i > 0) {
+            ranks[steps[i - 1].matrix] = steps[i - 1].toRank;
+            cost += double(steps[i - 1].cost);
+        }
+        if (next < kept.size() && kept[next] == i) {
+            curve << point();
+            ++next;
+        }
     }
-    if (all.last().keptFraction < 1.0)
-        all << BudgetPoint{1.0, all.last().relativeError}; // more budget keeps no more energy
-    if (maxPoints < 2 || all.size() <= maxPoints)
-        return all;
-    QList<BudgetPoint> thinned;
-    for (int i = 0; i < maxPoints; ++i)
-        thinned << all[qsizetype(double(i) * double(all.size() - 1) / double(maxPoints - 1) + 0.5)];
-    return thinned;
+    if (curve.last().keptFraction < 1.0)
+        curve << BudgetPoint{1.0, curve.last().relativeError}; // more budget keeps no more energy
+    return curve;
 }
 
 } // namespace rankscope

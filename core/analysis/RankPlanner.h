@@ -95,7 +95,8 @@ public:
     bool isEmpty() const { return m_matrices.isEmpty(); }
     QStringList notes() const { return m_notes; }
     // The budget greedy's plans at every budget it uses up exactly, from rank 1 everywhere to
-    // every matrix dense; at most maxPoints of them (evenly thinned, both ends kept).
+    // every matrix dense; at most maxPoints of them (evenly thinned, both ends kept), and the
+    // point at 1 when the last steps keep no energy.
     QList<BudgetPoint> budgetCurve(int maxPoints = 400) const;
 
     // The rule each target is planned by, as the outputs state it.

@@ -5,6 +5,7 @@
 #include "LayerBarChart.h"
 #include "ChartView.h"
 #include "MainWindow.h"
+#include "RankPlanPanel.h"
 #include "MetricLineChart.h"
 #include "SpectrumView.h"
 #include "figures/ViewState.h"

@@ -287,12 +287,10 @@ QList<BudgetPoint> RankPlanner::budgetCurve(int maxPoints) const
     steps.erase(std::find_if(steps.begin(), steps.end(), [](const HullStep &s) { return !(s.energy > 0); }), steps.end());
     // The points kept: every one, or maxPoints evenly spread with both ends.
     const qsizetype count = steps.size() + 1;
+    const bool all = maxPoints < 2 || count <= maxPoints;
     QList<qsizetype> kept;
-    for (qsizetype i = 0; i < count; ++i)
-        if (maxPoints < 2 || count <= maxPoints)
-            kept << i;
-    for (int i = 0; kept.isEmpty() && i < maxPoints; ++i)
-        kept << qsizetype(double(i) * double(count - 1) / double(maxPoints - 1) + 0.5);
+    for (qsizetype i = 0; i < (all ? count : qsizetype(maxPoints)); ++i)
+        kept << (all ? i : qsizetype(double(i) * double(count - 1) / double(maxPoints - 1) + 0.5));
     kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
     QList<int> ranks;
     double cost = 0, total = 0;

@@ -7,6 +7,8 @@
 #include "SkippedFilesDialog.h"
 #include "SpinBoxKeyForwarder.h"
 #include "ExportDialog.h"
+#include "FigureExporter.h"
+#include "RankPlanPanel.h"
 #include "RunListPanel.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
@@ -162,6 +164,8 @@ MainWindow::MainWindow(QWidget *parent)
         m_figures << new FigureView(m_state, kind, this);
         m_tabs->addTab(m_figures.last(), titles[int(kind)]);
     }
+    m_rankPlan = new RankPlanPanel(m_state, this);
+    m_tabs->addTab(m_rankPlan, tr("Rank plan"));
     // Empty axes titled "… — empty" tell nothing: until there is something to draw, the area says why.
     m_central = new QStackedWidget(this);
     m_central->addWidget(m_tabs);
@@ -283,8 +287,7 @@ void MainWindow::buildMenus()
     file->addSeparator();
     QAction *exportAction = file->addAction(tr("&Export figure…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
         const int tab = m_tabs->currentIndex();
-        const QString suggested = QDir(exportFolder())
-                                      .filePath(QStringLiteral("%1-%2.png").arg(m_state->runName(), FigureView::name(FigureKind(tab))));
+        const QString suggested = QDir(exportFolder()).filePath(QStringLiteral("%1-%2.png").arg(m_state->runName(), tabFileName(tab)));
         ExportDialog dialog(suggested, m_tabs->currentWidget()->size(), m_state->legendPosition(), this);
         if (dialog.exec() != QDialog::Accepted)
             return;
@@ -358,7 +361,7 @@ void MainWindow::buildMenus()
     addLegendMenu(view, m_state);
     m_theme->addMenu(view);
     view->addSeparator();
-    const QStringList tabNames = {tr("&Metric vs step"), tr("&Per layer"), tr("&Heatmaps"), tr("&Spectrum"), tr("Spectrum &over steps")};
+    const QStringList tabNames = {tr("&Metric vs step"), tr("&Per layer"), tr("&Heatmaps"), tr("&Spectrum"), tr("Spectrum &over steps"), tr("&Rank plan")};
     for (int tab = 0; tab < int(tabNames.size()); ++tab)
         view->addAction(tabNames[tab], QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + tab)), this, [this, tab] { m_tabs->setCurrentIndex(tab); });
 
@@ -673,6 +676,8 @@ void MainWindow::showIssues()
 QList<ChartView *> MainWindow::viewsOfTab(int tab) const
 {
     QList<ChartView *> views;
+    if (m_tabs->widget(tab) == m_rankPlan)
+        return m_rankPlan->views();
     if (const FigureView *f = m_figures.value(tab))
         for (const QList<ChartView *> &row : f->panels())
             views << row;
@@ -701,7 +706,7 @@ void MainWindow::syncControlsToTab()
     m_aggregate->setEnabled(lines);
     m_relativeStep->setEnabled(lines);
     m_relativeDepth->setEnabled(perLayer);
-    m_firstLayer->setEnabled(tab != FigureKind::Spectrum && !m_state->layers().isEmpty());
+    m_firstLayer->setEnabled(tab != FigureKind::Spectrum && m_tabs->currentWidget() != m_rankPlan && !m_state->layers().isEmpty());
     m_lastLayer->setEnabled(m_firstLayer->isEnabled());
     // Several runs' bands would hide each other: the line chart draws none, and the box says so.
     const bool comparing = m_state->visibleRuns().size() > 1;
@@ -750,8 +755,15 @@ void MainWindow::onComparisonReady(const RunAnalysis &run, const QString &path)
     m_status->setText(tr("Comparing %1 runs").arg(m_state->runCount()));
 }
 
+QString MainWindow::tabFileName(int tab) const
+{
+    return m_tabs->widget(tab) == m_rankPlan ? QStringLiteral("rank-plan") : FigureView::name(FigureKind(tab));
+}
+
 bool MainWindow::exportFigure(int tab, const QString &path, const FigureSize &size, QString *error, const QString &title)
 {
+    if (m_tabs->widget(tab) == m_rankPlan)
+        return FigureExporter::write({m_rankPlan->views()}, path, size, error, title);
     FigureView *f = m_figures.value(tab);
     if (!f) {
         *error = tr("no figure %1").arg(tab);

@@ -31,6 +31,7 @@ class DemoBanner;
 class ChartView;
 class LayerBarChart;
 class MetricLineChart;
+class RankPlanPanel;
 class RunListPanel;
 class SpectrumView;
 class TypeLayerHeatmap;
@@ -65,6 +66,8 @@ public:
     TypeLayerHeatmap *heatmap(int i) const { return figure(FigureKind::Heatmaps)->heatmapPanels().value(i); }
     SpectrumView *spectrumView() const { return figure(FigureKind::Spectrum)->spectrumView(); }
     QTabWidget *tabs() const { return m_tabs; }
+    // The Rank plan tab, after the figures' tabs.
+    RankPlanPanel *rankPlanPanel() const { return m_rankPlan; }
     // What the central area says instead of empty axes (empty while the figures are shown).
     QString centralMessage() const;
     QSlider *stepSlider() const { return m_stepSlider; }
@@ -129,6 +132,9 @@ private:
     QStackedWidget *m_central = nullptr; // the tabs, or m_message
     QLabel *m_message = nullptr;
     QList<FigureView *> m_figures; // one tab each, in FigureKind's order
+    RankPlanPanel *m_rankPlan = nullptr;
+    // The tab's name in file names: the figure's, or "rank-plan".
+    QString tabFileName(int tab) const;
     RunListPanel *m_runList = nullptr;
     QDockWidget *m_runsDock = nullptr;
     QMenu *m_recentMenu = nullptr;

@@ -13,6 +13,9 @@
 #include "spectral/BlasKernelChoice.h"
 #include "spectral/CpuFeatures.h"
 #include <QRegularExpression>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include "core/FormatWriters.h"
 #include <random>
 #include <csignal>
@@ -1128,7 +1131,7 @@ private slots:
             return found;
         };
         QSet<QString> fromHelp{QStringLiteral("--help"), QStringLiteral("--version")};
-        for (const char *command : {"analyze", "info", "export"}) {
+        for (const char *command : {"analyze", "info", "export", "plan"}) {
             const Run r = runRankscope({command, "--help"});
             QCOMPARE(r.exitCode, 0);
             const QSet<QString> own = optionsIn(r.out);
@@ -1147,6 +1150,98 @@ private slots:
         };
         QVERIFY2(optionsIn(manPage) == fromHelp, qPrintable("man page: " + differ(fromHelp, optionsIn(manPage))));
         QVERIFY2(optionsIn(completion) == fromHelp, qPrintable("completion: " + differ(fromHelp, optionsIn(completion))));
+    }
+
+    // `plan` on the demo run: a budget's JSON for PEFT (rank_pattern of the checkpoint's own module
+    // names, c_attn the largest of its Q, K, V), and --energy 0.9's ranks as CSV, each the k_τ the
+    // expected metrics' compression_pct gives at step 100 (r·(1 − pct/100)), or the full rank where k_τ's
+    // factors would cost the matrix's mn or more.
+    void planWritesPeftRanksAndCsv()
+    {
+        QTemporaryDir dir;
+        const QString json = dir.filePath("plan.json"), csv = dir.filePath("plan.csv");
+        Run r = runRankscope({"plan", RANKSCOPE_DEMO_RUN, "--keep", "0.4", "--out", json});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("Rank plan of step 1500 for --keep 0.4: 24 matrices"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("Rule: budget greedy"), qPrintable(r.out));
+        QVERIFY2(r.err.contains("wrote " + json), qPrintable(r.err));
+        const QJsonObject plan = QJsonDocument::fromJson(contents(json)).object();
+        QCOMPARE(plan["step"].toInt(), 1500);
+        const QJsonObject pattern = plan["rank_pattern"].toObject();
+        QCOMPARE(pattern.size(), 16); // c_attn, attn.c_proj, c_fc, mlp.c_proj of 4 layers
+        const QJsonObject parts = plan["rank_pattern_parts"].toObject()["transformer.h.2.attn.c_attn"].toObject();
+        QCOMPARE(parts.keys(), (QStringList{"K", "Q", "V"}));
+        QCOMPARE(pattern["transformer.h.2.attn.c_attn"].toInt(), std::max({parts["Q"].toInt(), parts["K"].toInt(), parts["V"].toInt()}));
+        const QJsonObject totals = plan["totals"].toObject();
+        QVERIFY(totals["params_after"].toInteger() <= std::floor(0.4 * totals["params_before"].toDouble()));
+        QVERIFY(totals["energy_kept"].toDouble() <= totals["optimum_energy_bound"].toDouble());
+        QCOMPARE(plan["matrices"].toArray().size(), 24);
+
+        // Step 100: some of its matrices' k_τ cost their mn or more, others not.
+        r = runRankscope({"plan", RANKSCOPE_DEMO_RUN, "--energy", "0.9", "--step", "100", "--out", csv});
+        QCOMPARE(r.exitCode, 0);
+        QHash<QString, double> expectedPct; // "layer,type" at step 100
+        for (const QString &line : QString::fromUtf8(contents(RANKSCOPE_TEST_DATA "/nanogpt-d4.metrics.csv")).split('\n', Qt::SkipEmptyParts)) {
+            const QStringList f = line.split(',');
+            if (f[0] == "100")
+                expectedPct.insert(f[1] + ',' + f[2], f[6].toDouble());
+        }
+        const QStringList rows = QString::fromUtf8(contents(csv)).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(rows.size(), 25);
+        const QStringList header = rows.first().split(',');
+        int dense = 0;
+        for (const QString &row : rows.mid(1)) {
+            const QStringList f = row.split(',');
+            const qint64 m = f[header.indexOf("rows")].toLongLong(), n = f[header.indexOf("cols")].toLongLong(), full = std::min(m, n);
+            const qint64 k = std::llround(double(full) * (1 - expectedPct.value(f[header.indexOf("layer")] + ',' + f[header.indexOf("type")]) / 100));
+            const bool isDense = k * (m + n) >= m * n;
+            dense += isDense;
+            QCOMPARE(f[header.indexOf("rank")].toLongLong(), isDense ? full : k);
+            QCOMPARE(f[header.indexOf("dense")], QString(isDense ? "true" : "false"));
+            QCOMPARE(f[header.indexOf("params_after")].toLongLong(), isDense ? m * n : k * (m + n));
+        }
+        QVERIFY(dense > 0 && dense < 24); // both kinds are checked
+    }
+
+    // Exactly one target, each in its range, an output that is .json or .csv and replaces nothing
+    // read, a step the run has, a budget at least rank 1 everywhere: each refused with exit 1 and why.
+    void planRefusesWhatItCannotDo()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("p.json");
+        const QString demo = RANKSCOPE_DEMO_RUN;
+        const QList<QPair<QStringList, QString>> refused = {
+            {{"plan", demo, "--out", out}, "rankscope plan: give a target: --keep F, --energy τ or --max-error E\n"},
+            {{"plan", demo, "--keep", "0.4", "--energy", "0.9", "--out", out}, "rankscope plan: give one of --keep, --energy and --max-error, not several\n"},
+            {{"plan", demo, "--keep", "0", "--out", out}, "rankscope plan: --keep takes a number in (0, 1], not '0'\n"},
+            {{"plan", demo, "--keep", "1.5", "--out", out}, "rankscope plan: --keep takes a number in (0, 1], not '1.5'\n"},
+            {{"plan", demo, "--energy", "nan", "--out", out}, "rankscope plan: --energy takes a number in (0, 1], not 'nan'\n"},
+            {{"plan", demo, "--max-error", "-0.1", "--out", out}, "rankscope plan: --max-error takes a number from 0 to 1, not '-0.1'\n"},
+            {{"plan", demo, "--keep", "0.4", "--out", dir.filePath("p.txt")}, "rankscope plan: --out needs a .json or .csv file\n"},
+            {{"plan", demo, "--keep", "0.4"}, "rankscope plan: --out needs a .json or .csv file\n"},
+            {{"plan", demo, "--keep", "0.4", "--step", "1e3", "--out", out}, "rankscope plan: --step takes last or a whole number, 0 or more, not '1e3'\n"},
+            {{"plan", "--keep", "0.4", "--out", out}, "rankscope plan: give one SOURCE\n"},
+            {{"plan", demo, "--keep", "0.4", "--step", "7", "--out", out}, "rankscope plan: no checkpoint at step 7\n"},
+        };
+        for (const auto &[arguments, message] : refused) {
+            const Run r = runRankscope(arguments);
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.endsWith(message), qPrintable(arguments.join(' ') + " said: " + r.err));
+            QVERIFY(!QFileInfo::exists(out));
+        }
+        Run r = runRankscope({"plan", demo, "--keep", "0.01", "--out", out});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QRegularExpression("rankscope plan: --keep 0.01 is below the smallest plan of step 1500: rank 1 for every matrix "
+                                                   "keeps 0\\.0[0-9]+ of the parameters; give --keep from 0\\.0[0-9]+ to 1\n")),
+                 qPrintable(r.err));
+        // A checkpoint named like a plan is not replaced.
+        const QString disguised = dir.filePath("ckpt.json");
+        QVERIFY(QFile::copy(QDir(demo).filePath("ckpt_000000.pt"), disguised));
+        const QByteArray before = contents(disguised);
+        r = runRankscope({"plan", demo, "--keep", "0.4", "--out", disguised});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(disguised + ": is a checkpoint"), qPrintable(r.err));
+        QCOMPARE(contents(disguised), before);
     }
 
     void exportSurvivesANonFiniteStoredSpectrum()

@@ -55,6 +55,7 @@ void AnalysisController::applyOptInMetrics(AnalysisSettings &settings) const
     settings.randDistance = m_randDistance;
     settings.delta = m_delta;
     settings.subspace = m_subspace;
+    settings.heads = m_heads;
 }
 
 void AnalysisController::startAnalysis(const QString &folder, std::optional<RunAnalysis> previous, bool initial)

@@ -43,6 +43,9 @@ public:
     // --subspace: agreement of every matrix's top right singular vectors with the previous checkpoint's.
     void setSubspace(bool on) { m_subspace = on; }
     bool subspace() const { return m_subspace; }
+    // --heads: every attention head's spectrum and its QK and OV circuits.
+    void setHeads(bool on) { m_heads = on; }
+    bool heads() const { return m_heads; }
 
 signals:
     void started(const QString &source);
@@ -70,6 +73,7 @@ private:
     bool m_randDistance = false;
     bool m_delta = false;
     bool m_subspace = false;
+    bool m_heads = false;
     QString m_folder;
     std::optional<RunAnalysis> m_lastRun;
     std::unique_ptr<RunWatch> m_watch; // once the first pass is done

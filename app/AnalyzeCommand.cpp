@@ -100,6 +100,7 @@ struct AnalyzeOptionSet {
     const QCommandLineOption reference{QStringLiteral("reference"), QStringLiteral("--delta: the step of the reference checkpoint (default: the run's first)."), QStringLiteral("STEP")};
     const QCommandLineOption subspace{QStringLiteral("subspace"), QStringLiteral("Also compute the agreement of every matrix's top right singular vectors with the previous checkpoint's (subspace_overlap, top_vector_cosine).")};
     const QCommandLineOption subspaceK{QStringLiteral("subspace-k"), QStringLiteral("--subspace: how many top singular vectors (default %1).").arg(kDefaultSubspaceK), QStringLiteral("K")};
+    const QCommandLineOption heads{QStringLiteral("heads"), QStringLiteral("Also compute the spectrum of every attention head of Q, K, V and O, and of each head's QK and OV circuits (rows with a head column).")};
 };
 
 // More workers than cores only wait for one (and a worker's bookkeeping for 2^31 of them took
@@ -131,6 +132,7 @@ bool readOptIns(const CommandParser &parser, const AnalyzeOptionSet &o, Analysis
         }
     }
     settings.subspace = parser.isSet(o.subspace) || parser.isSet(o.subspaceK);
+    settings.heads = parser.isSet(o.heads);
     if (parser.isSet(o.subspaceK)) {
         const std::optional<qint64> k = wholeOption(QStringLiteral("subspace-k"), parser.value(o.subspaceK), 1, 4096, error);
         if (!k)
@@ -187,7 +189,7 @@ ParsedOptions<AnalyzeOptions> parseAnalyzeOptions(const QStringList &arguments)
     parser.addEnergyOption();
     parser.addOptions({o.jobs, o.csv, o.json, o.method});
     parser.addRulesOption();
-    parser.addOptions({o.results, o.noCache, o.quiet, o.watch, o.settle, o.runs, o.randDistance, o.delta, o.reference, o.subspace, o.subspaceK, o.autosave});
+    parser.addOptions({o.results, o.noCache, o.quiet, o.watch, o.settle, o.runs, o.randDistance, o.delta, o.reference, o.subspace, o.subspaceK, o.heads, o.autosave});
     if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
         return *exit;
     if (parser.positionalArguments().size() != 1)
@@ -417,11 +419,11 @@ bool AnalyzeRun::writeTables(const RunAnalysis &run, const RunTarget &target)
     if (!target.csvPath.isEmpty()) {
         QBuffer table;
         table.open(QIODevice::WriteOnly);
-        MetricsTable::writeCsv(run.results, table);
+        MetricsTable::writeCsv(run.results + run.headResults, table);
         write(target.csvPath, table.data());
     }
     if (!target.jsonPath.isEmpty())
-        write(target.jsonPath, MetricsTable::toJson(run.results).toJson(QJsonDocument::Indented));
+        write(target.jsonPath, MetricsTable::toJson(run.results + run.headResults).toJson(QJsonDocument::Indented));
     return written;
 }
 

@@ -125,7 +125,7 @@ MainWindow::MainWindow(QWidget *parent)
     setWindowTitle(tr("RankScope"));
     setAcceptDrops(true);
     // One tab per figure; compared runs get a panel each in the bars and heatmaps.
-    const QStringList titles = {tr("Metric vs step"), tr("Per layer"), tr("Heatmaps"), tr("Spectrum")};
+    const QStringList titles = {tr("Metric vs step"), tr("Per layer"), tr("Heatmaps"), tr("Spectrum"), tr("Heads")};
     for (FigureKind kind : FigureView::allKinds()) {
         m_figures << new FigureView(m_state, kind, this);
         m_tabs->addTab(m_figures.last(), titles[int(kind)]);
@@ -274,7 +274,7 @@ void MainWindow::buildMenus()
             return;
         QBuffer table;
         table.open(QIODevice::WriteOnly);
-        MetricsTable::writeCsv(m_state->results(), table);
+        MetricsTable::writeCsv(m_state->results() + m_state->headResults(), table);
         QString error;
         if (!writeOutputFile(path, table.data(), &error))
             QMessageBox::warning(this, tr("Export metrics table"), error);
@@ -298,7 +298,7 @@ void MainWindow::buildMenus()
     addLegendMenu(view, m_state);
     m_theme->addMenu(view);
     view->addSeparator();
-    const QStringList tabNames = {tr("&Metric vs step"), tr("&Per layer"), tr("&Heatmaps"), tr("&Spectrum")};
+    const QStringList tabNames = {tr("&Metric vs step"), tr("&Per layer"), tr("&Heatmaps"), tr("&Spectrum"), tr("Hea&ds")};
     for (int tab = 0; tab < int(tabNames.size()); ++tab)
         view->addAction(tabNames[tab], QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + tab)), this, [this, tab] { m_tabs->setCurrentIndex(tab); });
 
@@ -312,12 +312,17 @@ void MainWindow::buildMenus()
     m_subspace = analysis->addAction(tr("Also compute the &subspace agreement with the previous checkpoint (top %1 singular vectors)").arg(kDefaultSubspaceK));
     m_subspace->setCheckable(true);
     m_subspace->setToolTip(tr("subspace_overlap and top_vector_cosine: how far each matrix's top right singular vectors turned since the checkpoint before"));
-    for (QAction *action : {m_randDistance, m_delta, m_subspace})
+    m_heads = analysis->addAction(tr("Also compute &per-head spectra and QK/OV circuits"));
+    m_heads->setCheckable(true);
+    m_heads->setToolTip(tr("Every attention head of Q, K, V and O, and each head's QK and OV circuit, in the Heads tab"));
+    for (QAction *action : {m_randDistance, m_delta, m_subspace, m_heads})
         connect(action, &QAction::toggled, this, [this, action](bool on) {
             if (action == m_randDistance)
                 m_controller->setRandDistance(on);
             else if (action == m_delta)
                 m_controller->setDelta(on);
+            else if (action == m_heads)
+                m_controller->setHeads(on);
             else
                 m_controller->setSubspace(on);
             // The open folder is opened again: its cached results get the metric computed, nothing else.
@@ -665,6 +670,8 @@ QStringList MainWindow::exportAllFigures(const QString &folder, const QString &f
     for (FigureKind kind : FigureView::allKinds()) {
         if (kind == FigureKind::Spectrum && !spectrumView()->matrix())
             continue; // no matrix chosen: no spectrum to draw
+        if (kind == FigureKind::Heads && m_state->headResults().isEmpty())
+            continue; // analysed without --heads: nothing per head to draw
         const QString path = QDir(folder).filePath(QStringLiteral("%1-%2.%3").arg(m_state->runName(), FigureView::name(kind), format));
         QString problem;
         if (exportFigure(int(kind), path, size, &problem))
@@ -767,6 +774,7 @@ void MainWindow::restoreSettings()
     m_randDistance->setChecked(settings.value(QStringLiteral("analysis/randDistance"), false).toBool());
     m_delta->setChecked(settings.value(QStringLiteral("analysis/delta"), false).toBool());
     m_subspace->setChecked(settings.value(QStringLiteral("analysis/subspace"), false).toBool());
+    m_heads->setChecked(settings.value(QStringLiteral("analysis/heads"), false).toBool());
     const int aggregate = settings.value(QStringLiteral("aggregate"), int(Aggregate::Mean)).toInt();
     m_aggregate->setCurrentIndex(std::max(0, m_aggregate->findData(aggregate)));
     m_state->setAggregate(Aggregate(aggregate));
@@ -790,6 +798,7 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("analysis/randDistance"), m_randDistance->isChecked());
     settings.setValue(QStringLiteral("analysis/delta"), m_delta->isChecked());
     settings.setValue(QStringLiteral("analysis/subspace"), m_subspace->isChecked());
+    settings.setValue(QStringLiteral("analysis/heads"), m_heads->isChecked());
     settings.setValue(QStringLiteral("aggregate"), int(m_state->aggregate()));
     settings.setValue(QStringLiteral("band"), m_state->showBand());
     settings.setValue(QStringLiteral("lines/logY"), m_state->logY());

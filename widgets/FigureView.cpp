@@ -1,6 +1,7 @@
 #include "FigureView.h"
 
 #include "FigureExporter.h"
+#include "HeadView.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
 #include "SpectrumView.h"
@@ -17,6 +18,7 @@ QString FigureView::name(FigureKind kind)
     case FigureKind::Bars: return QStringLiteral("bars");
     case FigureKind::Heatmaps: return QStringLiteral("heatmaps");
     case FigureKind::Spectrum: return QStringLiteral("spectrum");
+    case FigureKind::Heads: return QStringLiteral("heads");
     }
     return {};
 }
@@ -47,6 +49,12 @@ FigureView::FigureView(ViewState *state, FigureKind kind, QWidget *parent)
         m_grid->addWidget(m_spectrum, 0, 0);
         connect(m_spectrum, &ChartView::exportRequested, this, &FigureView::exportRequested);
         return;
+    case FigureKind::Heads:
+        m_heads = new HeadView(state, this);
+        m_metrics = {m_heads->metric()};
+        m_grid->addWidget(m_heads, 0, 0);
+        connect(m_heads, &ChartView::exportRequested, this, &FigureView::exportRequested);
+        return;
     case FigureKind::Bars:
         m_metrics = {Metric::CompressionPct};
         break;
@@ -66,6 +74,11 @@ void FigureView::setMetrics(const QList<Metric> &metrics)
     if (m_lines) {
         m_metrics = {metrics.first()};
         m_lines->setMetric(metrics.first());
+        return;
+    }
+    if (m_heads) {
+        m_metrics = {metrics.first()};
+        m_heads->setMetric(metrics.first());
         return;
     }
     m_metrics = m_kind == FigureKind::Bars ? QList<Metric>{metrics.first()} : metrics;
@@ -160,6 +173,7 @@ QList<QList<ChartView *>> FigureView::panels(QSize size) const
     switch (m_kind) {
     case FigureKind::Lines: return {{m_lines}};
     case FigureKind::Spectrum: return {{m_spectrum}};
+    case FigureKind::Heads: return {{m_heads}};
     case FigureKind::Bars: {
         QList<ChartView *> row;
         for (LayerBarChart *b : m_bars)

@@ -18,13 +18,14 @@ class QGridLayout;
 namespace rankscope {
 
 class ChartView;
+class HeadView;
 class RunStepView;
 class LayerBarChart;
 class MetricLineChart;
 class SpectrumView;
 class TypeLayerHeatmap;
 
-enum class FigureKind { Lines, Bars, Heatmaps, Spectrum };
+enum class FigureKind { Lines, Bars, Heatmaps, Spectrum, Heads };
 
 class FigureView : public QWidget {
     Q_OBJECT
@@ -35,7 +36,7 @@ public:
     // "lines", "bars", "heatmaps", "spectrum": the names the command line and file names use.
     static QString name(FigureKind kind);
     static std::optional<FigureKind> kindFromName(const QString &name);
-    static QList<FigureKind> allKinds() { return {FigureKind::Lines, FigureKind::Bars, FigureKind::Heatmaps, FigureKind::Spectrum}; }
+    static QList<FigureKind> allKinds() { return {FigureKind::Lines, FigureKind::Bars, FigureKind::Heatmaps, FigureKind::Spectrum, FigureKind::Heads}; }
 
     // The metric of each row of panels: one for lines and bars, one per row of heatmaps (by default
     // compression % and weighted α). Changing one panel's metric changes its row.
@@ -58,6 +59,8 @@ public:
     QList<QList<ChartView *>> panels(QSize size = {}) const;
     MetricLineChart *lineChart() const { return m_lines; }
     SpectrumView *spectrumView() const { return m_spectrum; }
+    // --heads: the per-head heatmap, lines or one head's spectrum ("heads").
+    HeadView *headView() const { return m_heads; }
     QList<LayerBarChart *> barPanels() const { return m_bars; }
     QList<TypeLayerHeatmap *> heatmapPanels() const { return m_heatmaps; }
 
@@ -83,6 +86,7 @@ private:
     QList<int> m_panelRuns;
     MetricLineChart *m_lines = nullptr;
     SpectrumView *m_spectrum = nullptr;
+    HeadView *m_heads = nullptr;
     QList<LayerBarChart *> m_bars;
     QList<TypeLayerHeatmap *> m_heatmaps; // metric by metric, each a panel per run
     QList<QList<RunStepView *>> m_byMetric; // the panels of each metric, a panel per run

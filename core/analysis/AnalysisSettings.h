@@ -41,6 +41,9 @@ struct AnalysisSettings {
     // in the results file, so that a checkpoint added later costs only itself.
     bool subspace = false;
     int subspaceK = kDefaultSubspaceK;
+    // Per-head spectra (--heads): every head of Q, K, V and O, and each query head's QK and OV
+    // circuits (HeadPlan, HeadSpectra), kept in RunAnalysis::headResults.
+    bool heads = false;
     // Processes sharing this analysis (MPI ranks; null: this process alone). Each computes the
     // matrices AnalysisTeam::assignByCost hands it; only the leader's RunAnalysis is whole, and only
     // the leader saves the results file.

@@ -33,6 +33,7 @@ AnalysisSettingsKey AnalysisSettingsKey::of(const AnalysisSettings &settings, co
         key.referenceStep = settings.referenceStep;
     if (settings.subspace)
         key.subspaceK = settings.subspaceK;
+    key.heads = settings.heads;
     return key;
 }
 
@@ -47,6 +48,8 @@ QString AnalysisSettingsKey::toString() const
         items << QStringLiteral("delta=%1").arg(referenceStep ? QString::number(*referenceStep) : QStringLiteral("first"));
     if (subspaceK)
         items << QStringLiteral("subspace=%1").arg(*subspaceK);
+    if (heads)
+        items << QStringLiteral("heads=1");
     return items.join(QLatin1Char(';'));
 }
 
@@ -70,6 +73,8 @@ AnalysisSettingsKey AnalysisSettingsKey::parse(const QString &text)
         } else if (name == QLatin1String("delta") && !key.delta && (value == QLatin1String("first") || canonicalNumber<qint64>(value))) {
             key.delta = true;
             key.referenceStep = canonicalNumber<qint64>(value);
+        } else if (item == QLatin1String("heads=1") && !key.heads) {
+            key.heads = true;
         } else if (name == QLatin1String("subspace") && !key.subspaceK && canonicalNumber<int>(value)) {
             key.subspaceK = canonicalNumber<int>(value);
         } else {
@@ -92,6 +97,7 @@ std::optional<AnalysisOptIns> AnalysisSettingsKey::missingFrom(const AnalysisSet
     missing.randDistance = randDistance && !stored.randDistance;
     missing.delta = delta && (!stored.delta || stored.referenceStep != referenceStep);
     missing.subspace = subspaceK && stored.subspaceK != subspaceK;
+    missing.heads = heads && !stored.heads;
     return missing;
 }
 

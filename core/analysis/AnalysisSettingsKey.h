@@ -15,8 +15,8 @@ namespace rankscope {
 
 // The opt-in metrics, each asked for or not (or, compared with stored results: missing there or not).
 struct AnalysisOptIns {
-    bool randDistance = false, delta = false, subspace = false;
-    bool any() const { return randDistance || delta || subspace; }
+    bool randDistance = false, delta = false, subspace = false, heads = false;
+    bool any() const { return randDistance || delta || subspace || heads; }
 };
 
 struct AnalysisSettingsKey {
@@ -32,6 +32,7 @@ struct AnalysisSettingsKey {
     bool delta = false;
     std::optional<qint64> referenceStep; // with delta: the reference's step; none: the run's first
     std::optional<int> subspaceK;
+    bool heads = false;
 
     static AnalysisSettingsKey of(const AnalysisSettings &settings, const QString &rulesIdentity, int schemaVersion);
     // Any text gives a key; items it does not know are kept in `others`.

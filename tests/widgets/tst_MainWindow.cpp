@@ -59,7 +59,7 @@ private slots:
         QVERIFY(finished.wait(30000));
         QCOMPARE(window.state()->results().size(), 144);
         QVERIFY(window.windowTitle().startsWith("nanogpt-d4"));
-        QCOMPARE(window.tabs()->count(), 4);
+        QCOMPARE(window.tabs()->count(), 5); // and Heads (--heads)
         QCOMPARE(window.lineChart()->visibleLines().size(), 6);
         QCOMPARE(window.barChart()->group()->size(), 6);
         QCOMPARE(window.stepSlider()->maximum(), 5);

@@ -194,7 +194,7 @@ private slots:
         QVERIFY(r.err.isEmpty());
         // WeightWatcher's columns, then the opt-in ones: rand_distance and the change (--delta) only on request.
         QVERIFY(lines[0].endsWith(",log_norm,log_spectral_norm,log_alpha_norm,num_spikes,mp_softrank,rand_distance,"
-                                  "delta_rel_frobenius,delta_spectral_norm,delta_stable_rank,delta_effective_rank,subspace_overlap,top_vector_cosine"));
+                                  "delta_rel_frobenius,delta_spectral_norm,delta_stable_rank,delta_effective_rank,subspace_overlap,top_vector_cosine,head,kv_head"));
         QVERIFY(lines[1].endsWith(",nan,nan,nan,nan,nan,nan,nan"));
     }
 

@@ -88,6 +88,7 @@ void AnalysisController::applyOptInMetrics(AnalysisSettings &settings) const
     settings.delta = m_delta;
     settings.subspace = m_subspace;
     settings.alphaCi = m_alphaCi;
+    settings.heads = m_heads;
 }
 
 void AnalysisController::startAnalysis(const QString &folder, std::optional<RunAnalysis> previous, bool initial)

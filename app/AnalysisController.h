@@ -52,6 +52,9 @@ public:
     void setUseGpu(bool on) { m_useGpu = on; }
     // The GPU the window would use ("NVIDIA H200 (…)"), or empty with why there is none.
     static QString gpuDescription(QString *whyNone);
+    // --heads: every attention head's spectrum and its QK and OV circuits.
+    void setHeads(bool on) { m_heads = on; }
+    bool heads() const { return m_heads; }
 
 signals:
     void started(const QString &source);
@@ -81,6 +84,7 @@ private:
     bool m_subspace = false;
     bool m_alphaCi = false;
     bool m_useGpu = true;
+    bool m_heads = false;
     QString m_folder;
     std::optional<RunAnalysis> m_lastRun;
     std::unique_ptr<RunWatch> m_watch; // once the first pass is done

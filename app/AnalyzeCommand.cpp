@@ -105,6 +105,7 @@ struct AnalyzeOptionSet {
     const QCommandLineOption device{QStringLiteral("device"), QStringLiteral("Where the spectra are computed: auto (the GPU when one is usable, default), cpu, or cuda (the GPU; exit 2 without one)."),
                                     QStringLiteral("NAME"), QStringLiteral("auto")};
     const QCommandLineOption subspaceK{QStringLiteral("subspace-k"), QStringLiteral("--subspace: how many top singular vectors (default %1).").arg(kDefaultSubspaceK), QStringLiteral("K")};
+    const QCommandLineOption heads{QStringLiteral("heads"), QStringLiteral("Also compute the spectrum of every attention head of Q, K, V and O, and of each head's QK and OV circuits (rows with a head column).")};
 };
 
 // More workers than cores only wait for one (and a worker's bookkeeping for 2^31 of them took
@@ -137,6 +138,7 @@ bool readOptIns(const CommandParser &parser, const AnalyzeOptionSet &o, Analysis
     }
     settings.alphaCi = parser.isSet(o.alphaCi);
     settings.subspace = parser.isSet(o.subspace) || parser.isSet(o.subspaceK);
+    settings.heads = parser.isSet(o.heads);
     if (parser.isSet(o.subspaceK)) {
         const std::optional<qint64> k = wholeOption(QStringLiteral("subspace-k"), parser.value(o.subspaceK), 1, 4096, error);
         if (!k)
@@ -203,7 +205,7 @@ ParsedOptions<AnalyzeOptions> parseAnalyzeOptions(const QStringList &arguments)
     parser.addEnergyOption();
     parser.addOptions({o.jobs, o.csv, o.json, o.method, o.device});
     parser.addRulesOption();
-    parser.addOptions({o.results, o.noCache, o.quiet, o.watch, o.settle, o.runs, o.randDistance, o.delta, o.reference, o.subspace, o.subspaceK, o.alphaCi, o.autosave});
+    parser.addOptions({o.results, o.noCache, o.quiet, o.watch, o.settle, o.runs, o.randDistance, o.delta, o.reference, o.subspace, o.subspaceK, o.alphaCi, o.heads, o.autosave});
     if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
         return *exit;
     if (parser.positionalArguments().size() != 1)
@@ -461,11 +463,11 @@ bool AnalyzeRun::writeTables(const RunAnalysis &run, const RunTarget &target)
     if (!target.csvPath.isEmpty()) {
         QBuffer table;
         table.open(QIODevice::WriteOnly);
-        MetricsTable::writeCsv(run.results, table);
+        MetricsTable::writeCsv(run.results + run.headResults, table);
         write(target.csvPath, table.data());
     }
     if (!target.jsonPath.isEmpty())
-        write(target.jsonPath, MetricsTable::toJson(run.results).toJson(QJsonDocument::Indented));
+        write(target.jsonPath, MetricsTable::toJson(run.results + run.headResults).toJson(QJsonDocument::Indented));
     return written;
 }
 

@@ -3,6 +3,7 @@
 #include "CommandOptions.h"
 #include "FigureExporter.h"
 #include "FigureView.h"
+#include "HeadView.h"
 #include "MetricLineChart.h"
 #include "analysis/RunLoader.h"
 #include "analysis/RunSummary.h"
@@ -46,7 +47,7 @@ std::optional<LayerRange> parseLayers(const QString &text, QString *error)
 
 // export's own options; --energy is every command's (CommandParser).
 struct ExportOptionSet {
-    const QCommandLineOption figure{QStringLiteral("figure"), QStringLiteral("lines, bars, heatmaps, spectrum or spectrogram."), QStringLiteral("NAME")};
+    const QCommandLineOption figure{QStringLiteral("figure"), QStringLiteral("lines, bars, heatmaps, spectrum, spectrogram or heads."), QStringLiteral("NAME")};
     const QCommandLineOption output{QStringLiteral("out"), QStringLiteral("The file to write: .png, .svg or .pdf; .csv writes the numbers behind the figure."), QStringLiteral("FILE")};
     const QCommandLineOption metric{QStringLiteral("metric"), QStringLiteral("The metric's column name, e.g. stable_rank, compression_pct, weighted_alpha."), QStringLiteral("M")};
     const QCommandLineOption step{QStringLiteral("step"), QStringLiteral("The step for bars, heatmaps and spectrum (default: last)."), QStringLiteral("S"), QStringLiteral("last")};
@@ -64,8 +65,8 @@ struct ExportOptionSet {
     const QCommandLineOption colourRange{QStringLiteral("colour-range"), QStringLiteral("heatmaps: what the colours span, all-steps (default: one colour is one value at every step) or step (the step shown)."), QStringLiteral("WHAT"), QStringLiteral("all-steps")};
     const QCommandLineOption vmin{QStringLiteral("vmin"), QStringLiteral("heatmaps: the value at the bottom of the colour bar: one number for every panel, or one per panel separated by commas (--vmin 0,1.5); an empty one leaves that panel's end fitted (--vmin ,1.5)."), QStringLiteral("V")};
     const QCommandLineOption vmax{QStringLiteral("vmax"), QStringLiteral("heatmaps: the value at the top of the colour bar, as --vmin (--vmax 100,6)."), QStringLiteral("V")};
-    const QCommandLineOption layer{QStringLiteral("layer"), QStringLiteral("spectrum, spectrogram: the layer (spectrogram without it: the type's mean over --layers)."), QStringLiteral("L")};
-    const QCommandLineOption type{QStringLiteral("type"), QStringLiteral("spectrum, spectrogram: the matrix type."), QStringLiteral("T")};
+    const QCommandLineOption layer{QStringLiteral("layer"), QStringLiteral("spectrum, spectrogram: the layer (spectrogram without it: the type's mean over --layers); heads: that layer's heads over the steps."), QStringLiteral("L")};
+    const QCommandLineOption type{QStringLiteral("type"), QStringLiteral("spectrum, spectrogram: the matrix type; heads: Q, K, V, O, QK or OV (default QK)."), QStringLiteral("T")};
     const QCommandLineOption relativeDepth{QStringLiteral("relative-depth"), QStringLiteral("Layers as layer / (depth − 1), to compare models of different depth.")};
     const QCommandLineOption relativeStep{QStringLiteral("relative-step"), QStringLiteral("Steps as a fraction of each run's last step.")};
     const QCommandLineOption noGuide{QStringLiteral("no-guide-band"), QStringLiteral("lines of alpha: leave out WeightWatcher's 2 <= alpha <= 6 band.")};
@@ -88,7 +89,7 @@ bool readFigure(const CommandParser &parser, const ExportOptionSet &o, ExportOpt
 {
     const std::optional<FigureKind> kind = FigureView::kindFromName(parser.value(o.figure));
     if (!kind) {
-        *error = QStringLiteral("unknown --figure '%1'; one of: lines, bars, heatmaps, spectrum, spectrogram").arg(printableText(parser.value(o.figure)));
+        *error = QStringLiteral("unknown --figure '%1'; one of: lines, bars, heatmaps, spectrum, spectrogram, heads").arg(printableText(parser.value(o.figure)));
         return false;
     }
     options.kind = *kind;
@@ -271,7 +272,8 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
         "Render one of RankScope's figures to PNG, SVG or PDF (or the numbers behind it to CSV), headless.\n"
         "Figures: lines (metric vs step per type), bars (metric per layer at one step), heatmaps (type x layer;\n"
         "compression % and weighted alpha side by side unless --metric names one), spectrum (one matrix: --layer, --type),\n"
-        "spectrogram (one matrix's singular values over steps as a density, with its stable rank: --layer, --type; --type alone: its mean over layers).\n"
+        "spectrogram (one matrix's singular values over steps as a density, with its stable rank: --layer, --type; --type alone: its mean over layers),\n"
+        "heads (analysed with --heads: head x layer of --type Q, K, V, O, QK or OV, default QK; with --layer L, L's heads over the steps).\n"
         "Sizes on paper: --preset column|two-column|slide, or --size 3.3x2.4in with --dpi and --font-size."));
     parser.addPositionalArgument(QStringLiteral("SOURCE"), QStringLiteral("A checkpoint folder (analysed first if needed) or a results file; several to compare runs."), QStringLiteral("SOURCE…"));
     const ExportOptionSet o;
@@ -391,6 +393,27 @@ QString chooseSpectrumOverSteps(FigureView &view, const ViewState &state, const 
     return {};
 }
 
+// --figure heads: the head type (--type, default QK), the metric, and with --layer that layer's
+// heads over the steps instead of the head × layer heatmap.
+QString configureHeads(HeadView &view, const ExportOptions &options)
+{
+    if (options.metric)
+        view.setMetric(*options.metric);
+    if (!options.type.isEmpty()) {
+        const auto type = anyTypeFromCsvName(options.type);
+        if (!type || std::find(kHeadTypes.begin(), kHeadTypes.end(), *type) == kHeadTypes.end())
+            return QStringLiteral("heads: --type is one of Q, K, V, O, QK, OV, not '%1'").arg(printableText(options.type));
+        view.setHeadType(*type);
+    }
+    if (options.layer) {
+        view.setLayer(int(*options.layer));
+        view.setMode(HeadView::Mode::Lines);
+        if (view.layer() != int(*options.layer))
+            return QStringLiteral("heads: no layer %1 with per-head spectra").arg(*options.layer);
+    }
+    return {};
+}
+
 // The figure drawn from the state by the window's own view, and written to --out.
 int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded, QTextStream &err)
 {
@@ -441,6 +464,10 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
     }
     case FigureKind::SpectrumOverSteps:
         if (const QString problem = chooseSpectrumOverSteps(view, state, options); !problem.isEmpty())
+            return usage(problem);
+        break;
+    case FigureKind::Heads:
+        if (const QString problem = configureHeads(*view.headView(), options); !problem.isEmpty())
             return usage(problem);
         break;
     }

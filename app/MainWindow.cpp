@@ -159,7 +159,7 @@ MainWindow::MainWindow(QWidget *parent)
     setWindowTitle(tr("RankScope"));
     setAcceptDrops(true);
     // One tab per figure; compared runs get a panel each in the bars and heatmaps.
-    const QStringList titles = {tr("Metric vs step"), tr("Per layer"), tr("Heatmaps"), tr("Spectrum"), tr("Spectrum over steps")};
+    const QStringList titles = {tr("Metric vs step"), tr("Per layer"), tr("Heatmaps"), tr("Spectrum"), tr("Spectrum over steps"), tr("Heads")};
     for (FigureKind kind : FigureView::allKinds()) {
         m_figures << new FigureView(m_state, kind, this);
         m_tabs->addTab(m_figures.last(), titles[int(kind)]);
@@ -336,7 +336,7 @@ void MainWindow::buildMenus()
             return;
         QBuffer table;
         table.open(QIODevice::WriteOnly);
-        MetricsTable::writeCsv(m_state->results(), table);
+        MetricsTable::writeCsv(m_state->results() + m_state->headResults(), table);
         QString error;
         if (!writeOutputFile(path, table.data(), &error))
             QMessageBox::warning(this, tr("Export metrics table"), error);
@@ -361,7 +361,7 @@ void MainWindow::buildMenus()
     addLegendMenu(view, m_state);
     m_theme->addMenu(view);
     view->addSeparator();
-    const QStringList tabNames = {tr("&Metric vs step"), tr("&Per layer"), tr("&Heatmaps"), tr("&Spectrum"), tr("Spectrum &over steps"), tr("&Rank plan")};
+    const QStringList tabNames = {tr("&Metric vs step"), tr("&Per layer"), tr("&Heatmaps"), tr("&Spectrum"), tr("Spectrum &over steps"), tr("Hea&ds"), tr("&Rank plan")};
     for (int tab = 0; tab < int(tabNames.size()); ++tab)
         view->addAction(tabNames[tab], QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + tab)), this, [this, tab] { m_tabs->setCurrentIndex(tab); });
 
@@ -378,6 +378,9 @@ void MainWindow::buildMenus()
     m_alphaCi = analysis->addAction(tr("Also compute &alpha's 95 % bootstrap interval (%1 resamples of the fitted tail)").arg(kAlphaCiResamples));
     m_alphaCi->setCheckable(true);
     m_alphaCi->setToolTip(tr("alpha_ci_low and alpha_ci_high, drawn as error bars on α's lines; from the stored spectra, no checkpoint read again"));
+    m_heads = analysis->addAction(tr("Also compute &per-head spectra and QK/OV circuits"));
+    m_heads->setCheckable(true);
+    m_heads->setToolTip(tr("Every attention head of Q, K, V and O, and each head's QK and OV circuit, in the Heads tab"));
     // The spectra on the GPU (as analyze --device auto): on when one is usable, said why not when none is.
     analysis->addSeparator();
     QString noGpu;
@@ -389,7 +392,7 @@ void MainWindow::buildMenus()
     useGpu->setToolTip(gpu.isEmpty() ? noGpu : gpu);
     useGpu->setStatusTip(useGpu->toolTip());
     connect(useGpu, &QAction::toggled, this, [this](bool on) { m_controller->setUseGpu(on); });
-    for (QAction *action : {m_randDistance, m_delta, m_subspace, m_alphaCi})
+    for (QAction *action : {m_randDistance, m_delta, m_subspace, m_alphaCi, m_heads})
         connect(action, &QAction::toggled, this, [this, action](bool on) {
             if (action == m_randDistance)
                 m_controller->setRandDistance(on);
@@ -397,6 +400,8 @@ void MainWindow::buildMenus()
                 m_controller->setDelta(on);
             else if (action == m_alphaCi)
                 m_controller->setAlphaCi(on);
+            else if (action == m_heads)
+                m_controller->setHeads(on);
             else
                 m_controller->setSubspace(on);
             // The open folder is opened again: its cached results get the metric computed, nothing else.
@@ -778,6 +783,8 @@ QStringList MainWindow::exportAllFigures(const QString &folder, const QString &f
     for (FigureKind kind : FigureView::allKinds()) {
         if (kind == FigureKind::Spectrum && !spectrumView()->matrix())
             continue; // no matrix chosen: no spectrum to draw
+        if (kind == FigureKind::Heads && m_state->headResults().isEmpty())
+            continue; // analysed without --heads: nothing per head to draw
         const QString path = QDir(folder).filePath(QStringLiteral("%1-%2.%3").arg(m_state->runName(), FigureView::name(kind), format));
         QString problem;
         if (exportFigure(int(kind), path, size, &problem))
@@ -889,6 +896,7 @@ void MainWindow::restoreSettings()
     m_delta->setChecked(settings.value(QStringLiteral("analysis/delta"), false).toBool());
     m_subspace->setChecked(settings.value(QStringLiteral("analysis/subspace"), false).toBool());
     m_alphaCi->setChecked(settings.value(QStringLiteral("analysis/alphaCi"), false).toBool());
+    m_heads->setChecked(settings.value(QStringLiteral("analysis/heads"), false).toBool());
     const int aggregate = settings.value(QStringLiteral("aggregate"), int(Aggregate::Mean)).toInt();
     m_aggregate->setCurrentIndex(std::max(0, m_aggregate->findData(aggregate)));
     m_state->setAggregate(Aggregate(aggregate));
@@ -913,6 +921,7 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("analysis/delta"), m_delta->isChecked());
     settings.setValue(QStringLiteral("analysis/subspace"), m_subspace->isChecked());
     settings.setValue(QStringLiteral("analysis/alphaCi"), m_alphaCi->isChecked());
+    settings.setValue(QStringLiteral("analysis/heads"), m_heads->isChecked());
     settings.setValue(QStringLiteral("aggregate"), int(m_state->aggregate()));
     settings.setValue(QStringLiteral("band"), m_state->showBand());
     settings.setValue(QStringLiteral("lines/logY"), m_state->logY());

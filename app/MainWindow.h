@@ -126,6 +126,7 @@ private:
     QAction *m_delta = nullptr;
     QAction *m_subspace = nullptr;
     QAction *m_alphaCi = nullptr;
+    QAction *m_heads = nullptr;
     WindowTheme *m_theme;
     QString m_source;
     QTabWidget *m_tabs;

@@ -1,6 +1,7 @@
 #include "FigureView.h"
 
 #include "FigureExporter.h"
+#include "HeadView.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
 #include "SpectrumOverStepsView.h"
@@ -19,6 +20,7 @@ QString FigureView::name(FigureKind kind)
     case FigureKind::Heatmaps: return QStringLiteral("heatmaps");
     case FigureKind::Spectrum: return QStringLiteral("spectrum");
     case FigureKind::SpectrumOverSteps: return QStringLiteral("spectrogram");
+    case FigureKind::Heads: return QStringLiteral("heads");
     }
     return {};
 }
@@ -53,6 +55,11 @@ FigureView::FigureView(ViewState *state, FigureKind kind, QWidget *parent)
         m_spectrumOverSteps = new SpectrumOverStepsView(state, this);
         m_grid->addWidget(m_spectrumOverSteps, 0, 0);
         connect(m_spectrumOverSteps, &ChartView::exportRequested, this, &FigureView::exportRequested);
+    case FigureKind::Heads:
+        m_heads = new HeadView(state, this);
+        m_metrics = {m_heads->metric()};
+        m_grid->addWidget(m_heads, 0, 0);
+        connect(m_heads, &ChartView::exportRequested, this, &FigureView::exportRequested);
         return;
     case FigureKind::Bars:
         m_metrics = {Metric::CompressionPct};
@@ -73,6 +80,11 @@ void FigureView::setMetrics(const QList<Metric> &metrics)
     if (m_lines) {
         m_metrics = {metrics.first()};
         m_lines->setMetric(metrics.first());
+        return;
+    }
+    if (m_heads) {
+        m_metrics = {metrics.first()};
+        m_heads->setMetric(metrics.first());
         return;
     }
     m_metrics = m_kind == FigureKind::Bars ? QList<Metric>{metrics.first()} : metrics;
@@ -170,6 +182,7 @@ QList<QList<ChartView *>> FigureView::panels(QSize size) const
     case FigureKind::Lines: return {{m_lines}};
     case FigureKind::Spectrum: return {{m_spectrum}};
     case FigureKind::SpectrumOverSteps: return {{m_spectrumOverSteps}};
+    case FigureKind::Heads: return {{m_heads}};
     case FigureKind::Bars: {
         QList<ChartView *> row;
         for (LayerBarChart *b : m_bars)

@@ -18,6 +18,7 @@ class QGridLayout;
 namespace rankscope {
 
 class ChartView;
+class HeadView;
 class RunStepView;
 class LayerBarChart;
 class MetricLineChart;
@@ -25,7 +26,7 @@ class SpectrumView;
 class SpectrumOverStepsView;
 class TypeLayerHeatmap;
 
-enum class FigureKind { Lines, Bars, Heatmaps, Spectrum, SpectrumOverSteps };
+enum class FigureKind { Lines, Bars, Heatmaps, Spectrum, SpectrumOverSteps, Heads };
 
 class FigureView : public QWidget {
     Q_OBJECT
@@ -38,7 +39,7 @@ public:
     static std::optional<FigureKind> kindFromName(const QString &name);
     static QList<FigureKind> allKinds()
     {
-        return {FigureKind::Lines, FigureKind::Bars, FigureKind::Heatmaps, FigureKind::Spectrum, FigureKind::SpectrumOverSteps};
+        return {FigureKind::Lines, FigureKind::Bars, FigureKind::Heatmaps, FigureKind::Spectrum, FigureKind::SpectrumOverSteps, FigureKind::Heads};
     }
 
     // The metric of each row of panels: one for lines and bars, one per row of heatmaps (by default
@@ -63,6 +64,8 @@ public:
     MetricLineChart *lineChart() const { return m_lines; }
     SpectrumView *spectrumView() const { return m_spectrum; }
     SpectrumOverStepsView *spectrumOverStepsView() const { return m_spectrumOverSteps; }
+    // --heads: the per-head heatmap, lines or one head's spectrum ("heads").
+    HeadView *headView() const { return m_heads; }
     QList<LayerBarChart *> barPanels() const { return m_bars; }
     QList<TypeLayerHeatmap *> heatmapPanels() const { return m_heatmaps; }
 
@@ -91,6 +94,7 @@ private:
     MetricLineChart *m_lines = nullptr;
     SpectrumView *m_spectrum = nullptr;
     SpectrumOverStepsView *m_spectrumOverSteps = nullptr;
+    HeadView *m_heads = nullptr;
     QList<LayerBarChart *> m_bars;
     QList<TypeLayerHeatmap *> m_heatmaps; // metric by metric, each a panel per run
     QList<QList<RunStepView *>> m_byMetric; // the panels of each metric, a panel per run

@@ -24,6 +24,8 @@ TypeMarker typeMarker(MatrixType type)
     case MatrixType::MlpUp: return TypeMarker::TriangleInverted;
     case MatrixType::MlpDown: return TypeMarker::Star;
     case MatrixType::MlpGate: return TypeMarker::Cross;
+    case MatrixType::QK: return TypeMarker::Circle;
+    case MatrixType::OV: return TypeMarker::Diamond;
     }
     return TypeMarker::Circle;
 }

@@ -46,6 +46,9 @@ struct AnalysisSettings {
     // alpha's bootstrap interval (alpha_ci_low, alpha_ci_high; spectral/AlphaInterval): from the
     // spectrum alone, so results stored without it gain it without a checkpoint being read.
     bool alphaCi = false;
+    // Per-head spectra (--heads): every head of Q, K, V and O, and each query head's QK and OV
+    // circuits (HeadPlan, HeadSpectra), kept in RunAnalysis::headResults.
+    bool heads = false;
     // Processes sharing this analysis (MPI ranks; null: this process alone). Each computes the
     // matrices AnalysisTeam::assignByCost hands it; only the leader's RunAnalysis is whole, and only
     // the leader saves the results file.

@@ -37,6 +37,7 @@ AnalysisSettingsKey AnalysisSettingsKey::of(const AnalysisSettings &settings, co
         key.subspaceK = settings.subspaceK;
     if (settings.alphaCi)
         key.alphaCiResamples = kAlphaCiResamples;
+    key.heads = settings.heads;
     return key;
 }
 
@@ -53,6 +54,8 @@ QString AnalysisSettingsKey::toString() const
         items << QStringLiteral("subspace=%1").arg(*subspaceK);
     if (alphaCiResamples)
         items << QStringLiteral("alpha_ci=%1").arg(*alphaCiResamples);
+    if (heads)
+        items << QStringLiteral("heads=1");
     return items.join(QLatin1Char(';'));
 }
 
@@ -76,6 +79,8 @@ AnalysisSettingsKey AnalysisSettingsKey::parse(const QString &text)
         } else if (name == QLatin1String("delta") && !key.delta && (value == QLatin1String("first") || canonicalNumber<qint64>(value))) {
             key.delta = true;
             key.referenceStep = canonicalNumber<qint64>(value);
+        } else if (item == QLatin1String("heads=1") && !key.heads) {
+            key.heads = true;
         } else if (name == QLatin1String("subspace") && !key.subspaceK && canonicalNumber<int>(value)) {
             key.subspaceK = canonicalNumber<int>(value);
         } else if (name == QLatin1String("alpha_ci") && !key.alphaCiResamples && canonicalNumber<int>(value)) {
@@ -101,6 +106,7 @@ std::optional<AnalysisOptIns> AnalysisSettingsKey::missingFrom(const AnalysisSet
     missing.delta = delta && (!stored.delta || stored.referenceStep != referenceStep);
     missing.subspace = subspaceK && stored.subspaceK != subspaceK;
     missing.alphaCi = alphaCiResamples && stored.alphaCiResamples != alphaCiResamples;
+    missing.heads = heads && !stored.heads;
     return missing;
 }
 

@@ -15,8 +15,8 @@ namespace rankscope {
 
 // The opt-in metrics, each asked for or not (or, compared with stored results: missing there or not).
 struct AnalysisOptIns {
-    bool randDistance = false, delta = false, subspace = false, alphaCi = false;
-    bool any() const { return randDistance || delta || subspace || alphaCi; }
+    bool randDistance = false, delta = false, subspace = false, alphaCi = false, heads = false;
+    bool any() const { return randDistance || delta || subspace || alphaCi || heads; }
 };
 
 struct AnalysisSettingsKey {
@@ -33,6 +33,7 @@ struct AnalysisSettingsKey {
     std::optional<qint64> referenceStep; // with delta: the reference's step; none: the run's first
     std::optional<int> subspaceK;
     std::optional<int> alphaCiResamples; // --alpha-ci: its resamples (another count: lacking too)
+    bool heads = false;
 
     static AnalysisSettingsKey of(const AnalysisSettings &settings, const QString &rulesIdentity, int schemaVersion);
     // Any text gives a key; items it does not know are kept in `others`.

@@ -17,6 +17,8 @@ CacheReusePlan::CacheReusePlan(const RunAnalysis *previous, const QString &wante
             m_known.insert(QFileInfo(record.path).absoluteFilePath(), &record);
         for (const MatrixResult &r : previous->results)
             m_knownResults[QFileInfo(r.checkpointPath).absoluteFilePath()].append(r);
+        for (const MatrixResult &r : previous->headResults)
+            m_knownHeadResults[QFileInfo(r.checkpointPath).absoluteFilePath()].append(r);
         for (const AnalysisIssue &issue : previous->issues)
             m_knownIssues[QFileInfo(issue.path).absoluteFilePath()].append(issue);
     }
@@ -77,13 +79,17 @@ RunAnalysis CacheReusePlan::withUnvisited(const RunAnalysis &soFar) const
         if (placed && std::none_of(soFar.checkpoints.begin(), soFar.checkpoints.end(), [&](const CheckpointRecord &r) { return r.path == path; })) {
             CheckpointRecord unvisited = record;
             QList<MatrixResult> results = m_knownResults.value(path);
+            QList<MatrixResult> heads = m_knownHeadResults.value(path);
             place(unvisited, results, *placed);
+            place(unvisited, heads, *placed);
             snapshot.checkpoints.append(unvisited);
             snapshot.results.append(results);
+            snapshot.headResults.append(heads);
             snapshot.issues.append(m_knownIssues.value(path));
         }
     }
     sortResults(snapshot.results);
+    sortResults(snapshot.headResults);
     return snapshot;
 }
 

@@ -1,6 +1,7 @@
 #include "analysis/MatrixSolve.h"
 
 #include "spectral/AlphaInterval.h"
+#include "analysis/HeadSpectra.h"
 #include "spectral/BlasThreadBudget.h"
 #include "spectral/WeightWatcherMetrics.h"
 
@@ -19,6 +20,9 @@ MatrixSolveOutcome MatrixSolve::run(MatrixSolveTask task, BlasThreadBudget &budg
     // The solver's Gram matrix and block can still fail to be allocated: that matrix fails, not the run.
     try {
         task.base.contentHash = task.source->contentHash();
+        // Before W's own solve, which may let the tensor go once it is read.
+        if (task.heads)
+            outcome.headRows = HeadSpectra::ofMatrix(*task.source, *task.heads, task.base, task.energy);
         const bool keepMatrix = task.withShuffle || task.reference;
         outcome.ownSolved = task.ownSpectrum;
         if (task.ownSpectrum)

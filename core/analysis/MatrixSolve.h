@@ -5,6 +5,7 @@
 // only the opt-in metrics asked for are computed; the rest of what it had is kept.
 #pragma once
 
+#include "analysis/HeadPlan.h"
 #include "analysis/MatrixPartSource.h"
 #include "analysis/MatrixResult.h"
 #include "spectral/SingularValueSolver.h"
@@ -28,12 +29,14 @@ struct MatrixSolveTask {
     std::shared_ptr<MatrixPartSource> reference; // --delta: its namesake in the reference checkpoint
     qint64 referenceStep = 0;
     double energy = kDefaultEnergy;
+    std::optional<HeadCut> heads; // --heads: its heads' spectra too (HeadSpectra::ofMatrix)
 };
 
 struct MatrixSolveOutcome {
     MatrixResult result; // whole when ok(); else only what names it (checkpoint, tensor)
     QString error;       // why the matrix has no spectrum: it fails, not the run
     QString changeProblem; // why its deltas are NaN, said beside the tensor's other problems
+    QList<MatrixResult> headRows; // --heads: one per head, each with its R for the circuits
     double spectrumSeconds = 0, metricsSeconds = 0;
     // Where W's own spectrum was computed (nothing when it was taken from earlier results).
     bool ownSolved = false;

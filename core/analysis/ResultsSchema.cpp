@@ -85,7 +85,7 @@ TableSpec<MatrixRow> matrixTable()
         {
             {"type", ColumnType::Text, Presence::Required, 1, 0, [](const R &r) { return Cell(csvName(r.matrix().type)); },
              [](R &r, const Cell &c) {
-                 const auto type = matrixTypeFromCsvName(cellText(c));
+                 const auto type = anyTypeFromCsvName(cellText(c));
                  r.typeKnown = type.has_value();
                  r.result.type = type.value_or(MatrixType::Q);
              }},
@@ -99,6 +99,12 @@ TableSpec<MatrixRow> matrixTable()
             resultField("step_unnumbered", ColumnType::Int32, &M::unnumbered, 3),
             resultField("rows", ColumnType::Int64, &M::rows),
             resultField("cols", ColumnType::Int64, &M::cols),
+            // --heads: the head a row is (-1: the whole matrix; older files read so) and its
+            // key/value head. The type QK or OV is a circuit, always of a head.
+            {"head", ColumnType::Int32, Presence::Optional, 6, 0, [](const R &r) { return Cell(qint64(r.matrix().head)); },
+             [](R &r, const Cell &c) { r.result.head = int(cellInteger(c)); }},
+            {"kv_head", ColumnType::Int32, Presence::Optional, 6, 0, [](const R &r) { return Cell(qint64(r.matrix().kvHead)); },
+             [](R &r, const Cell &c) { r.result.kvHead = int(cellInteger(c)); }},
             // The fingerprint of the matrix's stored bytes, 16 hex digits; empty (older files: 0,
             // unknown) when not known.
             {"content_hash", ColumnType::Text, Presence::Optional, 5, 0,

@@ -54,6 +54,9 @@ struct RunAnalysis {
     QString folder;
     QString settingsKey;              // what besides the files decides the spectra (AnalysisSettingsKey::toString)
     QList<MatrixResult> results;      // sorted by step, layer, type
+    // --heads: every head of Q, K, V, O and every QK and OV circuit (MatrixResult::head ≥ 0), sorted
+    // as results; kept apart so that no whole-matrix view, count or aggregate ever takes them.
+    QList<MatrixResult> headResults;
     QList<AnalysisIssue> issues;      // unreadable checkpoints and tensors
     QList<CheckpointRecord> checkpoints;
     QList<SkippedFile> sidecars;      // files not analysed, and why: sidecars, other files, duplicates

@@ -2,6 +2,7 @@
 
 #include "analysis/CheckpointPlan.h"
 #include "analysis/DeltaPlan.h"
+#include "analysis/HeadSpectra.h"
 #include "analysis/MatrixSolve.h"
 #include "analysis/PlannedTensorRead.h"
 #include "analysis/ResultsFile.h"
@@ -15,6 +16,7 @@
 #include <QFileInfo>
 #include <QHash>
 #include <QMutex>
+#include <QSet>
 #include <QThread>
 #include <QThreadPool>
 #include <QWaitCondition>
@@ -111,6 +113,7 @@ struct RunAnalyzer::CheckpointJob {
     std::unique_ptr<QThreadPool> pool;
     std::shared_ptr<Solves> solves;
     std::optional<MatrixSolve> solve;
+    HeadPlan heads; // --heads: how each attention matrix is cut into heads
 };
 
 RunAnalyzer::RunAnalyzer(AnalysisSettings settings) : m_settings(withWorkers(std::move(settings))) {}
@@ -154,6 +157,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     m_delta = nullptr;
     run.cancelled = cancelled();
     sortResults(run.results);
+    sortResults(run.headResults);
     if (savesResults())
         saveResults(run.cancelled ? cache.withUnvisited(run) : run, run);
     return run;
@@ -197,30 +201,36 @@ RunAnalyzer::Outcome RunAnalyzer::takeCheckpoint(FolderPass &pass, qsizetype i)
     CheckpointRecord record = pass.cache.identities()[i];
     pass.progress.currentFile = placed.file->path;
     const CheckpointReuse reuse = pass.cache.reuseOf(i, pass.delta.isStale(pass.cache.reusable()[i]), pass.subspace.recomputes(i));
-    QList<MatrixResult> results;
+    QList<MatrixResult> results, heads;
     if (reuse.whole) {
         record = *reuse.cached;
         record.fromCache = true;
         results = pass.cache.knownResults().value(record.path);
+        heads = pass.cache.knownHeadResults(record.path);
         applyEnergy(results, m_settings.energy);
         if (reuse.missing.alphaCi)
             for (MatrixResult &r : results)
                 setAlphaInterval(r.metrics, r.singularValues);
+        applyEnergy(heads, m_settings.energy);
         pass.run.issues.append(pass.cache.knownIssues(record.path));
         pass.progress.matricesDone += int(results.size());
-    } else if (const Outcome outcome = computeCheckpoint(pass, i, reuse, record, results); outcome != Outcome::Analysed) {
+    } else if (const Outcome outcome = computeCheckpoint(pass, i, reuse, record, results, heads); outcome != Outcome::Analysed) {
         return outcome;
     }
     pass.subspace.apply(i, pass.steps.checkpoints.size(), record, results, reuse.cached, pass.cache.knownResults().value(record.path));
     CacheReusePlan::place(record, results, placed);
+    CacheReusePlan::place(record, heads, placed);
     if (!results.isEmpty())
         ++pass.run.checkpointsAnalysed;
     m_progressModel.finishCheckpoint(pass.progress, !record.fromCache);
     sortResults(results);
+    sortResults(heads);
     pass.run.checkpoints.append(record);
+    // The per-head rows reach the window beside the whole matrices; it keeps them apart (ViewState).
     if (pass.onProgress)
-        pass.onProgress(pass.progress, results);
+        pass.onProgress(pass.progress, results + heads);
     pass.run.results.append(results);
+    pass.run.headResults.append(heads);
     if (savesResults() && pass.sinceSave.elapsed() >= m_settings.autosaveSeconds * 1000) {
         saveResults(pass.cache.withUnvisited(pass.run), pass.run);
         pass.sinceSave.restart();
@@ -229,7 +239,7 @@ RunAnalyzer::Outcome RunAnalyzer::takeCheckpoint(FolderPass &pass, qsizetype i)
 }
 
 RunAnalyzer::Outcome RunAnalyzer::computeCheckpoint(FolderPass &pass, qsizetype i, const CheckpointReuse &reuse,
-                                                    CheckpointRecord &record, QList<MatrixResult> &results)
+                                                    CheckpointRecord &record, QList<MatrixResult> &results, QList<MatrixResult> &heads)
 {
     RunAnalysis &run = pass.run;
     const qsizetype issuesBefore = run.issues.size();
@@ -243,6 +253,9 @@ RunAnalyzer::Outcome RunAnalyzer::computeCheckpoint(FolderPass &pass, qsizetype 
     results = analyzeCheckpoint(job);
     if (cancelled())
         return Outcome::Cancelled; // a checkpoint cut short is not recorded as analysed
+    heads = takeHeadRows(results);
+    if (reuse.cached)
+        keepEarlierHeads(heads, pass.cache.knownHeadResults(record.path));
     // Every delta is now against the reference in force; without --delta, those kept are still
     // against the one they were computed with, and so are the subspace metrics kept.
     pass.delta.stamp(record, reuse.cached);
@@ -336,7 +349,33 @@ bool RunAnalyzer::openCheckpoint(CheckpointJob &job)
             job.run.notes << note;
     for (const TensorInfo &t : job.reader->tensors())
         job.tensorInfo.insert(t.name, t);
+    if (m_settings.heads)
+        planHeads(job);
     return true;
+}
+
+void RunAnalyzer::planHeads(CheckpointJob &job) const
+{
+    QList<AttentionPart> attention;
+    for (const PlannedTensor &tensor : job.plan.layout.typed)
+        for (const MatrixPart &part : tensor.parts)
+            if (int(part.id.type) <= int(MatrixType::O))
+                attention.append({part.id, part.label, partShape(job.tensorInfo, tensor, part), part.axis});
+    job.heads = HeadPlan::of(attention, job.plan.config);
+    for (const auto &[tensor, reason] : job.heads.problems)
+        job.run.issues.append({job.record.path, tensor, reason, false});
+}
+
+// Heads of a matrix not computed again (its spectrum served from the earlier analysis, or
+// --heads not asked this time) keep what the earlier analysis found of them, circuits included.
+void RunAnalyzer::keepEarlierHeads(QList<MatrixResult> &heads, const QList<MatrixResult> &earlier)
+{
+    QSet<std::pair<QString, int>> fresh;
+    for (const MatrixResult &r : heads)
+        fresh.insert({r.block + QLatin1Char('\n') + r.expert, r.layer});
+    for (const MatrixResult &r : earlier)
+        if (!fresh.contains({r.block + QLatin1Char('\n') + r.expert, r.layer}))
+            heads.append(r);
 }
 
 QList<std::pair<const PlannedTensor *, qint64>> RunAnalyzer::planWork(CheckpointJob &job)
@@ -428,6 +467,8 @@ void RunAnalyzer::queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, c
     task.withShuffle = m_settings.randDistance && (!task.known || job.missing.randDistance);
     task.withAlphaCi = m_settings.alphaCi;
     task.energy = m_settings.energy;
+    if (const HeadCut *cut = job.heads.cutOf(part.id); cut && m_settings.heads && (!task.known || job.missing.heads))
+        task.heads = *cut;
     // --delta: the namesake in the reference checkpoint, read here as this tensor was.
     if (task.withChange && m_delta->hasReference()) {
         job.readClock.restart();
@@ -458,6 +499,7 @@ void RunAnalyzer::queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, c
             if (!outcome.changeProblem.isEmpty())
                 solves->issues.append({outcome.result.checkpointPath, outcome.result.tensor, outcome.changeProblem, false});
             solves->results.append(std::move(outcome.result));
+            solves->results.append(std::move(outcome.headRows));
         }
         // Work counts when it is done, not when it is queued.
         --solves->inFlight;
@@ -491,6 +533,10 @@ QList<MatrixResult> RunAnalyzer::finishCheckpoint(CheckpointJob &job)
     m_progressModel.addDone(solves.doneSeconds);
     job.progress.matricesDone = job.matricesBefore + solves.completed;
     m_team.gather(results, run, {job.ownIssuesFrom, solves.completed, solves.doneSeconds, job.timingsBefore}, job.progress, m_progressModel);
+    // Every member's heads are here now: the circuits pair a query head with its key/value head,
+    // whoever read them.
+    if (m_team.leads() && m_settings.heads)
+        HeadSpectra::addCircuits(results, m_settings.energy);
     // Another member's results are a share only: the leader says what the checkpoint lacks.
     if (m_team.leads() && results.isEmpty() && !cancelled() && run.issues.size() == job.issuesBefore + job.plan.layout.reported().size()) {
         const QString model = job.plan.config.describeModel();
@@ -498,7 +544,7 @@ QList<MatrixResult> RunAnalyzer::finishCheckpoint(CheckpointJob &job)
                                .arg(job.reader->tensors().size()).arg(model.isEmpty() ? QString() : QStringLiteral(" of a model with ") + model);
         run.issues.append({job.record.path, {}, job.record.error, true});
     }
-    job.record.matrices = int(results.size());
+    job.record.matrices = int(std::count_if(results.begin(), results.end(), [](const MatrixResult &r) { return !r.isHead(); }));
     return results;
 }
 

@@ -199,8 +199,8 @@ private slots:
         // WeightWatcher's columns, then the opt-in ones: rand_distance and the change (--delta) only on request.
         QVERIFY(lines[0].endsWith(",log_norm,log_spectral_norm,log_alpha_norm,num_spikes,mp_softrank,rand_distance,"
                                   "delta_rel_frobenius,delta_spectral_norm,delta_stable_rank,delta_effective_rank,subspace_overlap,top_vector_cosine,"
-                                  "alpha_ci_low,alpha_ci_high"));
-        QVERIFY(lines[1].endsWith(",nan,nan,nan,nan,nan,nan,nan,nan,nan"));
+                                  "alpha_ci_low,alpha_ci_high,head,kv_head"));
+        QVERIFY(lines[1].endsWith(",nan,nan,nan,nan,nan,nan,nan,nan,nan,,")); // a whole matrix: no head
     }
 
     // --device: --version names CUDA (or why there is none); without a usable GPU, auto computes on

@@ -61,13 +61,13 @@ private slots:
         QVERIFY(finished.wait(30000));
         QCOMPARE(window.state()->results().size(), 144);
         QVERIFY(window.windowTitle().startsWith("nanogpt-d4"));
-        QCOMPARE(window.tabs()->count(), 6); // the five figures and the rank plan
-        QCOMPARE(window.tabs()->widget(5), window.rankPlanPanel());
-        QCOMPARE(window.viewsOfTab(5).size(), 2); // its heatmap and its curve: their data, and File ▸ Export figure
+        QCOMPARE(window.tabs()->count(), 7); // the five figures, Heads (--heads) and the rank plan
+        QCOMPARE(window.tabs()->widget(6), window.rankPlanPanel());
+        QCOMPARE(window.viewsOfTab(6).size(), 2); // its heatmap and its curve: their data, and File ▸ Export figure
         {
             QTemporaryDir out;
             QString error;
-            QVERIFY2(window.exportFigure(5, out.filePath("plan.png"), FigureSize::fromPixels(1200, 600), &error), qPrintable(error));
+            QVERIFY2(window.exportFigure(6, out.filePath("plan.png"), FigureSize::fromPixels(1200, 600), &error), qPrintable(error));
             QVERIFY(QImage(out.filePath("plan.png")).width() > 0);
         }
         QCOMPARE(window.lineChart()->visibleLines().size(), 6);

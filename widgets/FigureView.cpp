@@ -55,6 +55,7 @@ FigureView::FigureView(ViewState *state, FigureKind kind, QWidget *parent)
         m_spectrumOverSteps = new SpectrumOverStepsView(state, this);
         m_grid->addWidget(m_spectrumOverSteps, 0, 0);
         connect(m_spectrumOverSteps, &ChartView::exportRequested, this, &FigureView::exportRequested);
+        return;
     case FigureKind::Heads:
         m_heads = new HeadView(state, this);
         m_metrics = {m_heads->metric()};

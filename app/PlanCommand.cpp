@@ -1,5 +1,7 @@
 #include "PlanCommand.h"
 
+#include "TextTable.h"
+
 #include "analysis/RankPlanTable.h"
 #include "analysis/RunLoader.h"
 #include "analysis/RunSummary.h"
@@ -69,26 +71,6 @@ bool readOutput(const CommandParser &parser, const PlanOptionSet &o, PlanOptions
     if (!problem.isEmpty())
         *error = printableText(problem);
     return problem.isEmpty();
-}
-
-// Rows of cells, every column but the last as wide as its widest cell, two spaces apart; names
-// made printable first.
-void printTable(QTextStream &out, QList<QStringList> rows)
-{
-    QList<qsizetype> widths;
-    for (QStringList &row : rows)
-        for (qsizetype c = 0; c < row.size(); ++c) {
-            row[c] = printableText(row[c]);
-            if (widths.size() <= c)
-                widths.append(0);
-            widths[c] = std::max(widths[c], row[c].size());
-        }
-    for (const QStringList &row : rows) {
-        out << "  ";
-        for (qsizetype c = 0; c + 1 < row.size(); ++c)
-            out << row[c].leftJustified(widths[c] + 2);
-        out << row.value(row.size() - 1) << '\n';
-    }
 }
 
 QString fixed(double value, int digits = 4) { return QString::number(value, 'f', digits); }

@@ -1,6 +1,7 @@
 #include "AboutBox.h"
 
 #include "RankScopeVersion.h"
+#include "spectral/CudaGramDevice.h"
 
 #include <Eigen/Core>
 #include <QCoreApplication>
@@ -67,6 +68,7 @@ QList<LibraryInUse> librariesInUse()
         {QStringLiteral("HDF5"), hdf5Version()},
         {QStringLiteral("BLAS"), openBlasDescription()},
         {QStringLiteral("LAPACK"), libraryDefining("dsyevd_")},
+        {QStringLiteral("CUDA"), describeCuda()},
     };
 }
 

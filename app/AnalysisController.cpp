@@ -1,10 +1,14 @@
 #include "AnalysisController.h"
 
 #include "analysis/ResultsFile.h"
+#include "spectral/CudaGramDevice.h"
+#include "spectral/GramDeviceChoice.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QThread>
 #include <QtConcurrent>
+#include <algorithm>
 
 namespace rankscope {
 
@@ -46,15 +50,45 @@ void AnalysisController::openFolder(const QString &folder)
     m_watch.reset();
     m_lastRun.reset();
     m_folder = folder;
+    m_watchOpened = true;
     emit started(folder);
     startAnalysis(folder, std::nullopt, true);
 }
 
+namespace {
+
+// The window computes its spectra on the GPU when one is usable, as `analyze --device auto` does;
+// the device is opened once, when the first analysis starts.
+const DeviceChoice &windowDevice()
+{
+    static const DeviceChoice choice = chooseGramDevice(DeviceRequest::Auto, std::clamp(QThread::idealThreadCount(), 1, kMaxDeviceSessions),
+                                                        openCudaGramDevice);
+    return choice;
+}
+
+} // namespace
+
+QString AnalysisController::gpuDescription(QString *whyNone)
+{
+    *whyNone = windowDevice().why;
+    return windowDevice().device ? windowDevice().device->description() : QString();
+}
+
+void AnalysisController::openFolderOnce(const QString &folder)
+{
+    openFolder(folder);
+    m_watchOpened = false; // read by the first pass's end, on this thread
+}
+
 void AnalysisController::applyOptInMetrics(AnalysisSettings &settings) const
 {
+    settings.device = m_useGpu ? windowDevice().device : nullptr;
+    settings.deviceNote = m_useGpu ? windowDevice().why : QStringLiteral("the GPU is switched off in the Analysis menu");
     settings.randDistance = m_randDistance;
     settings.delta = m_delta;
     settings.subspace = m_subspace;
+    settings.alphaCi = m_alphaCi;
+    settings.heads = m_heads;
 }
 
 void AnalysisController::startAnalysis(const QString &folder, std::optional<RunAnalysis> previous, bool initial)
@@ -106,7 +140,7 @@ void AnalysisController::startAnalysis(const QString &folder, std::optional<RunA
             else
                 emit updated(run, arrived);
             // Watched once the first pass completes; a cancelled watch pass leaves the watch on.
-            if (!m_watch && run.cancelled)
+            if (!m_watch && (run.cancelled || !m_watchOpened))
                 return;
             if (!m_watch)
                 m_watch = std::make_unique<RunWatch>(folder, m_settleSeconds, [this, folder] { startAnalysis(folder, m_lastRun, false); });

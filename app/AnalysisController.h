@@ -21,6 +21,8 @@ public:
     // A folder: its cached results first (if any), then whatever changed is analysed; then the
     // folder is watched and each new or replaced checkpoint is analysed once it has settled.
     void openFolder(const QString &folder);
+    // The same, not watched: a folder that does not grow (the bundled demo run).
+    void openFolderOnce(const QString &folder);
     // A results file made here or elsewhere; no checkpoint is read.
     void openResultsFile(const QString &path);
     // A folder or results file to compare with the open run. Dropped when another run is opened
@@ -43,6 +45,16 @@ public:
     // --subspace: agreement of every matrix's top right singular vectors with the previous checkpoint's.
     void setSubspace(bool on) { m_subspace = on; }
     bool subspace() const { return m_subspace; }
+    // --alpha-ci: alpha's bootstrap interval, from the spectra (cached results gain it without a read).
+    void setAlphaCi(bool on) { m_alphaCi = on; }
+    bool alphaCi() const { return m_alphaCi; }
+    // --device: the spectra on the GPU when one is usable (default), or on the CPU.
+    void setUseGpu(bool on) { m_useGpu = on; }
+    // The GPU the window would use ("NVIDIA H200 (…)"), or empty with why there is none.
+    static QString gpuDescription(QString *whyNone);
+    // --heads: every attention head's spectrum and its QK and OV circuits.
+    void setHeads(bool on) { m_heads = on; }
+    bool heads() const { return m_heads; }
 
 signals:
     void started(const QString &source);
@@ -70,9 +82,13 @@ private:
     bool m_randDistance = false;
     bool m_delta = false;
     bool m_subspace = false;
+    bool m_alphaCi = false;
+    bool m_useGpu = true;
+    bool m_heads = false;
     QString m_folder;
     std::optional<RunAnalysis> m_lastRun;
     std::unique_ptr<RunWatch> m_watch; // once the first pass is done
+    bool m_watchOpened = true;         // false: the open folder is analysed once, never watched
 };
 
 } // namespace rankscope

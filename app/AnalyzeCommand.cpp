@@ -7,7 +7,9 @@
 #include "analysis/ResultsCacheLocation.h"
 #include "analysis/RunAnalyzer.h"
 #include "analysis/RunSummary.h"
+#include "spectral/AlphaInterval.h"
 #include "spectral/BlasKernelChoice.h"
+#include "spectral/CudaGramDevice.h"
 
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/RunWatch.h"
@@ -99,7 +101,11 @@ struct AnalyzeOptionSet {
     const QCommandLineOption delta{QStringLiteral("delta"), QStringLiteral("Also compute the change from the reference checkpoint, D = W - W_ref (delta_* columns and D's spectrum): a second decomposition of every matrix.")};
     const QCommandLineOption reference{QStringLiteral("reference"), QStringLiteral("--delta: the step of the reference checkpoint (default: the run's first)."), QStringLiteral("STEP")};
     const QCommandLineOption subspace{QStringLiteral("subspace"), QStringLiteral("Also compute the agreement of every matrix's top right singular vectors with the previous checkpoint's (subspace_overlap, top_vector_cosine).")};
+    const QCommandLineOption alphaCi{QStringLiteral("alpha-ci"), QStringLiteral("Also compute alpha's 95% bootstrap interval (alpha_ci_low, alpha_ci_high): the fitted tail resampled %1 times, fixed seed, x_min held; from the spectra alone.").arg(kAlphaCiResamples)};
+    const QCommandLineOption device{QStringLiteral("device"), QStringLiteral("Where the spectra are computed: auto (the GPU when one is usable, default), cpu, or cuda (the GPU; exit 2 without one)."),
+                                    QStringLiteral("NAME"), QStringLiteral("auto")};
     const QCommandLineOption subspaceK{QStringLiteral("subspace-k"), QStringLiteral("--subspace: how many top singular vectors (default %1).").arg(kDefaultSubspaceK), QStringLiteral("K")};
+    const QCommandLineOption heads{QStringLiteral("heads"), QStringLiteral("Also compute the spectrum of every attention head of Q, K, V and O, and of each head's QK and OV circuits (rows with a head column).")};
 };
 
 // More workers than cores only wait for one (and a worker's bookkeeping for 2^31 of them took
@@ -117,7 +123,7 @@ bool readJobs(const CommandParser &parser, const AnalyzeOptionSet &o, AnalyzeOpt
     return true;
 }
 
-// The opt-in metrics: --rand-distance, --delta (implied by --reference), --subspace (by --subspace-k).
+// The opt-in metrics: --rand-distance, --delta (implied by --reference), --subspace (by --subspace-k), --alpha-ci.
 bool readOptIns(const CommandParser &parser, const AnalyzeOptionSet &o, AnalysisSettings &settings, QString *error)
 {
     settings.randDistance = parser.isSet(o.randDistance);
@@ -130,7 +136,9 @@ bool readOptIns(const CommandParser &parser, const AnalyzeOptionSet &o, Analysis
             return false;
         }
     }
+    settings.alphaCi = parser.isSet(o.alphaCi);
     settings.subspace = parser.isSet(o.subspace) || parser.isSet(o.subspaceK);
+    settings.heads = parser.isSet(o.heads);
     if (parser.isSet(o.subspaceK)) {
         const std::optional<qint64> k = wholeOption(QStringLiteral("subspace-k"), parser.value(o.subspaceK), 1, 4096, error);
         if (!k)
@@ -156,6 +164,16 @@ bool readSettings(const CommandParser &parser, const AnalyzeOptionSet &o, Analyz
         return false;
     }
     settings.method = parser.value(o.method) == QLatin1String("svd") ? SvdMethod::ExactSvd : SvdMethod::FastGram;
+    const std::optional<DeviceRequest> device = parseDeviceRequest(parser.value(o.device));
+    if (!device) {
+        *error = QStringLiteral("--device is auto, cpu or cuda");
+        return false;
+    }
+    if (*device == DeviceRequest::Cuda && settings.method == SvdMethod::ExactSvd) {
+        *error = QStringLiteral("--method svd runs on the CPU: --device cuda needs --method gram");
+        return false;
+    }
+    options.device = *device;
     if (!readOptIns(parser, o, settings, error))
         return false;
     // Seconds become whole milliseconds of timers and file ages: a day at most, and never NaN or infinite.
@@ -185,9 +203,9 @@ ParsedOptions<AnalyzeOptions> parseAnalyzeOptions(const QStringList &arguments)
     parser.addFolderArgument();
     const AnalyzeOptionSet o;
     parser.addEnergyOption();
-    parser.addOptions({o.jobs, o.csv, o.json, o.method});
+    parser.addOptions({o.jobs, o.csv, o.json, o.method, o.device});
     parser.addRulesOption();
-    parser.addOptions({o.results, o.noCache, o.quiet, o.watch, o.settle, o.runs, o.randDistance, o.delta, o.reference, o.subspace, o.subspaceK, o.autosave});
+    parser.addOptions({o.results, o.noCache, o.quiet, o.watch, o.settle, o.runs, o.randDistance, o.delta, o.reference, o.subspace, o.subspaceK, o.alphaCi, o.heads, o.autosave});
     if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
         return *exit;
     if (parser.positionalArguments().size() != 1)
@@ -209,6 +227,16 @@ ParsedOptions<AnalyzeOptions> parseAnalyzeOptions(const QStringList &arguments)
 }
 
 namespace {
+
+// Which spectra ran where, for the timing line: "; 70 matrices on the GPU (NVIDIA H200 …), 2 on
+// the CPU", or "; on the CPU (no usable GPU: …)".
+QString devicePart(const RunAnalysis::Timings &timings, const AnalysisSettings &settings)
+{
+    if (!settings.device)
+        return QStringLiteral("; on the CPU (%1)").arg(printableText(settings.deviceNote.isEmpty() ? QStringLiteral("--method svd") : settings.deviceNote));
+    return QStringLiteral("; %1 matrices on the GPU, %2 on the CPU (%3)")
+        .arg(timings.matricesOnDevice).arg(timings.matricesOnCpu).arg(printableText(settings.device->description()));
+}
 
 // A pass's progress on standard error: a bar redrawn in place on a terminal, else a plain line per
 // checkpoint done (checkpointDone: the callback brings a checkpoint's results).
@@ -247,6 +275,7 @@ public:
 private:
     std::optional<int> joinTeam();
     std::optional<int> prepare();
+    std::optional<int> openDevice();
     bool refusedOutputs(const RunTarget &target, bool withResults);
     int pass(const RunTarget &target);
     void reportRun(const RunAnalysis &run);
@@ -328,6 +357,23 @@ std::optional<int> AnalyzeRun::prepare()
     m_single = {m_options.folder, m_load.settings.resultsPath, m_options.csv.value_or(QString()), m_options.json.value_or(QString())};
     if (!m_options.eachRun && refusedOutputs(m_single, true))
         return 1;
+    return openDevice();
+}
+
+// The GPU for --device (auto: when one is usable), this rank's under mpirun. --device cuda without
+// one ends the command (exit 2) before anything is read.
+std::optional<int> AnalyzeRun::openDevice()
+{
+    if (m_load.settings.method != SvdMethod::FastGram)
+        return std::nullopt;
+    const int workers = m_load.settings.jobs > 0 ? m_load.settings.jobs : QThread::idealThreadCount();
+    const DeviceChoice choice = chooseGramDevice(m_options.device, std::clamp(workers, 1, kMaxDeviceSessions), openCudaGramDevice);
+    if (choice.refused) {
+        m_err << "rankscope analyze: --device cuda: " << printableText(choice.why) << '\n';
+        return 2;
+    }
+    m_load.settings.device = choice.device;
+    m_load.settings.deviceNote = choice.why;
     return std::nullopt;
 }
 
@@ -417,11 +463,11 @@ bool AnalyzeRun::writeTables(const RunAnalysis &run, const RunTarget &target)
     if (!target.csvPath.isEmpty()) {
         QBuffer table;
         table.open(QIODevice::WriteOnly);
-        MetricsTable::writeCsv(run.results, table);
+        MetricsTable::writeCsv(run.results + run.headResults, table);
         write(target.csvPath, table.data());
     }
     if (!target.jsonPath.isEmpty())
-        write(target.jsonPath, MetricsTable::toJson(run.results).toJson(QJsonDocument::Indented));
+        write(target.jsonPath, MetricsTable::toJson(run.results + run.headResults).toJson(QJsonDocument::Indented));
     return written;
 }
 
@@ -431,12 +477,13 @@ void AnalyzeRun::reportTotals(const RunAnalysis &run, const RunTarget &target, d
     if (m_silent)
         return;
     if (run.timings.readSeconds > 0)
-        m_err << QStringLiteral("time: reading %1 s; spectra %2 s and metrics %3 s in %4 workers; %5\n")
+        m_err << QStringLiteral("time: reading %1 s; spectra %2 s and metrics %3 s in %4 workers; %5")
                      .arg(run.timings.readSeconds, 0, 'f', 2).arg(run.timings.spectraSeconds, 0, 'f', 2)
                      .arg(run.timings.metricsSeconds, 0, 'f', 2)
                      .arg((m_team && m_team->size() > 1 ? QStringLiteral("%1 ranks × ").arg(m_team->size()) : QString()) +
                           QString::number(m_options.settings.jobs > 0 ? m_options.settings.jobs : QThread::idealThreadCount()))
-                     .arg(QString::fromStdString(describeBlasKernel()));
+                     .arg(QString::fromStdString(describeBlasKernel()))
+              << devicePart(run.timings, m_load.settings) << '\n';
     m_err << RunSummary(run).countsText()
           << QStringLiteral(", %1 s%2\n").arg(seconds, 0, 'f', 2)
                  .arg(target.resultsPath.isEmpty() || !run.resultsError.isEmpty() ? QString()

@@ -3,6 +3,7 @@
 
 #include "CommandOptions.h"
 #include "analysis/RunAnalyzer.h"
+#include "spectral/GramDeviceChoice.h"
 
 #include <QStringList>
 #include <optional>
@@ -14,6 +15,7 @@ struct AnalyzeOptions {
     QString folder;
     // Energy, workers, solver and the opt-in metrics; where results go is the run's to decide.
     AnalysisSettings settings;
+    DeviceRequest device = DeviceRequest::Auto; // --device: where the spectra are computed
     double settleSeconds = 3; // --watch: how long a checkpoint must stay unchanged
     QString jobsNote;         // --jobs beyond the cores: said, and clamped to them
     std::optional<QString> csv, json, results, rules;

@@ -6,8 +6,10 @@
 #include "HeadlessMessages.h"
 #include "InfoCommand.h"
 #include "MpiTeam.h"
+#include "PlanCommand.h"
 #include "RankScopeVersion.h"
 #include "spectral/BlasKernelChoice.h"
+#include "spectral/CudaGramDevice.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -33,6 +35,7 @@ const QList<Subcommand> &subcommands()
         {"analyze", "analyse a folder of checkpoints; write the metrics as CSV or JSON", runAnalyzeCommand},
         {"info", "list how a folder's files were classified, its checkpoints, and how one's tensors are typed", runInfoCommand},
         {"export", "render a figure (lines, bars, heatmaps, spectrum) to PNG, SVG or PDF", runExportCommand, true},
+        {"plan", "choose a rank per matrix for a parameter budget, an energy or an error; write it as JSON (PEFT rank_pattern) or CSV", runPlanCommand},
     };
     return list;
 }
@@ -96,6 +99,7 @@ int runHeadless(int argc, char **argv)
         out << "rankscope " << RANKSCOPE_VERSION << '\n';
         out << "BLAS: " << QString::fromStdString(describeBlasKernel()) << '\n';
         const QString mpi = MpiTeam::libraryVersion();
+        out << "CUDA: " << describeCuda() << '\n';
         out << "MPI: " << (mpi.isEmpty() ? QStringLiteral("not built in (rankscope analyze runs in one process)") : mpi + QStringLiteral(" (mpirun -n N rankscope analyze)")) << '\n';
         return 0;
     }

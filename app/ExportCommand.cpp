@@ -3,9 +3,11 @@
 #include "CommandOptions.h"
 #include "FigureExporter.h"
 #include "FigureView.h"
+#include "HeadView.h"
 #include "MetricLineChart.h"
 #include "analysis/RunLoader.h"
 #include "analysis/RunSummary.h"
+#include "SpectrumOverStepsView.h"
 #include "SpectrumView.h"
 #include "figures/ViewState.h"
 #include "io/OutputFile.h"
@@ -51,8 +53,8 @@ std::optional<LayerRange> parseLayers(const QString &name, const QString &text, 
 
 // export's own options; --energy is every command's (CommandParser).
 struct ExportOptionSet {
-    const QCommandLineOption figure{QStringLiteral("figure"), QStringLiteral("lines, bars, heatmaps, spectrum, or lines+bars (the lines beside the per-layer bars, one figure)."), QStringLiteral("NAME")};
-    const QCommandLineOption output{QStringLiteral("out"), QStringLiteral("The file to write: .png, .svg or .pdf."), QStringLiteral("FILE")};
+    const QCommandLineOption figure{QStringLiteral("figure"), QStringLiteral("lines, bars, heatmaps, spectrum, spectrogram, heads, or lines+bars (the lines beside the per-layer bars, one figure)."), QStringLiteral("NAME")};
+    const QCommandLineOption output{QStringLiteral("out"), QStringLiteral("The file to write: .png, .svg or .pdf; .csv writes the numbers behind the figure."), QStringLiteral("FILE")};
     const QCommandLineOption metric{QStringLiteral("metric"), QStringLiteral("The metric's column name, e.g. stable_rank, compression_pct, weighted_alpha."), QStringLiteral("M")};
     const QCommandLineOption step{QStringLiteral("step"), QStringLiteral("The step for bars, heatmaps and spectrum (default: last)."), QStringLiteral("S"), QStringLiteral("last")};
     const QCommandLineOption types{QStringLiteral("types"), QStringLiteral("The matrix types to show, e.g. Q,K,MLP_UP (default: all)."), QStringLiteral("LIST")};
@@ -72,15 +74,16 @@ struct ExportOptionSet {
     const QCommandLineOption colourRange{QStringLiteral("colour-range"), QStringLiteral("heatmaps: what the colours span, all-steps (default: one colour is one value at every step) or step (the step shown)."), QStringLiteral("WHAT"), QStringLiteral("all-steps")};
     const QCommandLineOption vmin{QStringLiteral("vmin"), QStringLiteral("heatmaps: the value at the bottom of the colour bar: one number for every panel, or one per panel separated by commas (--vmin 0,1.5); an empty one leaves that panel's end fitted (--vmin ,1.5)."), QStringLiteral("V")};
     const QCommandLineOption vmax{QStringLiteral("vmax"), QStringLiteral("heatmaps: the value at the top of the colour bar, as --vmin (--vmax 100,6)."), QStringLiteral("V")};
-    const QCommandLineOption layer{QStringLiteral("layer"), QStringLiteral("spectrum: the layer."), QStringLiteral("L")};
-    const QCommandLineOption type{QStringLiteral("type"), QStringLiteral("spectrum: the matrix type."), QStringLiteral("T")};
+    const QCommandLineOption layer{QStringLiteral("layer"), QStringLiteral("spectrum, spectrogram: the layer (spectrogram without it: the type's mean over --layers); heads: that layer's heads over the steps."), QStringLiteral("L")};
+    const QCommandLineOption type{QStringLiteral("type"), QStringLiteral("spectrum, spectrogram: the matrix type; heads: Q, K, V, O, QK or OV (default QK)."), QStringLiteral("T")};
     const QCommandLineOption relativeDepth{QStringLiteral("relative-depth"), QStringLiteral("Layers as layer / (depth − 1), to compare models of different depth.")};
     const QCommandLineOption relativeStep{QStringLiteral("relative-step"), QStringLiteral("Steps as a fraction of each run's last step.")};
     const QCommandLineOption noGuide{QStringLiteral("no-guide-band"), QStringLiteral("lines of alpha: leave out WeightWatcher's 2 <= alpha <= 6 band.")};
     const QCommandLineOption byLayer{QStringLiteral("by-layer"), QStringLiteral("lines: one line per layer of this type instead of one per type."), QStringLiteral("T")};
-    const QCommandLineOption block{QStringLiteral("block"), QStringLiteral("lines, bars, spectrum: the block of a model of several stacks, e.g. encoder, decoder-cross (default: the first)."), QStringLiteral("B")};
+    const QCommandLineOption block{QStringLiteral("block"), QStringLiteral("lines, bars, spectrum, spectrogram: the block of a model of several stacks, e.g. encoder, decoder-cross (default: the first)."), QStringLiteral("B")};
     const QCommandLineOption legend{QStringLiteral("legend"), QStringLiteral("lines, bars: where the legend goes: %1 (default auto: in a row above the plot when it fits, else beside or below it).").arg(legendPositionNames().join(QLatin1String(", "))), QStringLiteral("WHERE"), QStringLiteral("auto")};
     const QCommandLineOption theme{QStringLiteral("theme"), QStringLiteral("light (default, for paper) or dark (for slides on a dark background)."), QStringLiteral("NAME"), QStringLiteral("light")};
+    const QCommandLineOption spectrumTail{QStringLiteral("eigenvalues"), QStringLiteral("spectrum: the right panel, ccdf (default: the empirical CCDF with the fitted power law from x_min) or density (with the Marchenko-Pastur bulk)."), QStringLiteral("AS"), QStringLiteral("ccdf")};
     const QCommandLineOption expert{QStringLiteral("expert"), QStringLiteral("MoE models: one expert (a number or 'shared') instead of the mean over the routed experts."), QStringLiteral("E")};
 };
 
@@ -95,13 +98,14 @@ bool readFigure(const CommandParser &parser, const ExportOptionSet &o, ExportOpt
 {
     const std::optional<FigureKind> kind = FigureView::kindFromName(parser.value(o.figure));
     if (!kind) {
-        *error = QStringLiteral("unknown --figure '%1'; one of: lines, bars, heatmaps, spectrum, lines+bars").arg(printableText(parser.value(o.figure)));
+        *error = QStringLiteral("unknown --figure '%1'; one of: lines, bars, heatmaps, spectrum, spectrogram, heads, lines+bars").arg(printableText(parser.value(o.figure)));
         return false;
     }
     options.kind = *kind;
     options.out = parser.value(o.output);
-    if (options.out.isEmpty() || !FigureExporter::formats().contains(QFileInfo(options.out).suffix().toLower())) {
-        *error = QStringLiteral("--out needs a .png, .svg or .pdf file");
+    const QString suffix = QFileInfo(options.out).suffix().toLower();
+    if (options.out.isEmpty() || (!FigureExporter::formats().contains(suffix) && suffix != QLatin1String("csv"))) {
+        *error = QStringLiteral("--out needs a .png, .svg, .pdf or .csv file");
         return false;
     }
     QString problem = outputFileProblem(options.out);
@@ -282,9 +286,11 @@ void readNames(const CommandParser &parser, const ExportOptionSet &o, ExportOpti
 ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
 {
     CommandParser parser(QStringLiteral("export"), QStringLiteral(
-        "Render one of RankScope's figures to PNG, SVG or PDF, headless.\n"
+        "Render one of RankScope's figures to PNG, SVG or PDF (or the numbers behind it to CSV), headless.\n"
         "Figures: lines (metric vs step per type), bars (metric per layer at one step), heatmaps (type x layer;\n"
         "compression % and weighted alpha side by side unless --metric names one), spectrum (one matrix: --layer, --type),\n"
+        "spectrogram (one matrix's singular values over steps as a density, with its stable rank: --layer, --type; --type alone: its mean over layers),\n"
+        "heads (analysed with --heads: head x layer of --type Q, K, V, O, QK or OV, default QK; with --layer L, L's heads over the steps),\n"
         "lines+bars (stable rank vs step beside compression % per layer, one figure; e.g. --line-layers 0 --steps 0-1000).\n"
         "Sizes on paper: --preset column|two-column|slide, or --size 3.3x2.4in with --dpi and --font-size."));
     parser.addPositionalArgument(QStringLiteral("SOURCE"), QStringLiteral("A checkpoint folder (analysed first if needed) or a results file; several to compare runs."), QStringLiteral("SOURCE…"));
@@ -292,7 +298,7 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
     parser.addOptions({o.figure, o.output, o.metric, o.step, o.types, o.layers, o.lineLayers, o.barLayers, o.steps});
     parser.addEnergyOption();
     parser.addOptions({o.preset, o.size, o.dpi, o.font, o.width, o.height, o.scale, o.title, o.panelTitle, o.layer, o.type, o.byLayer, o.noGuide,
-                       o.relativeDepth, o.relativeStep, o.block, o.expert, o.legend, o.theme, o.colourRange, o.vmin, o.vmax});
+                       o.relativeDepth, o.relativeStep, o.block, o.expert, o.legend, o.theme, o.colourRange, o.vmin, o.vmax, o.spectrumTail});
     if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
         return *exit;
     if (parser.positionalArguments().isEmpty())
@@ -307,6 +313,10 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
     if (!legend)
         return parser.refusal(QStringLiteral("unknown --legend '%1'; one of: %2").arg(printableText(parser.value(o.legend)), legendPositionNames().join(QLatin1String(", "))));
     options.legend = *legend;
+    const QString tail = parser.value(o.spectrumTail);
+    if (tail != QLatin1String("ccdf") && tail != QLatin1String("density"))
+        return parser.refusal(QStringLiteral("unknown --eigenvalues '%1'; one of: ccdf, density").arg(printableText(tail)));
+    options.spectrumTail = tail == QLatin1String("ccdf") ? SpectrumTail::Ccdf : SpectrumTail::Density;
     readNames(parser, o, options);
     return options;
 }
@@ -393,6 +403,45 @@ QString configureState(const ExportOptions &options, ViewState &state)
     return {};
 }
 
+// The spectrogram's matrix (--layer, --type) or its type's mean over the layers shown (--type
+// alone). Empty, or why the run has no such matrix.
+QString chooseSpectrumOverSteps(FigureView &view, const ViewState &state, const ExportOptions &options)
+{
+    if (options.type.isEmpty())
+        return QStringLiteral("spectrogram needs --type T (with --layer L for one matrix; without it, the type's mean over --layers)");
+    QString error;
+    const auto type = matrixTypeOption(QStringLiteral("type"), options.type, &error);
+    if (!type)
+        return error;
+    SpectrumOverStepsView *panel = view.spectrumOverStepsView();
+    panel->setSubject({0, {state.block(), options.layer ? int(*options.layer) : 0, *type, state.expert()}, !options.layer});
+    // A figure of no step at all is refused; one whose σ are all zero is drawn, saying so.
+    if (panel->figure().columns.isEmpty())
+        return panel->figure().noData;
+    return {};
+}
+
+// --figure heads: the head type (--type, default QK), the metric, and with --layer that layer's
+// heads over the steps instead of the head × layer heatmap.
+QString configureHeads(HeadView &view, const ExportOptions &options)
+{
+    if (options.metric)
+        view.setMetric(*options.metric);
+    if (!options.type.isEmpty()) {
+        const auto type = anyTypeFromCsvName(options.type);
+        if (!type || std::find(kHeadTypes.begin(), kHeadTypes.end(), *type) == kHeadTypes.end())
+            return QStringLiteral("heads: --type is one of Q, K, V, O, QK, OV, not '%1'").arg(printableText(options.type));
+        view.setHeadType(*type);
+    }
+    if (options.layer) {
+        view.setLayer(int(*options.layer));
+        view.setMode(HeadView::Mode::Lines);
+        if (view.layer() != int(*options.layer))
+            return QStringLiteral("heads: no layer %1 with per-head spectra").arg(*options.layer);
+    }
+    return {};
+}
+
 // The figure drawn from the state by the window's own view, and written to --out.
 int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded, QTextStream &err)
 {
@@ -440,14 +489,24 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
         const MatrixKey key{0, state.currentStep(), {state.block(), int(*options.layer), *type, state.expert()}};
         if (!state.find(key))
             return usage(QStringLiteral("no %1 matrix at step %2").arg(key.id.text()).arg(key.step));
+        view.spectrumView()->setTail(options.spectrumTail);
         view.spectrumView()->showMatrix(key);
         break;
     }
+    case FigureKind::SpectrumOverSteps:
+        if (const QString problem = chooseSpectrumOverSteps(view, state, options); !problem.isEmpty())
+            return usage(problem);
+        break;
+    case FigureKind::Heads:
+        if (const QString problem = configureHeads(*view.headView(), options); !problem.isEmpty())
+            return usage(problem);
+        break;
     }
     if (!options.panelTitles.isEmpty())
         view.setPanelTitles(options.panelTitles);
     QString error;
-    if (!view.exportTo(path, options.size, &error, options.title.value_or(QString()))) {
+    const bool csv = QFileInfo(path).suffix().toLower() == QLatin1String("csv");
+    if (csv ? !writeOutputFile(path, view.dataCsv().toUtf8(), &error) : !view.exportTo(path, options.size, &error, options.title.value_or(QString()))) {
         err << "rankscope export: " << printableText(error) << '\n';
         return 1;
     }

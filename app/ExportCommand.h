@@ -8,6 +8,7 @@
 #include "FigureView.h"
 #include "figures/LegendPosition.h"
 #include "figures/LineFigure.h"
+#include "figures/SpectrumFigure.h"
 #include "analysis/MetricAggregation.h"
 #include "spectral/MetricCatalog.h"
 #include "spectral/SpectralMetrics.h"
@@ -37,6 +38,7 @@ struct ExportOptions {
     // heatmaps: what each metric's colours span (--colour-range, --vmin, --vmax); one entry: every panel.
     QList<HeatmapColourRange> colourRanges;
     QString type; // spectrum: the matrix type, as given
+    SpectrumTail spectrumTail = SpectrumTail::Ccdf; // spectrum: --eigenvalues
     bool relativeDepth = false;
     bool relativeStep = false;
     bool alphaGuide = true;

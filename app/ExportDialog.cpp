@@ -25,6 +25,8 @@ ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, LegendP
     m_legend->setToolTip(tr("Lines and bars; the window shows the same"));
     setWindowTitle(tr("Export figure"));
     m_path->setText(suggestedPath);
+    // Wide enough to read a path of a few folders (a 20-character field cut "/home/me/paper/fig…").
+    m_path->setMinimumWidth(std::clamp(m_path->fontMetrics().horizontalAdvance(suggestedPath) + 24, m_path->fontMetrics().averageCharWidth() * 64, 900));
     auto *browse = new QPushButton(tr("Browse…"), this);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString chosen = QFileDialog::getSaveFileName(this, tr("Export figure"), m_path->text(),

@@ -1,5 +1,7 @@
 #include "InfoCommand.h"
 
+#include "TextTable.h"
+
 #include "CommandOptions.h"
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/CheckpointPlan.h"
@@ -33,28 +35,6 @@ QString shapeText(const QList<qint64> &shape)
     return QLatin1Char('[') + dims.join(QLatin1String(", ")) + QLatin1Char(']');
 }
 
-
-// Rows of cells, every column but the last as wide as its widest cell, two spaces apart.
-// Cells are made printable first: a file or tensor name must not drive the terminal.
-void printTable(QTextStream &out, QList<QStringList> rows)
-{
-    for (QStringList &row : rows)
-        for (QString &cell : row)
-            cell = printableText(cell);
-    QList<qsizetype> widths;
-    for (const QStringList &row : rows)
-        for (qsizetype c = 0; c + 1 < row.size(); ++c) {
-            if (widths.size() <= c)
-                widths.append(0);
-            widths[c] = std::max(widths[c], row[c].size());
-        }
-    for (const QStringList &row : rows) {
-        out << "  ";
-        for (qsizetype c = 0; c + 1 < row.size(); ++c)
-            out << row[c].leftJustified(widths[c] + 2);
-        out << row.value(row.size() - 1) << '\n';
-    }
-}
 
 QStringList distinct(QStringList list)
 {

@@ -1,7 +1,14 @@
 #include "MainWindow.h"
 
 #include "AboutBox.h"
+#include "DemoBanner.h"
+#include "DemoRun.h"
+#include "HelpDialogs.h"
+#include "SkippedFilesDialog.h"
+#include "SpinBoxKeyForwarder.h"
 #include "ExportDialog.h"
+#include "FigureExporter.h"
+#include "RankPlanPanel.h"
 #include "RunListPanel.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
@@ -15,6 +22,7 @@
 #include "analysis/ResultsFile.h"
 #include "analysis/RunSummary.h"
 #include "io/OutputFile.h"
+#include "spectral/AlphaInterval.h"
 
 #include <QAction>
 #include <QApplication>
@@ -91,6 +99,31 @@ void offerRunsAsComparison(MainWindow *window, const QString &folder, const QStr
     box->open();
 }
 
+// What a folder without checkpoints holds, named (a few) and counted: " It holds 3 files
+// (README.txt, config.json, notes.md) and 1 folder (logs), none of them checkpoints."
+QString folderContentsText(const QString &folder)
+{
+    constexpr int kNamed = 6;
+    QStringList files, folders;
+    const QFileInfoList entries = QDir(folder).entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden, QDir::Name | QDir::IgnoreCase);
+    for (const QFileInfo &entry : entries)
+        (entry.isDir() ? folders : files) << entry.fileName();
+    if (files.isEmpty() && folders.isEmpty())
+        return MainWindow::tr(" It is empty.");
+    auto named = [](const QStringList &names, const QString &one, const QString &many) {
+        if (names.isEmpty())
+            return QString();
+        QString list = names.mid(0, kNamed).join(QLatin1String(", "));
+        if (names.size() > kNamed)
+            list += MainWindow::tr(", …");
+        return (names.size() == 1 ? one : many.arg(names.size())) + QStringLiteral(" (%1)").arg(list);
+    };
+    QStringList parts{named(files, MainWindow::tr("1 file"), MainWindow::tr("%1 files")),
+                      named(folders, MainWindow::tr("1 folder"), MainWindow::tr("%1 folders"))};
+    parts.removeAll(QString());
+    return MainWindow::tr(" It holds %1, none of them a checkpoint.").arg(parts.join(MainWindow::tr(" and ")));
+}
+
 // Why there is nothing to draw (summary.empty()), in the words that say what to do next.
 QString emptyRunMessage(const RunSummary &summary, const RunAnalysis &run, const QString &where)
 {
@@ -106,8 +139,9 @@ QString emptyRunMessage(const RunSummary &summary, const RunAnalysis &run, const
     case RunSummary::Empty::OnlyRuns:
         return MainWindow::tr("%1 holds no checkpoints of its own, but %n run(s) in its subfolders.", nullptr, int(run.runs.size())).arg(where);
     case RunSummary::Empty::NoCheckpoints:
-        return MainWindow::tr("No checkpoints in %1.\n\nRankScope reads PyTorch (.pt, .bin), safetensors, HDF5 and NumPy checkpoints; "
-                              "File ▸ Open folder… opens another folder, and new checkpoints written here appear as they arrive.").arg(where);
+        return MainWindow::tr("No checkpoints in %1.%2\n\nRankScope reads PyTorch (.pt, .bin), safetensors, HDF5 and NumPy checkpoints; "
+                              "File ▸ Open folder… opens another folder, and new checkpoints written here appear as they arrive.")
+            .arg(where, folderContentsText(run.folder));
     case RunSummary::Empty::Cancelled:
         return MainWindow::tr("The analysis of %1 was cancelled before its first checkpoint was done.").arg(where);
     case RunSummary::Empty::NoMatrices:
@@ -125,11 +159,13 @@ MainWindow::MainWindow(QWidget *parent)
     setWindowTitle(tr("RankScope"));
     setAcceptDrops(true);
     // One tab per figure; compared runs get a panel each in the bars and heatmaps.
-    const QStringList titles = {tr("Metric vs step"), tr("Per layer"), tr("Heatmaps"), tr("Spectrum")};
+    const QStringList titles = {tr("Metric vs step"), tr("Per layer"), tr("Heatmaps"), tr("Spectrum"), tr("Spectrum over steps"), tr("Heads")};
     for (FigureKind kind : FigureView::allKinds()) {
         m_figures << new FigureView(m_state, kind, this);
         m_tabs->addTab(m_figures.last(), titles[int(kind)]);
     }
+    m_rankPlan = new RankPlanPanel(m_state, this);
+    m_tabs->addTab(m_rankPlan, tr("Rank plan"));
     // Empty axes titled "… — empty" tell nothing: until there is something to draw, the area says why.
     m_central = new QStackedWidget(this);
     m_central->addWidget(m_tabs);
@@ -139,22 +175,38 @@ MainWindow::MainWindow(QWidget *parent)
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->setMargin(40);
     m_central->addWidget(m_message);
-    setCentralWidget(m_central);
 
     buildMenus();
     buildControls();
     buildStepBar();
     buildStatusBar();
+    // The demo's banner above the figures (hidden until the demo is opened).
+    auto *centre = new QWidget(this);
+    auto *centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    centreLayout->setSpacing(0);
+    m_demoBanner = new DemoBanner(m_recentMenu, centre);
+    m_demoBanner->setVisible(false);
+    connect(m_demoBanner, &DemoBanner::openFolderRequested, this, [this] { findChild<QAction *>(QStringLiteral("openFolder"))->trigger(); });
+    connect(m_demoBanner, &DemoBanner::openResultsRequested, this, [this] { findChild<QAction *>(QStringLiteral("openResults"))->trigger(); });
+    centreLayout->addWidget(m_demoBanner);
+    centreLayout->addWidget(m_central, 1);
+    setCentralWidget(centre);
+    new SpinBoxKeyForwarder(this); // ←/→, Space and Ctrl+E reach the window from a focused spin box
+    m_tabs->setFocus(); // not the first spin box, which would take the arrow keys' text editing
 
     connect(m_state, &ViewState::spectrumRequested, this, [this] { m_tabs->setCurrentWidget(figure(FigureKind::Spectrum)); });
     connect(m_state, &ViewState::resultsChanged, this, [this] {
         syncStepControls();
         syncLayerControls();
         syncRunsDock();
+        syncControlsToTab();
         if (!m_state->run().results.isEmpty())
             showFiguresOr({});
     });
     connect(m_state, &ViewState::displayChanged, this, &MainWindow::syncLayerControls);
+    connect(m_state, &ViewState::displayChanged, this, &MainWindow::syncRunsDock); // a run hidden, renamed or removed
+    connect(m_state, &ViewState::displayChanged, this, &MainWindow::syncControlsToTab);
     auto *runsDock = new QDockWidget(tr("Runs"), this);
     runsDock->setObjectName(QStringLiteral("runs"));
     m_runList = new RunListPanel(m_state, runsDock);
@@ -213,11 +265,13 @@ void MainWindow::buildMenus()
             openPath(folder);
     });
     openFolder->setShortcut(QKeySequence::Open);
-    file->addAction(tr("Open &results file…"), this, [this] {
+    openFolder->setObjectName(QStringLiteral("openFolder"));
+    QAction *openResults = file->addAction(tr("Open &results file…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open a RankScope results file"), QString(), tr("RankScope results (*.h5 *.hdf5)"));
         if (!path.isEmpty())
             openPath(path);
     });
+    openResults->setObjectName(QStringLiteral("openResults"));
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("Add run to &compare…"), this, &MainWindow::chooseRunToCompare);
     file->addAction(tr("Add results file to compare…"), this, [this] {
@@ -225,28 +279,36 @@ void MainWindow::buildMenus()
         if (!path.isEmpty())
             addComparedRun(path);
     });
+    file->addAction(tr("Load naming &rules…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Naming rules (see docs/naming-rules.md)"), QString(), tr("JSON (*.json)"));
+        if (!path.isEmpty())
+            loadNamingRules(path);
+    });
     file->addSeparator();
     QAction *exportAction = file->addAction(tr("&Export figure…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
         const int tab = m_tabs->currentIndex();
-        const QString suggested = QDir(QFileInfo(m_recent.value(0)).absolutePath())
-                                      .filePath(QStringLiteral("%1-%2.png").arg(m_state->runName(), FigureView::name(FigureKind(tab))));
+        const QString suggested = QDir(exportFolder()).filePath(QStringLiteral("%1-%2.png").arg(m_state->runName(), tabFileName(tab)));
         ExportDialog dialog(suggested, m_tabs->currentWidget()->size(), m_state->legendPosition(), this);
         if (dialog.exec() != QDialog::Accepted)
             return;
         m_state->setLegendPosition(dialog.legendPosition()); // the window shows what was exported
         QString error;
-        if (exportFigure(tab, dialog.path(), dialog.size(), &error, dialog.title()))
-            statusBar()->showMessage(tr("Wrote %1").arg(QDir::toNativeSeparators(dialog.path())), 8000);
-        else
+        if (!exportFigure(tab, dialog.path(), dialog.size(), &error, dialog.title())) {
             QMessageBox::warning(this, tr("Export figure"), error);
+            return;
+        }
+        rememberExportFolder(QFileInfo(dialog.path()).absolutePath());
+        statusBar()->showMessage(tr("Wrote %1").arg(QDir::toNativeSeparators(dialog.path())), 8000);
     });
+    exportAction->setObjectName(QStringLiteral("exportFigure"));
     // "Export this view…" in a figure's context menu: the same dialog, for the tab it is on.
     for (FigureView *figureView : m_figures)
         connect(figureView, &FigureView::exportRequested, exportAction, &QAction::trigger);
     file->addAction(tr("Export &all figures…"), this, [this] {
-        const QString folder = QFileDialog::getExistingDirectory(this, tr("Export every figure into a folder"));
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Export every figure into a folder"), exportFolder());
         if (folder.isEmpty())
             return;
+        rememberExportFolder(folder);
         QStringList formats = {tr("PNG"), tr("SVG"), tr("PDF")};
         bool ok = false;
         const QString format = QInputDialog::getItem(this, tr("Export all figures"), tr("Format"), formats, 0, false, &ok).toLower();
@@ -274,7 +336,7 @@ void MainWindow::buildMenus()
             return;
         QBuffer table;
         table.open(QIODevice::WriteOnly);
-        MetricsTable::writeCsv(m_state->results(), table);
+        MetricsTable::writeCsv(m_state->results() + m_state->headResults(), table);
         QString error;
         if (!writeOutputFile(path, table.data(), &error))
             QMessageBox::warning(this, tr("Export metrics table"), error);
@@ -284,13 +346,14 @@ void MainWindow::buildMenus()
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Skipped files and tensors…"), this, &MainWindow::showIssues);
-    view->addAction(tr("Load naming &rules…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Naming rules (see docs/naming-rules.md)"), QString(), tr("JSON (*.json)"));
-        if (!path.isEmpty())
-            loadNamingRules(path);
-    });
     view->addAction(tr("&Previous step"), QKeySequence(Qt::Key_Left), this, [this] { m_state->stepBy(-1); });
     view->addAction(tr("&Next step"), QKeySequence(Qt::Key_Right), this, [this] { m_state->stepBy(1); });
+    // The Play button's action: Space plays and pauses wherever the focus is.
+    m_playAction = view->addAction(tr("Play"));
+    m_playAction->setObjectName(QStringLiteral("play"));
+    m_playAction->setCheckable(true);
+    m_playAction->setShortcut(QKeySequence(Qt::Key_Space));
+    m_playAction->setToolTip(tr("Step through the checkpoints (Space)"));
     // Checkable, so the menu shows the check mark of the tab's own log axis (the tool bar's box).
     m_logYAction = view->addAction(tr("&Log y"));
     m_logYAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
@@ -298,7 +361,7 @@ void MainWindow::buildMenus()
     addLegendMenu(view, m_state);
     m_theme->addMenu(view);
     view->addSeparator();
-    const QStringList tabNames = {tr("&Metric vs step"), tr("&Per layer"), tr("&Heatmaps"), tr("&Spectrum")};
+    const QStringList tabNames = {tr("&Metric vs step"), tr("&Per layer"), tr("&Heatmaps"), tr("&Spectrum"), tr("Spectrum &over steps"), tr("Hea&ds"), tr("&Rank plan")};
     for (int tab = 0; tab < int(tabNames.size()); ++tab)
         view->addAction(tabNames[tab], QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + tab)), this, [this, tab] { m_tabs->setCurrentIndex(tab); });
 
@@ -312,12 +375,33 @@ void MainWindow::buildMenus()
     m_subspace = analysis->addAction(tr("Also compute the &subspace agreement with the previous checkpoint (top %1 singular vectors)").arg(kDefaultSubspaceK));
     m_subspace->setCheckable(true);
     m_subspace->setToolTip(tr("subspace_overlap and top_vector_cosine: how far each matrix's top right singular vectors turned since the checkpoint before"));
-    for (QAction *action : {m_randDistance, m_delta, m_subspace})
+    m_alphaCi = analysis->addAction(tr("Also compute &alpha's 95 % bootstrap interval (%1 resamples of the fitted tail)").arg(kAlphaCiResamples));
+    m_alphaCi->setCheckable(true);
+    m_alphaCi->setToolTip(tr("alpha_ci_low and alpha_ci_high, drawn as error bars on α's lines; from the stored spectra, no checkpoint read again"));
+    m_heads = analysis->addAction(tr("Also compute &per-head spectra and QK/OV circuits"));
+    m_heads->setCheckable(true);
+    m_heads->setToolTip(tr("Every attention head of Q, K, V and O, and each head's QK and OV circuit, in the Heads tab"));
+    // The spectra on the GPU (as analyze --device auto): on when one is usable, said why not when none is.
+    analysis->addSeparator();
+    QString noGpu;
+    const QString gpu = AnalysisController::gpuDescription(&noGpu);
+    QAction *useGpu = analysis->addAction(tr("Compute the spectra on the &GPU"));
+    useGpu->setCheckable(true);
+    useGpu->setChecked(!gpu.isEmpty());
+    useGpu->setEnabled(!gpu.isEmpty());
+    useGpu->setToolTip(gpu.isEmpty() ? noGpu : gpu);
+    useGpu->setStatusTip(useGpu->toolTip());
+    connect(useGpu, &QAction::toggled, this, [this](bool on) { m_controller->setUseGpu(on); });
+    for (QAction *action : {m_randDistance, m_delta, m_subspace, m_alphaCi, m_heads})
         connect(action, &QAction::toggled, this, [this, action](bool on) {
             if (action == m_randDistance)
                 m_controller->setRandDistance(on);
             else if (action == m_delta)
                 m_controller->setDelta(on);
+            else if (action == m_alphaCi)
+                m_controller->setAlphaCi(on);
+            else if (action == m_heads)
+                m_controller->setHeads(on);
             else
                 m_controller->setSubspace(on);
             // The open folder is opened again: its cached results get the metric computed, nothing else.
@@ -326,6 +410,9 @@ void MainWindow::buildMenus()
         });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), this, [this] { showShortcuts(this); });
+    help->addAction(tr("&Metric definitions"), this, [this] { showMetricDefinitions(this); });
+    help->addSeparator();
     help->addAction(tr("&About RankScope"), this, [this] { showAboutRankScope(this); });
 }
 
@@ -368,11 +455,13 @@ void MainWindow::buildControls()
     bar->setObjectName(QStringLiteral("display"));
     bar->setMovable(false);
     m_aggregate = new QComboBox(this);
+    m_aggregate->setObjectName(QStringLiteral("aggregate"));
     m_aggregate->addItem(tr("Mean over layers"), int(Aggregate::Mean));
     m_aggregate->addItem(tr("Median over layers"), int(Aggregate::Median));
     connect(m_aggregate, &QComboBox::activated, this, [this] { m_state->setAggregate(Aggregate(m_aggregate->currentData().toInt())); });
     bar->addWidget(m_aggregate);
     m_band = new QCheckBox(tr("Min–max band"), this);
+    m_band->setObjectName(QStringLiteral("band"));
     m_band->setChecked(true);
     connect(m_band, &QCheckBox::toggled, m_state, &ViewState::setShowBand);
     bar->addWidget(m_band);
@@ -391,14 +480,18 @@ void MainWindow::buildControls()
     syncLogYControls();
     bar->addWidget(m_logY);
     bar->addSeparator();
-    auto *relativeDepth = new QCheckBox(tr("Relative depth"), this);
-    relativeDepth->setToolTip(tr("Layers as layer / (depth − 1), to compare models of different depth"));
-    connect(relativeDepth, &QCheckBox::toggled, m_state, &ViewState::setRelativeDepth);
-    bar->addWidget(relativeDepth);
-    auto *relativeStep = new QCheckBox(tr("Step as fraction"), this);
-    relativeStep->setToolTip(tr("Steps as a fraction of each run's last step, to compare runs of different length"));
-    connect(relativeStep, &QCheckBox::toggled, m_state, &ViewState::setRelativeStep);
-    bar->addWidget(relativeStep);
+    m_relativeDepth = new QCheckBox(tr("Relative depth"), this);
+    m_relativeDepth->setObjectName(QStringLiteral("relativeDepth"));
+    m_relativeDepth->setToolTip(tr("Layers as layer / (depth − 1), to compare models of different depth"));
+    connect(m_relativeDepth, &QCheckBox::toggled, m_state, &ViewState::setRelativeDepth);
+    bar->addWidget(m_relativeDepth);
+    m_relativeStep = new QCheckBox(tr("Step as fraction"), this);
+    m_relativeStep->setObjectName(QStringLiteral("relativeStep"));
+    m_relativeStep->setToolTip(tr("Steps as a fraction of each run's last step, to compare runs of different length"));
+    connect(m_relativeStep, &QCheckBox::toggled, m_state, &ViewState::setRelativeStep);
+    bar->addWidget(m_relativeStep);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::syncControlsToTab);
+    syncControlsToTab();
 }
 
 void MainWindow::buildStepBar()
@@ -408,25 +501,30 @@ void MainWindow::buildStepBar()
     bar->setMovable(false);
     addToolBar(Qt::BottomToolBarArea, bar);
     m_play = new QToolButton(this);
-    m_play->setCheckable(true);
     m_play->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    m_play->setIcon(WindowTheme::playIcon(false, palette()));
-    m_play->setText(tr("Play"));
-    m_play->setShortcut(QKeySequence(Qt::Key_Space));
-    m_play->setToolTip(tr("Step through the checkpoints (Space)"));
+    m_play->setDefaultAction(m_playAction);
+    m_playAction->setIcon(WindowTheme::playIcon(false, QApplication::palette()));
+    // As wide as "Pause" too, so the slider beside it stays put when one becomes the other.
+    int playWidth = 0;
+    for (const QString &text : {tr("Pause"), tr("Play")}) {
+        m_playAction->setText(text);
+        playWidth = std::max(playWidth, m_play->sizeHint().width());
+    }
+    m_play->setFixedWidth(playWidth);
     m_playTimer = new QTimer(this);
     m_playTimer->setInterval(700);
-    connect(m_play, &QToolButton::toggled, this, [this](bool on) {
-        m_play->setText(on ? tr("Pause") : tr("Play"));
-        m_play->setIcon(WindowTheme::playIcon(on, palette()));
+    connect(m_playAction, &QAction::toggled, this, [this](bool on) {
+        m_playAction->setText(on ? tr("Pause") : tr("Play"));
+        m_playAction->setIcon(WindowTheme::playIcon(on, QApplication::palette()));
         if (on && !m_state->steps().isEmpty() && m_state->currentStep() == m_state->steps().last())
             m_state->setCurrentStep(m_state->steps().first());
         on ? m_playTimer->start() : m_playTimer->stop();
     });
-    connect(m_state, &ViewState::themeChanged, m_play, [this] { m_play->setIcon(WindowTheme::playIcon(m_play->isChecked(), palette())); });
+    // The application's palette: the window's own may not have taken the theme's yet.
+    connect(m_state, &ViewState::themeChanged, m_play, [this] { m_playAction->setIcon(WindowTheme::playIcon(m_playAction->isChecked(), QApplication::palette())); });
     connect(m_playTimer, &QTimer::timeout, this, [this] {
         if (m_state->steps().isEmpty() || m_state->currentStep() == m_state->steps().last())
-            m_play->setChecked(false);
+            m_playAction->setChecked(false);
         else
             m_state->stepBy(1);
     });
@@ -566,6 +664,8 @@ void MainWindow::onFinished(const RunAnalysis &run)
         text += tr(" — cancelled");
     if (summary.stillBeingWritten() > 0)
         text += tr("; waiting for %n checkpoint(s) still being written", nullptr, int(summary.stillBeingWritten()));
+    else if (m_showingDemo)
+        text += tr("; the bundled demo run");
     else if (QFileInfo(m_source).isDir() && !summary.cancelled())
         text += tr("; watching for new checkpoints");
     if (!summary.trajectoryFindings().isEmpty())
@@ -584,43 +684,14 @@ void MainWindow::onFinished(const RunAnalysis &run)
 
 void MainWindow::showIssues()
 {
-    const RunAnalysis &run = m_state->run();
-    QDialog dialog(this);
-    dialog.setWindowTitle(tr("Skipped files and tensors — %1").arg(m_state->runName()));
-    auto *layout = new QVBoxLayout(&dialog);
-    auto *table = new QTableWidget(&dialog);
-    table->setColumnCount(3);
-    table->setHorizontalHeaderLabels({tr("File"), tr("Tensor"), tr("What is wrong")});
-    auto add = [&](const QString &file, const QString &tensor, const QString &what) {
-        const int row = table->rowCount();
-        table->insertRow(row);
-        table->setItem(row, 0, new QTableWidgetItem(file));
-        table->setItem(row, 1, new QTableWidgetItem(tensor));
-        table->setItem(row, 2, new QTableWidgetItem(what));
-    };
-    for (const AnalysisIssue &issue : run.issues)
-        add(QFileInfo(issue.path).fileName(), issue.tensor, issue.message);
-    for (const SkippedFile &file : run.sidecars)
-        add(QFileInfo(file.path).fileName(), QString(), file.reason);
-    for (const QString &note : run.notes)
-        add(QString(), QString(), note);
-    for (const TrajectoryFinding &finding : RunSummary(run).trajectoryFindings())
-        add(tr("step %1").arg(stepLabel(finding.step, finding.unnumbered)), QString(), finding.text);
-    table->horizontalHeader()->setStretchLastSection(true);
-    table->resizeColumnsToContents();
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    layout->addWidget(new QLabel(table->rowCount() ? tr("Everything RankScope did not analyse, and why:") : tr("Nothing was skipped."), &dialog));
-    layout->addWidget(table);
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    layout->addWidget(buttons);
-    dialog.resize(900, 400);
-    dialog.exec();
+    showSkippedFiles(this, m_state->run(), m_state->runName());
 }
 
 QList<ChartView *> MainWindow::viewsOfTab(int tab) const
 {
     QList<ChartView *> views;
+    if (m_tabs->widget(tab) == m_rankPlan)
+        return m_rankPlan->views();
     if (const FigureView *f = m_figures.value(tab))
         for (const QList<ChartView *> &row : f->panels())
             views << row;
@@ -629,8 +700,48 @@ QList<ChartView *> MainWindow::viewsOfTab(int tab) const
 
 void MainWindow::syncRunsDock()
 {
-    if (m_state->runCount() > 1)
-        m_runsDock->setVisible(true);
+    // The Runs dock and the title belong to a comparison: they go with it.
+    m_runsDock->setVisible(m_state->runCount() > 1);
+    if (m_source.isEmpty())
+        return;
+    QStringList names;
+    for (int run = 0; run < m_state->runCount(); ++run)
+        names << m_state->runNameAt(run);
+    setWindowTitle(tr("%1 — RankScope").arg(names.size() > 1 ? tr("%1 vs %2").arg(names.first(), names.mid(1).join(tr(", ")))
+                                                           : runNameOf(m_source)));
+}
+
+void MainWindow::syncControlsToTab()
+{
+    // Each control is enabled on the tabs whose figure it changes; elsewhere it is greyed and
+    // says why, so nothing seems to be ignored.
+    const auto tab = FigureKind(m_tabs->currentIndex());
+    const bool lines = tab == FigureKind::Lines, perLayer = tab == FigureKind::Bars || tab == FigureKind::Heatmaps;
+    m_aggregate->setEnabled(lines);
+    m_relativeStep->setEnabled(lines);
+    m_relativeDepth->setEnabled(perLayer);
+    m_firstLayer->setEnabled(tab != FigureKind::Spectrum && m_tabs->currentWidget() != m_rankPlan && !m_state->layers().isEmpty());
+    m_lastLayer->setEnabled(m_firstLayer->isEnabled());
+    // Several runs' bands would hide each other: the line chart draws none, and the box says so.
+    const bool comparing = m_state->visibleRuns().size() > 1;
+    const QSignalBlocker quiet(m_band);
+    m_band->setEnabled(lines && !comparing);
+    m_band->setChecked(m_state->showBand() && !comparing);
+    m_band->setToolTip(comparing ? tr("No band while runs are compared: several runs' bands would hide each other")
+                                 : tr("The spread of the layers around each line, from their smallest to their largest value"));
+}
+
+QString MainWindow::exportFolder() const
+{
+    const QString last = QSettings().value(QStringLiteral("export/folder")).toString();
+    if (!last.isEmpty() && QFileInfo(last).isDir())
+        return last;
+    return m_recent.isEmpty() || m_showingDemo ? QDir::homePath() : QFileInfo(m_recent.first()).absolutePath();
+}
+
+void MainWindow::rememberExportFolder(const QString &folder)
+{
+    QSettings().setValue(QStringLiteral("export/folder"), QFileInfo(folder).absoluteFilePath());
 }
 
 void MainWindow::chooseRunToCompare()
@@ -658,8 +769,15 @@ void MainWindow::onComparisonReady(const RunAnalysis &run, const QString &path)
     m_status->setText(tr("Comparing %1 runs").arg(m_state->runCount()));
 }
 
+QString MainWindow::tabFileName(int tab) const
+{
+    return m_tabs->widget(tab) == m_rankPlan ? QStringLiteral("rank-plan") : FigureView::name(FigureKind(tab));
+}
+
 bool MainWindow::exportFigure(int tab, const QString &path, const FigureSize &size, QString *error, const QString &title)
 {
+    if (m_tabs->widget(tab) == m_rankPlan)
+        return FigureExporter::write({m_rankPlan->views()}, path, size, error, title);
     FigureView *f = m_figures.value(tab);
     if (!f) {
         *error = tr("no figure %1").arg(tab);
@@ -674,6 +792,8 @@ QStringList MainWindow::exportAllFigures(const QString &folder, const QString &f
     for (FigureKind kind : FigureView::allKinds()) {
         if (kind == FigureKind::Spectrum && !spectrumView()->matrix())
             continue; // no matrix chosen: no spectrum to draw
+        if (kind == FigureKind::Heads && m_state->headResults().isEmpty())
+            continue; // analysed without --heads: nothing per head to draw
         const QString path = QDir(folder).filePath(QStringLiteral("%1-%2.%3").arg(m_state->runName(), FigureView::name(kind), format));
         QString problem;
         if (exportFigure(int(kind), path, size, &problem))
@@ -710,8 +830,14 @@ void MainWindow::openPath(const QString &path)
                           .arg(QDir::toNativeSeparators(info.absoluteFilePath())));
         return;
     }
-    addRecent(info.absoluteFilePath());
-    if (info.isDir())
+    // The bundled demo is said to be one, offers the user's own runs, and is read once: it never grows.
+    m_showingDemo = info.isDir() && info.canonicalFilePath() == QFileInfo(demoRunFolder()).canonicalFilePath();
+    m_demoBanner->setVisible(m_showingDemo);
+    if (!m_showingDemo)
+        addRecent(info.absoluteFilePath());
+    if (m_showingDemo)
+        m_controller->openFolderOnce(info.absoluteFilePath());
+    else if (info.isDir())
         m_controller->openFolder(info.absoluteFilePath());
     else
         m_controller->openResultsFile(info.absoluteFilePath());
@@ -732,6 +858,8 @@ void MainWindow::rebuildRecentMenu()
     for (const QString &path : m_recent)
         m_recentMenu->addAction(QDir::toNativeSeparators(path), this, [this, path] { openPath(path); });
     m_recentMenu->setEnabled(!m_recent.isEmpty());
+    if (m_demoBanner)
+        m_demoBanner->syncRecent();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)
@@ -776,6 +904,8 @@ void MainWindow::restoreSettings()
     m_randDistance->setChecked(settings.value(QStringLiteral("analysis/randDistance"), false).toBool());
     m_delta->setChecked(settings.value(QStringLiteral("analysis/delta"), false).toBool());
     m_subspace->setChecked(settings.value(QStringLiteral("analysis/subspace"), false).toBool());
+    m_alphaCi->setChecked(settings.value(QStringLiteral("analysis/alphaCi"), false).toBool());
+    m_heads->setChecked(settings.value(QStringLiteral("analysis/heads"), false).toBool());
     const int aggregate = settings.value(QStringLiteral("aggregate"), int(Aggregate::Mean)).toInt();
     m_aggregate->setCurrentIndex(std::max(0, m_aggregate->findData(aggregate)));
     m_state->setAggregate(Aggregate(aggregate));
@@ -799,6 +929,8 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("analysis/randDistance"), m_randDistance->isChecked());
     settings.setValue(QStringLiteral("analysis/delta"), m_delta->isChecked());
     settings.setValue(QStringLiteral("analysis/subspace"), m_subspace->isChecked());
+    settings.setValue(QStringLiteral("analysis/alphaCi"), m_alphaCi->isChecked());
+    settings.setValue(QStringLiteral("analysis/heads"), m_heads->isChecked());
     settings.setValue(QStringLiteral("aggregate"), int(m_state->aggregate()));
     settings.setValue(QStringLiteral("band"), m_state->showBand());
     settings.setValue(QStringLiteral("lines/logY"), m_state->logY());

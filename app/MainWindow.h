@@ -26,10 +26,12 @@ class QComboBox;
 namespace rankscope {
 
 class WindowTheme;
+class DemoBanner;
 
 class ChartView;
 class LayerBarChart;
 class MetricLineChart;
+class RankPlanPanel;
 class RunListPanel;
 class SpectrumView;
 class TypeLayerHeatmap;
@@ -57,15 +59,22 @@ public:
     QSpinBox *firstLayerBox() const { return m_firstLayer; }
     QSpinBox *lastLayerBox() const { return m_lastLayer; }
     QAction *subspaceAction() const { return m_subspace; }
+    QAction *alphaCiAction() const { return m_alphaCi; }
     FigureView *figure(FigureKind kind) const { return m_figures.value(int(kind)); }
     MetricLineChart *lineChart() const { return figure(FigureKind::Lines)->lineChart(); }
     LayerBarChart *barChart() const { return figure(FigureKind::Bars)->barPanels().value(0); }
     TypeLayerHeatmap *heatmap(int i) const { return figure(FigureKind::Heatmaps)->heatmapPanels().value(i); }
     SpectrumView *spectrumView() const { return figure(FigureKind::Spectrum)->spectrumView(); }
     QTabWidget *tabs() const { return m_tabs; }
+    // The Rank plan tab, after the figures' tabs.
+    RankPlanPanel *rankPlanPanel() const { return m_rankPlan; }
     // What the central area says instead of empty axes (empty while the figures are shown).
     QString centralMessage() const;
     QSlider *stepSlider() const { return m_stepSlider; }
+    // View ▸ Play (Space): checked while the steps play.
+    QAction *playAction() const { return m_playAction; }
+    // Shown while the bundled demo run is open (null before the first one).
+    DemoBanner *demoBanner() const { return m_demoBanner; }
 
     // The views of a tab and their export, as the menus do it.
     QList<ChartView *> viewsOfTab(int tab) const;
@@ -100,6 +109,11 @@ private:
     void syncLogYControls();
     void clearLayerControls();
     void syncRunsDock();
+    // The display controls enabled where they change what the tab shows (the band for one run's lines).
+    void syncControlsToTab();
+    // Where exports go first: the folder of the last one (QSettings), else the run's.
+    QString exportFolder() const;
+    void rememberExportFolder(const QString &folder);
     void chooseRunToCompare();
     void showIssues();
     void onFinished(const RunAnalysis &run);
@@ -113,12 +127,17 @@ private:
     QAction *m_randDistance = nullptr;
     QAction *m_delta = nullptr;
     QAction *m_subspace = nullptr;
+    QAction *m_alphaCi = nullptr;
+    QAction *m_heads = nullptr;
     WindowTheme *m_theme;
     QString m_source;
     QTabWidget *m_tabs;
     QStackedWidget *m_central = nullptr; // the tabs, or m_message
     QLabel *m_message = nullptr;
     QList<FigureView *> m_figures; // one tab each, in FigureKind's order
+    RankPlanPanel *m_rankPlan = nullptr;
+    // The tab's name in file names: the figure's, or "rank-plan".
+    QString tabFileName(int tab) const;
     RunListPanel *m_runList = nullptr;
     QDockWidget *m_runsDock = nullptr;
     QMenu *m_recentMenu = nullptr;
@@ -127,6 +146,11 @@ private:
     QComboBox *m_aggregate = nullptr;
     QCheckBox *m_band = nullptr;
     QCheckBox *m_logY = nullptr;
+    QCheckBox *m_relativeDepth = nullptr;
+    QCheckBox *m_relativeStep = nullptr;
+    QAction *m_playAction = nullptr; // the Play button's action, Space
+    DemoBanner *m_demoBanner = nullptr;
+    bool m_showingDemo = false; // the open run is the bundled demo: read once, not watched
     QAction *m_logYAction = nullptr; // View ▸ Log y, checked with m_logY
     QSpinBox *m_firstLayer = nullptr;
     QSpinBox *m_lastLayer = nullptr;

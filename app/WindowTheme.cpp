@@ -7,6 +7,8 @@
 #include <QMenu>
 #include <QPainter>
 #include <QPainterPath>
+#include <QProxyStyle>
+#include <QStyleOption>
 #include <QSettings>
 #include <QStyle>
 #include <QStyleFactory>
@@ -44,6 +46,32 @@ QPalette darkPalette()
         p.setColor(QPalette::Disabled, role, disabled);
     return p;
 }
+
+// Fusion outlines check boxes and radio buttons in the window colour darkened, which on a dark
+// window is all but invisible (1.1:1): an unchecked box vanished. This style draws Fusion, with
+// each such indicator framed in the palette's placeholder grey (4:1 on the dark base) when the
+// palette is dark.
+class VisibleIndicatorStyle : public QProxyStyle {
+public:
+    using QProxyStyle::QProxyStyle;
+    void drawPrimitive(PrimitiveElement element, const QStyleOption *option, QPainter *painter, const QWidget *widget) const override
+    {
+        QProxyStyle::drawPrimitive(element, option, painter, widget);
+        const bool indicator = element == PE_IndicatorCheckBox || element == PE_IndicatorRadioButton;
+        if (!indicator || option->palette.color(QPalette::Window).lightness() >= 128)
+            return;
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing, true);
+        painter->setBrush(Qt::NoBrush);
+        painter->setPen(QPen(option->palette.color(QPalette::PlaceholderText), 1));
+        const QRectF frame = QRectF(option->rect).adjusted(0.5, 0.5, -1.5, -1.5);
+        if (element == PE_IndicatorRadioButton)
+            painter->drawEllipse(frame);
+        else
+            painter->drawRect(frame);
+        painter->restore();
+    }
+};
 
 QString choiceName(WindowTheme::Choice choice)
 {
@@ -83,8 +111,8 @@ void WindowTheme::apply(Choice choice)
         QApplication::setPalette(m_systemPalette);
     } else {
         // Against the desktop's look: Fusion draws any palette faithfully, native styles may not.
-        if (QApplication::style()->name().compare(QLatin1String("fusion"), Qt::CaseInsensitive) != 0)
-            QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+        if (!dynamic_cast<VisibleIndicatorStyle *>(QApplication::style()))
+            QApplication::setStyle(new VisibleIndicatorStyle(QStyleFactory::create(QStringLiteral("Fusion"))));
         QApplication::setPalette(dark ? darkPalette() : QApplication::style()->standardPalette());
     }
     m_state->setDarkTheme(dark);

@@ -46,6 +46,7 @@ int main(int argc, char **argv)
 
     rankscope::MainWindow window;
     window.show();
+    window.activateWindow(); // the keys work at once, before any click (a window manager may still decide)
     window.openPath(paths.first());
     for (const QString &other : paths.mid(1))
         window.addComparedRun(other);

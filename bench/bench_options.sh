@@ -15,6 +15,7 @@ measure "GPT-2 small x2, plain (baseline)" "$rs" analyze "$gpt2" --no-cache
 measure "GPT-2 small x2, --delta" "$rs" analyze "$gpt2" --no-cache --delta
 measure "GPT-2 small x2, --rand-distance" "$rs" analyze "$gpt2" --no-cache --rand-distance
 measure "GPT-2 small x2, --subspace (k = 16)" "$rs" analyze "$gpt2" --no-cache --subspace
+measure "GPT-2 small x2, --heads" "$rs" analyze "$gpt2" --no-cache --heads
 # What the newest checkpoint's vectors add to the results file.
 files=$(mktemp -d) # rankscope never writes over a file that is not its own: new paths
 plain_h5=$files/plain.h5 subspace_h5=$files/subspace.h5

@@ -4,6 +4,7 @@
 #include "AxisTickers.h"
 #include "PlotStyle.h"
 #include "analysis/MetricsTable.h"
+#include "figures/AlphaIntervals.h"
 
 #include <QActionGroup>
 #include <QClipboard>
@@ -98,26 +99,33 @@ QString describeMatrix(const MatrixResult &r)
     if (!r.expert.isEmpty())
         where << (r.expert == QLatin1String(kSharedExpert) ? QStringLiteral("shared expert") : QStringLiteral("expert %1").arg(r.expert.toHtmlEscaped()));
     where << QStringLiteral("step %1").arg(r.step);
-    return QStringLiteral("%1<br><span style='color:#555; white-space:pre'>%2 [%3×%4] %5</span>")
+    // The tensor's line never breaks (a name is one word, whatever its dots and slashes); the line
+    // above wraps between words.
+    return QStringLiteral("%1<p style='color:#555; white-space:pre; margin:0'>%2 [%3×%4] %5</p>")
         .arg(where.join(QStringLiteral(" · ")), r.tensor.toHtmlEscaped())
         .arg(r.rows)
         .arg(r.cols)
         .arg(r.dtype);
 }
 
-QString describeCell(const MatrixCell &cell, Metric metric)
+QString describeCell(const MatrixCell &cell, Metric metric, std::optional<AxisRange> axis, bool logAxis)
 {
     const QString name = QString::fromUtf8(metricInfo(metric).label);
-    auto number = [](double v) { return std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN"); };
+    auto number = [axis, logAxis](double v) {
+        return axis ? axisNumber(v, *axis, logAxis) : std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN");
+    };
+    // α with --alpha-ci: "α = 3.12 [2.95, 3.30]", the interval of the matrix (or of its experts' mean).
+    const std::optional<AxisRange> interval = metric == Metric::Alpha ? meanAlphaInterval(cell.matrices) : std::nullopt;
+    const QString intervalText = interval ? QStringLiteral(" ") + alphaIntervalText(*interval, 2) : QString();
     if (const MatrixResult *r = cell.single())
-        return QStringLiteral("<b>%1 = %2</b><br>%3").arg(name, number(metricValue(r->metrics, metric)), describeMatrix(*r));
+        return QStringLiteral("<b>%1 = %2%3</b><br>%4").arg(name, number(metricValue(r->metrics, metric)), intervalText, describeMatrix(*r));
     const AggregatePoint p = aggregateValues(cell.matrices, metric);
     const MatrixResult &first = *cell.matrices.first();
     QString where = first.block.isEmpty() ? QString() : first.block.toHtmlEscaped() + QStringLiteral(" · ");
     where += QStringLiteral("%1 · layer %2 · step %3").arg(displayLabel(first.type).toHtmlEscaped()).arg(first.layer).arg(first.step);
-    return QStringLiteral("<b>%1 = %2</b> (mean of %3 experts)<br>min %4 · max %5%6<br>%7")
+    return QStringLiteral("<b>%1 = %2</b>%8 (mean of %3 experts)<br>min %4 · max %5%6<br>%7")
         .arg(name, number(p.value)).arg(cell.matrices.size()).arg(number(p.min), number(p.max))
-        .arg(p.missing ? QStringLiteral(" · %1 NaN left out").arg(p.missing) : QString(), where);
+        .arg(p.missing ? QStringLiteral(" · %1 NaN left out").arg(p.missing) : QString(), where, intervalText);
 }
 
 QString stepTableCsv(const ViewState &state, Metric metric, int run, const QStringList &blocks, LayerView view)

@@ -1,8 +1,10 @@
 #include "FigureView.h"
 
 #include "FigureExporter.h"
+#include "HeadView.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
+#include "SpectrumOverStepsView.h"
 #include "SpectrumView.h"
 #include "TypeLayerHeatmap.h"
 
@@ -17,6 +19,8 @@ QString FigureView::name(FigureKind kind)
     case FigureKind::Bars: return QStringLiteral("bars");
     case FigureKind::Heatmaps: return QStringLiteral("heatmaps");
     case FigureKind::Spectrum: return QStringLiteral("spectrum");
+    case FigureKind::SpectrumOverSteps: return QStringLiteral("spectrogram");
+    case FigureKind::Heads: return QStringLiteral("heads");
     case FigureKind::LinesAndBars: return QStringLiteral("lines+bars");
     }
     return {};
@@ -54,6 +58,17 @@ FigureView::FigureView(ViewState *state, FigureKind kind, QWidget *parent)
         m_grid->addWidget(m_spectrum, 0, 0);
         connect(m_spectrum, &ChartView::exportRequested, this, &FigureView::exportRequested);
         return;
+    case FigureKind::SpectrumOverSteps:
+        m_spectrumOverSteps = new SpectrumOverStepsView(state, this);
+        m_grid->addWidget(m_spectrumOverSteps, 0, 0);
+        connect(m_spectrumOverSteps, &ChartView::exportRequested, this, &FigureView::exportRequested);
+        return;
+    case FigureKind::Heads:
+        m_heads = new HeadView(state, this);
+        m_metrics = {m_heads->metric()};
+        m_grid->addWidget(m_heads, 0, 0);
+        connect(m_heads, &ChartView::exportRequested, this, &FigureView::exportRequested);
+        return;
     case FigureKind::Bars:
         m_metrics = {Metric::CompressionPct};
         break;
@@ -73,6 +88,11 @@ void FigureView::setMetrics(const QList<Metric> &metrics)
     if (m_kind == FigureKind::Lines) {
         m_metrics = {metrics.first()};
         m_lines->setMetric(metrics.first());
+        return;
+    }
+    if (m_heads) {
+        m_metrics = {metrics.first()};
+        m_heads->setMetric(metrics.first());
         return;
     }
     if (m_kind == FigureKind::LinesAndBars) {
@@ -127,8 +147,10 @@ void FigureView::syncPanels()
     if (m_kind != FigureKind::Bars && m_kind != FigureKind::Heatmaps && m_kind != FigureKind::LinesAndBars)
         return;
     const QList<int> runs = m_state->visibleRuns();
-    if (runs == m_panelRuns)
+    if (runs == m_panelRuns) {
+        layoutPanels(); // the layers shown may have changed: the panels' widths follow
         return;
+    }
     m_panelRuns = runs;
     qDeleteAll(m_bars);
     qDeleteAll(m_heatmaps);
@@ -172,6 +194,8 @@ QList<QList<ChartView *>> FigureView::panels(QSize size) const
     switch (m_kind) {
     case FigureKind::Lines: return {{m_lines}};
     case FigureKind::Spectrum: return {{m_spectrum}};
+    case FigureKind::SpectrumOverSteps: return {{m_spectrumOverSteps}};
+    case FigureKind::Heads: return {{m_heads}};
     case FigureKind::Bars:
     case FigureKind::LinesAndBars: {
         QList<ChartView *> row;
@@ -216,6 +240,13 @@ void FigureView::layoutPanels()
     for (int r = 0; r < rows.size(); ++r)
         for (int c = 0; c < rows[r].size(); ++c)
             m_grid->addWidget(rows[r][c], r, c);
+    // Compared runs' panels are as wide as their layers need: a 4-layer run beside a 16-layer one
+    // gets a quarter of the other's width, so a layer is as wide in both (in relative depth every
+    // panel spans 0 to 1: as wide as the others).
+    const bool byLayers = m_panelRuns.size() > 1 && !m_state->relativeDepth();
+    for (int c = 0; c < m_grid->columnCount(); ++c)
+        m_grid->setColumnStretch(c, byLayers && c < m_panelRuns.size()
+                                        ? int(std::max<qsizetype>(1, m_state->visibleLayersAt(m_panelRuns[c]).size())) : 1);
 }
 
 bool FigureView::exportTo(const QString &path, const FigureSize &size, QString *error, const QString &title)
@@ -230,6 +261,15 @@ bool FigureView::exportTo(const QString &path, const FigureSize &size, QString *
         return false;
     }
     return FigureExporter::write(rows, path, size, error, title);
+}
+
+QString FigureView::dataCsv() const
+{
+    QString csv;
+    for (const QList<ChartView *> &row : panels())
+        for (const ChartView *view : row)
+            csv += view->dataCsv();
+    return csv;
 }
 
 } // namespace rankscope

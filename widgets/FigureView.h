@@ -18,15 +18,17 @@ class QGridLayout;
 namespace rankscope {
 
 class ChartView;
+class HeadView;
 class RunStepView;
 class LayerBarChart;
 class MetricLineChart;
 class SpectrumView;
+class SpectrumOverStepsView;
 class TypeLayerHeatmap;
 
 // LinesAndBars: figure (1) of the seeds, the line chart beside the per-layer bars in one figure
 // (an export figure; the window shows its two views on tabs of their own).
-enum class FigureKind { Lines, Bars, Heatmaps, Spectrum, LinesAndBars };
+enum class FigureKind { Lines, Bars, Heatmaps, Spectrum, SpectrumOverSteps, Heads, LinesAndBars };
 
 class FigureView : public QWidget {
     Q_OBJECT
@@ -34,11 +36,15 @@ public:
     FigureView(ViewState *state, FigureKind kind, QWidget *parent = nullptr);
 
     FigureKind kind() const { return m_kind; }
-    // "lines", "bars", "heatmaps", "spectrum", "lines+bars": the names the command line and file names use.
+    // "lines", "bars", "heatmaps", "spectrum", "spectrogram", "heads", "lines+bars": the names the
+    // command line and file names use.
     static QString name(FigureKind kind);
     static std::optional<FigureKind> kindFromName(const QString &name);
     // The window's tabs, one per kind.
-    static QList<FigureKind> allKinds() { return {FigureKind::Lines, FigureKind::Bars, FigureKind::Heatmaps, FigureKind::Spectrum}; }
+    static QList<FigureKind> allKinds()
+    {
+        return {FigureKind::Lines, FigureKind::Bars, FigureKind::Heatmaps, FigureKind::Spectrum, FigureKind::SpectrumOverSteps, FigureKind::Heads};
+    }
     // What can be exported: the tabs' figures and the combined figure (1).
     static QList<FigureKind> exportKinds() { return allKinds() << FigureKind::LinesAndBars; }
 
@@ -64,12 +70,17 @@ public:
     QList<QList<ChartView *>> panels(QSize size = {}) const;
     MetricLineChart *lineChart() const { return m_lines; }
     SpectrumView *spectrumView() const { return m_spectrum; }
+    SpectrumOverStepsView *spectrumOverStepsView() const { return m_spectrumOverSteps; }
+    // --heads: the per-head heatmap, lines or one head's spectrum ("heads").
+    HeadView *headView() const { return m_heads; }
     QList<LayerBarChart *> barPanels() const { return m_bars; }
     QList<TypeLayerHeatmap *> heatmapPanels() const { return m_heatmaps; }
 
     // Writes the figure; a figure with nothing to draw (a spectrum no matrix was chosen for) is an
     // error. `title`: the whole figure's (FigureExporter::write), empty for none.
     bool exportTo(const QString &path, const FigureSize &size, QString *error, const QString &title = {});
+    // The numbers behind every panel, as CSV (ChartView::dataCsv, panel after panel).
+    QString dataCsv() const;
 
 private:
     // Recreates the per-run panels when the shown runs change.
@@ -89,6 +100,8 @@ private:
     QList<int> m_panelRuns;
     MetricLineChart *m_lines = nullptr;
     SpectrumView *m_spectrum = nullptr;
+    SpectrumOverStepsView *m_spectrumOverSteps = nullptr;
+    HeadView *m_heads = nullptr;
     QList<LayerBarChart *> m_bars;
     QList<TypeLayerHeatmap *> m_heatmaps; // metric by metric, each a panel per run
     QList<QList<RunStepView *>> m_byMetric; // the panels of each metric, a panel per run

@@ -70,6 +70,7 @@ void LayerBarChart::rebuild()
     const BarFigure &f = m_figure;
     for (const BarSeries &series : f.series)
         drawSeries(series);
+    p->legend->setVisible(f.legendShown);
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     ticker->setTicks(f.layerTicks);
     p->xAxis->setTicker(ticker);
@@ -92,15 +93,19 @@ void LayerBarChart::drawSeries(const BarSeries &series)
     auto *bars = new QCPBars(p->xAxis, p->yAxis);
     bars->setName(displayLabel(series.type));
     const QColor colour = typeColour(series.type);
-    bars->setPen(series.highlighted ? QPen(theme().emphasis, 2.0) : QPen(colour.darker(150), 0.8));
-    bars->setBrush(colour);
+    // On the dark theme a dim fill (Q's blue) gets a light edge; a hidden type's legend entry is grey.
+    const QColor edge = theme().dark ? typeEdgeOn(series.type, theme().background) : colour.darker(150);
+    bars->setPen(series.highlighted ? QPen(theme().emphasis, 2.0) : series.visible ? QPen(edge, theme().dark ? 1.0 : 0.8) : QPen(theme().muted, 0.8));
+    bars->setBrush(series.visible ? colour : theme().muted);
     bars->setWidth(m_figure.barWidth);
     m_typeOf.insert(bars, series.type);
     if (series.visible)
         m_group->append(bars); // hidden types leave the group so the others re-pack
     bars->setVisible(series.visible);
+    if (!m_figure.legendShown)
+        bars->removeFromLegend();
     if (auto *item = p->legend->itemWithPlottable(bars))
-        item->setTextColor(series.visible ? theme().text : theme().muted);
+        PlotStyle::setLegendEntryMuted(item, theme(), !series.visible);
     if (!series.hasSpread())
         return;
     // A layer of several experts shows their mean, with a whisker from the smallest to the largest.
@@ -132,6 +137,13 @@ void LayerBarChart::standBarsOnAxis()
         it.key()->setBaseValue(base);
         it.key()->setData(keys, values, true);
     }
+}
+
+std::optional<AxisRange> LayerBarChart::valueAxis(bool *log) const
+{
+    *log = m_figure.logY;
+    const QCPRange shown = plot()->yAxis->range();
+    return AxisRange{shown.lower, shown.upper};
 }
 
 std::optional<MatrixKey> LayerBarChart::matrixAt(const QPoint &pixel) const

@@ -33,7 +33,7 @@ MatrixPicker::MatrixPicker(ViewState *state, QWidget *parent) : QWidget(parent),
     m_type = addBox(tr("Type"), nullptr);
     m_layer = addBox(tr("Layer"), nullptr);
     m_expert = addBox(tr("Expert"), &m_expertLabel);
-    m_step = addBox(tr("Step"), nullptr);
+    m_step = addBox(tr("Step"), &m_stepLabel);
     connect(state, &ViewState::resultsChanged, this, &MatrixPicker::repopulate);
     repopulate();
 }
@@ -49,6 +49,12 @@ QComboBox *MatrixPicker::addBox(const QString &label, QLabel **labelOut)
         *labelOut = text;
     connect(box, &QComboBox::activated, this, &MatrixPicker::onChosen);
     return box;
+}
+
+void MatrixPicker::setStepShown(bool shown)
+{
+    m_stepLabel->setVisible(shown);
+    m_step->setVisible(shown);
 }
 
 void MatrixPicker::setKey(const std::optional<MatrixKey> &key)

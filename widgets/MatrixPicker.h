@@ -23,6 +23,8 @@ public:
     std::optional<MatrixKey> key() const { return m_key; }
     // The combo boxes, in order: run, block, type, layer, expert, step.
     QList<QComboBox *> boxes() const { return {m_run, m_block, m_type, m_layer, m_expert, m_step}; }
+    // Without its step box, for a view that shows every step (the spectrum over steps).
+    void setStepShown(bool shown);
 
 signals:
     void picked(const rankscope::MatrixKey &key);
@@ -38,7 +40,7 @@ private:
     std::optional<MatrixKey> m_key;
     bool m_chosen = false; // by the user or setKey(); until then the key is the default
     QComboBox *m_run, *m_block, *m_type, *m_layer, *m_expert, *m_step;
-    QLabel *m_runLabel = nullptr, *m_blockLabel = nullptr, *m_expertLabel = nullptr;
+    QLabel *m_runLabel = nullptr, *m_blockLabel = nullptr, *m_expertLabel = nullptr, *m_stepLabel = nullptr;
     bool m_filling = false;
 };
 

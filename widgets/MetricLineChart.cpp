@@ -3,6 +3,7 @@
 #include "MetricSelector.h"
 #include "PlotStyle.h"
 #include "TypeStyle.h"
+#include "figures/AlphaIntervals.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -12,7 +13,6 @@
 namespace rankscope {
 
 namespace {
-QString number(double v) { return std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN"); }
 
 // Types differ by colour and marker; the k-th visible run by its line's dash pattern.
 Qt::PenStyle runLineStyle(int k)
@@ -50,6 +50,7 @@ MetricLineChart::MetricLineChart(ViewState *state, QWidget *parent)
     m_metricBox = addMetricSelector(m_metric);
     headerLayout()->addSpacing(12);
     headerLayout()->addWidget(new QLabel(tr("Lines"), this));
+    m_modeBox->setSizeAdjustPolicy(QComboBox::AdjustToContents); // "MLP↑ by layer" whole, never "MLP↑ by laye"
     headerLayout()->addWidget(m_modeBox);
     headerLayout()->addSpacing(12);
     m_guideBox = new QCheckBox(tr("Guide band 2 \u2264 \u03b1 \u2264 6"), this);
@@ -163,9 +164,10 @@ void MetricLineChart::setPerLayerType(std::optional<MatrixType> type)
 void MetricLineChart::clearFigure()
 {
     QCustomPlot *p = plot();
-    p->clearGraphs();
+    p->clearPlottables(); // the lines, their bands and error bars
     p->legend->clearItems();
     m_graphs.clear();
+    m_errorBars.clear();
     if (m_layerScale) { // the colour bar of the per-layer lines
         body()->remove(m_layerScale);
         body()->simplify();
@@ -199,6 +201,12 @@ void MetricLineChart::rebuild()
         entry->setPen(Qt::NoPen);
         entry->setBrush(m_guideBand->brush());
         entry->setName(f.guideLabel);
+    }
+    if (!f.intervalLabel.isEmpty() && f.legendShown) { // error bars without data: their legend icon only
+        auto *entry = new QCPErrorBars(p->xAxis, p->yAxis);
+        entry->setPen(QPen(theme().ink, 1.2));
+        entry->setName(f.intervalLabel);
+        entry->setSelectable(QCP::stNone);
     }
     p->yAxis->setLabel(f.yLabel);
     PlotStyle::setLogScale(p->yAxis, f.logY);
@@ -264,10 +272,12 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
     // markers, which would merge into a thick band.
     const double k = penScale();
     const double width = (series.highlighted ? 3.4 : 2.0) * k;
-    if (isLightColour(colour) && !theme().dark) {
-        // A light line gets a darker casing under it, so it holds its own on white.
+    const bool dimOnDark = theme().dark && isDimOn(series.type, theme().background);
+    if ((isLightColour(colour) && !theme().dark) || dimOnDark) {
+        // A light line gets a darker casing under it, so it holds its own on white; a dim one (Q's
+        // blue) a lighter casing on the dark theme.
         QCPGraph *casing = p->addGraph();
-        QPen edge(typeOutline(series.type), width + 1.2 * k);
+        QPen edge(typeEdgeOn(series.type, theme().background), width + (dimOnDark ? 1.0 : 1.4) * k);
         edge.setStyle(runLineStyle(series.runOrder));
         casing->setPen(edge);
         casing->removeFromLegend();
@@ -280,15 +290,20 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
     // Colour and marker are the type; the dash pattern is the run.
     QPen pen = typePen(series.type, width);
     pen.setStyle(runLineStyle(series.runOrder));
+    // A hidden type's graph is not drawn; its legend entry is, in grey, so it reads as switched off.
+    const QColor edge = series.visible ? typeEdgeOn(series.type, theme().background) : theme().muted;
+    if (!series.visible)
+        pen.setColor(theme().muted);
     graph->setPen(pen);
     if (series.points.size() <= kMostMarkedPoints)
-        graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), QPen(typeOutline(series.type), 1.2 * k), colour, 7 * k));
+        graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), QPen(edge, 1.2 * k), series.visible ? colour : theme().muted, 7 * k));
     addPoints(graph, [](const AggregatePoint &pt) { return pt.value; });
     graph->setVisible(series.visible);
+    drawIntervals(series, graph, typeOutline(series.type));
     if (!series.inLegend)
         graph->removeFromLegend();
     if (auto *item = p->legend->itemWithPlottable(graph))
-        item->setTextColor(series.visible ? theme().text : theme().muted);
+        PlotStyle::setLegendEntryMuted(item, theme(), !series.visible);
     return graph;
 }
 
@@ -303,7 +318,34 @@ QCPGraph *MetricLineChart::drawLayerLine(const LineSeries &series)
     graph->removeFromLegend();
     for (qsizetype i = 0; i < series.points.size(); ++i)
         graph->addData(series.x[i], plottedValue(series.points[i].value, m_figure.logY));
+    drawIntervals(series, graph, colour.darker(130));
     return graph;
+}
+
+void MetricLineChart::drawIntervals(const LineSeries &series, QCPGraph *line, const QColor &colour)
+{
+    // Each point's interval as the distances below and above its value; a point without one, or
+    // off a logarithmic axis, gets none (NaN is not drawn).
+    if (series.intervals.isEmpty())
+        return;
+    auto *bars = new QCPErrorBars(plot()->xAxis, plot()->yAxis);
+    bars->removeFromLegend();
+    bars->setSelectable(QCP::stNone);
+    bars->setErrorType(QCPErrorBars::etValueError);
+    bars->setPen(QPen(colour, series.highlighted ? 2.0 : 1.3));
+    bars->setWhiskerWidth(7);
+    bars->setSymbolGap(0);
+    bars->setDataPlottable(line);
+    QVector<double> below, above;
+    for (qsizetype i = 0; i < series.points.size(); ++i) {
+        const double value = plottedValue(series.points[i].value, m_figure.logY);
+        const AxisRange interval = series.intervals.value(i, AxisRange{std::nan(""), std::nan("")});
+        below << value - plottedValue(interval.lower, m_figure.logY);
+        above << plottedValue(interval.upper, m_figure.logY) - value;
+    }
+    bars->setData(below, above);
+    bars->setVisible(series.visible);
+    m_errorBars.append(bars);
 }
 
 void MetricLineChart::addLayerScale(const LayerColourScale &scale)
@@ -373,9 +415,12 @@ QString MetricLineChart::tooltipAt(const QPoint &pixel) const
         return {};
     const AggregatePoint &pt = hit.line->points[hit.index];
     const QString metricName = QString::fromUtf8(metricInfo(m_metric).label);
+    // Rounded as the value axis shows it, as the crosshair readout is.
+    const AxisRange axis{plot()->yAxis->range().lower, plot()->yAxis->range().upper};
+    auto number = [&](double v) { return axisNumber(v, axis, m_figure.logY); };
     if (hit.line->layer >= 0) {
         const MatrixCell cell = state()->cell(0, pt.step, state()->block(), hit.line->layer, hit.line->type);
-        return cell.isEmpty() ? QString() : describeCell(cell, m_metric);
+        return cell.isEmpty() ? QString() : describeCell(cell, m_metric, axis, m_figure.logY);
     }
     const QString aggregateName = state()->aggregate() == Aggregate::Mean ? tr("mean") : tr("median");
     QString text = QStringLiteral("<b>%1</b> · step %2<br>%3 %4 = <b>%5</b><br>min %6 · max %7 · %8 %9")
@@ -387,6 +432,9 @@ QString MetricLineChart::tooltipAt(const QPoint &pixel) const
                        .arg(state()->experts().isEmpty() ? tr("layers") : tr("matrices (layers × experts)"));
     if (pt.missing > 0)
         text += tr(" (%1 NaN left out)").arg(pt.missing);
+    if (hit.index < hit.line->intervals.size())
+        if (const QString interval = alphaIntervalText(hit.line->intervals[hit.index], 2); !interval.isEmpty())
+            text += tr("<br>95 % interval of the mean %1").arg(interval);
     return text;
 }
 

@@ -34,6 +34,8 @@ public:
 
     // The visible data lines (not bands), for tests and exports.
     QList<QCPGraph *> visibleLines() const;
+    // --alpha-ci: the error bars on α's lines, one per line with intervals (figure().series order).
+    const QList<QCPErrorBars *> &errorBars() const { return m_errorBars; }
     QString tooltipAt(const QPoint &pixel) const override;
     QString dataCsv() const override;
     // What the chart draws now.
@@ -64,12 +66,14 @@ private:
     void drawGuideBand(const LineFigure &figure);
     QCPGraph *drawTypeLine(const LineSeries &series, const LineFigure &figure);
     QCPGraph *drawLayerLine(const LineSeries &series);
+    void drawIntervals(const LineSeries &series, QCPGraph *line, const QColor &colour);
     void addLayerScale(const LayerColourScale &scale);
 
     Metric m_metric = Metric::StableRank;
     std::optional<MatrixType> m_perLayerType;
     LineFigure m_figure;
     QList<QCPGraph *> m_graphs; // the graph of each of the figure's series
+    QList<QCPErrorBars *> m_errorBars;
     QCPItemStraightLine *m_stepMarker = nullptr;
     bool m_alphaGuide = true;
     std::optional<StepWindow> m_steps;

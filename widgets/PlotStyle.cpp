@@ -142,10 +142,19 @@ void applyTheme(QCustomPlot *plot, const Theme &theme)
             if (auto *legend = qobject_cast<QCPLegend *>(element))
                 legends.append(legend);
     for (QCPLegend *legend : legends) {
-        legend->setTextColor(theme.text); // entries made from now on; views colour their own entries
+        legend->setTextColor(theme.text); // every entry, and those made from now on
+        for (int i = 0; i < legend->itemCount(); ++i)
+            if (QCPAbstractLegendItem *item = legend->item(i); item && item->property("mutedEntry").toBool())
+                item->setTextColor(theme.muted);
         if (legend->brush() != Qt::NoBrush) // only legends over data have a background
             legend->setBrush(theme.overlay);
     }
+}
+
+void setLegendEntryMuted(QCPAbstractLegendItem *item, const Theme &theme, bool muted)
+{
+    item->setProperty("mutedEntry", muted);
+    item->setTextColor(muted ? theme.muted : theme.text);
 }
 
 void applyPaperStyle(QCustomPlot *plot)

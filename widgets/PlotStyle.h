@@ -34,6 +34,8 @@ void applyPaperStyle(QCustomPlot *plot);
 // background and the colour of entries added after) in a theme; views colour what they draw,
 // legend entries included, from the same theme.
 void applyTheme(QCustomPlot *plot, const Theme &theme);
+// A legend entry of a hidden type: grey, and kept grey by applyTheme (which recolours the others).
+void setLegendEntryMuted(QCPAbstractLegendItem *item, const Theme &theme, bool muted);
 // Every text of the plot (axes of every axis rect and colour scale, legends, titles) at a base
 // size: tick labels at basePt, axis labels one point larger, titles two.
 void applyFonts(QCustomPlot *plot, double basePt);

@@ -8,6 +8,8 @@
 #include "spectral/SpectralMetrics.h"
 
 #include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
 #include <algorithm>
 #include <cmath>
 
@@ -24,12 +26,19 @@ QCPGraph *addGraphTo(QCPAxisRect *rect)
 
 SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
     : ChartView(state, parent), m_rankRect(plot()->axisRect()), m_densityRect(new QCPAxisRect(plot())),
-      m_densityLegend(new QCPLegend), m_overlayBox(new QCheckBox(tr("Overlay the first step"), this))
+      m_densityLegend(new QCPLegend), m_overlayBox(new QCheckBox(tr("Overlay the first step"), this)), m_tailBox(new QComboBox(this))
 {
     m_picker = new MatrixPicker(state, this);
     headerLayout()->addWidget(m_picker);
     headerLayout()->addSpacing(12);
     headerLayout()->addWidget(m_overlayBox);
+    headerLayout()->addSpacing(12);
+    headerLayout()->addWidget(new QLabel(tr("Eigenvalues as"), this));
+    m_tailBox->addItem(tr("CCDF with the power-law fit"), int(SpectrumTail::Ccdf));
+    m_tailBox->addItem(tr("Density with the MP bulk"), int(SpectrumTail::Density));
+    m_tailBox->setToolTip(tr("The CCDF P(Λ ≥ λ) shows a power law as a straight line, where its fit from xₘᵢₙ is judged"));
+    headerLayout()->addWidget(m_tailBox);
+    connect(m_tailBox, &QComboBox::activated, this, [this] { setTail(SpectrumTail(m_tailBox->currentData().toInt())); });
     connect(m_picker, &MatrixPicker::picked, this, &SpectrumView::showMatrix);
     headerLayout()->addStretch(1);
     connect(m_overlayBox, &QCheckBox::toggled, this, &SpectrumView::setOverlayFirstStep);
@@ -41,7 +50,6 @@ SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
     m_rankRect->axis(QCPAxis::atBottom)->setLabel(tr("Rank i"));
     m_rankRect->axis(QCPAxis::atLeft)->setLabel(tr("Singular value \u03c3\u1d62"));
     m_densityRect->axis(QCPAxis::atBottom)->setLabel(tr("Eigenvalue \u03bb = \u03c3\u00b2"));
-    m_densityRect->axis(QCPAxis::atLeft)->setLabel(tr("Density p(\u03bb)"));
     for (QCPAxisRect *rect : {m_rankRect, m_densityRect})
         for (QCPAxis *axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)})
             PlotStyle::setLogScale(axis, true);
@@ -71,6 +79,7 @@ std::unique_ptr<ChartView> SpectrumView::createSibling() const
     sibling->m_key = m_key;
     sibling->m_showingDefault = m_showingDefault;
     sibling->m_overlay = m_overlay;
+    sibling->m_tail = m_tail;
     return sibling;
 }
 
@@ -89,11 +98,19 @@ void SpectrumView::setOverlayFirstStep(bool overlay)
     rebuild();
 }
 
+void SpectrumView::setTail(SpectrumTail tail)
+{
+    m_tail = tail;
+    m_tailBox->setCurrentIndex(std::max(0, m_tailBox->findData(int(tail))));
+    rebuild();
+}
+
 QColor SpectrumView::colourOf(const SpectrumCurve &curve) const
 {
     using Kind = SpectrumCurve::Kind;
     switch (curve.kind) {
     case Kind::SingularValues:
+    case Kind::Ccdf:
     case Kind::Density: {
         if (!curve.main)
             return QColor(0x99, 0x99, 0x99); // the first step, overlaid
@@ -140,6 +157,11 @@ void SpectrumView::drawCurve(const SpectrumCurve &curve)
         graph->setPen(QPen(colour, 2.0, Qt::DashLine));
         m_lawGraph = graph;
         break;
+    case Kind::Ccdf: // every eigenvalue a point, joined as the steps of P(Λ ≥ λ)
+        graph->setPen(QPen(colour, curve.main ? 1.0 : 0.8, dash));
+        graph->setLineStyle(QCPGraph::lsStepRight);
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, m_figure.spectrumSize > 200 ? 2.5 : 4));
+        break;
     }
     for (const QPointF &point : curve.points)
         graph->addData(point.x(), point.y());
@@ -159,13 +181,25 @@ void SpectrumView::drawMarker(const SpectrumMarker &marker)
     const QCPRange y = m_densityRect->axis(QCPAxis::atLeft)->range();
     line->point1->setCoords(marker.x, y.lower);
     line->point2->setCoords(marker.x, y.upper);
-    if (marker.kind == SpectrumMarker::Kind::BulkEdge) {
-        line->setPen(QPen(theme().bulk, 1.2, Qt::DashLine));
-    } else {
-        QColor xminColour = theme().fit;
-        xminColour.setAlpha(120);
-        line->setPen(QPen(xminColour, 1, Qt::DotLine));
+    line->setPen(markerPen(marker.kind));
+    // Named in the panel's legend by an entry drawn as the line is (a graph without data).
+    if (!marker.name.isEmpty()) {
+        QCPGraph *entry = addGraphTo(m_densityRect);
+        entry->setPen(markerPen(marker.kind));
+        entry->setName(marker.name);
+        entry->setSelectable(QCP::stNone);
+        entry->removeFromLegend(plot()->legend);
+        m_densityLegend->addItem(new QCPPlottableLegendItem(m_densityLegend, entry));
     }
+}
+
+QPen SpectrumView::markerPen(SpectrumMarker::Kind kind) const
+{
+    if (kind == SpectrumMarker::Kind::BulkEdge)
+        return QPen(theme().bulk, 1.2, Qt::DashLine);
+    QColor xminColour = theme().fit;
+    xminColour.setAlpha(140);
+    return QPen(xminColour, 1.2, Qt::DotLine);
 }
 
 void SpectrumView::rebuild()
@@ -176,7 +210,7 @@ void SpectrumView::rebuild()
     m_lawGraph = nullptr;
     m_bulkGraph = nullptr;
     m_deltaGraph = nullptr;
-    m_figure = SpectrumFigureBuilder(*state(), m_key, m_overlay).build();
+    m_figure = SpectrumFigureBuilder(*state(), m_key, m_overlay, m_tail).build();
     const SpectrumFigure &f = m_figure;
     setTitle(f.title);
     if (!f.type) {
@@ -192,7 +226,10 @@ void SpectrumView::rebuild()
     };
     setRanges(m_rankRect, f.rankX, f.rankY);
     setRanges(m_densityRect, f.densityX, f.densityY);
-    // Each marker right after its curve: it is drawn over that curve and under the next.
+    m_densityRect->axis(QCPAxis::atLeft)->setLabel(f.tailYLabel);
+    // Each marker right after its curve: it is drawn over that curve and under the next. The
+    // bulk's edge on the CCDF, which draws no bulk, comes last (in the legend too).
+    const bool bulkDrawn = f.curve(SpectrumCurve::Kind::Bulk) != nullptr;
     for (const SpectrumCurve &curve : f.curves) {
         drawCurve(curve);
         for (const SpectrumMarker &marker : f.markers)
@@ -200,6 +237,9 @@ void SpectrumView::rebuild()
                 (curve.kind == SpectrumCurve::Kind::PowerLaw && marker.kind == SpectrumMarker::Kind::PowerLawXmin))
                 drawMarker(marker);
     }
+    for (const SpectrumMarker &marker : f.markers)
+        if (!bulkDrawn && marker.kind == SpectrumMarker::Kind::BulkEdge)
+            drawMarker(marker);
     for (QCPLegend *legend : {plot()->legend, m_densityLegend})
         PlotStyle::makeRoomForDescenders(legend);
     refresh();

@@ -1,12 +1,15 @@
 // Figure 4: one matrix's spectrum. Left, its singular values against rank on log–log axes;
-// right, the density of its eigenvalues λ = σ² on log–log axes with the fitted power-law tail
-// drawn from xmin, alpha and D in the legend. The same matrix at the first step can be overlaid.
+// right, its eigenvalues λ = σ² on log–log axes: their empirical CCDF (the default, where the
+// fitted power law from x_min is a straight line to judge) or their density with the
+// Marchenko–Pastur bulk; alpha, D, the tail's size, x_min and λ₊ in the legend. The same matrix
+// at the first step can be overlaid.
 #pragma once
 
 #include "ChartView.h"
 #include "figures/SpectrumFigure.h"
 
 class QCheckBox;
+class QComboBox;
 
 namespace rankscope {
 
@@ -20,6 +23,8 @@ public:
     std::optional<MatrixKey> matrix() const { return m_key; }
     void showMatrix(const MatrixKey &key);
     void setOverlayFirstStep(bool overlay);
+    SpectrumTail tail() const { return m_tail; }
+    void setTail(SpectrumTail tail);
     MatrixPicker *picker() const { return m_picker; }
 
     QCPAxisRect *rankRect() const { return m_rankRect; }
@@ -47,14 +52,17 @@ private:
     QColor colourOf(const SpectrumCurve &curve) const;
     void drawCurve(const SpectrumCurve &curve);
     void drawMarker(const SpectrumMarker &marker);
+    QPen markerPen(SpectrumMarker::Kind kind) const;
 
     std::optional<MatrixKey> m_key;
     bool m_showingDefault = true; // no matrix asked for yet: the picker's default is shown
     bool m_overlay = false;
+    SpectrumTail m_tail = SpectrumTail::Ccdf;
     QCPAxisRect *m_rankRect;
     QCPAxisRect *m_densityRect;
     QCPLegend *m_densityLegend;
     QCheckBox *m_overlayBox;
+    QComboBox *m_tailBox;
     MatrixPicker *m_picker = nullptr;
     QString fitTextFor(QSize size) const;
     // Whether the legends fit inside the panels at this size (else they go in a row below).

@@ -7,11 +7,13 @@
 #include "spectral/SpectralMetrics.h"
 
 #include <QString>
+#include <memory>
 #include <optional>
 
 namespace rankscope {
 
 class AnalysisTeam;
+class DeviceGramSolver;
 
 inline constexpr int kDefaultSubspaceK = 16;
 
@@ -41,10 +43,20 @@ struct AnalysisSettings {
     // in the results file, so that a checkpoint added later costs only itself.
     bool subspace = false;
     int subspaceK = kDefaultSubspaceK;
+    // alpha's bootstrap interval (alpha_ci_low, alpha_ci_high; spectral/AlphaInterval): from the
+    // spectrum alone, so results stored without it gain it without a checkpoint being read.
+    bool alphaCi = false;
+    // Per-head spectra (--heads): every head of Q, K, V and O, and each query head's QK and OV
+    // circuits (HeadPlan, HeadSpectra), kept in RunAnalysis::headResults.
+    bool heads = false;
     // Processes sharing this analysis (MPI ranks; null: this process alone). Each computes the
     // matrices AnalysisTeam::assignByCost hands it; only the leader's RunAnalysis is whole, and only
     // the leader saves the results file.
     AnalysisTeam *team = nullptr;
+    // The GPU the spectra are computed on (GramDeviceChoice; null: the CPU), and why there is none
+    // when null (for the timing line). Never part of the settings key: both meet the contract.
+    std::shared_ptr<DeviceGramSolver> device;
+    QString deviceNote;
 };
 
 } // namespace rankscope

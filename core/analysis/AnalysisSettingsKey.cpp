@@ -1,5 +1,7 @@
 #include "analysis/AnalysisSettingsKey.h"
 
+#include "spectral/AlphaInterval.h"
+
 #include <limits>
 #include <utility>
 
@@ -33,6 +35,9 @@ AnalysisSettingsKey AnalysisSettingsKey::of(const AnalysisSettings &settings, co
         key.referenceStep = settings.referenceStep;
     if (settings.subspace)
         key.subspaceK = settings.subspaceK;
+    if (settings.alphaCi)
+        key.alphaCiResamples = kAlphaCiResamples;
+    key.heads = settings.heads;
     return key;
 }
 
@@ -47,6 +52,10 @@ QString AnalysisSettingsKey::toString() const
         items << QStringLiteral("delta=%1").arg(referenceStep ? QString::number(*referenceStep) : QStringLiteral("first"));
     if (subspaceK)
         items << QStringLiteral("subspace=%1").arg(*subspaceK);
+    if (alphaCiResamples)
+        items << QStringLiteral("alpha_ci=%1").arg(*alphaCiResamples);
+    if (heads)
+        items << QStringLiteral("heads=1");
     return items.join(QLatin1Char(';'));
 }
 
@@ -70,8 +79,12 @@ AnalysisSettingsKey AnalysisSettingsKey::parse(const QString &text)
         } else if (name == QLatin1String("delta") && !key.delta && (value == QLatin1String("first") || canonicalNumber<qint64>(value))) {
             key.delta = true;
             key.referenceStep = canonicalNumber<qint64>(value);
+        } else if (item == QLatin1String("heads=1") && !key.heads) {
+            key.heads = true;
         } else if (name == QLatin1String("subspace") && !key.subspaceK && canonicalNumber<int>(value)) {
             key.subspaceK = canonicalNumber<int>(value);
+        } else if (name == QLatin1String("alpha_ci") && !key.alphaCiResamples && canonicalNumber<int>(value)) {
+            key.alphaCiResamples = canonicalNumber<int>(value);
         } else {
             key.others << item;
         }
@@ -92,6 +105,8 @@ std::optional<AnalysisOptIns> AnalysisSettingsKey::missingFrom(const AnalysisSet
     missing.randDistance = randDistance && !stored.randDistance;
     missing.delta = delta && (!stored.delta || stored.referenceStep != referenceStep);
     missing.subspace = subspaceK && stored.subspaceK != subspaceK;
+    missing.alphaCi = alphaCiResamples && stored.alphaCiResamples != alphaCiResamples;
+    missing.heads = heads && !stored.heads;
     return missing;
 }
 

@@ -1,6 +1,6 @@
 // What besides the files decides the stored spectra and metrics (solver, naming rules, results
 // schema) and which opt-in metrics they hold (rand_distance, delta and its reference, subspace and
-// its k), as the results file keeps it: "solver=gram;rules=builtin-3;schema=3;delta=first;…".
+// its k, alpha's bootstrap interval and its resamples), as the results file keeps it: "solver=gram;rules=builtin-3;schema=3;delta=first;…".
 // Built from the settings and parsed back here only, so that what is written and what is compared
 // cannot drift apart. τ is not part of it: metrics are recomputed from the stored spectra at any τ.
 #pragma once
@@ -15,8 +15,8 @@ namespace rankscope {
 
 // The opt-in metrics, each asked for or not (or, compared with stored results: missing there or not).
 struct AnalysisOptIns {
-    bool randDistance = false, delta = false, subspace = false;
-    bool any() const { return randDistance || delta || subspace; }
+    bool randDistance = false, delta = false, subspace = false, alphaCi = false, heads = false;
+    bool any() const { return randDistance || delta || subspace || alphaCi || heads; }
 };
 
 struct AnalysisSettingsKey {
@@ -32,6 +32,8 @@ struct AnalysisSettingsKey {
     bool delta = false;
     std::optional<qint64> referenceStep; // with delta: the reference's step; none: the run's first
     std::optional<int> subspaceK;
+    std::optional<int> alphaCiResamples; // --alpha-ci: its resamples (another count: lacking too)
+    bool heads = false;
 
     static AnalysisSettingsKey of(const AnalysisSettings &settings, const QString &rulesIdentity, int schemaVersion);
     // Any text gives a key; items it does not know are kept in `others`.

@@ -13,7 +13,22 @@ namespace {
 // Every member runs the same build, so the metrics travel as their bytes: the leader keeps exactly
 // the numbers the member computed (no refit, no rounding).
 static_assert(std::is_trivially_copyable_v<SpectralMetrics>);
-constexpr quint32 kShareMagic = 0x52534332; // "RSC2": with top vectors (--subspace)
+constexpr quint32 kShareMagic = 0x52534333; // "RSC3": with heads and their R (--heads)
+
+// A result's head, key/value head and R (--heads), never more values than the bytes left hold.
+bool readHead(QDataStream &in, qint64 size, MatrixResult &r)
+{
+    qint32 head = -1, kvHead = -1;
+    qint64 rows = 0, cols = 0;
+    in >> head >> kvHead >> rows >> cols;
+    if (in.status() != QDataStream::Ok || rows < 0 || cols < 0 || (cols > 0 && rows > (size - in.device()->pos()) / qint64(sizeof(double)) / cols))
+        return false;
+    r.head = head;
+    r.kvHead = kvHead;
+    r.headFactor.resize(rows, cols);
+    const int bytes = int(r.headFactor.size() * sizeof(double));
+    return in.readRawData(reinterpret_cast<char *>(r.headFactor.data()), bytes) == bytes;
+}
 
 } // namespace
 
@@ -23,7 +38,7 @@ QByteArray CheckpointShare::serialized() const
     QDataStream out(&bytes, QIODevice::WriteOnly);
     out.setVersion(QDataStream::Qt_6_4);
     out << kShareMagic << qint32(matricesDone) << costSeconds << timings.readSeconds << timings.spectraSeconds
-        << timings.metricsSeconds << qint32(issues.size());
+        << timings.metricsSeconds << qint32(timings.matricesOnDevice) << qint32(timings.matricesOnCpu) << qint32(issues.size());
     for (const AnalysisIssue &issue : issues)
         out << issue.path << issue.tensor << issue.message << issue.wholeFile;
     out << qint32(results.size());
@@ -36,6 +51,9 @@ QByteArray CheckpointShare::serialized() const
         out << qint64(r.topVectors.rows()) << qint64(r.topVectors.cols());
         out.writeRawData(reinterpret_cast<const char *>(r.topVectors.data()), int(r.topVectors.size() * sizeof(float)));
         out.writeRawData(reinterpret_cast<const char *>(&r.metrics), int(sizeof(SpectralMetrics)));
+        // --heads: the leader pairs each query head's R with its key/value head's for the circuits.
+        out << qint32(r.head) << qint32(r.kvHead) << qint64(r.headFactor.rows()) << qint64(r.headFactor.cols());
+        out.writeRawData(reinterpret_cast<const char *>(r.headFactor.data()), int(r.headFactor.size() * sizeof(double)));
     }
     return bytes;
 }
@@ -47,7 +65,11 @@ std::optional<CheckpointShare> CheckpointShare::fromBytes(const QByteArray &byte
     CheckpointShare share;
     quint32 magic = 0;
     qint32 done = 0, issueCount = 0, resultCount = 0;
-    in >> magic >> done >> share.costSeconds >> share.timings.readSeconds >> share.timings.spectraSeconds >> share.timings.metricsSeconds >> issueCount;
+    qint32 onDevice = 0, onCpu = 0;
+    in >> magic >> done >> share.costSeconds >> share.timings.readSeconds >> share.timings.spectraSeconds >> share.timings.metricsSeconds
+       >> onDevice >> onCpu >> issueCount;
+    share.timings.matricesOnDevice = onDevice;
+    share.timings.matricesOnCpu = onCpu;
     if (magic != kShareMagic || issueCount < 0)
         return std::nullopt;
     share.matricesDone = done;
@@ -65,7 +87,7 @@ std::optional<CheckpointShare> CheckpointShare::fromBytes(const QByteArray &byte
         // Never more values than the bytes left hold.
         if (in.status() != QDataStream::Ok || count < 0 || count > (bytes.size() - in.device()->pos()) / qint64(sizeof(double)))
             return std::nullopt;
-        if (type < 0 || type >= int(kAllMatrixTypes.size()))
+        if (type < 0 || type >= kMatrixTypeCount)
             return std::nullopt;
         r.layer = layer;
         r.type = MatrixType(type);
@@ -87,6 +109,8 @@ std::optional<CheckpointShare> CheckpointShare::fromBytes(const QByteArray &byte
         r.topVectors.resize(vectorRows, vectorCols);
         if (in.readRawData(reinterpret_cast<char *>(r.topVectors.data()), int(r.topVectors.size() * sizeof(float))) != int(r.topVectors.size() * sizeof(float)) ||
             in.readRawData(reinterpret_cast<char *>(&r.metrics), int(sizeof(SpectralMetrics))) != int(sizeof(SpectralMetrics)))
+            return std::nullopt;
+        if (!readHead(in, bytes.size(), r))
             return std::nullopt;
         share.results << std::move(r);
     }

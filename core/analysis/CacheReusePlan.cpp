@@ -17,6 +17,8 @@ CacheReusePlan::CacheReusePlan(const RunAnalysis *previous, const QString &wante
             m_known.insert(QFileInfo(record.path).absoluteFilePath(), &record);
         for (const MatrixResult &r : previous->results)
             m_knownResults[QFileInfo(r.checkpointPath).absoluteFilePath()].append(r);
+        for (const MatrixResult &r : previous->headResults)
+            m_knownHeadResults[QFileInfo(r.checkpointPath).absoluteFilePath()].append(r);
         for (const AnalysisIssue &issue : previous->issues)
             m_knownIssues[QFileInfo(issue.path).absoluteFilePath()].append(issue);
     }
@@ -40,8 +42,14 @@ CheckpointReuse CacheReusePlan::reuseOf(qsizetype i, bool staleDelta, bool recom
 {
     CheckpointReuse reuse;
     reuse.cached = m_reusable.value(i);
-    const bool servesWhole = m_missing && !m_missing->any();
+    // alpha's interval needs only the stored spectrum: lacking it alone, a checkpoint is still
+    // taken whole, nothing read, and the interval added.
+    AnalysisOptIns lacking = m_missing.value_or(AnalysisOptIns{});
+    lacking.alphaCi = false;
+    const bool servesWhole = m_missing && !lacking.any();
     reuse.whole = reuse.cached && servesWhole && !recomputeVectors && !staleDelta;
+    if (reuse.whole)
+        reuse.missing.alphaCi = m_missing->alphaCi;
     if (!reuse.whole) {
         // Deltas against another reference are missing too, for this checkpoint.
         reuse.missing = m_missing.value_or(AnalysisOptIns{});
@@ -71,13 +79,17 @@ RunAnalysis CacheReusePlan::withUnvisited(const RunAnalysis &soFar) const
         if (placed && std::none_of(soFar.checkpoints.begin(), soFar.checkpoints.end(), [&](const CheckpointRecord &r) { return r.path == path; })) {
             CheckpointRecord unvisited = record;
             QList<MatrixResult> results = m_knownResults.value(path);
+            QList<MatrixResult> heads = m_knownHeadResults.value(path);
             place(unvisited, results, *placed);
+            place(unvisited, heads, *placed);
             snapshot.checkpoints.append(unvisited);
             snapshot.results.append(results);
+            snapshot.headResults.append(heads);
             snapshot.issues.append(m_knownIssues.value(path));
         }
     }
     sortResults(snapshot.results);
+    sortResults(snapshot.headResults);
     return snapshot;
 }
 

@@ -18,7 +18,8 @@ namespace rankscope {
 struct CheckpointReuse {
     const CheckpointRecord *cached = nullptr; // its earlier analysis, when its identity is unchanged
     bool whole = false;                       // taken from it as it is: nothing is read
-    AnalysisOptIns missing;                   // otherwise, the opt-in metrics cached lacks
+    AnalysisOptIns missing;                   // otherwise, the opt-in metrics cached lacks; when whole,
+                                              // alphaCi alone: the intervals to add from its stored spectra
 };
 
 class CacheReusePlan {
@@ -34,6 +35,8 @@ public:
     // The earlier results and issues of a checkpoint, by absolute path.
     const QHash<QString, QList<MatrixResult>> &knownResults() const { return m_knownResults; }
     QList<AnalysisIssue> knownIssues(const QString &path) const { return m_knownIssues.value(path); }
+    // --heads: the earlier per-head rows of a checkpoint (RunAnalysis::headResults), by absolute path.
+    QList<MatrixResult> knownHeadResults(const QString &path) const { return m_knownHeadResults.value(path); }
     // Checkpoint i: taken whole, or what its computation lacks. staleDelta: its deltas are against
     // another reference (DeltaPlan); recomputeVectors: --subspace needs its vectors again.
     CheckpointReuse reuseOf(qsizetype i, bool staleDelta, bool recomputeVectors) const;
@@ -51,6 +54,7 @@ private:
     QHash<QString, const CheckpointRecord *> m_known;
     QHash<QString, QList<MatrixResult>> m_knownResults;
     QHash<QString, QList<AnalysisIssue>> m_knownIssues;
+    QHash<QString, QList<MatrixResult>> m_knownHeadResults;
     QHash<QString, const PlacedCheckpoint *> m_placement;
     QList<CheckpointRecord> m_identities;
     QList<const CheckpointRecord *> m_reusable;

@@ -16,8 +16,22 @@ void sortResults(QList<MatrixResult> &results)
             return a.step < b.step;
         if (const auto c = a.identity() <=> b.identity(); c != 0)
             return c < 0;
+        if (a.head != b.head)
+            return a.head < b.head;
         return a.tensor < b.tensor;
     });
+}
+
+QList<MatrixResult> takeHeadRows(QList<MatrixResult> &results)
+{
+    QList<MatrixResult> heads;
+    if (std::none_of(results.begin(), results.end(), [](const MatrixResult &r) { return r.isHead(); }))
+        return heads;
+    QList<MatrixResult> whole;
+    for (MatrixResult &r : results)
+        (r.isHead() ? heads : whole).append(std::move(r));
+    results = std::move(whole);
+    return heads;
 }
 
 void applyEnergy(QList<MatrixResult> &results, double energy)

@@ -33,16 +33,29 @@ struct MatrixResult {
     // checkpoint may need them: RunAnalyzer keeps those of the run's newest checkpoint alone.
     Eigen::MatrixXf topVectors;
     SpectralMetrics metrics{};
+    // --heads: the attention head this row is (-1: the whole matrix). A head of Q or O, and a QK or
+    // OV circuit, is a query head; a head of K or V is a key/value head. kvHead is the key/value
+    // head it is or is served by (query head h of a group of g = heads / kv_heads: h / g).
+    int head = -1;
+    int kvHead = -1;
+    // --heads, while its checkpoint is analysed: R of the thin QR of the head's factor as the
+    // circuits take it (d × head_dim, HeadCircuits), for the circuits only; never stored.
+    Eigen::MatrixXd headFactor;
 
     MatrixIdentity identity() const { return {block, layer, type, expert}; }
+    bool isHead() const { return head >= 0; }
 };
 
 // The step as the views write it: the number, or "final" for a checkpoint that records no step
 // (its `step` only places it after the numbered ones).
 QString stepLabel(qint64 step, bool unnumbered);
 
-// Sorted by step, block, layer, type (in the contract's order), expert.
+// Sorted by step, block, layer, type (in the contract's order), expert, then head (the whole
+// matrix first).
 void sortResults(QList<MatrixResult> &results);
+// Moves the per-head rows (--heads) out of results, keeping both in order: what every
+// whole-matrix list, count and figure must never hold.
+QList<MatrixResult> takeHeadRows(QList<MatrixResult> &results);
 // Recomputes the τ-dependent metrics of every result from its stored spectrum (no checkpoint is
 // read, no power law is fitted again).
 void applyEnergy(QList<MatrixResult> &results, double energy);

@@ -1,5 +1,7 @@
 #include "analysis/MatrixSolve.h"
 
+#include "spectral/AlphaInterval.h"
+#include "analysis/HeadSpectra.h"
 #include "spectral/BlasThreadBudget.h"
 #include "spectral/WeightWatcherMetrics.h"
 
@@ -18,9 +20,13 @@ MatrixSolveOutcome MatrixSolve::run(MatrixSolveTask task, BlasThreadBudget &budg
     // The solver's Gram matrix and block can still fail to be allocated: that matrix fails, not the run.
     try {
         task.base.contentHash = task.source->contentHash();
+        // Before W's own solve, which may let the tensor go once it is read.
+        if (task.heads)
+            outcome.headRows = HeadSpectra::ofMatrix(*task.source, *task.heads, task.base, task.energy);
         const bool keepMatrix = task.withShuffle || task.reference;
+        outcome.ownSolved = task.ownSpectrum;
         if (task.ownSpectrum)
-            spectrum = ownSpectrum(task, keepMatrix, budget);
+            spectrum = ownSpectrum(task, keepMatrix, budget, outcome.place);
         else
             spectrum.singularValues = task.known->singularValues;
         // The change and the shuffle need the entries: only then is the matrix widened whole.
@@ -50,7 +56,7 @@ MatrixSolveOutcome MatrixSolve::run(MatrixSolveTask task, BlasThreadBudget &budg
     return outcome;
 }
 
-Spectrum MatrixSolve::ownSpectrum(MatrixSolveTask &task, bool keepMatrix, BlasThreadBudget &budget) const
+Spectrum MatrixSolve::ownSpectrum(MatrixSolveTask &task, bool keepMatrix, BlasThreadBudget &budget, SolvePlace &place) const
 {
     const BlasThreadBudget::Claim claim(budget);
     // The tensor is let go once read: while the eigensolver runs, the worker holds only its Gram
@@ -58,7 +64,7 @@ Spectrum MatrixSolve::ownSpectrum(MatrixSolveTask &task, bool keepMatrix, BlasTh
     return m_ownSolver.compute(*task.source, [&] {
         if (!keepMatrix)
             task.source.reset();
-    });
+    }, &place);
 }
 
 MatrixSolve::Change MatrixSolve::changeFrom(const RowMajorMatrix &widened, MatrixSolveTask &task, QString &problem) const
@@ -99,6 +105,8 @@ void MatrixSolve::setMetrics(MatrixResult &result, Spectrum &spectrum, const Mat
     }
     if (task.known)
         keepKnown(result, task);
+    if (task.withAlphaCi)
+        setAlphaInterval(result.metrics, result.singularValues);
     if (task.withShuffle)
         result.metrics.randDistance = shuffledDistance;
     if (task.withChange) {
@@ -117,6 +125,10 @@ void MatrixSolve::keepKnown(MatrixResult &result, const MatrixSolveTask &task)
     const MatrixResult &known = *task.known;
     if (!task.withShuffle)
         result.metrics.randDistance = known.metrics.randDistance;
+    if (!task.withAlphaCi) {
+        result.metrics.alphaCiLow = known.metrics.alphaCiLow;
+        result.metrics.alphaCiHigh = known.metrics.alphaCiHigh;
+    }
     if (!task.withChange) {
         result.deltaSingularValues = known.deltaSingularValues;
         result.metrics.deltaRelFrobenius = known.metrics.deltaRelFrobenius;

@@ -5,6 +5,7 @@
 // only the opt-in metrics asked for are computed; the rest of what it had is kept.
 #pragma once
 
+#include "analysis/HeadPlan.h"
 #include "analysis/MatrixPartSource.h"
 #include "analysis/MatrixResult.h"
 #include "spectral/SingularValueSolver.h"
@@ -24,16 +25,22 @@ struct MatrixSolveTask {
     bool ownSpectrum = true;  // W decomposed again (always without `known`)
     bool withChange = false;  // --delta for it: its deltas are set, NaN without a usable reference
     bool withShuffle = false; // rand_distance for it
+    bool withAlphaCi = false; // --alpha-ci: alpha's bootstrap interval (from its spectrum, cheap: always set anew)
     std::shared_ptr<MatrixPartSource> reference; // --delta: its namesake in the reference checkpoint
     qint64 referenceStep = 0;
     double energy = kDefaultEnergy;
+    std::optional<HeadCut> heads; // --heads: its heads' spectra too (HeadSpectra::ofMatrix)
 };
 
 struct MatrixSolveOutcome {
     MatrixResult result; // whole when ok(); else only what names it (checkpoint, tensor)
     QString error;       // why the matrix has no spectrum: it fails, not the run
     QString changeProblem; // why its deltas are NaN, said beside the tensor's other problems
+    QList<MatrixResult> headRows; // --heads: one per head, each with its R for the circuits
     double spectrumSeconds = 0, metricsSeconds = 0;
+    // Where W's own spectrum was computed (nothing when it was taken from earlier results).
+    bool ownSolved = false;
+    SolvePlace place;
     bool ok() const { return error.isEmpty(); }
 };
 
@@ -54,7 +61,7 @@ private:
         bool compared = false;
     };
 
-    Spectrum ownSpectrum(MatrixSolveTask &task, bool keepMatrix, BlasThreadBudget &budget) const;
+    Spectrum ownSpectrum(MatrixSolveTask &task, bool keepMatrix, BlasThreadBudget &budget, SolvePlace &place) const;
     Change changeFrom(const RowMajorMatrix &widened, MatrixSolveTask &task, QString &problem) const;
     static void setMetrics(MatrixResult &result, Spectrum &spectrum, const MatrixSolveTask &task, double shuffledDistance,
                            const Change &change, const QString &changeProblem);

@@ -23,6 +23,8 @@ QList<QVariant> record(const MatrixResult &r)
     row << r.block << r.expert;
     for (qsizetype i = kContractMetrics; i < metrics.size(); ++i)
         row << metrics[i];
+    // --heads: empty for a whole matrix (JSON: null).
+    row << (r.isHead() ? QVariant(r.head) : QVariant()) << (r.isHead() ? QVariant(r.kvHead) : QVariant());
     return row;
 }
 
@@ -32,7 +34,7 @@ QStringList MetricsTable::columns()
 {
     const QStringList metrics = spectralMetricColumns();
     return QStringList{"step", "layer", "type", "tensor", "rows", "cols"} + metrics.mid(0, kContractMetrics) +
-           QStringList{"block", "expert"} + metrics.mid(kContractMetrics);
+           QStringList{"block", "expert"} + metrics.mid(kContractMetrics) + QStringList{"head", "kv_head"};
 }
 
 QString MetricsTable::formatNumber(double value)

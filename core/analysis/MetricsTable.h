@@ -1,6 +1,7 @@
 // The metrics table every export writes, as CSV or JSON records: the contract's columns
-// (step,layer,type,tensor,rows,cols and the seven metrics), then block and expert, then the extras;
-// one row per typed matrix in the contract's order.
+// (step,layer,type,tensor,rows,cols and the seven metrics), then block and expert, then the extras,
+// then head and kv_head (--heads: empty for a whole matrix); one row per typed matrix in the
+// contract's order, and after them (given) one per head and circuit.
 #pragma once
 
 #include "analysis/MatrixResult.h"

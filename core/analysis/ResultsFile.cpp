@@ -68,7 +68,9 @@ MatrixValues gatherMatrices(const QList<MatrixResult> &results)
 bool writeRun(hid_t file, const RunAnalysis &run)
 {
     const int version = ResultsFile::kSchemaVersion;
-    const MatrixValues matrices = gatherMatrices(run.results);
+    // The rows point into this list: it lives as long as they do.
+    const QList<MatrixResult> all = run.results + run.headResults;
+    const MatrixValues matrices = gatherMatrices(all);
     const bool ok = writeAttributes(file, run) && writeTable(file, ResultsSchema::checkpoints(), run.checkpoints, version) &&
                     writeTable(file, ResultsSchema::matrices(), matrices.rows, version) &&
                     ResultsDatasets::write(file, ResultsSchema::kSpectra, ColumnType::Float64, matrices.spectra) &&
@@ -145,7 +147,8 @@ bool attachFlatValues(MatrixRow &row, qint64 i, const FlatValues &flat, QString 
 {
     MatrixResult &r = row.result;
     const std::vector<double> &spectra = flat.spectra->float64;
-    if (!row.typeKnown || !spanFits(row.svOffset, row.svCount, 1, spectra.size()) || r.rows < 0 || r.cols < 0) {
+    const bool headKnown = r.head >= -1 && r.kvHead >= -1 && (r.isHead() || !isCircuit(r.type));
+    if (!row.typeKnown || !headKnown || !spanFits(row.svOffset, row.svCount, 1, spectra.size()) || r.rows < 0 || r.cols < 0) {
         *error = damaged(QStringLiteral("matrix %1 is inconsistent").arg(i));
         return false;
     }
@@ -253,7 +256,7 @@ bool readMatrices(hid_t file, int schema, RunAnalysis &run, QString *error)
             continue;
         }
         completeMetrics(row, spectrumMetricsStored);
-        run.results.append(std::move(row.result));
+        (row.result.isHead() ? run.headResults : run.results).append(std::move(row.result));
     }
     return true;
 }
@@ -296,6 +299,7 @@ std::optional<RunAnalysis> readRun(hid_t file, QString *error)
     readSkippedFilesAndNotes(file, *schema, run);
     ResultsSchema::upgrade(run, *schema);
     sortResults(run.results);
+    sortResults(run.headResults);
     return run;
 }
 

@@ -56,13 +56,21 @@ TableSpec<CheckpointRecord> checkpointTable()
             }};
 }
 
+// The schema that added a metric's column: 1, but for those listed.
+int metricColumnSince(const QString &name)
+{
+    if (name == QLatin1String("alpha_ci_low") || name == QLatin1String("alpha_ci_high"))
+        return 6; // --alpha-ci
+    return 1;
+}
+
 // The stored metrics at the default τ, one float64 column each. All are optional: the spectrum's
 // own are recomputed where a file lacks any, those that need the matrix read NaN.
 void addMetricColumns(std::vector<Column<MatrixRow>> &columns)
 {
     const QStringList names = spectralMetricColumns();
     for (qsizetype k = 0; k < names.size(); ++k)
-        columns.push_back({names[k].toUtf8(), ColumnType::Float64, Presence::Optional, 1, 0,
+        columns.push_back({names[k].toUtf8(), ColumnType::Float64, Presence::Optional, metricColumnSince(names[k]), 0,
                            [k](const MatrixRow &r) { return Cell(r.metrics[k]); },
                            [k](MatrixRow &r, const Cell &c) { r.metrics[k] = cellNumber(c); }});
 }
@@ -77,7 +85,7 @@ TableSpec<MatrixRow> matrixTable()
         {
             {"type", ColumnType::Text, Presence::Required, 1, 0, [](const R &r) { return Cell(csvName(r.matrix().type)); },
              [](R &r, const Cell &c) {
-                 const auto type = matrixTypeFromCsvName(cellText(c));
+                 const auto type = anyTypeFromCsvName(cellText(c));
                  r.typeKnown = type.has_value();
                  r.result.type = type.value_or(MatrixType::Q);
              }},
@@ -91,6 +99,12 @@ TableSpec<MatrixRow> matrixTable()
             resultField("step_unnumbered", ColumnType::Int32, &M::unnumbered, 3),
             resultField("rows", ColumnType::Int64, &M::rows),
             resultField("cols", ColumnType::Int64, &M::cols),
+            // --heads: the head a row is (-1: the whole matrix; older files read so) and its
+            // key/value head. The type QK or OV is a circuit, always of a head.
+            {"head", ColumnType::Int32, Presence::Optional, 6, 0, [](const R &r) { return Cell(qint64(r.matrix().head)); },
+             [](R &r, const Cell &c) { r.result.head = int(cellInteger(c)); }},
+            {"kv_head", ColumnType::Int32, Presence::Optional, 6, 0, [](const R &r) { return Cell(qint64(r.matrix().kvHead)); },
+             [](R &r, const Cell &c) { r.result.kvHead = int(cellInteger(c)); }},
             // The fingerprint of the matrix's stored bytes, 16 hex digits; empty (older files: 0,
             // unknown) when not known.
             {"content_hash", ColumnType::Text, Presence::Optional, 5, 0,

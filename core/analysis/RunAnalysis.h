@@ -54,6 +54,9 @@ struct RunAnalysis {
     QString folder;
     QString settingsKey;              // what besides the files decides the spectra (AnalysisSettingsKey::toString)
     QList<MatrixResult> results;      // sorted by step, layer, type
+    // --heads: every head of Q, K, V, O and every QK and OV circuit (MatrixResult::head ≥ 0), sorted
+    // as results; kept apart so that no whole-matrix view, count or aggregate ever takes them.
+    QList<MatrixResult> headResults;
     QList<AnalysisIssue> issues;      // unreadable checkpoints and tensors
     QList<CheckpointRecord> checkpoints;
     QList<SkippedFile> sidecars;      // files not analysed, and why: sidecars, other files, duplicates
@@ -70,13 +73,21 @@ struct RunAnalysis {
         double readSeconds = 0;
         double spectraSeconds = 0;
         double metricsSeconds = 0;
+        // Spectra computed on the GPU and on the CPU (with a GPU set: those it did not take).
+        int matricesOnDevice = 0, matricesOnCpu = 0;
         // What a span of the analysis added, and adding another process's share (MPI).
-        Timings operator-(const Timings &o) const { return {readSeconds - o.readSeconds, spectraSeconds - o.spectraSeconds, metricsSeconds - o.metricsSeconds}; }
+        Timings operator-(const Timings &o) const
+        {
+            return {readSeconds - o.readSeconds, spectraSeconds - o.spectraSeconds, metricsSeconds - o.metricsSeconds,
+                    matricesOnDevice - o.matricesOnDevice, matricesOnCpu - o.matricesOnCpu};
+        }
         Timings &operator+=(const Timings &o)
         {
             readSeconds += o.readSeconds;
             spectraSeconds += o.spectraSeconds;
             metricsSeconds += o.metricsSeconds;
+            matricesOnDevice += o.matricesOnDevice;
+            matricesOnCpu += o.matricesOnCpu;
             return *this;
         }
     } timings;

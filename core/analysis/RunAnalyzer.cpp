@@ -2,18 +2,21 @@
 
 #include "analysis/CheckpointPlan.h"
 #include "analysis/DeltaPlan.h"
+#include "analysis/HeadSpectra.h"
 #include "analysis/MatrixSolve.h"
 #include "analysis/PlannedTensorRead.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/SubspaceOverlapPlan.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
+#include "spectral/AlphaInterval.h"
 #include "spectral/BlasThreadBudget.h"
 
 #include <QDateTime>
 #include <QFileInfo>
 #include <QHash>
 #include <QMutex>
+#include <QSet>
 #include <QThread>
 #include <QThreadPool>
 #include <QWaitCondition>
@@ -78,6 +81,8 @@ struct RunAnalyzer::CheckpointJob {
         QList<MatrixResult> results;
         QList<AnalysisIssue> issues;
         double spectraSeconds = 0, metricsSeconds = 0;
+        int onDevice = 0, onCpu = 0;
+        QStringList deviceNotes; // why a matrix went to the CPU with a GPU set
         BlasThreadBudget blasThreads;
     };
 
@@ -108,6 +113,7 @@ struct RunAnalyzer::CheckpointJob {
     std::unique_ptr<QThreadPool> pool;
     std::shared_ptr<Solves> solves;
     std::optional<MatrixSolve> solve;
+    HeadPlan heads; // --heads: how each attention matrix is cut into heads
 };
 
 RunAnalyzer::RunAnalyzer(AnalysisSettings settings) : m_settings(withWorkers(std::move(settings))) {}
@@ -151,6 +157,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     m_delta = nullptr;
     run.cancelled = cancelled();
     sortResults(run.results);
+    sortResults(run.headResults);
     if (savesResults())
         saveResults(run.cancelled ? cache.withUnvisited(run) : run, run);
     return run;
@@ -194,27 +201,36 @@ RunAnalyzer::Outcome RunAnalyzer::takeCheckpoint(FolderPass &pass, qsizetype i)
     CheckpointRecord record = pass.cache.identities()[i];
     pass.progress.currentFile = placed.file->path;
     const CheckpointReuse reuse = pass.cache.reuseOf(i, pass.delta.isStale(pass.cache.reusable()[i]), pass.subspace.recomputes(i));
-    QList<MatrixResult> results;
+    QList<MatrixResult> results, heads;
     if (reuse.whole) {
         record = *reuse.cached;
         record.fromCache = true;
         results = pass.cache.knownResults().value(record.path);
+        heads = pass.cache.knownHeadResults(record.path);
         applyEnergy(results, m_settings.energy);
+        if (reuse.missing.alphaCi)
+            for (MatrixResult &r : results)
+                setAlphaInterval(r.metrics, r.singularValues);
+        applyEnergy(heads, m_settings.energy);
         pass.run.issues.append(pass.cache.knownIssues(record.path));
         pass.progress.matricesDone += int(results.size());
-    } else if (const Outcome outcome = computeCheckpoint(pass, i, reuse, record, results); outcome != Outcome::Analysed) {
+    } else if (const Outcome outcome = computeCheckpoint(pass, i, reuse, record, results, heads); outcome != Outcome::Analysed) {
         return outcome;
     }
     pass.subspace.apply(i, pass.steps.checkpoints.size(), record, results, reuse.cached, pass.cache.knownResults().value(record.path));
     CacheReusePlan::place(record, results, placed);
+    CacheReusePlan::place(record, heads, placed);
     if (!results.isEmpty())
         ++pass.run.checkpointsAnalysed;
     m_progressModel.finishCheckpoint(pass.progress, !record.fromCache);
     sortResults(results);
+    sortResults(heads);
     pass.run.checkpoints.append(record);
+    // The per-head rows reach the window beside the whole matrices; it keeps them apart (ViewState).
     if (pass.onProgress)
-        pass.onProgress(pass.progress, results);
+        pass.onProgress(pass.progress, results + heads);
     pass.run.results.append(results);
+    pass.run.headResults.append(heads);
     if (savesResults() && pass.sinceSave.elapsed() >= m_settings.autosaveSeconds * 1000) {
         saveResults(pass.cache.withUnvisited(pass.run), pass.run);
         pass.sinceSave.restart();
@@ -223,7 +239,7 @@ RunAnalyzer::Outcome RunAnalyzer::takeCheckpoint(FolderPass &pass, qsizetype i)
 }
 
 RunAnalyzer::Outcome RunAnalyzer::computeCheckpoint(FolderPass &pass, qsizetype i, const CheckpointReuse &reuse,
-                                                    CheckpointRecord &record, QList<MatrixResult> &results)
+                                                    CheckpointRecord &record, QList<MatrixResult> &results, QList<MatrixResult> &heads)
 {
     RunAnalysis &run = pass.run;
     const qsizetype issuesBefore = run.issues.size();
@@ -237,6 +253,9 @@ RunAnalyzer::Outcome RunAnalyzer::computeCheckpoint(FolderPass &pass, qsizetype 
     results = analyzeCheckpoint(job);
     if (cancelled())
         return Outcome::Cancelled; // a checkpoint cut short is not recorded as analysed
+    heads = takeHeadRows(results);
+    if (reuse.cached)
+        keepEarlierHeads(heads, pass.cache.knownHeadResults(record.path));
     // Every delta is now against the reference in force; without --delta, those kept are still
     // against the one they were computed with, and so are the subspace metrics kept.
     pass.delta.stamp(record, reuse.cached);
@@ -287,7 +306,8 @@ QList<MatrixResult> RunAnalyzer::analyzeCheckpoint(CheckpointJob &job)
     job.pool = std::make_unique<QThreadPool>();
     job.pool->setMaxThreadCount(m_settings.jobs);
     job.solves = std::make_shared<CheckpointJob::Solves>(m_settings.jobs);
-    const SingularValueSolver solver(m_settings.method, m_settings.eigensolver);
+    SingularValueSolver solver(m_settings.method, m_settings.eigensolver);
+    solver.setDevice(m_settings.device);
     // W's own decomposition also gives its top right singular vectors with --subspace.
     SingularValueSolver ownSolver = solver;
     ownSolver.setTopVectors(m_settings.subspace ? m_settings.subspaceK : 0);
@@ -329,7 +349,33 @@ bool RunAnalyzer::openCheckpoint(CheckpointJob &job)
             job.run.notes << note;
     for (const TensorInfo &t : job.reader->tensors())
         job.tensorInfo.insert(t.name, t);
+    if (m_settings.heads)
+        planHeads(job);
     return true;
+}
+
+void RunAnalyzer::planHeads(CheckpointJob &job) const
+{
+    QList<AttentionPart> attention;
+    for (const PlannedTensor &tensor : job.plan.layout.typed)
+        for (const MatrixPart &part : tensor.parts)
+            if (int(part.id.type) <= int(MatrixType::O))
+                attention.append({part.id, part.label, partShape(job.tensorInfo, tensor, part), part.axis});
+    job.heads = HeadPlan::of(attention, job.plan.config);
+    for (const auto &[tensor, reason] : job.heads.problems)
+        job.run.issues.append({job.record.path, tensor, reason, false});
+}
+
+// Heads of a matrix not computed again (its spectrum served from the earlier analysis, or
+// --heads not asked this time) keep what the earlier analysis found of them, circuits included.
+void RunAnalyzer::keepEarlierHeads(QList<MatrixResult> &heads, const QList<MatrixResult> &earlier)
+{
+    QSet<std::pair<QString, int>> fresh;
+    for (const MatrixResult &r : heads)
+        fresh.insert({r.block + QLatin1Char('\n') + r.expert, r.layer});
+    for (const MatrixResult &r : earlier)
+        if (!fresh.contains({r.block + QLatin1Char('\n') + r.expert, r.layer}))
+            heads.append(r);
 }
 
 QList<std::pair<const PlannedTensor *, qint64>> RunAnalyzer::planWork(CheckpointJob &job)
@@ -419,7 +465,10 @@ void RunAnalyzer::queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, c
     // Without a reference that can be read, the deltas set are NaN (a note says why).
     task.withChange = m_settings.delta && (!task.known || job.missing.delta);
     task.withShuffle = m_settings.randDistance && (!task.known || job.missing.randDistance);
+    task.withAlphaCi = m_settings.alphaCi;
     task.energy = m_settings.energy;
+    if (const HeadCut *cut = job.heads.cutOf(part.id); cut && m_settings.heads && (!task.known || job.missing.heads))
+        task.heads = *cut;
     // --delta: the namesake in the reference checkpoint, read here as this tensor was.
     if (task.withChange && m_delta->hasReference()) {
         job.readClock.restart();
@@ -438,12 +487,19 @@ void RunAnalyzer::queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, c
         QMutexLocker lock(&solves->mutex);
         solves->spectraSeconds += outcome.spectrumSeconds;
         solves->metricsSeconds += outcome.metricsSeconds;
+        if (outcome.ownSolved) {
+            ++(outcome.place.onDevice ? solves->onDevice : solves->onCpu);
+            if (!outcome.place.note.isEmpty())
+                solves->deviceNotes << QStringLiteral("%1 (%2): its spectrum was computed on the CPU: %3")
+                                           .arg(outcome.result.tensor, outcome.result.checkpointPath, outcome.place.note);
+        }
         if (!outcome.ok()) {
             solves->issues.append({outcome.result.checkpointPath, outcome.result.tensor, outcome.error, false});
         } else {
             if (!outcome.changeProblem.isEmpty())
                 solves->issues.append({outcome.result.checkpointPath, outcome.result.tensor, outcome.changeProblem, false});
             solves->results.append(std::move(outcome.result));
+            solves->results.append(std::move(outcome.headRows));
         }
         // Work counts when it is done, not when it is queued.
         --solves->inFlight;
@@ -468,9 +524,19 @@ QList<MatrixResult> RunAnalyzer::finishCheckpoint(CheckpointJob &job)
     run.issues.append(solves.issues);
     run.timings.spectraSeconds += solves.spectraSeconds;
     run.timings.metricsSeconds += solves.metricsSeconds;
+    run.timings.matricesOnDevice += solves.onDevice;
+    run.timings.matricesOnCpu += solves.onCpu;
+    // A checkpoint analysed again (--watch, a cache rebuilt) keeps one note per matrix.
+    for (const QString &note : solves.deviceNotes)
+        if (!run.notes.contains(note))
+            run.notes << note;
     m_progressModel.addDone(solves.doneSeconds);
     job.progress.matricesDone = job.matricesBefore + solves.completed;
     m_team.gather(results, run, {job.ownIssuesFrom, solves.completed, solves.doneSeconds, job.timingsBefore}, job.progress, m_progressModel);
+    // Every member's heads are here now: the circuits pair a query head with its key/value head,
+    // whoever read them.
+    if (m_team.leads() && m_settings.heads)
+        HeadSpectra::addCircuits(results, m_settings.energy);
     // Another member's results are a share only: the leader says what the checkpoint lacks.
     if (m_team.leads() && results.isEmpty() && !cancelled() && run.issues.size() == job.issuesBefore + job.plan.layout.reported().size()) {
         const QString model = job.plan.config.describeModel();
@@ -478,7 +544,7 @@ QList<MatrixResult> RunAnalyzer::finishCheckpoint(CheckpointJob &job)
                                .arg(job.reader->tensors().size()).arg(model.isEmpty() ? QString() : QStringLiteral(" of a model with ") + model);
         run.issues.append({job.record.path, {}, job.record.error, true});
     }
-    job.record.matrices = int(results.size());
+    job.record.matrices = int(std::count_if(results.begin(), results.end(), [](const MatrixResult &r) { return !r.isHead(); }));
     return results;
 }
 

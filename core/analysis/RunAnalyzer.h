@@ -54,7 +54,9 @@ private:
     // Checkpoint i of the pass: taken from the earlier results, or analysed.
     Outcome takeCheckpoint(FolderPass &pass, qsizetype i);
     Outcome computeCheckpoint(FolderPass &pass, qsizetype i, const CheckpointReuse &reuse, CheckpointRecord &record,
-                              QList<MatrixResult> &results);
+                              QList<MatrixResult> &results, QList<MatrixResult> &heads);
+    void planHeads(CheckpointJob &job) const;
+    static void keepEarlierHeads(QList<MatrixResult> &heads, const QList<MatrixResult> &earlier);
     // `earlier`: this checkpoint's results from an analysis without some opt-in metric asked for
     // now (missing): a matrix found there keeps its spectrum and metrics, and only the missing
     // metrics are computed; its own spectrum is computed again only when ownSpectrum (for the

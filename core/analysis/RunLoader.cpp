@@ -18,7 +18,10 @@ LoadedRun loadRun(const QString &source, const RunLoadOptions &options, const Ru
         if (!loaded.run)
             loaded.messages << printableText(source) + QStringLiteral(": ") + printableText(error);
         else
+        {
             applyEnergy(loaded.run->results, options.settings.energy);
+            applyEnergy(loaded.run->headResults, options.settings.energy);
+        }
         return loaded;
     }
     if (!info.isDir()) {

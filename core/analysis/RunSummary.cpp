@@ -16,6 +16,7 @@ RunSummary::RunSummary(const RunAnalysis &run)
     : m_found(run.checkpointsFound)
     , m_analysed(run.checkpointsAnalysed)
     , m_fromResultsFile(int(std::count_if(run.checkpoints.begin(), run.checkpoints.end(), [](const CheckpointRecord &c) { return c.fromCache; })))
+    , m_headRows(run.headResults.size())
     , m_matrices(run.results.size())
     , m_notAnalysed(run.issues.size())
     , m_leftOut(run.sidecars.size())
@@ -50,8 +51,9 @@ ExitStatus RunSummary::exitStatus(bool outputsWritten) const
 
 QString RunSummary::countsText() const
 {
-    return QStringLiteral("%1 of %2 checkpoints analysed (%3 from the results file), %4 matrices")
-        .arg(m_analysed).arg(m_found).arg(m_fromResultsFile).arg(m_matrices);
+    const QString counts = QStringLiteral("%1 of %2 checkpoints analysed (%3 from the results file), %4 matrices")
+                               .arg(m_analysed).arg(m_found).arg(m_fromResultsFile).arg(m_matrices);
+    return m_headRows == 0 ? counts : counts + QStringLiteral(", %1 heads and circuits").arg(m_headRows);
 }
 
 QString RunSummary::skippedText() const

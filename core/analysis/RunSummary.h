@@ -65,6 +65,7 @@ public:
 
 private:
     int m_found = 0, m_analysed = 0, m_fromResultsFile = 0;
+    qsizetype m_headRows = 0; // --heads: heads and circuits, counted apart from the matrices
     qsizetype m_matrices = 0, m_notAnalysed = 0, m_leftOut = 0, m_notes = 0, m_pending = 0;
     bool m_cancelled = false, m_noCheckpointRecords = true, m_runsBelow = false;
     QList<TrajectoryFinding> m_trajectory;

@@ -1,6 +1,9 @@
 // An axis's range as the figure models compute it, and a value as an axis can show it.
 #pragma once
 
+#include <QString>
+
+#include <algorithm>
 #include <cmath>
 
 namespace rankscope {
@@ -13,5 +16,20 @@ struct AxisRange {
 
 // A logarithmic axis cannot show zero or below: those values become gaps (NaN).
 inline double plottedValue(double v, bool logY) { return logY && !(v > 0) ? std::nan("") : v; }
+
+// A value as a reader of the axis spanning `range` wants it: one digit finer than its ticks (which
+// step by about a fifth of the span), three significant digits on a logarithmic axis; the
+// crosshair readout and the tooltips round alike.
+inline QString axisNumber(double v, AxisRange range, bool log)
+{
+    if (!std::isfinite(v))
+        return QStringLiteral("NaN");
+    if (log)
+        return QString::number(v, 'g', 3);
+    const double span = range.upper > range.lower ? range.upper - range.lower : std::max(1.0, std::abs(v));
+    const int decimals = std::clamp(int(std::ceil(-std::log10(span / 5))) + 1, 0, 6);
+    const QString text = QString::number(v, 'f', decimals);
+    return text.toDouble() == 0 ? QStringLiteral("0") : text; // never "-0.00"
+}
 
 } // namespace rankscope

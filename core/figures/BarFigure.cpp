@@ -58,6 +58,8 @@ BarFigure BarFigureBuilder::build() const
     if (!figure.yRange)
         figure.noData = FigureNoData::reason(s, m_metric, m_run, figure.step, LayerView::Bars);
     figure.title = title(figure);
+    const QList<int> shown = s.visibleRuns();
+    figure.legendShown = shown.isEmpty() || !shown.contains(m_run) || m_run == shown.last();
     return figure;
 }
 

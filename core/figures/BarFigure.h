@@ -36,6 +36,8 @@ struct BarFigure {
     QMap<double, QString> layerTicks; // the layer, or its relative depth
     std::optional<AxisRange> xRange, yRange; // nullopt: no data, the axis keeps its range
     QString noData; // why nothing is drawn (FigureNoData), empty when something is
+    // Compared runs' panels share one legend of types, on the last shown run's panel.
+    bool legendShown = true;
 };
 
 class BarFigureBuilder {

@@ -1,6 +1,7 @@
 #include "figures/LineFigure.h"
 
 #include "analysis/MetricsTable.h"
+#include "figures/AlphaIntervals.h"
 #include "figures/FigureNoData.h"
 
 #include <algorithm>
@@ -28,6 +29,21 @@ LineSeries LineFigureBuilder::seriesOf(MatrixType type, int layer, int run, QLis
     return series;
 }
 
+void LineFigureBuilder::addIntervals(LineFigure &figure, LineSeries &series, const QList<MatrixResult> &results,
+                                     const MatrixFilter &filter) const
+{
+    // A median has no interval the columns give (figures/AlphaIntervals); a layer's line is its
+    // matrix, or the mean of its experts.
+    const bool mean = series.layer >= 0 || m_state.aggregate() == Aggregate::Mean;
+    if (m_options.metric != Metric::Alpha || !mean)
+        return;
+    series.intervals = alphaIntervalsOverLayers(results, series.type, filter, series.points);
+    if (series.intervals.isEmpty())
+        return;
+    const bool single = series.layer >= 0 && m_state.experts().isEmpty();
+    figure.intervalLabel = single ? tr("bars: 95 % bootstrap interval") : tr("bars: 95 % interval of the mean");
+}
+
 LineFigure LineFigureBuilder::build() const
 {
     LineFigure figure;
@@ -48,6 +64,8 @@ LineFigure LineFigureBuilder::build() const
         addTypeLines(figure);
         figure.title = typeLinesTitle();
     }
+    if (!figure.intervalLabel.isEmpty() && !figure.legendShown)
+        figure.title += QStringLiteral(" (") + figure.intervalLabel + QLatin1Char(')');
     figure.xRange = stepRange(m_state, m_steps);
     figure.yRange = valueRange(figure);
     if (!figure.yRange) {
@@ -79,6 +97,7 @@ void LineFigureBuilder::addTypeLines(LineFigure &figure) const
             if (points.isEmpty())
                 continue;
             LineSeries series = seriesOf(type, -1, run, std::move(points));
+            addIntervals(figure, series, s.resultsAt(run), s.filterAt(run));
             series.runOrder = int(k);
             series.visible = s.isTypeVisible(type);
             series.highlighted = m_options.interactive && h && h->id.type == type && h->id.block == s.block();
@@ -106,6 +125,7 @@ void LineFigureBuilder::addLayerLines(LineFigure &figure) const
         if (points.isEmpty())
             continue;
         LineSeries series = seriesOf(type, layer, 0, std::move(points));
+        addIntervals(figure, series, s.results(), filter);
         series.highlighted = m_options.interactive && h && h->id.layer == layer && h->id.type == type && h->id.block == s.block();
         figure.series.append(std::move(series));
     }
@@ -201,6 +221,10 @@ std::optional<AxisRange> LineFigureBuilder::valueRange(const LineFigure &figure)
                 include(plottedValue(pt.max, figure.logY));
             }
         }
+        for (const AxisRange &interval : series.intervals) {
+            include(plottedValue(interval.lower, figure.logY));
+            include(plottedValue(interval.upper, figure.logY));
+        }
     }
     if (!values)
         return std::nullopt;
@@ -217,17 +241,7 @@ namespace {
 
 // A value as the readout shows it: one digit finer than the ticks of an axis spanning `range`
 // (ticks step by about a fifth of the span), three significant digits on a logarithmic axis.
-QString readoutNumber(double v, AxisRange range, bool log)
-{
-    if (!std::isfinite(v))
-        return QStringLiteral("NaN");
-    if (log)
-        return QString::number(v, 'g', 3);
-    const double span = range.upper > range.lower ? range.upper - range.lower : std::max(1.0, std::abs(v));
-    const int decimals = std::clamp(int(std::ceil(-std::log10(span / 5))) + 1, 0, 6);
-    const QString text = QString::number(v, 'f', decimals);
-    return text.toDouble() == 0 ? QStringLiteral("0") : text; // never "-0.00"
-}
+QString readoutNumber(double v, AxisRange range, bool log) { return axisNumber(v, range, log); }
 
 } // namespace
 
@@ -251,7 +265,12 @@ std::optional<LineReadout> LineFigure::readoutAt(double x, const ViewState &stat
         QString name = line.layer >= 0 ? QStringLiteral("layer %1").arg(line.layer) : displayLabel(line.type);
         if (!runKeys.isEmpty())
             name += QStringLiteral(" · ") + state.runNameAt(line.run);
-        readout.entries.append({name, readoutNumber(line.points[i].value, range, logY)});
+        QString value = readoutNumber(line.points[i].value, range, logY);
+        // --alpha-ci: "3.12 [2.95, 3.30]", the endpoints rounded as the value.
+        if (i < line.intervals.size() && std::isfinite(line.intervals[i].lower) && std::isfinite(line.intervals[i].upper))
+            value += QStringLiteral(" [%1, %2]").arg(readoutNumber(line.intervals[i].lower, range, logY),
+                                                      readoutNumber(line.intervals[i].upper, range, logY));
+        readout.entries.append({name, value});
     }
     return readout;
 }
@@ -268,25 +287,36 @@ QString LineFigure::csv(const ViewState &state) const
 {
     const QString column = QString::fromLatin1(metricInfo(metric).column);
     const QString block = MetricsTable::csvField(state.block());
+    // --alpha-ci: the interval of each point's value (its matrix's, or its mean's) in two more columns.
+    const bool intervals = std::any_of(series.begin(), series.end(), [](const LineSeries &line) { return !line.intervals.isEmpty(); });
+    auto intervalOf = [intervals](const LineSeries &line, qsizetype i) {
+        if (!intervals)
+            return QString();
+        const AxisRange interval = i < line.intervals.size() ? line.intervals[i] : AxisRange{std::nan(""), std::nan("")};
+        return QStringLiteral(",%1,%2").arg(MetricsTable::formatNumber(interval.lower), MetricsTable::formatNumber(interval.upper));
+    };
+    const QString intervalColumns = intervals ? QStringLiteral(",alpha_ci_low,alpha_ci_high") : QString();
     QString csv;
     if (perLayer) {
-        csv = QStringLiteral("step,block,layer,type,%1\n").arg(column);
+        csv = QStringLiteral("step,block,layer,type,%1%2\n").arg(column, intervalColumns);
         for (const LineSeries &line : series)
-            for (const AggregatePoint &p : line.points)
-                csv += QStringLiteral("%1,%2,%3,%4,%5\n").arg(p.step).arg(block).arg(line.layer)
-                           .arg(csvName(line.type)).arg(MetricsTable::formatNumber(p.value));
+            for (qsizetype i = 0; i < line.points.size(); ++i)
+                csv += QStringLiteral("%1,%2,%3,%4,%5%6\n").arg(line.points[i].step).arg(block).arg(line.layer)
+                           .arg(csvName(line.type)).arg(MetricsTable::formatNumber(line.points[i].value), intervalOf(line, i));
         return csv;
     }
     const QString aggregate = state.aggregate() == Aggregate::Mean ? QStringLiteral("mean") : QStringLiteral("median");
-    csv = QStringLiteral("run,step,block,type,%1_%2,%1_min,%1_max,matrices,nan_matrices\n").arg(column, aggregate);
+    csv = QStringLiteral("run,step,block,type,%1_%2,%1_min,%1_max,matrices,nan_matrices%3\n").arg(column, aggregate, intervalColumns);
     for (const LineSeries &line : series) {
         if (!line.visible)
             continue;
-        for (const AggregatePoint &p : line.points)
-            csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9\n").arg(MetricsTable::csvField(state.runNameAt(line.run))).arg(p.step)
+        for (qsizetype i = 0; i < line.points.size(); ++i) {
+            const AggregatePoint &p = line.points[i];
+            csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9").arg(MetricsTable::csvField(state.runNameAt(line.run))).arg(p.step)
                        .arg(block, csvName(line.type), MetricsTable::formatNumber(p.value),
                             MetricsTable::formatNumber(p.min), MetricsTable::formatNumber(p.max))
-                       .arg(p.count).arg(p.missing);
+                       .arg(p.count).arg(p.missing) + intervalOf(line, i) + QLatin1Char('\n');
+        }
     }
     return csv;
 }

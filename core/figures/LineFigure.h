@@ -38,6 +38,9 @@ struct LineSeries {
     int runOrder = 0; // its place among the shown runs: the line's dash pattern
     QList<AggregatePoint> points;
     QList<double> x; // where each point sits on the x axis (its step, or its fraction of the run)
+    // --alpha-ci, when the metric is α: each point's 95 % interval ({NaN, NaN} where it has none;
+    // figures/AlphaIntervals says how a mean's is made); empty when no point has one.
+    QList<AxisRange> intervals;
     bool visible = true;
     bool highlighted = false;
     bool inLegend = false; // each type is listed once, for the first shown run
@@ -79,6 +82,9 @@ struct LineFigure {
     bool legendShown = true;
     std::optional<AxisRange> guideBand; // α's well-trained range, shaded
     QString guideLabel;                  // its legend entry (when the legend is shown)
+    // What the error bars on α's lines are (when a line has intervals): a legend entry, or with no
+    // legend the end of the title.
+    QString intervalLabel;
     std::optional<LayerColourScale> layerScale;
     std::optional<AxisRange> xRange, yRange; // nullopt: no data, the axis keeps its range
     std::optional<double> stepMarker;        // x of the current step's line
@@ -123,6 +129,8 @@ private:
     QString aggregateName() const;
     // A line of the points in the step window.
     LineSeries seriesOf(MatrixType type, int layer, int run, QList<AggregatePoint> points) const;
+    // --alpha-ci: the intervals of a line of α, and what the figure then says of them.
+    void addIntervals(LineFigure &figure, LineSeries &series, const QList<MatrixResult> &results, const MatrixFilter &filter) const;
 
     const ViewState &m_state;
     LineFigureOptions m_options;

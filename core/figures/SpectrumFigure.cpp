@@ -6,6 +6,7 @@
 #include "spectral/WeightWatcherMetrics.h"
 
 #include <algorithm>
+#include <vector>
 #include <numbers>
 
 namespace rankscope {
@@ -18,9 +19,25 @@ const SpectrumCurve *SpectrumFigure::curve(SpectrumCurve::Kind kind, bool main) 
     return nullptr;
 }
 
+QList<QPointF> empiricalCcdf(const Eigen::Ref<const Eigen::VectorXd> &lambda)
+{
+    std::vector<double> x;
+    for (double value : lambda)
+        if (value > kPowerLawThreshold && std::isfinite(value))
+            x.push_back(value);
+    std::sort(x.begin(), x.end());
+    QList<QPointF> points;
+    const double n = double(x.size());
+    for (size_t i = 0; i < x.size(); ++i)
+        points.append({x[i], (n - double(i)) / n});
+    return points;
+}
+
 SpectrumFigure SpectrumFigureBuilder::build() const
 {
     SpectrumFigure figure;
+    figure.tail = m_tail;
+    figure.tailYLabel = m_tail == SpectrumTail::Ccdf ? tr("P(Λ ≥ λ)") : tr("Density p(λ)");
     const MatrixResult *r = m_key ? m_state.find(*m_key) : nullptr;
     if (!r) {
         figure.title = tr("Click a bar, a heatmap cell or a per-layer point to see that matrix's spectrum");
@@ -55,11 +72,16 @@ void SpectrumFigureBuilder::addSpectrum(SpectrumFigure &figure, const MatrixResu
         if (r.singularValues[i] > 0)
             sigma.points.append({double(i + 1), r.singularValues[i]});
     const Eigen::VectorXd lambda = r.singularValues.array().square();
-    SpectrumCurve density{SpectrumCurve::Kind::Density, main, tr("ESD, step %1").arg(r.step),
-                          m_overlay ? SpectrumCurve::Legend::Density : SpectrumCurve::Legend::None, {}};
-    for (const auto &[x, y] : logBinnedDensity(lambda, densityBinsFor(lambda.size())))
-        density.points.append({x, y});
-    figure.curves << sigma << density;
+    const bool ccdf = m_tail == SpectrumTail::Ccdf;
+    SpectrumCurve tail{ccdf ? SpectrumCurve::Kind::Ccdf : SpectrumCurve::Kind::Density, main,
+                       ccdf ? tr("CCDF, step %1").arg(r.step) : tr("ESD, step %1").arg(r.step),
+                       m_overlay ? SpectrumCurve::Legend::Density : SpectrumCurve::Legend::None, {}};
+    if (ccdf)
+        tail.points = empiricalCcdf(lambda);
+    else
+        for (const auto &[x, y] : logBinnedDensity(lambda, densityBinsFor(lambda.size())))
+            tail.points.append({x, y});
+    figure.curves << sigma << tail;
     if (!main)
         return;
     addChange(figure, r);
@@ -93,6 +115,14 @@ void SpectrumFigureBuilder::addMarchenkoPasturBulk(SpectrumFigure &figure, const
     const MarchenkoPasturFit fit = fitMarchenkoPastur(lambda, r.rows, r.cols);
     if (!fit.ok || !(fit.bulkMax > 0))
         return;
+    figure.bulkEdge = fit.bulkMax / fit.scale;
+    const QString edgeText = QString::number(figure.bulkEdge, 'g', 3);
+    // On the CCDF the bulk is its edge alone, named in the legend: the law's density has no place
+    // on that scale. On the density the bulk's own entry names it.
+    if (m_tail == SpectrumTail::Ccdf) {
+        figure.markers.append({SpectrumMarker::Kind::BulkEdge, figure.bulkEdge, tr("\u03bb\u208a (MP edge) = %1").arg(edgeText)});
+        return;
+    }
     // The law on λ's own axis: p(λ) = scale·ρ(scale·λ), sampled densely towards both edges, where
     // it rises and falls as a square root; values far below its peak would only stretch the log axis.
     const double low = std::max(fit.bulkMin, fit.bulkMax * 1e-4), high = fit.bulkMax;
@@ -107,15 +137,29 @@ void SpectrumFigureBuilder::addMarchenkoPasturBulk(SpectrumFigure &figure, const
     }
     const QString q = QString::number(fit.q, 'g', 3);
     SpectrumCurve bulk{SpectrumCurve::Kind::Bulk, true,
-                       fit.numSpikes == 1 ? tr("MP bulk, Q = %1: 1 spike past λ₊ + TW").arg(q)
-                                          : tr("MP bulk, Q = %1: %2 spikes past λ₊ + TW").arg(q).arg(fit.numSpikes),
+                       fit.numSpikes == 1 ? tr("MP bulk, Q = %1, λ₊ = %2: 1 spike past λ₊ + TW").arg(q, edgeText)
+                                          : tr("MP bulk, Q = %1, λ₊ = %2: %3 spikes past λ₊ + TW").arg(q, edgeText).arg(fit.numSpikes),
                        SpectrumCurve::Legend::Density, {}};
     for (const QPointF &point : points)
         if (point.y() > peak * 1e-3)
             bulk.points.append(point);
     figure.curves << bulk;
-    figure.bulkEdge = fit.bulkMax / fit.scale;
-    figure.markers.append({SpectrumMarker::Kind::BulkEdge, figure.bulkEdge});
+    figure.markers.append({SpectrumMarker::Kind::BulkEdge, figure.bulkEdge, {}});
+}
+
+QList<QPointF> SpectrumFigureBuilder::powerLawPoints(const SpectralMetrics &fit, const Eigen::VectorXd &lambda, double fitted) const
+{
+    QList<QPointF> points;
+    const double top = lambda.maxCoeff();
+    for (int i = 0; i <= 40; ++i) {
+        const double x = fit.alphaXmin * std::pow(top / fit.alphaXmin, i / 40.0);
+        const double p = m_tail == SpectrumTail::Ccdf
+                             ? fit.alphaTailSize / fitted * std::pow(x / fit.alphaXmin, 1 - fit.alpha)
+                             : fit.alphaTailSize / double(lambda.size()) * (fit.alpha - 1) / fit.alphaXmin * std::pow(x / fit.alphaXmin, -fit.alpha);
+        if (std::isfinite(x) && std::isfinite(p) && p > 0) // a log–log axis holds nothing else
+            points.append({x, p});
+    }
+    return points;
 }
 
 void SpectrumFigureBuilder::addPowerLaw(SpectrumFigure &figure, const MatrixResult &r, const Eigen::VectorXd &lambda) const
@@ -126,22 +170,21 @@ void SpectrumFigureBuilder::addPowerLaw(SpectrumFigure &figure, const MatrixResu
         figure.fitText = tr("no power-law fit (fewer than 2 eigenvalues above 1e-5)");
         return;
     }
-    const auto fitted = (lambda.array() > kPowerLawThreshold).count();
-    // p(λ) = (tail share) · (α − 1)/xmin · (λ/xmin)^(−α) for λ ≥ xmin: the fitted tail on the same density scale.
-    SpectrumCurve law{SpectrumCurve::Kind::PowerLaw, true, {}, SpectrumCurve::Legend::Density, {}};
-    const double share = fit.alphaTailSize / double(lambda.size());
-    const double top = lambda.maxCoeff();
-    for (int i = 0; i <= 40; ++i) {
-        const double x = fit.alphaXmin * std::pow(top / fit.alphaXmin, i / 40.0);
-        const double p = share * (fit.alpha - 1) / fit.alphaXmin * std::pow(x / fit.alphaXmin, -fit.alpha);
-        if (std::isfinite(x) && std::isfinite(p) && p > 0) // a log–log axis holds nothing else
-            law.points.append({x, p});
-    }
-    figure.fitText = tr("power law: \u03b1 = %1, D = %2, x\u2098\u1d62\u2099 = %3 (%4 of %5)")
-                         .arg(fit.alpha, 0, 'f', 2).arg(fit.alphaKsDistance, 0, 'f', 3).arg(fit.alphaXmin, 0, 'g', 3).arg(fit.alphaTailSize).arg(fitted);
+    const auto fitted = (lambda.array() > kPowerLawThreshold && lambda.array().isFinite()).count();
+    // The fitted tail on the panel's scale: p(λ) = (tail share)·(α − 1)/x_min·(λ/x_min)^(−α), or
+    // its CCDF, from x_min to the largest eigenvalue.
+    SpectrumCurve law{SpectrumCurve::Kind::PowerLaw, true, {}, SpectrumCurve::Legend::Density, powerLawPoints(fit, lambda, double(fitted))};
+    // --alpha-ci: the interval after α, "α = 3.12 [2.95, 3.30]".
+    const bool interval = std::isfinite(fit.alphaCiLow) && std::isfinite(fit.alphaCiHigh);
+    const QString alpha = interval ? QStringLiteral("%1 [%2, %3]").arg(fit.alpha, 0, 'f', 2).arg(fit.alphaCiLow, 0, 'f', 2).arg(fit.alphaCiHigh, 0, 'f', 2)
+                                   : QString::number(fit.alpha, 'f', 2);
+    // x_min's line is the law's start, in its colour: named here rather than in an entry of its own,
+    // which would not fit a column-wide figure's legend.
+    figure.fitText = tr("power law: \u03b1 = %1, D = %2, x\u2098\u1d62\u2099 = %3, tail %4 of %5 eigenvalues")
+                         .arg(alpha).arg(fit.alphaKsDistance, 0, 'f', 3).arg(fit.alphaXmin, 0, 'g', 3).arg(fit.alphaTailSize).arg(fitted);
     law.name = figure.fitText;
     figure.curves << law;
-    figure.markers.append({SpectrumMarker::Kind::PowerLawXmin, fit.alphaXmin});
+    figure.markers.append({SpectrumMarker::Kind::PowerLawXmin, fit.alphaXmin, {}});
 }
 
 void SpectrumFigureBuilder::fitRanges(SpectrumFigure &figure)

@@ -1,8 +1,9 @@
 // What figure 4 shows, as numbers and words, computed from one matrix's stored spectrum without a
-// widget: its singular values by rank (and D = W − W_ref's with --delta), the density of its
-// eigenvalues λ = σ², the Marchenko–Pastur bulk and its edge, the fitted power law from x_min,
-// optionally the same matrix at the first step, each panel's axis ranges, the legends' entries and
-// the title. SpectrumView draws it; tests read it directly.
+// widget: its singular values by rank (and D = W − W_ref's with --delta); right, its eigenvalues
+// λ = σ² either as their empirical CCDF P(Λ ≥ λ), where a power law is a straight line and the fit
+// is judged, or as their density with the Marchenko–Pastur bulk; the fitted power law from x_min,
+// the edge λ₊ and x_min marked and named; optionally the same matrix at the first step; each
+// panel's axis ranges, the legends' entries and the title. SpectrumView draws it; tests read it.
 #pragma once
 
 #include "figures/AxisRange.h"
@@ -20,7 +21,8 @@ struct SpectrumCurve {
         Density,        // the ESD, right panel (drawn as steps)
         Change,         // --delta: D = W − W_ref's singular values, left panel
         Bulk,           // the Marchenko–Pastur law, right panel, filled
-        PowerLaw,       // the fitted tail, right panel
+        PowerLaw,       // the fitted tail, right panel (its density, or its CCDF)
+        Ccdf,           // P(Λ ≥ λ) of the eigenvalues the fit took (λ > 1e-5), right panel (drawn as points)
     };
     enum class Legend { None, Rank, Density }; // which panel's legend names it
     Kind kind = Kind::SingularValues;
@@ -36,6 +38,13 @@ struct SpectrumMarker {
     enum class Kind { PowerLawXmin, BulkEdge };
     Kind kind = Kind::BulkEdge;
     double x = 0;
+    QString name; // its own legend entry (the CCDF's λ₊ = 1.3), or empty: its curve's entry names it
+};
+
+// What the right panel shows of the eigenvalues.
+enum class SpectrumTail {
+    Ccdf,    // the empirical CCDF on log–log axes, the fitted power law a straight line from x_min
+    Density, // the log-binned density with the Marchenko–Pastur bulk
 };
 
 struct SpectrumFigure {
@@ -45,6 +54,8 @@ struct SpectrumFigure {
     qsizetype changeSize = 0;
     QList<SpectrumCurve> curves;     // in drawing order
     QList<SpectrumMarker> markers;
+    SpectrumTail tail = SpectrumTail::Density;
+    QString tailYLabel;              // the right panel's value axis: "Density p(λ)" or "P(Λ ≥ λ)"
     QString fitText;                 // the power law's legend entry, before wrapping
     double bulkEdge = 0;             // λ₊ on λ's own axis (0: no bulk)
     // Each panel's ranges on log–log axes (nullopt: nothing positive to show, the axes keep theirs).
@@ -56,8 +67,9 @@ struct SpectrumFigure {
 class SpectrumFigureBuilder {
     Q_DECLARE_TR_FUNCTIONS(SpectrumView)
 public:
-    SpectrumFigureBuilder(const ViewState &state, std::optional<MatrixKey> key, bool overlayFirstStep)
-        : m_state(state), m_key(key), m_overlay(overlayFirstStep) {}
+    SpectrumFigureBuilder(const ViewState &state, std::optional<MatrixKey> key, bool overlayFirstStep,
+                          SpectrumTail tail = SpectrumTail::Density)
+        : m_state(state), m_key(key), m_overlay(overlayFirstStep), m_tail(tail) {}
     SpectrumFigure build() const;
 
 private:
@@ -65,12 +77,20 @@ private:
     void addChange(SpectrumFigure &figure, const MatrixResult &r) const;
     void addMarchenkoPasturBulk(SpectrumFigure &figure, const MatrixResult &r, const Eigen::VectorXd &lambda) const;
     void addPowerLaw(SpectrumFigure &figure, const MatrixResult &r, const Eigen::VectorXd &lambda) const;
+    // The power law's points: its density scaled to the tail's share of all eigenvalues, or its
+    // CCDF (tail/fitted)·(λ/x_min)^(1−α), which meets the empirical CCDF at x_min.
+    QList<QPointF> powerLawPoints(const SpectralMetrics &fit, const Eigen::VectorXd &lambda, double fitted) const;
     // The ranges of a panel's curves (the bulk left out: the law fits under the ESD's range), padded.
     static void fitRanges(SpectrumFigure &figure);
 
     const ViewState &m_state;
     std::optional<MatrixKey> m_key;
     bool m_overlay;
+    SpectrumTail m_tail;
 };
+
+// The empirical CCDF P(Λ ≥ λ) of the eigenvalues above kPowerLawThreshold (the fit's), at each of
+// them in ascending order: (λ₍ᵢ₎, (n − i)/n) for i = 0 … n − 1, equal eigenvalues each a point.
+QList<QPointF> empiricalCcdf(const Eigen::Ref<const Eigen::VectorXd> &lambda);
 
 } // namespace rankscope

@@ -16,6 +16,7 @@ void ViewState::setRun(const RunAnalysis &run, const QString &name)
     first.run = run;
     first.name = name;
     applyEnergy(first.run.results, m_energy);
+    applyEnergy(first.run.headResults, m_energy);
     if (!sameRun) {
         m_followLastStep = true;
         m_highlighted.reset();
@@ -33,8 +34,12 @@ void ViewState::addResults(const QList<MatrixResult> &results)
         return;
     QList<MatrixResult> added = results;
     applyEnergy(added, m_energy);
+    // Per-head rows (--heads) are kept apart: no whole-matrix figure may take them.
+    QList<MatrixResult> heads = takeHeadRows(added);
     m_runs.first().run.results.append(added);
     sortResults(m_runs.first().run.results);
+    m_runs.first().run.headResults.append(heads);
+    sortResults(m_runs.first().run.headResults);
     const qint64 before = m_currentStep;
     reindex();
     emit resultsChanged();
@@ -167,8 +172,10 @@ void ViewState::setEnergy(double energy)
     if (qFuzzyCompare(energy, m_energy))
         return;
     m_energy = energy;
-    for (ShownRun &run : m_runs)
+    for (ShownRun &run : m_runs) {
         applyEnergy(run.run.results, m_energy);
+        applyEnergy(run.run.headResults, m_energy);
+    }
     emit resultsChanged();
 }
 
@@ -178,6 +185,7 @@ void ViewState::addComparedRun(const RunAnalysis &run, const QString &name)
     shownRun.name = name;
     shownRun.run = run;
     applyEnergy(shownRun.run.results, m_energy);
+    applyEnergy(shownRun.run.headResults, m_energy);
     m_runs.append(std::move(shownRun));
     reindex();
     emit resultsChanged();

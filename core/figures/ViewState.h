@@ -53,6 +53,8 @@ public:
     int runCount() const { return int(m_runs.size()); }
     const RunAnalysis &run() const { return m_runs.first().run; }
     const QList<MatrixResult> &results() const { return m_runs.first().run.results; }
+    // --heads: the shown run's per-head rows and circuits (only the per-head views take them).
+    const QList<MatrixResult> &headResults() const { return m_runs.first().run.headResults; }
     QString runName() const { return m_runs.first().name; }
     const QList<MatrixResult> &resultsAt(int index) const { return shown(index).run.results; }
     QString runNameAt(int index) const { return shown(index).name; }

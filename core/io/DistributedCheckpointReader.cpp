@@ -332,7 +332,12 @@ StoredRead DistributedCheckpointReader::readElements(const TensorInfo &tensor, q
         fixed << slice;
     if (fixed.size() != t.size.size() - 2)
         return {{}, QStringLiteral("is not a matrix of its %1-D global tensor").arg(t.size.size())};
-    RowMajorMatrix values(rows, cols);
+    // Stitched as stored and widened later a block at a time, as every other reader's matrices
+    // are: a float32 layer is never held in float64 (bench_sharded_read).
+    Stitch values{QByteArray(), cols, elementSize(t.dtype), {}};
+    if (values.elementSize <= 0)
+        return {{}, QStringLiteral("holds %1 elements, which are not supported").arg(printableText(t.dtype))};
+    values.bytes = QByteArray(qsizetype(rows * cols * values.elementSize), '\0');
     for (const DcpChunk &chunk : t.chunks) {
         bool overlaps = true;
         for (qsizetype d = 0; d < fixed.size(); ++d)
@@ -343,10 +348,10 @@ StoredRead DistributedCheckpointReader::readElements(const TensorInfo &tensor, q
             return {{}, QStringLiteral("chunk at %1 (%2, bytes %3+%4): %5")
                             .arg(at(chunk.offsets), printableText(chunk.storage->relativePath)).arg(chunk.storage->offset).arg(chunk.storage->length).arg(problem)};
     }
-    return {StoredMatrix::fromDouble(values), {}};
+    return {StoredMatrix(std::move(values.bytes), t.dtype, values.bigEndian.value_or(false), rows, cols), {}};
 }
 
-QString DistributedCheckpointReader::copyChunk(const DcpTensor &tensor, const DcpChunk &chunk, const QList<qint64> &fixed, RowMajorMatrix &out)
+QString DistributedCheckpointReader::copyChunk(const DcpTensor &tensor, const DcpChunk &chunk, const QList<qint64> &fixed, Stitch &out)
 {
     const qsizetype rank = tensor.size.size();
     const qint64 rows = chunk.sizes[rank - 2], cols = chunk.sizes[rank - 1];
@@ -383,15 +388,19 @@ QString DistributedCheckpointReader::copyChunk(const DcpTensor &tensor, const Dc
     const StoredRead read = archive->readRecord(span, 0, span.shape[0]);
     if (!read.ok())
         return read.error;
+    if (out.bigEndian && *out.bigEndian != read.matrix.bigEndian())
+        return QStringLiteral("its byte order differs from the other chunks'");
+    out.bigEndian = read.matrix.bigEndian();
     const qint64 rowStride = r.stride[rank - 2], colStride = r.stride[rank - 1];
     const qint64 top = chunk.offsets[rank - 2], left = chunk.offsets[rank - 1];
     for (qint64 row = 0; row < rows; ++row) {
+        char *dst = out.bytes.data() + ((top + row) * out.cols + left) * out.elementSize;
         if (colStride == 1) {
-            read.matrix.widenRow(0, row * rowStride, cols, &out(top + row, left));
+            read.matrix.copyRow(0, row * rowStride, cols, dst);
             continue;
         }
         for (qint64 col = 0; col < cols; ++col)
-            read.matrix.widenRow(0, row * rowStride + col * colStride, 1, &out(top + row, left + col));
+            read.matrix.copyRow(0, row * rowStride + col * colStride, 1, dst + col * out.elementSize);
     }
     return {};
 }

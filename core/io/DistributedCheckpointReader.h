@@ -48,8 +48,16 @@ private:
     QString storageProblem(const DcpTensor &tensor, const DcpChunk &chunk);
     void list(const DcpTensor &tensor, qsizetype index, bool stacked);
     void readMegatronCommonState();
+    // One matrix being stitched, in its stored dtype: a row-major buffer of its elements' bytes and
+    // the byte order of the chunks copied so far.
+    struct Stitch {
+        QByteArray bytes;
+        qint64 cols = 0;
+        int elementSize = 0;
+        std::optional<bool> bigEndian;
+    };
     // Copies the part of one chunk that lies in the matrix at leading indices `fixed` into out.
-    QString copyChunk(const DcpTensor &tensor, const DcpChunk &chunk, const QList<qint64> &fixed, RowMajorMatrix &out);
+    QString copyChunk(const DcpTensor &tensor, const DcpChunk &chunk, const QList<qint64> &fixed, Stitch &out);
 
     QDir m_folder;
     DcpMetadata m_metadata;

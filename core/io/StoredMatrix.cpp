@@ -34,6 +34,17 @@ void StoredMatrix::widenRow(qint64 row, qint64 col, qint64 count, double *dst) c
     decodeElements(m_type, src, count, m_bigEndian, dst, m_colStride * m_elementSize);
 }
 
+void StoredMatrix::copyRow(qint64 row, qint64 col, qint64 count, char *dst) const
+{
+    const char *src = m_bytes.constData() + (m_first + row * m_rowStride + col * m_colStride) * m_elementSize;
+    if (m_colStride == 1) {
+        std::memcpy(dst, src, std::size_t(count * m_elementSize));
+        return;
+    }
+    for (qint64 c = 0; c < count; ++c)
+        std::memcpy(dst + c * m_elementSize, src + c * m_colStride * m_elementSize, std::size_t(m_elementSize));
+}
+
 void StoredMatrix::hashRow(qint64 row, qint64 col, qint64 count, StoredBytesHash &hash) const
 {
     const char *src = m_bytes.constData() + (m_first + row * m_rowStride + col * m_colStride) * m_elementSize;

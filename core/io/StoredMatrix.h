@@ -39,6 +39,10 @@ public:
 
     // Elements col … col + count − 1 of one row, widened into dst.
     void widenRow(qint64 row, qint64 col, qint64 count, double *dst) const;
+    // The stored bytes of elements col … col + count − 1 of one row, in order, into dst (count ·
+    // element size bytes): what a reader stitching chunks copies, so that a float32 or bfloat16
+    // tensor is never held widened.
+    void copyRow(qint64 row, qint64 col, qint64 count, char *dst) const;
     // The stored bytes of elements col … col + count − 1 of one row, in order, into a fingerprint.
     void hashRow(qint64 row, qint64 col, qint64 count, StoredBytesHash &hash) const;
     // The whole matrix in float64 (the exact SVD and the tests want it all at once).

@@ -19,6 +19,9 @@ TypeInfo info(MatrixType type)
     case MatrixType::MlpGate: return {"MLP_GATE", "MLP gate", "#D55E00"};
     case MatrixType::MlpUp: return {"MLP_UP", "MLP\u2191", "#56B4E9"};
     case MatrixType::MlpDown: return {"MLP_DOWN", "MLP\u2193", "#F0E442"};
+    // The palette's eighth, black, and a neutral grey beside it: no circuit shares a matrix's colour.
+    case MatrixType::QK: return {"QK", "QK", "#000000"};
+    case MatrixType::OV: return {"OV", "OV", "#999999"};
     }
     return {"?", "?", "#000000"};
 }
@@ -35,5 +38,15 @@ std::optional<MatrixType> matrixTypeFromCsvName(const QString &name)
             return type;
     return std::nullopt;
 }
+
+std::optional<MatrixType> anyTypeFromCsvName(const QString &name)
+{
+    for (MatrixType type : kCircuitTypes)
+        if (name.compare(csvName(type), Qt::CaseInsensitive) == 0)
+            return type;
+    return matrixTypeFromCsvName(name);
+}
+
+bool isCircuit(MatrixType type) { return type == MatrixType::QK || type == MatrixType::OV; }
 
 } // namespace rankscope

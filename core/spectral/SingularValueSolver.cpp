@@ -1,6 +1,7 @@
 #include "spectral/SingularValueSolver.h"
 
 #include "spectral/DenseBlockSource.h"
+#include "spectral/DeviceGramSolver.h"
 #include "spectral/SpectralMetrics.h"
 
 #include <Eigen/SVD>
@@ -8,6 +9,7 @@
 #include <cblas.h>
 #include <cmath>
 #include <lapacke.h>
+#include <optional>
 #include <vector>
 
 namespace rankscope {
@@ -50,10 +52,20 @@ Spectrum SingularValueSolver::compute(const Eigen::Ref<const Eigen::MatrixXd> &m
     return compute(DenseBlockSource(matrix));
 }
 
-Spectrum SingularValueSolver::compute(const MatrixBlockSource &matrix, const std::function<void()> &allRead) const
+Spectrum SingularValueSolver::compute(const MatrixBlockSource &matrix, const std::function<void()> &allRead, SolvePlace *place) const
 {
     if (matrix.rows() == 0 || matrix.cols() == 0)
         return {{}, QStringLiteral("matrix is empty (%1×%2)").arg(matrix.rows()).arg(matrix.cols()), {}};
+    if (m_device && m_method == SvdMethod::FastGram) {
+        QString why;
+        if (std::optional<Spectrum> spectrum = m_device->compute(matrix, m_topVectors, m_gramBlockBytes, allRead, &why)) {
+            if (place)
+                *place = {true, {}};
+            return std::move(*spectrum);
+        }
+        if (place)
+            *place = {false, why};
+    }
     return m_method == SvdMethod::FastGram ? gramSpectrum(matrix, allRead) : exactSpectrum(matrix, allRead);
 }
 
@@ -105,7 +117,7 @@ Spectrum SingularValueSolver::gramSpectrum(const MatrixBlockSource &matrix, cons
     for (int i = 0; i < order; ++i)
         trace += gram[size_t(i) * size_t(order) + size_t(i)];
     if (!(trace <= kLargestEigenvalueSum) || countNonFinite(gram.data(), qint64(gram.size())) > 0)
-        return {{}, QStringLiteral("its values are too large for float64 (\u2016W\u2016\u00b2_F = \u03a3\u03c3\u00b2 past %1)").arg(kLargestEigenvalueSum, 0, 'g', 3), {}};
+        return {{}, tooLargeMessage(), {}};
 
     if (k > 0)
         return gramSpectrumWithVectors(readsAgain ? &matrix : nullptr, rows, cols, std::move(gram), k, allRead);
@@ -179,27 +191,35 @@ Spectrum SingularValueSolver::gramSpectrumWithVectors(const MatrixBlockSource *m
         spectrum.topRightVectors = gramVectors.cast<float>();
         return spectrum;
     }
-    // V = WᵀUΣ⁻¹, by column blocks C of W: the rows of V for C's columns are CᵀU. A zero σ has no
-    // right vector to give: its column is left zero.
+    spectrum.topRightVectors = rightVectorsFromLeft(*matrix, gramVectors, spectrum.singularValues, m_gramBlockBytes);
+    finished();
+    return spectrum;
+}
+
+// V = WᵀUΣ⁻¹, by column blocks C of W: the rows of V for C's columns are CᵀU. A zero σ has no
+// right vector to give: its column is left zero.
+Eigen::MatrixXf SingularValueSolver::rightVectorsFromLeft(const MatrixBlockSource &matrix, const Eigen::MatrixXd &left,
+                                                          const Eigen::VectorXd &singularValues, qint64 blockBytes)
+{
+    const qint64 rows = matrix.rows(), cols = matrix.cols();
+    const int k = int(left.cols());
     Eigen::MatrixXd right(cols, k);
-    if (const double *whole = matrix->rowMajorData()) {
-        right.noalias() = Eigen::Map<const Eigen::MatrixXd>(whole, cols, rows) * gramVectors;
+    if (const double *whole = matrix.rowMajorData()) {
+        right.noalias() = Eigen::Map<const Eigen::MatrixXd>(whole, cols, rows) * left;
     } else {
-        const qint64 lines = std::clamp<qint64>(m_gramBlockBytes / (qint64(sizeof(double)) * rows), 1, cols);
+        const qint64 lines = std::clamp<qint64>(blockBytes / (qint64(sizeof(double)) * rows), 1, cols);
         std::vector<double> block(size_t(lines * rows));
         for (qint64 start = 0; start < cols; start += lines) {
             const qint64 count = std::min(lines, cols - start);
-            matrix->widenBlock(0, rows, start, count, block.data()); // column-major count × rows: Cᵀ
-            right.middleRows(start, count).noalias() = Eigen::Map<const Eigen::MatrixXd>(block.data(), count, rows) * gramVectors;
+            matrix.widenBlock(0, rows, start, count, block.data()); // column-major count × rows: Cᵀ
+            right.middleRows(start, count).noalias() = Eigen::Map<const Eigen::MatrixXd>(block.data(), count, rows) * left;
         }
     }
-    finished();
     for (int j = 0; j < k; ++j) {
-        const double s = spectrum.singularValues[j];
+        const double s = singularValues[j];
         right.col(j) = s > 0 ? Eigen::VectorXd(right.col(j) / s) : Eigen::VectorXd::Zero(cols);
     }
-    spectrum.topRightVectors = right.cast<float>();
-    return spectrum;
+    return right.cast<float>();
 }
 
 // The reference path may widen the whole matrix: BDCSVD needs it all.
@@ -229,6 +249,15 @@ Spectrum SingularValueSolver::exactSpectrum(const MatrixBlockSource &matrix, con
         spectrum.topRightVectors = svd.matrixU().leftCols(k).cast<float>();
     return spectrum;
 }
+
+QString SingularValueSolver::nonFiniteMessage(qint64 nonFinite, qint64 total) { return nonFiniteError(nonFinite, total); }
+
+QString SingularValueSolver::tooLargeMessage()
+{
+    return QStringLiteral("its values are too large for float64 (\u2016W\u2016\u00b2_F = \u03a3\u03c3\u00b2 past %1)").arg(kLargestEigenvalueSum, 0, 'g', 3);
+}
+
+Spectrum SingularValueSolver::checkedSpectrum(Eigen::VectorXd singularValues) { return rankscope::checkedSpectrum(std::move(singularValues)); }
 
 void SingularValueSolver::setBlasThreads(int threads) { openblas_set_num_threads(std::max(1, threads)); }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "spectral/MatrixBlockSource.h"
@@ -38,6 +39,15 @@ struct Spectrum {
     bool ok() const { return error.isEmpty(); }
 };
 
+class DeviceGramSolver;
+
+// Where one matrix's spectrum was computed: on the GPU, or on the CPU (with why, when a device was
+// set and did not take it: too large for its memory, a CUDA error).
+struct SolvePlace {
+    bool onDevice = false;
+    QString note;
+};
+
 class SingularValueSolver {
 public:
     explicit SingularValueSolver(SvdMethod method = SvdMethod::FastGram, Eigensolver eigensolver = Eigensolver::BySize)
@@ -50,7 +60,8 @@ public:
     // matrix formed, or the matrix widened for the exact path) and before the eigensolver runs; the
     // solver does not touch `matrix` after it, so the caller may free the tensor there and hold only
     // the Gram matrix through the longest part of the work.
-    Spectrum compute(const MatrixBlockSource &matrix, const std::function<void()> &allRead = {}) const;
+    // `place`, when given, says where the spectrum was computed.
+    Spectrum compute(const MatrixBlockSource &matrix, const std::function<void()> &allRead = {}, SolvePlace *place = nullptr) const;
 
     // OpenBLAS threads inside each call, for the whole process (OpenBLAS has one setting). RankScope
     // runs one matrix per worker with 1 thread; BlasThreadBudget gives spare cores to a lone call.
@@ -74,6 +85,20 @@ public:
     // Gram matrix is WWᵀ its eigenvectors are W's left vectors U, and V = WᵀUΣ⁻¹ reads W once more:
     // then `allRead` comes after that pass.
     void setTopVectors(int k) { m_topVectors = std::max(0, k); }
+    // The Gram path on a GPU (null: the CPU, as always). A matrix the device does not take is
+    // solved here on the CPU, as without it.
+    void setDevice(std::shared_ptr<DeviceGramSolver> device) { m_device = std::move(device); }
+
+    // V = WᵀUΣ⁻¹ from the left vectors U (rows × k, largest first) of a W with more columns than
+    // rows, read a block at a time: what the Gram path on WWᵀ returns as the top right vectors.
+    // What the Gram path says of a matrix with NaN or Inf, and of one whose values square past
+    // float64; and its check of the spectrum found (sorted descending, or why it is none): shared
+    // with the device path, so that both answer alike.
+    static QString nonFiniteMessage(qint64 nonFinite, qint64 total);
+    static QString tooLargeMessage();
+    static Spectrum checkedSpectrum(Eigen::VectorXd singularValues);
+    static Eigen::MatrixXf rightVectorsFromLeft(const MatrixBlockSource &matrix, const Eigen::MatrixXd &left,
+                                                const Eigen::VectorXd &singularValues, qint64 blockBytes);
 
 private:
     Spectrum gramSpectrum(const MatrixBlockSource &matrix, const std::function<void()> &allRead) const;
@@ -85,6 +110,7 @@ private:
     Eigensolver m_eigensolver;
     qint64 m_gramBlockBytes = kGramBlockBytes;
     int m_topVectors = 0;
+    std::shared_ptr<DeviceGramSolver> m_device;
 };
 
 const char *svdMethodName(SvdMethod method);

@@ -133,6 +133,7 @@ SpectralMetrics computeSpectralMetrics(const Eigen::Ref<const Eigen::VectorXd> &
     m.randDistance = kNaN;
     clearDeltaMetrics(m);
     clearSubspaceMetrics(m);
+    m.alphaCiLow = m.alphaCiHigh = kNaN; // --alpha-ci: setAlphaInterval
     return m;
 }
 
@@ -198,6 +199,8 @@ const QList<StoredMetric> &storedMetrics()
         {"delta_effective_rank", &M::deltaEffectiveRank, true},
         {"subspace_overlap", &M::subspaceOverlap, true},
         {"top_vector_cosine", &M::topVectorCosine, true},
+        {"alpha_ci_low", &M::alphaCiLow, true},
+        {"alpha_ci_high", &M::alphaCiHigh, true},
     };
     return table;
 }

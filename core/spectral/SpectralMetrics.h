@@ -44,6 +44,9 @@ struct SpectralMetrics {
     // checkpoint's (setSubspaceMetrics).
     double subspaceOverlap;     // ‖V_k(t)ᵀV_k(t_prev)‖²_F / k ∈ [0, 1]
     double topVectorCosine;     // |v₁(t)·v₁(t_prev)|
+    // Opt-in (--alpha-ci): alpha's 95 % bootstrap interval (spectral/AlphaInterval), NaN otherwise.
+    double alphaCiLow;
+    double alphaCiHigh;
 };
 
 // The largest ‖W‖²_F = Σσ² a spectrum may have: every metric, the power-law fit, the Marchenko–Pastur
@@ -92,15 +95,16 @@ int energyRank(const Eigen::Ref<const Eigen::VectorXd> &singularValues, double e
 struct StoredMetric {
     const char *column;              // "stable_rank"
     double SpectralMetrics::*member; // &SpectralMetrics::stableRank
-    bool needsMatrix;                // opt-in, from the matrix itself (a second decomposition), not its spectrum
+    bool needsMatrix;                // opt-in, from the matrix itself (a second decomposition), not its spectrum,
+                                     // or (alpha_ci_*) a bootstrap asked for: never recomputed from a stored spectrum
 };
 const QList<StoredMetric> &storedMetrics();
 
 // The columns and values of storedMetrics().
 QStringList spectralMetricColumns();
 QList<double> spectralMetricValues(const SpectralMetrics &metrics);
-// The columns that need the matrix itself: always the last ones, so the spectrum's own metrics
-// keep their positions.
+// The columns that need the matrix itself (and the opt-in alpha_ci_*): always the last ones, so
+// the spectrum's own metrics keep their positions.
 QStringList matrixMetricColumns();
 // The inverse of spectralMetricValues; columns missing at the end are NaN (an older file), fewer
 // than the seven contract columns and the six extras every file has give all zeros.

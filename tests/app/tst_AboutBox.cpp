@@ -17,7 +17,7 @@ private slots:
         QStringList names;
         for (const LibraryInUse &library : libraries)
             names << library.name;
-        QCOMPARE(names, (QStringList{"Qt", "QCustomPlot", "Eigen", "HDF5", "BLAS", "LAPACK"}));
+        QCOMPARE(names, (QStringList{"Qt", "QCustomPlot", "Eigen", "HDF5", "BLAS", "LAPACK", "CUDA"}));
         QVERIFY(libraries[0].version.startsWith(QString::fromLatin1(qVersion())));
         const QRegularExpression dottedVersion(QStringLiteral("^\\d+\\.\\d+\\.\\d+$"));
         QVERIFY2(dottedVersion.match(libraries[1].version).hasMatch(), qPrintable(libraries[1].version));
@@ -30,6 +30,9 @@ private slots:
         QVERIFY2(blas[1].contains(" kernels, "), qPrintable(blas[1]));
         QVERIFY2(QFileInfo(blas[2]).isFile(), qPrintable(blas[2]));
         QVERIFY2(QFileInfo(libraries[5].version).isFile(), qPrintable(libraries[5].version));
+        // CUDA: the runtime, driver and device, or why there is none (never empty).
+        QVERIFY2(libraries[6].version.contains(QLatin1String("CUDA")) || libraries[6].version.startsWith(QLatin1String("not built in")),
+                 qPrintable(libraries[6].version));
     }
 
     void namesVersionAndLicence()

@@ -2,6 +2,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -12,6 +13,9 @@
 #include "spectral/BlasKernelChoice.h"
 #include "spectral/CpuFeatures.h"
 #include <QRegularExpression>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include "core/FormatWriters.h"
 #include <random>
 #include <csignal>
@@ -194,8 +198,39 @@ private slots:
         QVERIFY(r.err.isEmpty());
         // WeightWatcher's columns, then the opt-in ones: rand_distance and the change (--delta) only on request.
         QVERIFY(lines[0].endsWith(",log_norm,log_spectral_norm,log_alpha_norm,num_spikes,mp_softrank,rand_distance,"
-                                  "delta_rel_frobenius,delta_spectral_norm,delta_stable_rank,delta_effective_rank,subspace_overlap,top_vector_cosine"));
-        QVERIFY(lines[1].endsWith(",nan,nan,nan,nan,nan,nan,nan"));
+                                  "delta_rel_frobenius,delta_spectral_norm,delta_stable_rank,delta_effective_rank,subspace_overlap,top_vector_cosine,"
+                                  "alpha_ci_low,alpha_ci_high,head,kv_head"));
+        QVERIFY(lines[1].endsWith(",nan,nan,nan,nan,nan,nan,nan,nan,nan,,")); // a whole matrix: no head
+    }
+
+    // --device: --version names CUDA (or why there is none); without a usable GPU, auto computes on
+    // the CPU and says why in the timing line, cpu says so, cuda ends at once with exit status 2
+    // and the reason, before anything is read; a device that is not one is refused (exit 1).
+    void deviceWithoutAGpu()
+    {
+        const Run version = runRankscope({"--version"});
+        static const QRegularExpression cudaLine(QStringLiteral("^CUDA: (.+)$"), QRegularExpression::MultilineOption);
+        const QRegularExpressionMatch cuda = cudaLine.match(version.out);
+        QVERIFY2(cuda.hasMatch(), qPrintable(version.out));
+        if (cuda.captured(1).contains(QRegularExpression(QStringLiteral("device \\d+ of"))))
+            QSKIP("a usable GPU is here: bench/gpu_check.sh checks it");
+        const Run automatic = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--no-cache", "--csv", "/dev/null"});
+        QCOMPARE(automatic.exitCode, 0);
+        QVERIFY2(automatic.err.contains("; on the CPU (no usable GPU: "), qPrintable(automatic.err));
+        const Run cpu = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--no-cache", "--device", "cpu", "--csv", "/dev/null"});
+        QCOMPARE(cpu.exitCode, 0);
+        QVERIFY2(cpu.err.contains("; on the CPU (--device cpu)"), qPrintable(cpu.err));
+        const Run refused = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--no-cache", "--device", "cuda", "--csv", "-"});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.startsWith("rankscope analyze: --device cuda: no usable GPU: "), qPrintable(refused.err));
+        QCOMPARE(refused.err.count('\n'), 1);
+        QVERIFY(refused.out.isEmpty());
+        const Run bogus = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--device", "gpu"});
+        QCOMPARE(bogus.exitCode, 1);
+        QVERIFY2(bogus.err.contains("--device is auto, cpu or cuda"), qPrintable(bogus.err));
+        const Run exact = runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--device", "cuda", "--method", "svd"});
+        QCOMPARE(exact.exitCode, 1);
+        QVERIFY2(exact.err.contains("--device cuda needs --method gram"), qPrintable(exact.err));
     }
 
     // --delta [--reference STEP]: the change from the first (or that) checkpoint in the delta_* columns.
@@ -401,6 +436,50 @@ private slots:
         QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--out", dir.filePath("x.gif")}).exitCode, 1);
         QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--step", "777", "--out", dir.filePath("x.png")}).exitCode, 1);
         QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrum", "--out", dir.filePath("x.png")}).exitCode, 1);
+    }
+
+    // The spectrogram from the command line: one matrix or a type's mean, drawn or as the CSV of
+    // its cells (a row per step and bin; each step's densities sum to 1 and its stable rank is the
+    // independently computed one), and what it refuses.
+    void exportsTheSpectrogramAndItsCells()
+    {
+        QTemporaryDir dir;
+        Run r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrogram", "--layer", "1", "--type", "Q", "--preset", "column",
+                              "--out", dir.filePath("s.pdf")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(contents(dir.filePath("s.pdf")).left(4), QByteArray("%PDF"));
+        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrogram", "--layer", "1", "--type", "Q", "--out", dir.filePath("s.csv")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList lines = QString::fromUtf8(contents(dir.filePath("s.csv"))).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.first(), QStringLiteral("step,block,layer,type,expert,matrices,sigma_low,sigma_high,density,stable_rank,left_out"));
+        QCOMPARE(lines.size(), 1 + 6 * 17); // six steps, 2·√64 + 1 bins
+        QHash<QString, double> sums, ranks;
+        for (const QString &line : lines.mid(1)) {
+            const QStringList f = line.split(',');
+            QCOMPARE(f.mid(1, 5), (QStringList{"", "1", "Q", "", "1"}));
+            QCOMPARE(f[10], QStringLiteral("0"));
+            sums[f[0]] += f[8].toDouble();
+            ranks[f[0]] = f[9].toDouble();
+        }
+        QHash<QString, double> expected; // step → stable_rank of layer 1 Q, from the expected CSV
+        for (const QString &line : QString::fromUtf8(contents(QStringLiteral(RANKSCOPE_TEST_DATA "/nanogpt-d4.metrics.csv"))).split('\n'))
+            if (const QStringList f = line.split(','); f.size() > 5 && f[1] == "1" && f[2] == "Q")
+                expected[f[0]] = f[5].toDouble();
+        QCOMPARE(ranks.size(), 6);
+        for (auto it = ranks.begin(); it != ranks.end(); ++it) {
+            QVERIFY2(std::abs(sums[it.key()] - 1) < 1e-9, qPrintable(it.key()));
+            QVERIFY2(std::abs(it.value() - expected[it.key()]) <= 1e-6 * expected[it.key()], qPrintable(it.key()));
+        }
+        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrogram", "--type", "MLP_UP", "--layers", "1-2", "--out", dir.filePath("m.csv")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(contents(dir.filePath("m.csv")).contains("\n0,,,MLP_UP,,2,"));
+        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrogram", "--out", dir.filePath("x.png")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("spectrogram needs --type T"), qPrintable(r.err));
+        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "spectrogram", "--layer", "9", "--type", "Q", "--out", dir.filePath("x.png")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("nanogpt-d4 has no layer 9 Q at any step."), qPrintable(r.err));
+        QVERIFY(!QFileInfo::exists(dir.filePath("x.png")));
     }
 
     // Checkpoints copied in one by one while watched each appear once; one written in two halves
@@ -1052,7 +1131,7 @@ private slots:
             return found;
         };
         QSet<QString> fromHelp{QStringLiteral("--help"), QStringLiteral("--version")};
-        for (const char *command : {"analyze", "info", "export"}) {
+        for (const char *command : {"analyze", "info", "export", "plan"}) {
             const Run r = runRankscope({command, "--help"});
             QCOMPARE(r.exitCode, 0);
             const QSet<QString> own = optionsIn(r.out);
@@ -1071,6 +1150,98 @@ private slots:
         };
         QVERIFY2(optionsIn(manPage) == fromHelp, qPrintable("man page: " + differ(fromHelp, optionsIn(manPage))));
         QVERIFY2(optionsIn(completion) == fromHelp, qPrintable("completion: " + differ(fromHelp, optionsIn(completion))));
+    }
+
+    // `plan` on the demo run: a budget's JSON for PEFT (rank_pattern of the checkpoint's own module
+    // names, c_attn the largest of its Q, K, V), and --energy 0.9's ranks as CSV, each the k_τ the
+    // expected metrics' compression_pct gives at step 100 (r·(1 − pct/100)), or the full rank where k_τ's
+    // factors would cost the matrix's mn or more.
+    void planWritesPeftRanksAndCsv()
+    {
+        QTemporaryDir dir;
+        const QString json = dir.filePath("plan.json"), csv = dir.filePath("plan.csv");
+        Run r = runRankscope({"plan", RANKSCOPE_DEMO_RUN, "--keep", "0.4", "--out", json});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("Rank plan of step 1500 for --keep 0.4: 24 matrices"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("Rule: budget greedy"), qPrintable(r.out));
+        QVERIFY2(r.err.contains("wrote " + json), qPrintable(r.err));
+        const QJsonObject plan = QJsonDocument::fromJson(contents(json)).object();
+        QCOMPARE(plan["step"].toInt(), 1500);
+        const QJsonObject pattern = plan["rank_pattern"].toObject();
+        QCOMPARE(pattern.size(), 16); // c_attn, attn.c_proj, c_fc, mlp.c_proj of 4 layers
+        const QJsonObject parts = plan["rank_pattern_parts"].toObject()["transformer.h.2.attn.c_attn"].toObject();
+        QCOMPARE(parts.keys(), (QStringList{"K", "Q", "V"}));
+        QCOMPARE(pattern["transformer.h.2.attn.c_attn"].toInt(), std::max({parts["Q"].toInt(), parts["K"].toInt(), parts["V"].toInt()}));
+        const QJsonObject totals = plan["totals"].toObject();
+        QVERIFY(totals["params_after"].toInteger() <= std::floor(0.4 * totals["params_before"].toDouble()));
+        QVERIFY(totals["energy_kept"].toDouble() <= totals["optimum_energy_bound"].toDouble());
+        QCOMPARE(plan["matrices"].toArray().size(), 24);
+
+        // Step 100: some of its matrices' k_τ cost their mn or more, others not.
+        r = runRankscope({"plan", RANKSCOPE_DEMO_RUN, "--energy", "0.9", "--step", "100", "--out", csv});
+        QCOMPARE(r.exitCode, 0);
+        QHash<QString, double> expectedPct; // "layer,type" at step 100
+        for (const QString &line : QString::fromUtf8(contents(RANKSCOPE_TEST_DATA "/nanogpt-d4.metrics.csv")).split('\n', Qt::SkipEmptyParts)) {
+            const QStringList f = line.split(',');
+            if (f[0] == "100")
+                expectedPct.insert(f[1] + ',' + f[2], f[6].toDouble());
+        }
+        const QStringList rows = QString::fromUtf8(contents(csv)).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(rows.size(), 25);
+        const QStringList header = rows.first().split(',');
+        int dense = 0;
+        for (const QString &row : rows.mid(1)) {
+            const QStringList f = row.split(',');
+            const qint64 m = f[header.indexOf("rows")].toLongLong(), n = f[header.indexOf("cols")].toLongLong(), full = std::min(m, n);
+            const qint64 k = std::llround(double(full) * (1 - expectedPct.value(f[header.indexOf("layer")] + ',' + f[header.indexOf("type")]) / 100));
+            const bool isDense = k * (m + n) >= m * n;
+            dense += isDense;
+            QCOMPARE(f[header.indexOf("rank")].toLongLong(), isDense ? full : k);
+            QCOMPARE(f[header.indexOf("dense")], QString(isDense ? "true" : "false"));
+            QCOMPARE(f[header.indexOf("params_after")].toLongLong(), isDense ? m * n : k * (m + n));
+        }
+        QVERIFY(dense > 0 && dense < 24); // both kinds are checked
+    }
+
+    // Exactly one target, each in its range, an output that is .json or .csv and replaces nothing
+    // read, a step the run has, a budget at least rank 1 everywhere: each refused with exit 1 and why.
+    void planRefusesWhatItCannotDo()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("p.json");
+        const QString demo = RANKSCOPE_DEMO_RUN;
+        const QList<QPair<QStringList, QString>> refused = {
+            {{"plan", demo, "--out", out}, "rankscope plan: give a target: --keep F, --energy τ or --max-error E\n"},
+            {{"plan", demo, "--keep", "0.4", "--energy", "0.9", "--out", out}, "rankscope plan: give one of --keep, --energy and --max-error, not several\n"},
+            {{"plan", demo, "--keep", "0", "--out", out}, "rankscope plan: --keep takes a number in (0, 1], not '0'\n"},
+            {{"plan", demo, "--keep", "1.5", "--out", out}, "rankscope plan: --keep takes a number in (0, 1], not '1.5'\n"},
+            {{"plan", demo, "--energy", "nan", "--out", out}, "rankscope plan: --energy takes a number in (0, 1], not 'nan'\n"},
+            {{"plan", demo, "--max-error", "-0.1", "--out", out}, "rankscope plan: --max-error takes a number from 0 to 1, not '-0.1'\n"},
+            {{"plan", demo, "--keep", "0.4", "--out", dir.filePath("p.txt")}, "rankscope plan: --out needs a .json or .csv file\n"},
+            {{"plan", demo, "--keep", "0.4"}, "rankscope plan: --out needs a .json or .csv file\n"},
+            {{"plan", demo, "--keep", "0.4", "--step", "1e3", "--out", out}, "rankscope plan: --step takes last or a whole number, 0 or more, not '1e3'\n"},
+            {{"plan", "--keep", "0.4", "--out", out}, "rankscope plan: give one SOURCE\n"},
+            {{"plan", demo, "--keep", "0.4", "--step", "7", "--out", out}, "rankscope plan: no checkpoint at step 7\n"},
+        };
+        for (const auto &[arguments, message] : refused) {
+            const Run r = runRankscope(arguments);
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.endsWith(message), qPrintable(arguments.join(' ') + " said: " + r.err));
+            QVERIFY(!QFileInfo::exists(out));
+        }
+        Run r = runRankscope({"plan", demo, "--keep", "0.01", "--out", out});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QRegularExpression("rankscope plan: --keep 0.01 is below the smallest plan of step 1500: rank 1 for every matrix "
+                                                   "keeps 0\\.0[0-9]+ of the parameters; give --keep from 0\\.0[0-9]+ to 1\n")),
+                 qPrintable(r.err));
+        // A checkpoint named like a plan is not replaced.
+        const QString disguised = dir.filePath("ckpt.json");
+        QVERIFY(QFile::copy(QDir(demo).filePath("ckpt_000000.pt"), disguised));
+        const QByteArray before = contents(disguised);
+        r = runRankscope({"plan", demo, "--keep", "0.4", "--out", disguised});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(disguised + ": is a checkpoint"), qPrintable(r.err));
+        QCOMPARE(contents(disguised), before);
     }
 
     void exportSurvivesANonFiniteStoredSpectrum()

@@ -189,9 +189,9 @@ private slots:
         auto refusal = [&](const QStringList &more) {
             return parseExportOptions(QStringList{"export", "run", "--out", out} + more).exit.err;
         };
-        QCOMPARE(refusal({"--figure", "pie"}), QStringLiteral("rankscope export: unknown --figure 'pie'; one of: lines, bars, heatmaps, spectrum\n"));
+        QCOMPARE(refusal({"--figure", "pie"}), QStringLiteral("rankscope export: unknown --figure 'pie'; one of: lines, bars, heatmaps, spectrum, spectrogram, heads\n"));
         QCOMPARE(parseExportOptions({"export", "run", "--figure", "lines", "--out", dir.filePath("f.gif")}).exit.err,
-                 QStringLiteral("rankscope export: --out needs a .png, .svg or .pdf file\n"));
+                 QStringLiteral("rankscope export: --out needs a .png, .svg, .pdf or .csv file\n"));
         QVERIFY(refusal({"--figure", "lines", "--metric", "nope"}).startsWith(QStringLiteral("rankscope export: unknown --metric 'nope'; one of: stable_rank, compression_pct, ")));
         QCOMPARE(refusal({"--figure", "lines", "--theme", "sepia"}), QStringLiteral("rankscope export: unknown --theme 'sepia'; one of: light, dark\n"));
         QCOMPARE(refusal({"--figure", "lines", "--width", "50"}), QStringLiteral("rankscope export: --width takes a whole number of pixels from 120 to 20000, not '50'\n"));

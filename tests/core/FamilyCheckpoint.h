@@ -55,7 +55,8 @@ public:
     const QHash<MatrixIdentity, ExpectedMatrix> &expected() const { return m_expected; }
 
     // Writes model.safetensors (and config.json) into a folder of its own and analyses it.
-    RunAnalysis analyse(const TensorNameRules &rules = TensorNameRules::builtIn())
+    RunAnalysis analyse(const TensorNameRules &rules = TensorNameRules::builtIn(), const AnalysisSettings &settings = {},
+                        const RunAnalysis *previous = nullptr)
     {
         QList<SafeTensor> tensors;
         for (const auto &[name, shape, data] : m_tensors) {
@@ -68,9 +69,9 @@ public:
         saveBytes(m_dir.filePath("model.safetensors"), safetensorsFile(tensors));
         if (!m_config.isEmpty())
             saveBytes(m_dir.filePath("config.json"), QJsonDocument(m_config).toJson());
-        RunAnalyzer analyzer;
+        RunAnalyzer analyzer(settings);
         analyzer.setNameRules(rules);
-        return analyzer.analyzeFolder(m_dir.path());
+        return analyzer.analyzeFolder(m_dir.path(), {}, previous);
     }
     QString folder() const { return m_dir.path(); }
 

@@ -3,6 +3,7 @@
 #include "DemoFixture.h"
 #include "ExportCommand.h"
 #include "FigureView.h"
+#include "SpectrumOverStepsView.h"
 #include "SpectrumView.h"
 #include "FigureExporter.h"
 #include "LayerBarChart.h"
@@ -221,7 +222,7 @@ private slots:
         QString error;
         const QStringList written = window.exportAllFigures(m_dir.path(), "pdf", FigureSize::fromPixels(1000, 600), &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        QCOMPARE(written.size(), 4);
+        QCOMPARE(written.size(), 5);
         for (const QString &file : written)
             QVERIFY(QFileInfo(file).size() > 1000);
         QVERIFY(written[2].endsWith("nanogpt-d4-heatmaps.pdf"));
@@ -236,7 +237,7 @@ private slots:
         QTest::addColumn<bool>("compare");
         QTest::addColumn<QString>("legend");
         // Comparisons at two columns and on slides; a single column holds one run's figure.
-        for (const char *figure : {"lines", "bars", "heatmaps", "spectrum"})
+        for (const char *figure : {"lines", "bars", "heatmaps", "spectrum", "spectrogram"})
             for (const QString &preset : FigureSize::presetNames())
                 for (bool compare : {false, true})
                     if (!compare || preset != QLatin1String("column"))
@@ -262,6 +263,8 @@ private slots:
         FigureView view(m_state, *FigureView::kindFromName(figure));
         if (view.spectrumView())
             view.spectrumView()->showMatrix({0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
+        if (view.spectrumOverStepsView())
+            view.spectrumOverStepsView()->showMatrix({0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
         const QString path = m_dir.filePath(QStringLiteral("%1-%2-%3-%4.svg").arg(figure, preset).arg(compare).arg(legend));
         QString error;
         QVERIFY2(view.exportTo(path, *FigureSize::preset(preset), &error), qPrintable(error));

@@ -5,6 +5,7 @@
 #include "LayerBarChart.h"
 #include "ChartView.h"
 #include "MainWindow.h"
+#include "RankPlanPanel.h"
 #include "MetricLineChart.h"
 #include "SpectrumView.h"
 #include "figures/ViewState.h"
@@ -12,6 +13,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QImage>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QAction>
@@ -59,7 +61,15 @@ private slots:
         QVERIFY(finished.wait(30000));
         QCOMPARE(window.state()->results().size(), 144);
         QVERIFY(window.windowTitle().startsWith("nanogpt-d4"));
-        QCOMPARE(window.tabs()->count(), 4);
+        QCOMPARE(window.tabs()->count(), 7); // the five figures, Heads (--heads) and the rank plan
+        QCOMPARE(window.tabs()->widget(6), window.rankPlanPanel());
+        QCOMPARE(window.viewsOfTab(6).size(), 2); // its heatmap and its curve: their data, and File ▸ Export figure
+        {
+            QTemporaryDir out;
+            QString error;
+            QVERIFY2(window.exportFigure(6, out.filePath("plan.png"), FigureSize::fromPixels(1200, 600), &error), qPrintable(error));
+            QVERIFY(QImage(out.filePath("plan.png")).width() > 0);
+        }
         QCOMPARE(window.lineChart()->visibleLines().size(), 6);
         QCOMPARE(window.barChart()->group()->size(), 6);
         QCOMPARE(window.stepSlider()->maximum(), 5);

@@ -173,7 +173,9 @@ private slots:
         const QPoint pixel = q->coordsToPixels(600, valueAt(q, 600)).toPoint();
         QTest::mouseMove(chart.plot(), pixel);
         QVERIFY2(chart.lastTooltip().contains("<b>Q</b> · step 600"), qPrintable(chart.lastTooltip()));
-        QVERIFY2(chart.lastTooltip().contains(QString::number(value, 'g', 5)), qPrintable(chart.lastTooltip()));
+        // Rounded as the value axis shows it (#29), as the crosshair readout is.
+        const AxisRange axis{chart.plot()->yAxis->range().lower, chart.plot()->yAxis->range().upper};
+        QVERIFY2(chart.lastTooltip().contains(axisNumber(value, axis, false)), qPrintable(chart.lastTooltip()));
         QVERIFY(chart.lastTooltip().contains("4 layers"));
         QTest::mouseMove(chart.plot(), QPoint(5, 5));
         QVERIFY(chart.lastTooltip().isEmpty());
@@ -186,7 +188,8 @@ private slots:
         QCOMPARE(layer2->name(), QStringLiteral("layer 2"));
         QTest::mouseMove(chart.plot(), layer2->coordsToPixels(1000, valueAt(layer2, 1000)).toPoint());
         QVERIFY2(chart.lastTooltip().contains("transformer.h.2.mlp.c_fc.weight [256×64]"), qPrintable(chart.lastTooltip()));
-        QVERIFY(chart.lastTooltip().contains(QString::number(expectedValue("stable_rank", 1000, 2, "MLP_UP"), 'g', 5)));
+        const AxisRange layerAxis{chart.plot()->yAxis->range().lower, chart.plot()->yAxis->range().upper};
+        QVERIFY(chart.lastTooltip().contains(axisNumber(expectedValue("stable_rank", 1000, 2, "MLP_UP"), layerAxis, false)));
     }
 
     // A figure on paper is a fresh copy of the view: it shows what the view shows (the metric, the
@@ -298,6 +301,7 @@ private slots:
     {
         ViewState state;
         SpectrumView spectrum(&state);
+        spectrum.setTail(SpectrumTail::Density); // the CCDF, the default, draws only the bulk's edge
         state.setRun(test::demoRun(), QStringLiteral("nanogpt-d4"));
         const MatrixKey key{0, 1500, {{}, 2, MatrixType::MlpUp, {}}};
         spectrum.showMatrix(key);
@@ -552,9 +556,13 @@ private slots:
         QVERIFY(spectrum.title().contains("transformer.h.1.attn.c_attn.weight[V] [64×64]"));
         const double alpha = expectedValue("alpha", 1500, 1, "V");
         QVERIFY2(spectrum.fitLegendText().contains(QStringLiteral("α = %1").arg(alpha, 0, 'f', 2)), qPrintable(spectrum.fitLegendText()));
-        QCOMPARE(spectrum.plot()->graphCount(), 4); // σ by rank, the eigenvalue density, the MP bulk, the fitted law
+        // σ by rank, the eigenvalues' CCDF, the fitted law, and the legend entry of λ₊
+        QCOMPARE(spectrum.plot()->graphCount(), 4);
         spectrum.setOverlayFirstStep(true);
         QCOMPARE(spectrum.plot()->graphCount(), 6);
+        spectrum.setOverlayFirstStep(false);
+        spectrum.setTail(SpectrumTail::Density); // the eigenvalue density and the MP bulk (which names λ₊) instead
+        QCOMPARE(spectrum.plot()->graphCount(), 4);
     }
 
     void heatmapWorksForOneLayerAndShowsNaNDistinctly()

@@ -121,7 +121,8 @@ private slots:
         // A value count far beyond the bytes: the count is the 8 bytes just before the values (the
         // change's count, 0 here, the top vectors' rows and columns, 0 and 0, and the metrics
         // follow them).
-        const qsizetype metricsAt = bytes.size() - qsizetype(sizeof(SpectralMetrics));
+        // After the metrics: the head, its key/value head and its R's rows and columns (--heads, 24 bytes).
+        const qsizetype metricsAt = bytes.size() - 24 - qsizetype(sizeof(SpectralMetrics));
         QByteArray huge = bytes;
         huge[metricsAt - 16 - 8 - 100 * 8 - 8] = '\x7f';
         QVERIFY(!CheckpointShare::fromBytes(huge));

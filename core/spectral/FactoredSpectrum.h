@@ -1,0 +1,20 @@
+// Singular values of a low-rank product A·Bᵀ (A, B: d × k, k ≪ d) without forming the d × d
+// product, as TransformerLens' FactoredMatrix.svd reduces A·B to a small core between orthonormal
+// factors: here A = Q_A·R_A and B = Q_B·R_B by Householder QR (FactoredMatrix takes thin SVDs of
+// both; the core's singular values are the same), so σ(A·Bᵀ) = σ(R_A·R_Bᵀ), a k × k SVD. R of one
+// factor serves every product it enters (a key/value head serves its whole group of query heads),
+// and its own singular values are the factor's.
+#pragma once
+
+#include <Eigen/Core>
+
+namespace rankscope {
+
+// R of the thin QR of a factor (d × k): min(d, k) × k, upper triangular; σ(R) = σ(factor).
+Eigen::MatrixXd triangularFactor(const Eigen::Ref<const Eigen::MatrixXd> &factor);
+// σ(A·Bᵀ) from the R of A and the R of B (both with k columns), descending: min(rows) values.
+Eigen::VectorXd productSingularValues(const Eigen::Ref<const Eigen::MatrixXd> &rA, const Eigen::Ref<const Eigen::MatrixXd> &rB);
+// σ of a small dense matrix, descending (an R, or a core).
+Eigen::VectorXd smallSingularValues(const Eigen::Ref<const Eigen::MatrixXd> &matrix);
+
+} // namespace rankscope

@@ -1,0 +1,50 @@
+// The Rank plan tab's heatmap: the rank chosen for every matrix at the shown step, matrix type
+// (rows, Q at the top) × layer (columns), each cell printing its rank where it fits, and a tooltip
+// with what the truncation keeps and saves. Drawn from RankPlanFigure; a click opens the spectrum.
+#pragma once
+
+#include "ChartView.h"
+#include "figures/RankPlanFigure.h"
+
+namespace rankscope {
+
+class RankPlanHeatmap : public ChartView {
+    Q_OBJECT
+public:
+    explicit RankPlanHeatmap(ViewState *state, QWidget *parent = nullptr);
+
+    RankTarget target() const { return m_target; }
+    void setTarget(const RankTarget &target);
+    const RankPlanFigure &figure() const { return m_figure; }
+    QCPColorMap *colorMap() const { return m_map; }
+    int cellTextCount() const { return int(m_cellTexts.size()); }
+    // The pixel at the centre of a cell, for tests.
+    QPoint cellCentre(MatrixType type, int layer, const QString &block = {}) const;
+
+    QString tooltipAt(const QPoint &pixel) const override;
+    std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
+    // The plan as `rankscope plan --out FILE.csv` writes it.
+    QString dataCsv() const override;
+
+public slots:
+    void rebuild() override;
+
+protected:
+    std::unique_ptr<ChartView> createSibling() const override;
+
+private:
+    // The (row, column) of the cell under the pixel, or (-1, -1).
+    std::pair<int, int> cellAt(const QPoint &pixel) const;
+    void placeCellTexts();
+
+    RankTarget m_target;
+    RankPlanFigure m_figure;
+    QCPColorMap *m_map;
+    QCPColorScale *m_scale;
+    QList<QCPItemText *> m_cellTexts;
+    QList<QCPItemStraightLine *> m_separators;
+    QSizeF m_textCellSize;
+    bool m_textsStale = true;
+};
+
+} // namespace rankscope

@@ -419,13 +419,33 @@ void ChartView::applyTitle()
     const QFont font = m_title->font();
     const qsizetype dash = m_titleText.lastIndexOf(QStringLiteral(" \u2014 "));
     const QString withoutRun = dash > 0 && m_titleOverride.isEmpty() ? m_titleText.left(dash) : QString();
+    const QString full = m_titleDropsRun && !withoutRun.isEmpty() ? QString() : m_titleText;
     for (int lines = 1; lines <= 2; ++lines)
-        for (const QString &candidate : {m_titleText, withoutRun})
+        for (const QString &candidate : {full, withoutRun})
             if (!candidate.isEmpty() && PlotStyle::wrapsWithin(candidate, font, width, lines)) {
                 m_title->setText(PlotStyle::wrapText(candidate, font, width, lines));
                 return;
             }
     m_title->setText(PlotStyle::wrapText(withoutRun.isEmpty() ? m_titleText : withoutRun, font, width));
+}
+
+QString ChartView::titleRun() const
+{
+    const qsizetype dash = m_titleText.lastIndexOf(QStringLiteral(" \u2014 "));
+    return dash > 0 && m_titleOverride.isEmpty() ? m_titleText.mid(dash + 3) : QString();
+}
+
+bool ChartView::titleNamesRun() const
+{
+    const QString run = titleRun();
+    return !run.isEmpty() && QString(m_title->text()).replace(QLatin1Char('\n'), QLatin1Char(' ')).endsWith(run);
+}
+
+void ChartView::dropRunFromTitle()
+{
+    m_titleDropsRun = true;
+    if (m_paper)
+        layOutOnPaper(*m_paper);
 }
 
 void ChartView::useSideLegend()
@@ -668,8 +688,20 @@ void ChartView::layOutOnPaper(const PaperLayout &layout)
     // Lay the plot out at the paper's size, so what depends on it (cell labels, ticks) matches what is drawn.
     m_plot->setViewport(QRect(QPoint(0, 0), layout.size));
     m_plot->replot(QCustomPlot::rpImmediateRefresh);
-    adaptLayout(layout.size); // again: the first layout told the views their cell and tick sizes
-    m_plot->replot(QCustomPlot::rpImmediateRefresh);
+    // Again, until the plots keep their size: each layout tells the views their cell and tick sizes,
+    // and what they choose from them (a colour bar's label on two lines) can move the plot again.
+    for (int pass = 0; pass < 4; ++pass) {
+        QList<QRect> before;
+        for (const QCPAxisRect *rect : m_plot->axisRects())
+            before << rect->rect();
+        adaptLayout(layout.size);
+        m_plot->replot(QCustomPlot::rpImmediateRefresh);
+        QList<QRect> after;
+        for (const QCPAxisRect *rect : m_plot->axisRects())
+            after << rect->rect();
+        if (after == before)
+            break;
+    }
 }
 
 void ChartView::setTitleOverride(const QString &title)

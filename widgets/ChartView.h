@@ -50,6 +50,14 @@ public:
     // `title`, when given, replaces the copy's title (an export's own title for its one panel).
     std::unique_ptr<ChartView> paperCopy(const PaperLayout &layout, const QString &title = {}) const;
     bool isPaper() const { return m_paper.has_value(); }
+    // The run a generated title names (its end after " — "; empty when it names none or is the
+    // user's), and whether the title shown still names it (a narrow panel drops it first).
+    QString titleRun() const;
+    bool titleNamesRun() const;
+    // On paper: the title never names the run, as its neighbours' do not (one figure, one run,
+    // named consistently); laid out again.
+    void dropRunFromTitle();
+
     double fontSize() const { return m_fontPt; }
     // How much lines and markers are scaled: 1 on screen; on paper with the font, so a 7 pt
     // column figure gets thinner lines and smaller markers than a 16 pt slide.
@@ -179,6 +187,7 @@ private:
     QString m_lastTooltip;
     QString m_titleOverride;
     QString m_titleText;
+    bool m_titleDropsRun = false;
     std::optional<PaperLayout> m_paper; // set once, on a paper copy
     double m_fontPt = 9;
     bool m_sideLegend = false;

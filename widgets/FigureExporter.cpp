@@ -88,6 +88,14 @@ FigureExporter::PaperPanels FigureExporter::layOut(const QList<QList<ChartView *
         for (const ChartView *view : row)
             panels.back().push_back(view->paperCopy({QSize(layout.width() / int(row.size()), panelsHeight / int(rows.size())), size.fontPt, size.dark},
                                                     onePanel ? title : QString()));
+        // Panels of one run side by side: when one has no room for the run's name, none names it.
+        const std::vector<std::unique_ptr<ChartView>> &made = panels.back();
+        const QString run = made.front()->titleRun();
+        const bool oneRun = !run.isEmpty() && std::all_of(made.begin(), made.end(), [&](const auto &p) { return p->titleRun() == run; });
+        if (oneRun && std::any_of(made.begin(), made.end(), [](const auto &p) { return !p->titleNamesRun(); }))
+            for (const auto &p : made)
+                if (p->titleNamesRun())
+                    p->dropRunFromTitle();
     }
     return panels;
 }

@@ -221,16 +221,19 @@ void TypeLayerHeatmap::adaptLayout(QSize size)
     // says when its cells are too small to print their values.
     const bool narrow = size.width() < 420;
     m_scale->setBarWidth(narrow ? 8 : 12);
+    // The cells fill the plot and their labels sit at their centres: no end label stands out on
+    // the right, so the plot runs up to the colour bar's gap (the cells get the width).
+    QMargins margins = plot()->axisRect()->minimumMargins();
+    margins.setRight(2);
+    plot()->axisRect()->setMinimumMargins(margins);
     const QRect rect = plot()->axisRect()->rect();
     const QRect viewport = plot()->viewport();
     const double width = rect.width() > 0 ? rect.width() + size.width() - viewport.width() : size.width() * 0.6;
     const double height = rect.height() > 0 ? rect.height() + size.height() - viewport.height() : size.height() * 0.6;
     labelColourScale(int(height) - 8);
-    const QSizeF cell(width / std::max<qsizetype>(1, m_figure.columns.size()), height / std::max<qsizetype>(1, m_figure.rows.size()));
-    const bool printable = m_figure.columns.isEmpty() || fitCellLabels(cell).has_value();
     plot()->xAxis->setLabel(PlotStyle::wrapText(m_figure.xLabel, plot()->xAxis->labelFont(), int(width) + 40));
     plot()->yAxis->setLabel(narrow ? QString() : m_figure.yLabel);
-    showValuesNote(!printable);
+    m_textsStale = true; // placeCellTexts() decides on the values and the note from the cells as laid out
 }
 
 void TypeLayerHeatmap::labelColourScale(int length)
@@ -262,44 +265,60 @@ void TypeLayerHeatmap::labelColourScale(int length)
 
 void TypeLayerHeatmap::showValuesNote(bool shown)
 {
-    // Cells too small for their values say so under the plot, in the figure's small print (the
-    // axis keeps its label); the tooltip has each value on screen.
+    // In the window, cells too small for their values say so under the plot, in small print (the
+    // axis keeps its label); the tooltip has each value.
     if (shown == (m_valuesNote != nullptr))
         return;
+    QCPLayoutGrid *layout = plot()->plotLayout();
     if (!shown) {
-        body()->remove(m_valuesNote);
-        body()->simplify();
+        layout->remove(m_valuesNote);
+        layout->simplify();
         m_valuesNote = nullptr;
         return;
     }
     QFont font = PlotStyle::tickFont(std::max(5.0, fontSize() - 1));
     font.setItalic(true);
-    const QString text = isPaper() ? tr("Values left out: the cells are too small for them.")
-                                   : tr("Values left out: the cells are too small (hover for each value).");
+    const QString text = tr("Values left out: the cells are too small (hover for each value).");
     m_valuesNote = new QCPTextElement(plot(), PlotStyle::wrapText(text, font, std::max(60, layoutSize().width() - 12)), font);
     m_valuesNote->setTextColor(theme().ink);
     m_valuesNote->setMargins(QMargins(0, 2, 0, 2));
-    body()->addElement(body()->rowCount(), 0, m_valuesNote);
-    body()->setRowStretchFactor(body()->rowCount() - 1, 0.001);
+    // A row of the whole panel (under the colour bar too), so the note has the panel's width.
+    layout->addElement(layout->rowCount(), 0, m_valuesNote);
+    layout->setRowStretchFactor(layout->rowCount() - 1, 0.001);
+}
+
+QSizeF TypeLayerHeatmap::cellSize() const
+{
+    return QSizeF(std::abs(plot()->xAxis->coordToPixel(1) - plot()->xAxis->coordToPixel(0)),
+                  std::abs(plot()->yAxis->coordToPixel(1) - plot()->yAxis->coordToPixel(0)));
 }
 
 void TypeLayerHeatmap::placeCellTexts()
 {
-    const double cellWidth = std::abs(plot()->xAxis->coordToPixel(1) - plot()->xAxis->coordToPixel(0));
-    const double cellHeight = std::abs(plot()->yAxis->coordToPixel(1) - plot()->yAxis->coordToPixel(0));
-    if (!m_textsStale && QSizeF(cellWidth, cellHeight) == m_textCellSize)
+    QSizeF cell = cellSize();
+    if (!m_textsStale && cell == m_textCellSize)
         return;
     m_textsStale = false;
-    m_textCellSize = QSizeF(cellWidth, cellHeight);
     for (QCPItemText *t : m_cellTexts)
         plot()->removeItem(t);
     m_cellTexts.clear();
     const int nx = int(m_figure.columns.size()), ny = int(m_figure.rows.size());
-    if (nx == 0 || ny == 0)
-        return;
-    const std::optional<CellLabels> labels = fitCellLabels(QSizeF(cellWidth, cellHeight));
+    std::optional<CellLabels> labels = nx > 0 && ny > 0 ? fitCellLabels(cell) : std::nullopt;
+    // The values and the note are decided from the cells as laid out, never from an estimate. The
+    // note takes a row (or gives it back), so the panel is laid out again at once; the cells then
+    // shrink with the note shown (still too small) or grow with it gone (still fit): no flip-flop.
+    // On paper there is no note: a figure in a paper simply has no values (nothing to hover).
+    if (const bool note = !isPaper() && nx > 0 && ny > 0 && !labels; note != (m_valuesNote != nullptr)) {
+        showValuesNote(note);
+        for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+            plot()->plotLayout()->update(phase);
+        cell = cellSize();
+        if (!note)
+            labels = fitCellLabels(cell);
+    }
+    m_textCellSize = cell;
     if (!labels)
-        return; // too small to read: the tooltip has the value, and the note under the plot says so
+        return; // too small to read (or nothing to show): the tooltip has the value, and the note under the plot says so
     QCPColorGradient gradient = m_map->gradient(); // colorize() is not const
     const QCPRange range = m_map->dataRange();
     for (int x = 0; x < nx; ++x)

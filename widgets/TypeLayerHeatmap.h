@@ -32,6 +32,7 @@ public:
     QList<QCPItemText *> cellTexts() const { return m_cellTexts; }
     // The note under the plot when the cells are too small for their values (empty: none).
     QString valuesNote() const { return m_valuesNote ? m_valuesNote->text() : QString(); }
+    QRect valuesNoteRect() const { return m_valuesNote ? m_valuesNote->outerRect() : QRect(); }
     // A cell's value as printed: three significant digits, or `fewerDecimals` fewer; never "-0.00".
     static QString cellText(double v, int fewerDecimals = 0);
     bool isHighlightShown() const { return m_highlight->visible(); }
@@ -64,6 +65,7 @@ private:
     void labelColourScale(int length);
     // The note under the plot that the cells are too small for their values.
     void showValuesNote(bool shown);
+    QSizeF cellSize() const; // one cell's pixels, as laid out
     QCPTextElement *m_valuesNote = nullptr;
 
     // The header's colour range controls, showing m_colourRange.

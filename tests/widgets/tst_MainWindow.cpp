@@ -307,9 +307,10 @@ private slots:
         QSignalSpy finished(window.controller(), &AnalysisController::finished);
         window.openPath(RANKSCOPE_DEMO_RUN);
         QVERIFY(finished.wait(30000));
+        window.tabs()->setCurrentIndex(int(FigureKind::Lines));
         window.firstLayerBox()->setValue(1);
         window.lastLayerBox()->setValue(2);
-        QCOMPARE(window.state()->layerRange().first, 1);
+        QCOMPARE(window.state()->layerRange(LayerView::Lines).first, 1); // the lines' own range
         QTemporaryDir copy;
         QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath("ckpt_000000.pt"), copy.filePath("ckpt_000000.pt")));
         QSignalSpy started(window.controller(), &AnalysisController::started);
@@ -322,6 +323,7 @@ private slots:
         QCOMPARE(window.firstLayerBox()->value(), 0);
         QCOMPARE(window.lastLayerBox()->value(), 3);
         QCOMPARE(window.state()->visibleLayers(), (QList<int>{0, 1, 2, 3}));
+        QVERIFY(!window.state()->hasOwnLayerRange(LayerView::Lines));
 
         window.tabs()->setCurrentIndex(int(FigureKind::Lines));
         window.logYBox()->setChecked(true);

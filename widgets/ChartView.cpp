@@ -571,10 +571,17 @@ void ChartView::fitNumbers(QCPAxis *axis, int length)
         const int label = horizontal ? metrics.horizontalAdvance(QStringLiteral("0.001")) + 10 : int(1.25 * metrics.height());
         axis->ticker()->setTickCount(std::clamp(int(length / std::max(1, label)), 3, 8));
     }
-    // An axis too short for two labels (a colour bar in a tiny panel) shows none.
-    const int label = horizontal ? std::max(metrics.horizontalAdvance(QString::number(range.lower, 'g', 5)),
-                                            metrics.horizontalAdvance(QString::number(range.upper, 'g', 5))) + 8
-                                 : 2 * metrics.height();
+    // An axis too short for two labels (a colour bar in a tiny panel) shows none. A logarithmic
+    // axis is labelled at its decades ("0.01", "1", "100"), not at its ends' many digits.
+    int widest = std::max(metrics.horizontalAdvance(QString::number(range.lower, 'g', 5)),
+                          metrics.horizontalAdvance(QString::number(range.upper, 'g', 5)));
+    if (axis->scaleType() == QCPAxis::stLogarithmic && range.lower > 0 && range.upper > range.lower) {
+        widest = 0;
+        const int first = int(std::floor(std::log10(range.lower))), last = int(std::ceil(std::log10(range.upper)));
+        for (int decade = first; decade <= last && decade <= first + 40; ++decade)
+            widest = std::max(widest, metrics.horizontalAdvance(QString::number(std::pow(10.0, decade), 'g', 3)));
+    }
+    const int label = horizontal ? widest + 8 : 2 * metrics.height();
     axis->setTickLabels(length >= 2 * label);
 }
 

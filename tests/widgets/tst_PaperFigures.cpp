@@ -136,6 +136,10 @@ private slots:
                         const bool numbers = !axis->ticker().dynamicCast<QCPAxisTickerText>() && axis->visible() && axis->tickLabels();
                         if (numbers && axis->scaleType() == QCPAxis::stLinear)
                             QVERIFY2(tickLabels(axis).size() >= 3, qPrintable(what + QStringLiteral(": fewer than three labels")));
+                        // A logarithmic axis of a plot is labelled at two decades at least (σ by rank, the CCDF's λ).
+                        const bool plotAxis = axis->axisType() == QCPAxis::atBottom || axis->axisType() == QCPAxis::atLeft;
+                        if (figure == QLatin1String("spectrum") && plotAxis && axis->visible() && axis->scaleType() == QCPAxis::stLogarithmic)
+                            QVERIFY2(tickLabels(axis).size() >= 2, qPrintable(what + QStringLiteral(": fewer than two decades labelled")));
                     }
                 QCPLegend *legend = panel->plot()->legend;
                 const bool halfColumn = figure == QLatin1String("lines+bars") && preset == QLatin1String("column");

@@ -28,7 +28,7 @@ bool DcpFolderLayout::read(const QString &folder, FolderWeights &result)
     if (nemo2) {
         result.files.append({weights, FileRole::CheckpointFolder, QStringLiteral("the weights of this NeMo 2 checkpoint (%1)").arg(writer)});
         result.files.append({dir.filePath(QStringLiteral("context")), FileRole::TrainingSidecar,
-                             QStringLiteral("NeMo 2 context (model config, tokenizer): not read")});
+                             QStringLiteral("NeMo 2 context: the model config read from its model.yaml (io.json, tokenizer files: not read)")});
         classifyFiles(weights, writer, group, result, false);
     }
     classifyFiles(folder, writer, group, result, true);

@@ -397,7 +397,8 @@ private slots:
         QCOMPARE(c.fields.value("num_layers").toInt(), 2);
         QVERIFY(!c.fields.value("gated_linear_unit").toBool());
         QCOMPARE(c.fields.value("model_type").toString(), QStringLiteral("megatron"));
-        QVERIFY(NemoContext::parse("_target_: x\noptim:\n  num_attention_heads: 8\n").fields.isEmpty());
+        // Only the config section is the model's: the optimizer's or tokenizer's fields are not taken for it.
+        QVERIFY(NemoContext::parse("_target_: x\nconfig:\n  hidden_size: 8\noptim:\n  num_attention_heads: 8\n").fields.isEmpty());
     }
 };
 

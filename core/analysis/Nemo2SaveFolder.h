@@ -18,8 +18,9 @@ public:
     // checkpoint of the run whatever it is called, its step from the weights when its name has none.
     static bool isNemo2Checkpoint(const WeightsGroup &group);
     // Says what the folder was taken for and where the model config came from, gives the
-    // -unfinished markers their role, and leaves out a checkpoint NeMo marks unfinished: being
-    // written, or its save failed. Nothing for other folders.
+    // -unfinished markers their role, leaves out a checkpoint NeMo marks unfinished (being
+    // written, or its save failed), and gives one whose name has no step the weights' global_step.
+    // Nothing for other folders.
     static void describe(const QString &root, CheckpointListing &listing);
 };
 

@@ -70,7 +70,10 @@ void DcpFolderLayout::classifyFiles(const QString &folder, const QString &writer
         } else if (name == QLatin1String("metadata.json")) {
             classify(FileRole::TrainingSidecar, QStringLiteral("Megatron dist_checkpointing's metadata.json: which backend wrote the checkpoint"));
         } else if (name == QLatin1String("common.pt")) {
-            classify(FileRole::TrainingSidecar, QStringLiteral("Megatron's common state (args, iteration): read with the checkpoint"));
+            // NeMo 2 saves Lightning's checkpoint dict (nemo/lightning/io/pl.py MegatronCheckpointIO): no args.
+            classify(FileRole::TrainingSidecar, writer.startsWith(QLatin1String("NeMo 2"))
+                                                    ? QStringLiteral("Lightning's checkpoint state (global_step, loops): its step read with the checkpoint")
+                                                    : QStringLiteral("Megatron's common state (args, iteration): read with the checkpoint"));
         } else if (name.startsWith(QLatin1Char('.'))) {
             classify(FileRole::Other, QStringLiteral("a hidden file"));
         } else if (const QString sidecar = trainingSidecarKind(name); !sidecar.isEmpty()) {

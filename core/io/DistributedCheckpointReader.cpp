@@ -397,15 +397,14 @@ void DistributedCheckpointReader::readMegatronCommonState()
 }
 
 // NeMo 2 keeps the model's config in context/ beside weights/ (its common state holds no args):
-// without it, the fused tensors could be split by their names and shapes alone, which cannot tell
-// grouped-query attention's groups.
+// without it, the fused QKV's query groups cannot be told from its shape.
 void DistributedCheckpointReader::readNemoContext()
 {
     const NemoContextConfig context = NemoContext::read(m_folder.filePath(QStringLiteral("../context")));
     if (!context.fields.isEmpty())
         m_modelConfig = context.fields;
     else
-        m_warnings << QStringLiteral("NeMo 2 context: %1; the fused attention and MLP tensors are reported, not split").arg(context.problem);
+        m_warnings << QStringLiteral("NeMo 2 context: %1; the fused linear_qkv is reported, not split (its query groups are not known)").arg(context.problem);
 }
 
 StoredRead DistributedCheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)

@@ -186,7 +186,8 @@ QByteArray nemo1Yaml()
 // tarfile.open(path, "w:") and tar.add(dir, arcname="."): members "./…", folders before their files.
 QList<TarEntry> nemo1DistMembers(const Nemo2Model &m, const QString &scratch)
 {
-    writeTorchDist(scratch, m, "model.", torchSaveArchive(pyDict({{pyStr("iteration"), pyInt(0)}}), {}));
+    // save_to saves model.sharded_state_dict() alone: its common state holds no iteration.
+    writeTorchDist(scratch, m, "model.", torchSaveArchive(pyDict({}), {}));
     QList<TarEntry> members{{".", {}, true}, {"./model_config.yaml", nemo1Yaml()}, {"./model_weights", {}, true}};
     for (const QFileInfo &file : QDir(scratch).entryInfoList(QDir::Files | QDir::Hidden, QDir::Name)) {
         QFile f(file.filePath());
@@ -334,6 +335,7 @@ private slots:
         QVERIFY2(reader, qPrintable(error));
         QVERIFY2(reader->formatName().startsWith("nemo (NeMo 1 .nemo torch_dist"), qPrintable(reader->formatName()));
         QCOMPARE(reader->modelConfig().value("num_query_groups").toInt(), GROUPS);
+        QCOMPARE(reader->step(), std::nullopt); // the name's step=40 is the step
         for (int l = 0; l < LAYERS; ++l) {
             const QString layer = QStringLiteral("model.decoder.layers.%1.").arg(l);
             QCOMPARE(reader->readMatrix(layer + "self_attention.linear_qkv.weight").values, asFloat(m.qkv[l]));

@@ -3,6 +3,7 @@
 #include "analysis/CheckpointPlan.h"
 #include "analysis/DeepSpeedSaveFolder.h"
 #include "analysis/HubCacheLayout.h"
+#include "analysis/Nemo2SaveFolder.h"
 #include "analysis/ResultsFile.h"
 #include "io/CheckpointFormats.h"
 #include "io/LitGptConfig.h"
@@ -274,7 +275,8 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
         // A trainer's step folder is a checkpoint whatever it is called: Megatron-LM's iter_0000100/
         // and release/, a DeepSpeed tag.
         const bool trainerCheckpoint = std::any_of(weights.groups.begin(), weights.groups.end(), [](const WeightsGroup &g) {
-            return g.layout == WeightsLayout::MegatronShards || g.layout == WeightsLayout::DeepSpeedTag;
+            return g.layout == WeightsLayout::MegatronShards || g.layout == WeightsLayout::DeepSpeedTag ||
+                   Nemo2SaveFolder::isNemo2Checkpoint(g);
         });
         const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value() || trainerCheckpoint;
         const bool weightsNamedByStep = std::any_of(weights.groups.begin(), weights.groups.end(),
@@ -377,6 +379,7 @@ CheckpointListing RunReading::read(const FolderWeights &top)
 
     applyMegatronTracker();
     DeepSpeedSaveFolder::describe(m_root.absolutePath(), m_listing);
+    Nemo2SaveFolder::describe(m_root.absolutePath(), m_listing);
 
     QCollator collator;
     collator.setNumericMode(true);

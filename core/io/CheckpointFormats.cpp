@@ -2,6 +2,7 @@
 
 #include "io/DistributedCheckpointReader.h"
 #include "io/DeepSpeedCheckpointReader.h"
+#include "io/MegatronDeepSpeedReader.h"
 #include "io/FolderWeights.h"
 #include "io/Hdf5CheckpointReader.h"
 #include "io/MegatronCheckpointReader.h"
@@ -143,7 +144,10 @@ std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, cons
     case WeightsLayout::NpyArrays: return NpyFolderReader::openFiles(files, error);
     case WeightsLayout::DistributedCheckpoint: return DistributedCheckpointReader::open(QFileInfo(files.first()).absolutePath(), error);
     case WeightsLayout::MegatronShards: return MegatronCheckpointReader::open(files, error);
-    case WeightsLayout::DeepSpeedTag: return DeepSpeedCheckpointReader::open(files, error);
+    case WeightsLayout::DeepSpeedTag:
+        if (MegatronDeepSpeedReader::isModelParallel(files))
+            return MegatronDeepSpeedReader::open(files, error);
+        return DeepSpeedCheckpointReader::open(files, error);
     }
     return nullptr;
 }

@@ -28,7 +28,7 @@ bool DcpFolderLayout::read(const QString &folder, FolderWeights &result)
     if (nemo2) {
         result.files.append({weights, FileRole::CheckpointFolder, QStringLiteral("the weights of this NeMo 2 checkpoint (%1)").arg(writer)});
         result.files.append({dir.filePath(QStringLiteral("context")), FileRole::TrainingSidecar,
-                             QStringLiteral("NeMo 2 context (model config, tokenizer): not read")});
+                             QStringLiteral("NeMo 2 context: the model config read from its model.yaml (io.json, tokenizer files: not read)")});
         classifyFiles(weights, writer, group, result, false);
     }
     classifyFiles(folder, writer, group, result, true);
@@ -70,7 +70,10 @@ void DcpFolderLayout::classifyFiles(const QString &folder, const QString &writer
         } else if (name == QLatin1String("metadata.json")) {
             classify(FileRole::TrainingSidecar, QStringLiteral("Megatron dist_checkpointing's metadata.json: which backend wrote the checkpoint"));
         } else if (name == QLatin1String("common.pt")) {
-            classify(FileRole::TrainingSidecar, QStringLiteral("Megatron's common state (args, iteration): read with the checkpoint"));
+            // NeMo 2 saves Lightning's checkpoint dict (nemo/lightning/io/pl.py MegatronCheckpointIO): no args.
+            classify(FileRole::TrainingSidecar, writer.startsWith(QLatin1String("NeMo 2"))
+                                                    ? QStringLiteral("Lightning's checkpoint state (global_step, loops): its step read with the checkpoint")
+                                                    : QStringLiteral("Megatron's common state (args, iteration): read with the checkpoint"));
         } else if (name.startsWith(QLatin1Char('.'))) {
             classify(FileRole::Other, QStringLiteral("a hidden file"));
         } else if (const QString sidecar = trainingSidecarKind(name); !sidecar.isEmpty()) {

@@ -181,6 +181,12 @@ bool DeepSpeedCheckpointReader::load(const QStringList &files, QString *error)
     }
     if (const auto steps = intOf(states->value(QStringLiteral("global_steps"))))
         m_step = *steps;
+    // One model-parallel rank's share is not the model: the others' files are missing.
+    if (const auto world = intOf(states->value(QStringLiteral("mp_world_size"))); world && *world > 1) {
+        *error = QStringLiteral("%1 is one of %2 model-parallel ranks (mp_world_size), and the others' model states are missing: not read short")
+                     .arg(fileNameOf(m_paths[m_modelStates])).arg(*world);
+        return false;
+    }
     const bool moduleHoldsWeights = !m_readers[size_t(m_modelStates)]->tensors().isEmpty() && m_rankModelStates.isEmpty();
     if (m_optim.isEmpty() || moduleHoldsWeights) {
         if (!m_rankModelStates.isEmpty()) {

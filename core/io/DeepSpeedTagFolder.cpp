@@ -1,4 +1,5 @@
 #include "io/DeepSpeedCheckpointReader.h"
+#include "io/MegatronDeepSpeedReader.h"
 
 #include <QCollator>
 #include <QDir>
@@ -83,6 +84,8 @@ bool DeepSpeedTagFolder::isOwnClass(const QString &global)
 QString DeepSpeedTagFolder::describe(const QStringList &files, bool moduleHoldsWeights)
 {
     const TagFiles tag = tagFiles(files);
+    if (tag.mpRanks.size() > 1 && MegatronDeepSpeedReader::isModelParallel(files))
+        return QStringLiteral("%1 model-parallel ranks, joined as Megatron's tensor-parallel shards where their args say how").arg(tag.mpRanks.size());
     if (tag.mpRanks.size() > 1)
         return QStringLiteral("%1 model-parallel ranks, which are not merged").arg(tag.mpRanks.size());
     if (tag.rankModelStates > 0)
@@ -150,7 +153,8 @@ void DeepSpeedTagFolder::recognise(const QString &folder, FolderWeights &weights
             break;
         }
         if (name.mpRank > 0)
-            file.reason += QStringLiteral("; model-parallel rank %1, not merged").arg(name.mpRank);
+            file.reason += MegatronDeepSpeedReader::isModelParallel(tag.all) ? QStringLiteral("; model-parallel rank %1, merged with the others").arg(name.mpRank)
+                                                                              : QStringLiteral("; model-parallel rank %1, not merged").arg(name.mpRank);
     }
 }
 

@@ -2,12 +2,15 @@
 
 #include "base/PrintableText.h"
 #include "io/MegatronConfig.h"
+#include "io/NemoContext.h"
 #include "io/PickleReader.h"
 #include "io/RegularFile.h"
 #include "io/TorchCheckpointReader.h"
 #include "io/ZipDirectory.h"
 
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <algorithm>
 #include <limits>
@@ -190,11 +193,77 @@ std::unique_ptr<DistributedCheckpointReader> DistributedCheckpointReader::open(c
     return reader;
 }
 
+std::unique_ptr<DistributedCheckpointReader> DistributedCheckpointReader::openInTar(const QString &tarPath, const QList<TarMember> &members,
+                                                                                     const QString &prefix, QString *error)
+{
+    std::unique_ptr<DistributedCheckpointReader> reader(new DistributedCheckpointReader);
+    reader->m_tarPath = tarPath;
+    for (const TarMember &member : members)
+        if (member.name.startsWith(prefix) && member.name.size() > prefix.size())
+            reader->m_members.insert(member.name.mid(prefix.size()), member);
+    if (!reader->load(prefix, error))
+        return nullptr;
+    return reader;
+}
+
+DistributedCheckpointReader::Place DistributedCheckpointReader::placeOf(const QString &name) const
+{
+    if (!m_tarPath.isEmpty()) {
+        const auto member = m_members.constFind(name);
+        if (member == m_members.constEnd())
+            return {{}, 0, 0, QStringLiteral("missing")};
+        if (member->folder)
+            return {{}, 0, 0, QStringLiteral("a folder")};
+        return {m_tarPath, member->offset, member->size, {}};
+    }
+    const QString path = m_folder.filePath(name);
+    if (!QFileInfo::exists(path) && !QFileInfo(path).isSymLink())
+        return {path, 0, 0, QStringLiteral("missing")};
+    if (const QString irregular = notRegularFileReason(path); !irregular.isEmpty())
+        return {path, 0, 0, irregular};
+    return {path, 0, QFileInfo(path).size(), {}};
+}
+
+std::optional<QByteArray> DistributedCheckpointReader::readSmallFile(const QString &name, qint64 maxBytes, QString *why) const
+{
+    if (m_tarPath.isEmpty())
+        return readSmallRegularFile(m_folder.filePath(name), maxBytes, why);
+    const Place place = placeOf(name);
+    if (!place.problem.isEmpty()) {
+        *why = QStringLiteral("the member is %1").arg(place.problem);
+        return std::nullopt;
+    }
+    if (place.size > maxBytes) {
+        *why = QStringLiteral("the member holds %1 bytes, more than %2").arg(place.size).arg(maxBytes);
+        return std::nullopt;
+    }
+    QFile file;
+    if (!RegularFile::open(file, place.path, why) || !file.seek(place.base))
+        return std::nullopt;
+    QByteArray bytes = file.read(place.size);
+    if (bytes.size() != place.size) {
+        *why = QStringLiteral("the archive ends inside the member");
+        return std::nullopt;
+    }
+    return bytes;
+}
+
+// Inside a .nemo, metadata.json names the backend as it does in a folder.
+QString DistributedCheckpointReader::writerInTar() const
+{
+    QString why;
+    const std::optional<QByteArray> json = readSmallFile(QStringLiteral("metadata.json"), kMaxSidecarBytes, &why);
+    const QJsonObject config = json ? QJsonDocument::fromJson(*json).object() : QJsonObject();
+    return config.value(QLatin1String("sharded_backend")).toString() == QLatin1String("torch_dist") ? QStringLiteral("NeMo 1 .nemo torch_dist")
+                                                                                                       : QStringLiteral("NeMo 1 .nemo torch.distributed.checkpoint");
+}
+
 bool DistributedCheckpointReader::load(const QString &folder, QString *error)
 {
-    m_folder = QDir(folder);
+    if (m_tarPath.isEmpty())
+        m_folder = QDir(folder);
     QString why;
-    const std::optional<QByteArray> pickle = readSmallRegularFile(m_folder.filePath(QStringLiteral(".metadata")), kMaxMetadataBytes, &why);
+    const std::optional<QByteArray> pickle = readSmallFile(QStringLiteral(".metadata"), kMaxMetadataBytes, &why);
     if (!pickle) {
         *error = QStringLiteral(".metadata: %1").arg(why);
         return false;
@@ -205,7 +274,7 @@ bool DistributedCheckpointReader::load(const QString &folder, QString *error)
         return false;
     }
     m_metadata = std::move(*metadata);
-    const QString writer = writerOf(folder);
+    const QString writer = m_tarPath.isEmpty() ? writerOf(folder) : writerInTar();
     const bool megatron = writer.endsWith(QLatin1String("torch_dist")) || m_metadata.metadataClass.endsWith(QLatin1String(".MCoreMetadata"));
     qsizetype state = 0;
     for (qsizetype i = 0; i < m_metadata.tensors.size(); ++i) {
@@ -221,6 +290,8 @@ bool DistributedCheckpointReader::load(const QString &folder, QString *error)
     }
     if (megatron)
         readMegatronCommonState();
+    if (writer.startsWith(QLatin1String("NeMo 2")))
+        readNemoContext();
     m_format = writer;
     if (state > 0 || !m_metadata.objects.isEmpty())
         m_format += QStringLiteral(" (model only; not read: %1 optimizer/training-state tensor(s), %2 pickled object(s))").arg(state).arg(m_metadata.objects.size());
@@ -254,12 +325,10 @@ QString DistributedCheckpointReader::storageProblem(const DcpTensor &tensor, con
         return QStringLiteral("has its chunk at %1 in '%2', which is not a file name of this folder").arg(where, printableText(s.relativePath.left(200)));
     auto size = m_fileSizes.constFind(s.relativePath);
     if (size == m_fileSizes.constEnd()) {
-        const QString path = m_folder.filePath(s.relativePath);
-        if (!QFileInfo::exists(path) && !QFileInfo(path).isSymLink())
-            return QStringLiteral("has its chunk at %1 in %2, which is missing").arg(where, printableText(s.relativePath));
-        if (const QString irregular = notRegularFileReason(path); !irregular.isEmpty())
-            return QStringLiteral("has its chunk at %1 in %2, which is %3").arg(where, printableText(s.relativePath), irregular);
-        size = m_fileSizes.insert(s.relativePath, QFileInfo(path).size());
+        const Place place = placeOf(s.relativePath);
+        if (!place.problem.isEmpty())
+            return QStringLiteral("has its chunk at %1 in %2, which is %3").arg(where, printableText(s.relativePath), place.problem);
+        size = m_fileSizes.insert(s.relativePath, place.size);
     }
     if (s.offset < 0 || s.length <= 0 || s.offset > *size - s.length)
         return QStringLiteral("has its chunk at %1 at bytes [%2, %3) of %4, which holds %5 bytes")
@@ -302,14 +371,15 @@ void DistributedCheckpointReader::readMegatronCommonState()
     // common.pt (rank 0's torch.save of the non-sharded state), or since Megatron-Core deprecated it
     // (40b1fd37c1, 2026-07) the BYTE_IO item common_state/…, a torch.save of [state].
     PickleResult common;
-    const QString commonPath = m_folder.filePath(QStringLiteral("common.pt"));
-    if (RegularFile::isRegular(commonPath) && QFileInfo(commonPath).size() <= kMaxCommonStateBytes) {
-        common = archivePickle(commonPath, 0, -1);
+    const Place commonPlace = placeOf(QStringLiteral("common.pt"));
+    if (commonPlace.problem.isEmpty() && commonPlace.size <= kMaxCommonStateBytes) {
+        common = archivePickle(commonPlace.path, commonPlace.base, commonPlace.size);
     } else {
         for (const QString &object : m_metadata.objects)
             if (const DcpStorage s = m_metadata.objectStorage.value(object); object.startsWith(QLatin1String("common_state")) && isPlainFileName(s.relativePath))
-                if (RegularFile::isRegular(m_folder.filePath(s.relativePath)) && s.length > 0 && s.length <= kMaxCommonStateBytes) {
-                    common = archivePickle(m_folder.filePath(s.relativePath), s.offset, s.length);
+                if (const Place p = placeOf(s.relativePath);
+                    p.problem.isEmpty() && s.offset >= 0 && s.length > 0 && s.length <= kMaxCommonStateBytes && s.offset <= p.size - s.length) {
+                    common = archivePickle(p.path, p.base + s.offset, s.length);
                     break;
                 }
     }
@@ -320,7 +390,21 @@ void DistributedCheckpointReader::readMegatronCommonState()
         return;
     if (const PickleRef iteration = state->value(QStringLiteral("iteration")); iteration && iteration->kind == Kind::Int && iteration->integer >= 0)
         m_step = iteration->integer;
+    // NeMo 2 saves Lightning's checkpoint dict (dump_checkpoint: epoch, global_step, loops…), no iteration.
+    else if (const PickleRef step = state->value(QStringLiteral("global_step")); step && step->kind == Kind::Int && step->integer >= 0)
+        m_step = step->integer;
     m_modelConfig = MegatronConfig::fromArgs(state->value(QStringLiteral("args")));
+}
+
+// NeMo 2 keeps the model's config in context/ beside weights/ (its common state holds no args):
+// without it, the fused QKV's query groups cannot be told from its shape.
+void DistributedCheckpointReader::readNemoContext()
+{
+    const NemoContextConfig context = NemoContext::read(m_folder.filePath(QStringLiteral("../context")));
+    if (!context.fields.isEmpty())
+        m_modelConfig = context.fields;
+    else
+        m_warnings << QStringLiteral("NeMo 2 context: %1; the fused linear_qkv is reported, not split (its query groups are not known)").arg(context.problem);
 }
 
 StoredRead DistributedCheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
@@ -357,11 +441,12 @@ QString DistributedCheckpointReader::copyChunk(const DcpTensor &tensor, const Dc
     const qint64 rows = chunk.sizes[rank - 2], cols = chunk.sizes[rank - 1];
     if (rows == 0 || cols == 0)
         return {};
-    const QString path = m_folder.filePath(chunk.storage->relativePath);
+    const Place place = placeOf(chunk.storage->relativePath);
     QString error;
-    std::unique_ptr<TorchCheckpointReader> archive = TorchCheckpointReader::openArchive(path, chunk.storage->offset, chunk.storage->length, &error);
+    std::unique_ptr<TorchCheckpointReader> archive =
+        TorchCheckpointReader::openArchive(place.path, place.base + chunk.storage->offset, chunk.storage->length, &error);
     if (!archive) {
-        return startsLikeZip(path, chunk.storage->offset) ? error : QStringLiteral("not a torch.save archive (DCP's safetensors serialization?), which is not supported");
+        return startsLikeZip(place.path, place.base + chunk.storage->offset) ? error : QStringLiteral("not a torch.save archive (DCP's safetensors serialization?), which is not supported");
     }
     const PickleRef root = archive->root();
     if (!root || root->kind != Kind::Tensor)

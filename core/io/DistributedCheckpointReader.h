@@ -9,6 +9,7 @@
 
 #include "io/CheckpointReader.h"
 #include "io/DcpMetadata.h"
+#include "io/TarDirectory.h"
 
 #include <QDir>
 #include <QHash>
@@ -18,6 +19,11 @@ namespace rankscope {
 class DistributedCheckpointReader : public CheckpointReader {
 public:
     static std::unique_ptr<DistributedCheckpointReader> open(const QString &folder, QString *error);
+    // The same checkpoint as a folder inside a tar archive (a NeMo 1 .nemo's ./model_weights/,
+    // nemo/collections/nlp/parts/nlp_overrides.py save_to with dist_ckpt): every file is the
+    // member `prefix` + its name ("model_weights/.metadata"), read in place, never extracted.
+    static std::unique_ptr<DistributedCheckpointReader> openInTar(const QString &tarPath, const QList<TarMember> &members, const QString &prefix,
+                                                                  QString *error);
     // Whether a folder is one DCP checkpoint: it holds a regular file `.metadata`. Nothing is parsed.
     static bool isCheckpointFolder(const QString &folder);
     // Who wrote the folder, told by its sidecars: "Megatron torch_dist" (metadata.json names the
@@ -41,6 +47,17 @@ private:
         QList<qint64> fixed;
     };
     DistributedCheckpointReader() = default;
+    // Where one file of the checkpoint lies: a file of the folder, or bytes [base, base + size) of
+    // the tar archive; or why it cannot be read ("missing", not a regular file).
+    struct Place {
+        QString path;
+        qint64 base = 0;
+        qint64 size = 0;
+        QString problem;
+    };
+    Place placeOf(const QString &name) const;
+    std::optional<QByteArray> readSmallFile(const QString &name, qint64 maxBytes, QString *why) const;
+    QString writerInTar() const;
     bool load(const QString &folder, QString *error);
     // Why a tensor cannot be read as its chunks declare (empty when it can): checked before
     // anything is allocated for it.
@@ -48,6 +65,7 @@ private:
     QString storageProblem(const DcpTensor &tensor, const DcpChunk &chunk);
     void list(const DcpTensor &tensor, qsizetype index, bool stacked);
     void readMegatronCommonState();
+    void readNemoContext();
     // One matrix being stitched, in its stored dtype: a row-major buffer of its elements' bytes and
     // the byte order of the chunks copied so far.
     struct Stitch {
@@ -60,6 +78,8 @@ private:
     QString copyChunk(const DcpTensor &tensor, const DcpChunk &chunk, const QList<qint64> &fixed, Stitch &out);
 
     QDir m_folder;
+    QString m_tarPath;                  // set when the checkpoint is a folder inside a tar archive
+    QHash<QString, TarMember> m_members; // its files, by name inside that folder
     DcpMetadata m_metadata;
     QString m_format;
     QList<TensorInfo> m_listed;

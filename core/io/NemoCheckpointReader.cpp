@@ -74,6 +74,11 @@ QVariantMap NemoCheckpointReader::configFromYaml(const QByteArray &yaml)
     return fields;
 }
 
+QVariant NemoCheckpointReader::yamlValue(const QString &value)
+{
+    return yamlScalar(value);
+}
+
 std::unique_ptr<NemoCheckpointReader> NemoCheckpointReader::open(const QString &path, QString *error)
 {
     std::unique_ptr<NemoCheckpointReader> reader(new NemoCheckpointReader);
@@ -108,6 +113,17 @@ bool NemoCheckpointReader::load(const QString &path, QString *error)
     QStringList unsafe;
     if (!openRanks(path, tar, parts, unsafe, error))
         return false;
+    if (m_distributed) {
+        m_tensors = m_distributed->tensors();
+        m_warnings << m_distributed->warnings();
+        if (m_config.isEmpty())
+            m_config = m_distributed->modelConfig();
+        return true;
+    }
+    if (parts.isEmpty() && tar.find(QStringLiteral("model_weights"))) {
+        *error = QStringLiteral("its ./model_weights/ folder (a torch_dist checkpoint) holds no .metadata: incomplete, not read");
+        return false;
+    }
     if (parts.isEmpty()) {
         *error = QStringLiteral("a .nemo archive without model_weights.ckpt");
         return false;
@@ -149,10 +165,8 @@ bool NemoCheckpointReader::openRanks(const QString &path, const TarDirectory &ta
                                      QString *error)
 {
     for (const TarMember &member : tar.members()) {
-        if (member.name == QLatin1String("model_weights") || member.name.startsWith(QLatin1String("model_weights/"))) {
-            *error = QStringLiteral("its weights are a torch_dist (distributed) checkpoint in ./model_weights/, which is not read yet");
-            return false;
-        }
+        if (member.name == QLatin1String("model_weights/.metadata"))
+            return openDistributed(path, tar, error);
         int tp = 0, pp = 0;
         if (member.folder || !weightsRank(member.name, &tp, &pp))
             continue;
@@ -171,8 +185,32 @@ bool NemoCheckpointReader::openRanks(const QString &path, const TarDirectory &ta
     return true;
 }
 
+// With dist_ckpt, NLPSaveRestoreConnector.save_to saves into ckpt_to_dir(model_weights.ckpt), the
+// folder ./model_weights/: a Megatron-Core torch_dist checkpoint whose tensors hold the whole model
+// (its chunks already joined by their offsets), read where it lies in the tar.
+bool NemoCheckpointReader::openDistributed(const QString &path, const TarDirectory &tar, QString *error)
+{
+    QString why;
+    m_distributed = DistributedCheckpointReader::openInTar(path, tar.members(), QStringLiteral("model_weights/"), &why);
+    if (!m_distributed)
+        *error = QStringLiteral("model_weights/ (its torch_dist weights): %1").arg(why);
+    return m_distributed != nullptr;
+}
+
+std::optional<qint64> NemoCheckpointReader::step() const
+{
+    return m_distributed ? m_distributed->step() : std::nullopt;
+}
+
+QString NemoCheckpointReader::formatName() const
+{
+    return m_distributed ? QStringLiteral("nemo (%1)").arg(m_distributed->formatName()) : QStringLiteral("nemo");
+}
+
 StoredRead NemoCheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
+    if (m_distributed)
+        return m_distributed->readStoredMatrix(tensor.name, slice);
     return m_merge.read(tensor.name, slice, rows, cols);
 }
 

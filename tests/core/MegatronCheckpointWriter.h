@@ -78,6 +78,35 @@ public:
         return zipArchive(entries);
     }
 
+    // What DeepSpeed's engine.py _save_checkpoint writes for Megatron-DeepSpeed (megatron/checkpointing.py
+    // save_checkpoint with --deepspeed --no-pipeline-parallel): mp_rank_TT_model_states.pt, the first
+    // chunk under 'module' as the legacy GPTModel's state_dict_for_save_checkpoint nests it, DeepSpeed's
+    // own keys, and Megatron's client_state (args, checkpoint_version, iteration) merged at top level.
+    QByteArray deepSpeedModelStatesArchive(int mpRank, int mpWorldSize)
+    {
+        m_storages.clear();
+        m_prefix = QStringLiteral("mp_rank_%1_model_states").arg(mpRank, 2, 10, QLatin1Char('0'));
+        PickleBuilder p;
+        p.op('\x80').op('\x02').op('}').op('(');
+        p.str("module");
+        dict(p, m_chunks.first(), 0);
+        p.str("buffer_names").op(']').str("optimizer").op('N').str("lr_scheduler").op('N');
+        p.str("global_steps").integer(m_iteration).str("global_samples").integer(m_iteration * 8);
+        p.str("dp_world_size").integer(1).str("mp_world_size").integer(mpWorldSize).str("ds_version").str("0.16.3");
+        p.str("args").global("argparse", "Namespace").op(')').op('\x81').op('}').op('(');
+        for (const auto &[key, value] : m_args)
+            scalar(p.str(key), value);
+        p.op('u').op('b');
+        p.str("checkpoint_version");
+        floating(p, m_version);
+        p.str("iteration").integer(m_iteration);
+        p.op('u').op('.');
+        QList<QPair<QString, QByteArray>> entries{{m_prefix + "/data.pkl", p.bytes}, {m_prefix + "/byteorder", "little"}};
+        entries.append(m_storages);
+        entries.append(qMakePair(m_prefix + "/version", QByteArray("3\n")));
+        return zipArchive(entries);
+    }
+
 private:
     void scalar(PickleBuilder &p, const QVariant &v)
     {

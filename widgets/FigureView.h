@@ -5,6 +5,7 @@
 // gives the same figure.
 #pragma once
 
+#include "analysis/RankPlanner.h"
 #include "figures/FigureSize.h"
 #include "figures/HeatmapFigure.h"
 #include "figures/ViewState.h"
@@ -22,11 +23,15 @@ class HeadView;
 class RunStepView;
 class LayerBarChart;
 class MetricLineChart;
+class RankPlanCurve;
+class RankPlanHeatmap;
 class SpectrumView;
 class SpectrumOverStepsView;
 class TypeLayerHeatmap;
 
-enum class FigureKind { Lines, Bars, Heatmaps, Spectrum, SpectrumOverSteps, Heads };
+// RankPlan: the Rank plan tab's ranks heatmap beside its error-vs-budget curve, for exports (the
+// window's tab is RankPlanPanel, with its target controls: not one of allKinds()' figure tabs).
+enum class FigureKind { Lines, Bars, Heatmaps, Spectrum, SpectrumOverSteps, Heads, RankPlan };
 
 class FigureView : public QWidget {
     Q_OBJECT
@@ -34,7 +39,8 @@ public:
     FigureView(ViewState *state, FigureKind kind, QWidget *parent = nullptr);
 
     FigureKind kind() const { return m_kind; }
-    // "lines", "bars", "heatmaps", "spectrum", "spectrogram": the names the command line and file names use.
+    // "lines", "bars", "heatmaps", "spectrum", "spectrogram", "heads", "plan": the names the command
+    // line and file names use.
     static QString name(FigureKind kind);
     static std::optional<FigureKind> kindFromName(const QString &name);
     static QList<FigureKind> allKinds()
@@ -66,6 +72,10 @@ public:
     SpectrumOverStepsView *spectrumOverStepsView() const { return m_spectrumOverSteps; }
     // --heads: the per-head heatmap, lines or one head's spectrum ("heads").
     HeadView *headView() const { return m_heads; }
+    // "plan": the ranks a target chooses at the shown step, and the error-vs-budget curve.
+    RankPlanHeatmap *rankPlanHeatmap() const { return m_planRanks; }
+    RankPlanCurve *rankPlanCurve() const { return m_planCurve; }
+    void setRankTarget(const RankTarget &target);
     QList<LayerBarChart *> barPanels() const { return m_bars; }
     QList<TypeLayerHeatmap *> heatmapPanels() const { return m_heatmaps; }
 
@@ -95,6 +105,8 @@ private:
     SpectrumView *m_spectrum = nullptr;
     SpectrumOverStepsView *m_spectrumOverSteps = nullptr;
     HeadView *m_heads = nullptr;
+    RankPlanHeatmap *m_planRanks = nullptr;
+    RankPlanCurve *m_planCurve = nullptr;
     QList<LayerBarChart *> m_bars;
     QList<TypeLayerHeatmap *> m_heatmaps; // metric by metric, each a panel per run
     QList<QList<RunStepView *>> m_byMetric; // the panels of each metric, a panel per run

@@ -289,6 +289,15 @@ QString HeadView::tooltipAt(const QPoint &pixel) const
 
 QString HeadView::dataCsv() const
 {
+    // One head's spectrum: its singular values, as drawn (and as stored in the results).
+    if (m_mode == Mode::Spectrum) {
+        QStringList lines{QStringLiteral("step,block,layer,type,head,kv_head,index,singular_value")};
+        if (const MatrixResult *r = spectrumRow())
+            for (Eigen::Index i = 0; i < r->singularValues.size(); ++i)
+                lines << QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8").arg(r->step).arg(r->block).arg(r->layer).arg(csvName(r->type)).arg(r->head)
+                             .arg(r->kvHead).arg(i + 1).arg(r->singularValues[i], 0, 'g', 17);
+        return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+    }
     QStringList lines{QStringLiteral("step,block,layer,type,head,kv_head,%1").arg(QString::fromLatin1(metricInfo(m_metric).column))};
     for (const MatrixResult &r : state()->headResults())
         if (r.type == m_type && r.block == state()->block() && (m_mode == Mode::Lines ? r.layer == m_layer : r.step == state()->currentStep()))

@@ -9,19 +9,9 @@
 
 namespace rankscope {
 
-namespace {
-QString cellText(double v)
-{
-    if (!std::isfinite(v))
-        return QStringLiteral("–");
-    const double a = std::abs(v);
-    return QString::number(v, 'f', a >= 100 ? 0 : a >= 10 ? 1 : 2);
-}
-} // namespace
-
 TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *parent)
     : RunStepView(state, metric, parent), m_map(new QCPColorMap(plot()->xAxis, plot()->yAxis)),
-      m_scale(new QCPColorScale(plot()))
+      m_scale(new QCPColorScale(plot())), m_cellTexts(plot(), m_map)
 {
     addColourControls();
     headerLayout()->addStretch(1);
@@ -138,64 +128,31 @@ void TypeLayerHeatmap::rebuild()
     m_figure = HeatmapFigureBuilder(*state(), m_metric, m_run, m_colourRange).build();
     syncColourControls();
     const HeatmapFigure &f = m_figure;
-    const int nx = int(f.columns.size()), ny = int(f.rows.size());
-    QCPColorMapData *data = m_map->data();
-    data->setSize(std::max(1, nx), std::max(1, ny));
-    // Cells sit at integer positions; a single row or column spans ±0.5 around it.
-    data->setRange(nx > 1 ? QCPRange(0, nx - 1) : QCPRange(-0.5, 0.5), ny > 1 ? QCPRange(0, ny - 1) : QCPRange(-0.5, 0.5));
-    for (int x = 0; x < std::max(1, nx); ++x)
-        for (int y = 0; y < std::max(1, ny); ++y)
-            data->setCell(x, y, x < nx && y < ny ? f.value(y, x) : std::nan(""));
+    setHeatmapGrid(plot(), m_map, f.columnLabels, f.rowLabels, [&f](int y, int x) { return f.value(y, x); });
     m_map->setGradient(f.colours.map == HeatmapColourScale::Map::YellowOrangeRed ? PlotStyle::yellowOrangeRed() : PlotStyle::viridis());
     if (f.colours.range)
         m_map->setDataRange(QCPRange(f.colours.range->lower, f.colours.range->upper));
     const bool narrow = layoutSize().width() < 420;
     m_scale->axis()->setLabel(narrow ? f.colours.rangeNote : f.colours.label); // adaptLayout() fits it to the bar
-    QSharedPointer<QCPAxisTickerText> xTicks(new QCPAxisTickerText), yTicks(new QCPAxisTickerText);
-    for (int x = 0; x < nx; ++x)
-        xTicks->addTick(x, f.columnLabels[x]);
     plot()->xAxis->setLabel(f.xLabel);
-    for (int y = 0; y < ny; ++y)
-        yTicks->addTick(y, f.rowLabels[y]);
     plot()->yAxis->setLabel(narrow ? QString() : f.yLabel);
-    plot()->xAxis->setTicker(xTicks);
-    plot()->yAxis->setTicker(yTicks);
-    plot()->xAxis->setRange(-0.5, std::max(0, nx - 1) + 0.5);
-    plot()->yAxis->setRange(-0.5, std::max(0, ny - 1) + 0.5);
     // A rule in the background's colour between the blocks' groups of rows.
-    for (QCPItemStraightLine *line : m_separators)
-        plot()->removeItem(line);
-    m_separators.clear();
-    for (int y : f.blockStarts) {
-        auto *line = new QCPItemStraightLine(plot());
-        line->point1->setCoords(0, y - 0.5);
-        line->point2->setCoords(1, y - 0.5);
-        line->setPen(QPen(theme().background, 3)); // a gap between blocks
-        line->setSelectable(false);
-        m_separators << line;
-    }
+    setRowSeparators(plot(), m_separators, f.blockStarts, theme().background);
     setTitle(f.title);
     const auto [hx, hy] = f.highlighted.value_or(std::pair{-1, -1});
     m_highlight->setPen(QPen(theme().emphasis, 2.5));
     m_highlight->setVisible(f.highlighted.has_value());
     m_highlight->topLeft->setCoords(hx - 0.5, hy - 0.5);
     m_highlight->bottomRight->setCoords(hx + 0.5, hy + 0.5);
-    m_textsStale = true;
+    m_cellTexts.invalidate();
     setNoDataMessage(f.noData);
     refresh();
 }
 
 std::optional<QFont> TypeLayerHeatmap::cellFont(QSizeF cell) const
 {
-    // The largest font, up to the tick labels', whose widest value fits the cell; none below 5 pt.
-    QFont font = PlotStyle::tickFont(fontSize());
-    for (double pt = fontSize() - 0.5; pt >= 5; pt -= 0.5) {
-        font.setPointSizeF(pt);
-        const QFontMetricsF metrics(font);
-        if (metrics.horizontalAdvance(QStringLiteral("88.8")) + 4 <= cell.width() && metrics.height() + 1 <= cell.height())
-            return font;
-    }
-    return std::nullopt;
+    return HeatmapCellTexts::fittingFont(fontSize(), cell, int(m_figure.columns.size()), int(m_figure.rows.size()),
+                                         [this](int y, int x) { return HeatmapCellTexts::valueText(m_figure.value(y, x)); });
 }
 
 void TypeLayerHeatmap::adaptLayout(QSize size)
@@ -225,39 +182,8 @@ void TypeLayerHeatmap::adaptLayout(QSize size)
 
 void TypeLayerHeatmap::placeCellTexts()
 {
-    const double cellWidth = std::abs(plot()->xAxis->coordToPixel(1) - plot()->xAxis->coordToPixel(0));
-    const double cellHeight = std::abs(plot()->yAxis->coordToPixel(1) - plot()->yAxis->coordToPixel(0));
-    if (!m_textsStale && QSizeF(cellWidth, cellHeight) == m_textCellSize)
-        return;
-    m_textsStale = false;
-    m_textCellSize = QSizeF(cellWidth, cellHeight);
-    for (QCPItemText *t : m_cellTexts)
-        plot()->removeItem(t);
-    m_cellTexts.clear();
-    const int nx = int(m_figure.columns.size()), ny = int(m_figure.rows.size());
-    if (nx == 0 || ny == 0)
-        return;
-    const std::optional<QFont> font = cellFont(QSizeF(cellWidth, cellHeight));
-    if (!font)
-        return; // too small to read: the tooltip has the value, and the axis says so
-    QCPColorGradient gradient = m_map->gradient(); // colorize() is not const
-    const QCPRange range = m_map->dataRange();
-    for (int x = 0; x < nx; ++x)
-        for (int y = 0; y < ny; ++y) {
-            const double v = m_map->data()->cell(x, y);
-            auto *text = new QCPItemText(plot());
-            text->position->setCoords(x, y);
-            text->setText(cellText(v));
-            text->setFont(*font);
-            text->setSelectable(false);
-            text->setClipToAxisRect(true);
-            // Dark text on light cells, light text on dark ones.
-            QRgb colour = qRgb(217, 217, 217);
-            if (std::isfinite(v))
-                gradient.colorize(&v, range, &colour, 1);
-            text->setColor(qGray(colour) > 140 ? QColor(0x22, 0x22, 0x22) : Qt::white);
-            m_cellTexts.append(text);
-        }
+    m_cellTexts.place(int(m_figure.columns.size()), int(m_figure.rows.size()), fontSize(),
+                      [this](int y, int x) { return HeatmapCellTexts::valueText(m_figure.value(y, x)); });
 }
 
 QPoint TypeLayerHeatmap::cellCentre(MatrixType type, int layer, const QString &block) const

@@ -4,6 +4,7 @@
 // shows their mean, and each cell shows its value when it is large enough to hold it.
 #pragma once
 
+#include "HeatmapCells.h"
 #include "RunStepView.h"
 #include "figures/HeatmapFigure.h"
 
@@ -27,7 +28,7 @@ public:
     const HeatmapFigure &figure() const { return m_figure; }
     // The pixel at the centre of a cell, for tests.
     QPoint cellCentre(MatrixType type, int layer, const QString &block = {}) const;
-    int cellTextCount() const { return int(m_cellTexts.size()); }
+    int cellTextCount() const { return m_cellTexts.count(); }
     bool isHighlightShown() const { return m_highlight->visible(); }
 
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
@@ -64,10 +65,8 @@ private:
 
     HeatmapFigure m_figure;
     QList<QCPItemStraightLine *> m_separators; // between the blocks' row groups
-    QList<QCPItemText *> m_cellTexts;
+    HeatmapCellTexts m_cellTexts;
     QCPItemRect *m_highlight = nullptr; // the matrix selected in any view
-    bool m_textsStale = true;
-    QSizeF m_textCellSize;
 };
 
 } // namespace rankscope

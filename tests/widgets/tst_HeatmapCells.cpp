@@ -81,6 +81,7 @@ private slots:
         QTest::addColumn<int>("printed");
         QTest::newRow("roomy") << QList<double>{1.2345, -0.004, 12.5, 3} << QSize(700, 450) << 4;
         QTest::newRow("wide values") << QList<double>{-12345.6, 99999, 1, 2} << QSize(300, 260) << 4;
+        QTest::newRow("wider than 88.8") << QList<double>(16, -12345.6) << QSize(500, 300) << 16; // 8 layers
         QTest::newRow("no room") << QList<double>(40, -12345.6) << QSize(400, 260) << 0; // 20 layers
     }
     void headHeatmapPrintsItsValues()

@@ -5,6 +5,8 @@
 #include "FigureView.h"
 #include "HeadView.h"
 #include "MetricLineChart.h"
+#include "RankPlanHeatmap.h"
+#include "RankTargetOptions.h"
 #include "analysis/RunLoader.h"
 #include "analysis/RunSummary.h"
 #include "SpectrumOverStepsView.h"
@@ -53,7 +55,7 @@ std::optional<LayerRange> parseLayers(const QString &name, const QString &text, 
 
 // export's own options; --energy is every command's (CommandParser).
 struct ExportOptionSet {
-    const QCommandLineOption figure{QStringLiteral("figure"), QStringLiteral("lines, bars, heatmaps, spectrum, spectrogram, heads, or lines+bars (the lines beside the per-layer bars, one figure)."), QStringLiteral("NAME")};
+    const QCommandLineOption figure{QStringLiteral("figure"), QStringLiteral("lines, bars, heatmaps, spectrum, spectrogram, heads, plan, or lines+bars (the lines beside the per-layer bars, one figure)."), QStringLiteral("NAME")};
     const QCommandLineOption output{QStringLiteral("out"), QStringLiteral("The file to write: .png, .svg or .pdf; .csv writes the numbers behind the figure."), QStringLiteral("FILE")};
     const QCommandLineOption metric{QStringLiteral("metric"), QStringLiteral("The metric's column name, e.g. stable_rank, compression_pct, weighted_alpha."), QStringLiteral("M")};
     const QCommandLineOption step{QStringLiteral("step"), QStringLiteral("The step for bars, heatmaps and spectrum (default: last)."), QStringLiteral("S"), QStringLiteral("last")};
@@ -84,6 +86,9 @@ struct ExportOptionSet {
     const QCommandLineOption legend{QStringLiteral("legend"), QStringLiteral("lines, bars: where the legend goes: %1 (default auto: in a row above the plot when it fits, else beside or below it).").arg(legendPositionNames().join(QLatin1String(", "))), QStringLiteral("WHERE"), QStringLiteral("auto")};
     const QCommandLineOption theme{QStringLiteral("theme"), QStringLiteral("light (default, for paper) or dark (for slides on a dark background)."), QStringLiteral("NAME"), QStringLiteral("light")};
     const QCommandLineOption spectrumTail{QStringLiteral("eigenvalues"), QStringLiteral("spectrum: the right panel, ccdf (default: the empirical CCDF with the fitted power law from x_min) or density (with the Marchenko-Pastur bulk)."), QStringLiteral("AS"), QStringLiteral("ccdf")};
+    const QCommandLineOption keep = keepOption();
+    const QCommandLineOption maxError = maxErrorOption();
+    const QCommandLineOption head{QStringLiteral("head"), QStringLiteral("heads, with --layer: that head's spectrum (of --type; a K/V head for K and V)."), QStringLiteral("H")};
     const QCommandLineOption expert{QStringLiteral("expert"), QStringLiteral("MoE models: one expert (a number or 'shared') instead of the mean over the routed experts."), QStringLiteral("E")};
 };
 
@@ -98,7 +103,7 @@ bool readFigure(const CommandParser &parser, const ExportOptionSet &o, ExportOpt
 {
     const std::optional<FigureKind> kind = FigureView::kindFromName(parser.value(o.figure));
     if (!kind) {
-        *error = QStringLiteral("unknown --figure '%1'; one of: lines, bars, heatmaps, spectrum, spectrogram, heads, lines+bars").arg(printableText(parser.value(o.figure)));
+        *error = QStringLiteral("unknown --figure '%1'; one of: lines, bars, heatmaps, spectrum, spectrogram, heads, plan, lines+bars").arg(printableText(parser.value(o.figure)));
         return false;
     }
     options.kind = *kind;
@@ -117,6 +122,12 @@ bool readFigure(const CommandParser &parser, const ExportOptionSet &o, ExportOpt
     }
     if (parser.isSet(o.metric) && !(options.metric = metricOption(QStringLiteral("metric"), parser.value(o.metric), error)))
         return false;
+    if (options.kind == FigureKind::RankPlan) {
+        const std::optional<RankTarget> target = readRankTarget(parser, error);
+        if (!target)
+            return false;
+        options.rankTarget = *target;
+    }
     return true;
 }
 
@@ -185,6 +196,8 @@ bool readNumbers(const CommandParser &parser, const ExportOptionSet &o, ExportOp
         options.steps = StepWindow{steps->first, steps->second};
     }
     if (parser.isSet(o.layer) && !(options.layer = wholeOption(QStringLiteral("layer"), parser.value(o.layer), 0, INT_MAX, error)))
+        return false;
+    if (parser.isSet(o.head) && !(options.head = wholeOption(QStringLiteral("head"), parser.value(o.head), 0, INT_MAX, error)))
         return false;
     if (parser.value(o.step) == QLatin1String("last"))
         return true;
@@ -290,7 +303,9 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
         "Figures: lines (metric vs step per type), bars (metric per layer at one step), heatmaps (type x layer;\n"
         "compression % and weighted alpha side by side unless --metric names one), spectrum (one matrix: --layer, --type),\n"
         "spectrogram (one matrix's singular values over steps as a density, with its stable rank: --layer, --type; --type alone: its mean over layers),\n"
-        "heads (analysed with --heads: head x layer of --type Q, K, V, O, QK or OV, default QK; with --layer L, L's heads over the steps),\n"
+        "heads (analysed with --heads: head x layer of --type Q, K, V, O, QK or OV, default QK; with --layer L, L's heads over the steps;\n"
+        "with --layer L --head H, that head's spectrum), plan (the ranks `rankscope plan` chooses at --step for --keep F, --energy τ or\n"
+        "--max-error E, as a type x layer heatmap, beside the error-vs-budget curve),\n"
         "lines+bars (stable rank vs step beside compression % per layer, one figure; e.g. --line-layers 0 --steps 0-1000).\n"
         "Sizes on paper: --preset column|two-column|slide, or --size 3.3x2.4in with --dpi and --font-size."));
     parser.addPositionalArgument(QStringLiteral("SOURCE"), QStringLiteral("A checkpoint folder (analysed first if needed) or a results file; several to compare runs."), QStringLiteral("SOURCE…"));
@@ -298,7 +313,8 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
     parser.addOptions({o.figure, o.output, o.metric, o.step, o.types, o.layers, o.lineLayers, o.barLayers, o.steps});
     parser.addEnergyOption();
     parser.addOptions({o.preset, o.size, o.dpi, o.font, o.width, o.height, o.scale, o.title, o.panelTitle, o.layer, o.type, o.byLayer, o.noGuide,
-                       o.relativeDepth, o.relativeStep, o.block, o.expert, o.legend, o.theme, o.colourRange, o.vmin, o.vmax, o.spectrumTail});
+                       o.relativeDepth, o.relativeStep, o.block, o.expert, o.legend, o.theme, o.colourRange, o.vmin, o.vmax, o.spectrumTail,
+                       o.keep, o.maxError, o.head});
     if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
         return *exit;
     if (parser.positionalArguments().isEmpty())
@@ -433,13 +449,28 @@ QString configureHeads(HeadView &view, const ExportOptions &options)
             return QStringLiteral("heads: --type is one of Q, K, V, O, QK, OV, not '%1'").arg(printableText(options.type));
         view.setHeadType(*type);
     }
+    if (options.head && !options.layer)
+        return QStringLiteral("heads: --head needs --layer L");
     if (options.layer) {
         view.setLayer(int(*options.layer));
-        view.setMode(HeadView::Mode::Lines);
+        view.setMode(options.head ? HeadView::Mode::Spectrum : HeadView::Mode::Lines);
         if (view.layer() != int(*options.layer))
             return QStringLiteral("heads: no layer %1 with per-head spectra").arg(*options.layer);
     }
+    if (options.head) {
+        view.setHead(int(*options.head));
+        if (!view.spectrumRow() || view.head() != int(*options.head))
+            return QStringLiteral("heads: no %1 head %2 in layer %3 at this step").arg(displayLabel(view.headType())).arg(*options.head).arg(*options.layer);
+    }
     return {};
+}
+
+// --figure plan: the target's plan at the step shown, refused as `rankscope plan` refuses it.
+QString configurePlan(FigureView &view, const ExportOptions &options)
+{
+    view.setRankTarget(options.rankTarget);
+    const RankPlanFigure &figure = view.rankPlanHeatmap()->figure();
+    return figure.noData.isEmpty() ? figure.targetProblem : figure.noData;
 }
 
 // The figure drawn from the state by the window's own view, and written to --out.
@@ -499,6 +530,10 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
         break;
     case FigureKind::Heads:
         if (const QString problem = configureHeads(*view.headView(), options); !problem.isEmpty())
+            return usage(problem);
+        break;
+    case FigureKind::RankPlan:
+        if (const QString problem = configurePlan(view, options); !problem.isEmpty())
             return usage(problem);
         break;
     }

@@ -42,6 +42,8 @@ struct ExportOptions {
     bool relativeDepth = false;
     bool relativeStep = false;
     bool alphaGuide = true;
+    RankTarget rankTarget;       // plan: --keep, --energy or --max-error, as `rankscope plan` takes them
+    std::optional<qint64> head;  // heads: with --layer and --type, that head's spectrum
 };
 
 // arguments: "export" and what follows it.

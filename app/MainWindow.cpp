@@ -422,7 +422,9 @@ void MainWindow::buildControls()
     bar->setObjectName(QStringLiteral("filters"));
     bar->setMovable(false);
     bar->addWidget(new QLabel(tr(" Types "), this));
-    bar->addWidget(new TypeFilterChips(m_state, this));
+    m_typeChips = new TypeFilterChips(m_state, this);
+    m_typeChips->setObjectName(QStringLiteral("typeChips"));
+    bar->addWidget(m_typeChips);
     bar->addWidget(new BlockExpertSelector(m_state, this));
     bar->addSeparator();
     bar->addWidget(new QLabel(tr(" Layers "), this));
@@ -720,6 +722,9 @@ void MainWindow::syncControlsToTab()
     m_aggregate->setEnabled(lines);
     m_relativeStep->setEnabled(lines);
     m_relativeDepth->setEnabled(perLayer);
+    // The chips choose the types of the lines, bars and heatmaps; the spectra, the heads (each of
+    // their own type box) and the rank plan (every type planned) show what the chips do not choose.
+    m_typeChips->setEnabled(lines || perLayer);
     m_firstLayer->setEnabled(tab != FigureKind::Spectrum && m_tabs->currentWidget() != m_rankPlan && !m_state->layers().isEmpty());
     m_lastLayer->setEnabled(m_firstLayer->isEnabled());
     // Several runs' bands would hide each other: the line chart draws none, and the box says so.

@@ -34,6 +34,7 @@ class MetricLineChart;
 class RankPlanPanel;
 class RunListPanel;
 class SpectrumView;
+class TypeFilterChips;
 class TypeLayerHeatmap;
 class ViewState;
 
@@ -147,6 +148,7 @@ private:
     QCheckBox *m_band = nullptr;
     QCheckBox *m_logY = nullptr;
     QCheckBox *m_relativeDepth = nullptr;
+    TypeFilterChips *m_typeChips = nullptr; // disabled on the tabs whose figure ignores them
     QCheckBox *m_relativeStep = nullptr;
     QAction *m_playAction = nullptr; // the Play button's action, Space
     DemoBanner *m_demoBanner = nullptr;

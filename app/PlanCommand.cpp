@@ -1,5 +1,6 @@
 #include "PlanCommand.h"
 
+#include "RankTargetOptions.h"
 #include "TextTable.h"
 
 #include "analysis/RankPlanTable.h"
@@ -20,38 +21,11 @@ namespace {
 
 struct PlanOptionSet {
     const QCommandLineOption step{QStringLiteral("step"), QStringLiteral("The step whose spectra are planned from (default: last)."), QStringLiteral("S"), QStringLiteral("last")};
-    const QCommandLineOption keep{QStringLiteral("keep"), QStringLiteral("A parameter budget: keep this fraction, in (0, 1], of the attention and MLP parameters "
-                                                                         "(a rank-r factorisation of an m x n matrix costs r(m+n), at most mn)."), QStringLiteral("F")};
+    const QCommandLineOption keep = keepOption();
     const QCommandLineOption energy{QStringLiteral("energy"), QStringLiteral("Per matrix, the smallest rank keeping this fraction τ, in (0, 1], of its Σσ²."), QStringLiteral("τ")};
-    const QCommandLineOption maxError{QStringLiteral("max-error"), QStringLiteral("Per matrix, the smallest rank whose relative Frobenius error is at most E, from 0 to 1."), QStringLiteral("E")};
+    const QCommandLineOption maxError = maxErrorOption();
     const QCommandLineOption output{QStringLiteral("out"), QStringLiteral("The file to write: .json (with PEFT's rank_pattern) or .csv (a row per matrix)."), QStringLiteral("FILE")};
 };
-
-// The one target asked for, its value in its range.
-std::optional<RankTarget> readTarget(const CommandParser &parser, const PlanOptionSet &o, QString *error)
-{
-    const QList<std::pair<const QCommandLineOption *, RankTarget::Kind>> kinds = {
-        {&o.keep, RankTarget::Kind::Keep}, {&o.energy, RankTarget::Kind::Energy}, {&o.maxError, RankTarget::Kind::MaxError}};
-    std::optional<RankTarget> target;
-    for (const auto &[option, kind] : kinds) {
-        if (!parser.isSet(*option))
-            continue;
-        if (target) {
-            *error = QStringLiteral("give one of --keep, --energy and --max-error, not several");
-            return std::nullopt;
-        }
-        const QString name = option->names().first();
-        const std::optional<double> value =
-            kind == RankTarget::Kind::MaxError ? numberOption(name, parser.value(*option), 0, 1, error)
-                                               : numberOption(name, parser.value(*option), 0, 1, error, QStringLiteral("a number"), true);
-        if (!value)
-            return std::nullopt;
-        target = RankTarget{kind, *value};
-    }
-    if (!target)
-        *error = QStringLiteral("give a target: --keep F, --energy τ or --max-error E");
-    return target;
-}
 
 // Where the plan goes: a .json or .csv file that can be written and replaces nothing read.
 bool readOutput(const CommandParser &parser, const PlanOptionSet &o, PlanOptions &options, QString *error)
@@ -114,7 +88,7 @@ ParsedOptions<PlanOptions> parsePlanOptions(const QStringList &arguments)
     PlanOptions options;
     options.source = parser.positionalArguments().first();
     QString error;
-    const std::optional<RankTarget> target = readTarget(parser, o, &error);
+    const std::optional<RankTarget> target = readRankTarget(parser, &error);
     if (!target)
         return parser.refusal(error);
     options.target = *target;
@@ -151,10 +125,8 @@ int runPlanCommand(const QStringList &arguments)
     const RankPlanner planner = RankPlanner::forStep(run, options.step);
     if (planner.isEmpty())
         return fail(QStringLiteral("no matrix of step %1 has a spectrum to plan from").arg(planner.step()));
-    if (options.target.kind == RankTarget::Kind::Keep && options.target.value < planner.smallestKeep())
-        return fail(QStringLiteral("--keep %1 is below the smallest plan of step %2: rank 1 for every matrix keeps %3 of the parameters; "
-                                   "give --keep from %3 to 1")
-                        .arg(options.target.value).arg(stepLabel(planner.step(), planner.unnumbered())).arg(planner.smallestKeep(), 0, 'g', 6));
+    if (const QString problem = planner.targetProblem(options.target); !problem.isEmpty())
+        return fail(problem);
     const RankPlan plan = planner.plan(options.target);
     const QByteArray bytes = options.json ? RankPlanTable::toJson(plan, options.source).toJson() : RankPlanTable::toCsv(plan);
     QString error;

@@ -4,6 +4,8 @@
 #include "HeadView.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
+#include "RankPlanCurve.h"
+#include "RankPlanHeatmap.h"
 #include "SpectrumOverStepsView.h"
 #include "SpectrumView.h"
 #include "TypeLayerHeatmap.h"
@@ -21,6 +23,7 @@ QString FigureView::name(FigureKind kind)
     case FigureKind::Spectrum: return QStringLiteral("spectrum");
     case FigureKind::SpectrumOverSteps: return QStringLiteral("spectrogram");
     case FigureKind::Heads: return QStringLiteral("heads");
+    case FigureKind::RankPlan: return QStringLiteral("plan");
     case FigureKind::LinesAndBars: return QStringLiteral("lines+bars");
     }
     return {};
@@ -69,6 +72,14 @@ FigureView::FigureView(ViewState *state, FigureKind kind, QWidget *parent)
         m_grid->addWidget(m_heads, 0, 0);
         connect(m_heads, &ChartView::exportRequested, this, &FigureView::exportRequested);
         return;
+    case FigureKind::RankPlan:
+        m_planRanks = new RankPlanHeatmap(state, this);
+        m_planCurve = new RankPlanCurve(state, this);
+        m_grid->addWidget(m_planRanks, 0, 0);
+        m_grid->addWidget(m_planCurve, 0, 1);
+        m_grid->setColumnStretch(0, 3); // as the tab's splitter shares them
+        m_grid->setColumnStretch(1, 2);
+        return;
     case FigureKind::Bars:
         m_metrics = {Metric::CompressionPct};
         break;
@@ -103,6 +114,14 @@ void FigureView::setMetrics(const QList<Metric> &metrics)
     }
     m_panelRuns = {-1}; // panels for the new metrics
     syncPanels();
+}
+
+void FigureView::setRankTarget(const RankTarget &target)
+{
+    if (!m_planRanks)
+        return;
+    m_planRanks->setTarget(target);
+    m_planCurve->setTarget(target);
 }
 
 void FigureView::setTitleOverride(const QString &title)
@@ -196,6 +215,7 @@ QList<QList<ChartView *>> FigureView::panels(QSize size) const
     case FigureKind::Spectrum: return {{m_spectrum}};
     case FigureKind::SpectrumOverSteps: return {{m_spectrumOverSteps}};
     case FigureKind::Heads: return {{m_heads}};
+    case FigureKind::RankPlan: return {{m_planRanks, m_planCurve}};
     case FigureKind::Bars:
     case FigureKind::LinesAndBars: {
         QList<ChartView *> row;

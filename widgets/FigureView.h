@@ -5,6 +5,7 @@
 // gives the same figure.
 #pragma once
 
+#include "analysis/RankPlanner.h"
 #include "figures/FigureSize.h"
 #include "figures/HeatmapFigure.h"
 #include "figures/ViewState.h"
@@ -22,13 +23,17 @@ class HeadView;
 class RunStepView;
 class LayerBarChart;
 class MetricLineChart;
+class RankPlanCurve;
+class RankPlanHeatmap;
 class SpectrumView;
 class SpectrumOverStepsView;
 class TypeLayerHeatmap;
 
-// LinesAndBars: figure (1) of the seeds, the line chart beside the per-layer bars in one figure
-// (an export figure; the window shows its two views on tabs of their own).
-enum class FigureKind { Lines, Bars, Heatmaps, Spectrum, SpectrumOverSteps, Heads, LinesAndBars };
+// LinesAndBars: figure (1) of the seeds, the line chart beside the per-layer bars in one figure;
+// RankPlan: the Rank plan tab's ranks heatmap beside its error-vs-budget curve. Both are export
+// figures: the window shows the lines and bars on tabs of their own, and its Rank plan tab is
+// RankPlanPanel, with its target controls.
+enum class FigureKind { Lines, Bars, Heatmaps, Spectrum, SpectrumOverSteps, Heads, RankPlan, LinesAndBars };
 
 class FigureView : public QWidget {
     Q_OBJECT
@@ -36,8 +41,8 @@ public:
     FigureView(ViewState *state, FigureKind kind, QWidget *parent = nullptr);
 
     FigureKind kind() const { return m_kind; }
-    // "lines", "bars", "heatmaps", "spectrum", "spectrogram", "heads", "lines+bars": the names the
-    // command line and file names use.
+    // "lines", "bars", "heatmaps", "spectrum", "spectrogram", "heads", "plan", "lines+bars": the
+    // names the command line and file names use.
     static QString name(FigureKind kind);
     static std::optional<FigureKind> kindFromName(const QString &name);
     // The window's tabs, one per kind.
@@ -45,8 +50,8 @@ public:
     {
         return {FigureKind::Lines, FigureKind::Bars, FigureKind::Heatmaps, FigureKind::Spectrum, FigureKind::SpectrumOverSteps, FigureKind::Heads};
     }
-    // What can be exported: the tabs' figures and the combined figure (1).
-    static QList<FigureKind> exportKinds() { return allKinds() << FigureKind::LinesAndBars; }
+    // What can be exported: the tabs' figures, the rank plan and the combined figure (1).
+    static QList<FigureKind> exportKinds() { return allKinds() << FigureKind::RankPlan << FigureKind::LinesAndBars; }
 
     // The metric of each row of panels: one for lines and bars, one per row of heatmaps (by default
     // compression % and weighted α), the lines' then the bars' for lines+bars (by default stable
@@ -73,6 +78,10 @@ public:
     SpectrumOverStepsView *spectrumOverStepsView() const { return m_spectrumOverSteps; }
     // --heads: the per-head heatmap, lines or one head's spectrum ("heads").
     HeadView *headView() const { return m_heads; }
+    // "plan": the ranks a target chooses at the shown step, and the error-vs-budget curve.
+    RankPlanHeatmap *rankPlanHeatmap() const { return m_planRanks; }
+    RankPlanCurve *rankPlanCurve() const { return m_planCurve; }
+    void setRankTarget(const RankTarget &target);
     QList<LayerBarChart *> barPanels() const { return m_bars; }
     QList<TypeLayerHeatmap *> heatmapPanels() const { return m_heatmaps; }
 
@@ -102,6 +111,8 @@ private:
     SpectrumView *m_spectrum = nullptr;
     SpectrumOverStepsView *m_spectrumOverSteps = nullptr;
     HeadView *m_heads = nullptr;
+    RankPlanHeatmap *m_planRanks = nullptr;
+    RankPlanCurve *m_planCurve = nullptr;
     QList<LayerBarChart *> m_bars;
     QList<TypeLayerHeatmap *> m_heatmaps; // metric by metric, each a panel per run
     QList<QList<RunStepView *>> m_byMetric; // the panels of each metric, a panel per run

@@ -12,14 +12,21 @@
 
 namespace rankscope {
 
-HeadView::HeadView(ViewState *state, QWidget *parent) : ChartView(state, parent)
+HeadView::HeadView(ViewState *state, QWidget *parent) : ChartView(state, parent), m_margins(new QCPMarginGroup(plot()))
 {
+    plot()->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, m_margins);
     addControls();
     useSideLegend();
     enableZoom({plot()->axisRect()});
     connect(state, &ViewState::resultsChanged, this, &HeadView::rebuild);
     connect(state, &ViewState::displayChanged, this, &HeadView::rebuild);
     connect(state, &ViewState::currentStepChanged, this, &HeadView::rebuild);
+    // After every layout, the heatmap's values where its cells (now of their final size) hold them.
+    connect(plot(), &QCustomPlot::afterLayout, this, [this] {
+        if (m_cellTexts)
+            m_cellTexts->place(int(m_heatmap.layers.size()), int(m_heatmap.heads.size()), fontSize(),
+                               [this](int y, int x, int fewer) { return HeatmapCellTexts::valueText(m_heatmap.values[y][x], fewer); });
+    });
     rebuild();
 }
 
@@ -117,6 +124,7 @@ void HeadView::syncControls()
     m_layerBox->setRange(layers.isEmpty() ? 0 : layers.first(), layers.isEmpty() ? 0 : layers.last());
     m_layerBox->setValue(m_layer);
     m_layerBox->setVisible(m_mode != Mode::Heatmap);
+    m_metricBox->setVisible(m_mode != Mode::Spectrum); // a spectrum is every σ, of no one metric
     m_headBox->setRange(0, std::max(0, int(m_heatmap.heads.size()) - 1));
     m_headBox->setValue(m_head);
     m_headBox->setVisible(m_mode == Mode::Spectrum);
@@ -124,6 +132,9 @@ void HeadView::syncControls()
 
 void HeadView::clearPlot()
 {
+    if (m_cellTexts)
+        m_cellTexts->clear();
+    m_cellTexts.reset();
     plot()->clearGraphs();
     plot()->clearPlottables();
     m_map = nullptr;
@@ -167,33 +178,25 @@ void HeadView::drawHeatmap()
     body()->addElement(0, 1, m_scale);
     m_scale->setType(QCPAxis::atRight);
     m_scale->setBarWidth(12);
+    m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, m_margins);
     m_scale->axis()->setLabel(QString::fromUtf8(metricInfo(f.metric).label));
     m_map->setColorScale(m_scale);
     m_map->setInterpolate(false);
     m_map->setTightBoundary(false);
-    const int nx = int(f.layers.size()), ny = int(f.heads.size());
-    QCPColorMapData *data = m_map->data();
-    data->setSize(std::max(1, nx), std::max(1, ny));
-    data->setRange(nx > 1 ? QCPRange(0, nx - 1) : QCPRange(-0.5, 0.5), ny > 1 ? QCPRange(0, ny - 1) : QCPRange(-0.5, 0.5));
-    for (int x = 0; x < std::max(1, nx); ++x)
-        for (int y = 0; y < std::max(1, ny); ++y)
-            data->setCell(x, y, x < nx && y < ny ? f.values[y][x] : std::nan(""));
+    QStringList layers, heads;
+    for (int layer : f.layers)
+        layers << QString::number(layer);
+    for (int head : f.heads)
+        heads << QString::number(head);
+    setHeatmapGrid(plot(), m_map, layers, heads, [&f](int y, int x) { return f.values[y][x]; });
     m_map->setGradient(PlotStyle::viridis());
     if (f.range)
         m_map->setDataRange(f.range->lower < f.range->upper ? QCPRange(f.range->lower, f.range->upper)
                                                             : QCPRange(f.range->lower - 0.5, f.range->upper + 0.5));
-    QSharedPointer<QCPAxisTickerText> xTicks(new QCPAxisTickerText), yTicks(new QCPAxisTickerText);
-    for (int x = 0; x < nx; ++x)
-        xTicks->addTick(x, QString::number(f.layers[x]));
-    for (int y = 0; y < ny; ++y)
-        yTicks->addTick(y, QString::number(f.heads[y]));
-    plot()->xAxis->setTicker(xTicks);
-    plot()->yAxis->setTicker(yTicks);
+    m_cellTexts = std::make_unique<HeatmapCellTexts>(plot(), m_map);
     plot()->yAxis->setRangeReversed(true); // head 0 at the top
     plot()->xAxis->setLabel(f.xLabel);
     plot()->yAxis->setLabel(f.yLabel);
-    plot()->xAxis->setRange(-0.5, std::max(0, nx - 1) + 0.5);
-    plot()->yAxis->setRange(-0.5, std::max(0, ny - 1) + 0.5);
     setTitle(f.title);
     setNoDataMessage(f.noData);
 }
@@ -205,7 +208,8 @@ void HeadView::drawLines()
     for (int i = 0; i < n; ++i) {
         const HeadLine &line = f.lines[i];
         QCPGraph *graph = plot()->addGraph();
-        const QColor colour = PlotStyle::viridis().color(n > 1 ? double(i) / (n - 1) : 0.0, QCPRange(0, 1));
+        // Viridis short of its pale yellow end, which a white background swallows.
+        const QColor colour = PlotStyle::viridis().color(n > 1 ? 0.85 * double(i) / (n - 1) : 0.0, QCPRange(0, 1));
         graph->setPen(QPen(colour, 1.6));
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, colour, 4));
         graph->setName(HeadFigureBuilder::headText(f.type, line.head, line.kvHead));
@@ -216,6 +220,12 @@ void HeadView::drawLines()
     plot()->xAxis->setLabel(f.xLabel);
     plot()->yAxis->setLabel(f.yLabel);
     plot()->rescaleAxes();
+    // A margin round the points, so that none sits on the frame.
+    for (QCPAxis *axis : {plot()->xAxis, plot()->yAxis}) {
+        const QCPRange r = axis->range();
+        const double pad = r.size() > 0 ? 0.04 * r.size() : 0.5;
+        axis->setRange(r.lower - pad, r.upper + pad);
+    }
     setTitle(f.title);
     setNoDataMessage(f.noData);
 }
@@ -247,8 +257,11 @@ void HeadView::drawSpectrum()
     for (Eigen::Index i = 0; i < row->singularValues.size(); ++i)
         if (row->singularValues[i] > 0)
             graph->addData(double(i + 1), row->singularValues[i]);
+    graph->removeFromLegend(); // one series, named by the title
     plot()->rescaleAxes();
     plot()->xAxis->setRange(0.5, double(row->singularValues.size()) + 0.5);
+    const QCPRange sigma = plot()->yAxis->range(); // log axis: a margin by factors
+    plot()->yAxis->setRange(sigma.lower / 1.5, sigma.upper * 1.5);
     setTitle(tr("Spectrum of %1 \u00b7 layer %2 \u00b7 %3 \u00b7 step %4")
                  .arg(displayLabel(m_type)).arg(m_layer).arg(HeadFigureBuilder::headText(m_type, m_head, row->kvHead)).arg(row->step));
     setNoDataMessage({});
@@ -289,6 +302,15 @@ QString HeadView::tooltipAt(const QPoint &pixel) const
 
 QString HeadView::dataCsv() const
 {
+    // One head's spectrum: its singular values, as drawn (and as stored in the results).
+    if (m_mode == Mode::Spectrum) {
+        QStringList lines{QStringLiteral("step,block,layer,type,head,kv_head,index,singular_value")};
+        if (const MatrixResult *r = spectrumRow())
+            for (Eigen::Index i = 0; i < r->singularValues.size(); ++i)
+                lines << QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8").arg(r->step).arg(r->block).arg(r->layer).arg(csvName(r->type)).arg(r->head)
+                             .arg(r->kvHead).arg(i + 1).arg(r->singularValues[i], 0, 'g', 17);
+        return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+    }
     QStringList lines{QStringLiteral("step,block,layer,type,head,kv_head,%1").arg(QString::fromLatin1(metricInfo(m_metric).column))};
     for (const MatrixResult &r : state()->headResults())
         if (r.type == m_type && r.block == state()->block() && (m_mode == Mode::Lines ? r.layer == m_layer : r.step == state()->currentStep()))

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ChartView.h"
+#include "HeatmapCells.h"
 #include "figures/HeadFigure.h"
 
 class QComboBox;
@@ -33,6 +34,8 @@ public:
 
     const HeadHeatmap &heatmap() const { return m_heatmap; }
     const HeadLines &lines() const { return m_lines; }
+    // The heatmap's cells printing their value now (0 when they are too small, or in another mode).
+    int cellTextCount() const { return m_cellTexts ? m_cellTexts->count() : 0; }
     // The spectrum shown in Spectrum mode (empty: none).
     const MatrixResult *spectrumRow() const;
 
@@ -66,6 +69,8 @@ private:
     HeadLines m_lines;
     QCPColorMap *m_map = nullptr;
     QCPColorScale *m_scale = nullptr;
+    QCPMarginGroup *m_margins = nullptr; // the colour bar as tall as the plot
+    std::unique_ptr<HeatmapCellTexts> m_cellTexts; // the heatmap's values, while it is shown
     QComboBox *m_modeBox = nullptr;
     QComboBox *m_typeBox = nullptr;
     MetricSelector *m_metricBox = nullptr;

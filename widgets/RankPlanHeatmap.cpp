@@ -7,7 +7,8 @@
 namespace rankscope {
 
 RankPlanHeatmap::RankPlanHeatmap(ViewState *state, QWidget *parent)
-    : ChartView(state, parent), m_map(new QCPColorMap(plot()->xAxis, plot()->yAxis)), m_scale(new QCPColorScale(plot()))
+    : ChartView(state, parent), m_map(new QCPColorMap(plot()->xAxis, plot()->yAxis)), m_scale(new QCPColorScale(plot())),
+      m_cellTexts(plot(), m_map)
 {
     headerLayout()->addStretch(1);
     m_map->setInterpolate(false);
@@ -51,80 +52,30 @@ void RankPlanHeatmap::rebuild()
 {
     m_figure = RankPlanFigureBuilder(*state(), m_target).build();
     const HeatmapFigure &f = m_figure.ranks;
-    const int nx = int(f.columns.size()), ny = int(f.rows.size());
-    QCPColorMapData *data = m_map->data();
-    data->setSize(std::max(1, nx), std::max(1, ny));
-    data->setRange(nx > 1 ? QCPRange(0, nx - 1) : QCPRange(-0.5, 0.5), ny > 1 ? QCPRange(0, ny - 1) : QCPRange(-0.5, 0.5));
-    for (int x = 0; x < std::max(1, nx); ++x)
-        for (int y = 0; y < std::max(1, ny); ++y)
-            data->setCell(x, y, x < nx && y < ny ? f.value(y, x) : std::nan(""));
+    setHeatmapGrid(plot(), m_map, f.columnLabels, f.rowLabels, [&f](int y, int x) { return f.value(y, x); });
     if (f.colours.range)
         m_map->setDataRange(QCPRange(f.colours.range->lower, f.colours.range->upper));
     m_scale->axis()->setLabel(f.colours.label);
-    QSharedPointer<QCPAxisTickerText> xTicks(new QCPAxisTickerText), yTicks(new QCPAxisTickerText);
-    for (int x = 0; x < nx; ++x)
-        xTicks->addTick(x, f.columnLabels[x]);
-    for (int y = 0; y < ny; ++y)
-        yTicks->addTick(y, f.rowLabels[y]);
-    plot()->xAxis->setTicker(xTicks);
-    plot()->yAxis->setTicker(yTicks);
     plot()->xAxis->setLabel(f.xLabel);
     plot()->yAxis->setLabel(f.yLabel);
-    plot()->xAxis->setRange(-0.5, std::max(0, nx - 1) + 0.5);
-    plot()->yAxis->setRange(-0.5, std::max(0, ny - 1) + 0.5);
-    for (QCPItemStraightLine *line : m_separators)
-        plot()->removeItem(line);
-    m_separators.clear();
-    for (int y : f.blockStarts) {
-        auto *line = new QCPItemStraightLine(plot());
-        line->point1->setCoords(0, y - 0.5);
-        line->point2->setCoords(1, y - 0.5);
-        line->setPen(QPen(theme().background, 3)); // a gap between blocks
-        line->setSelectable(false);
-        m_separators << line;
-    }
+    setRowSeparators(plot(), m_separators, f.blockStarts, theme().background); // a gap between blocks
     setTitle(f.title);
-    m_textsStale = true;
+    m_cellTexts.invalidate();
     setNoDataMessage(m_figure.noData);
     refresh();
 }
 
 void RankPlanHeatmap::placeCellTexts()
 {
-    const double cellWidth = std::abs(plot()->xAxis->coordToPixel(1) - plot()->xAxis->coordToPixel(0));
-    const double cellHeight = std::abs(plot()->yAxis->coordToPixel(1) - plot()->yAxis->coordToPixel(0));
-    if (!m_textsStale && QSizeF(cellWidth, cellHeight) == m_textCellSize)
-        return;
-    m_textsStale = false;
-    m_textCellSize = QSizeF(cellWidth, cellHeight);
-    for (QCPItemText *t : m_cellTexts)
-        plot()->removeItem(t);
-    m_cellTexts.clear();
-    QFont font = PlotStyle::tickFont(fontSize());
-    const QFontMetricsF metrics(font);
-    if (metrics.horizontalAdvance(tr("dense")) + 4 > cellWidth || metrics.height() + 1 > cellHeight)
-        return; // too small to read: the tooltip has the rank
     const HeatmapFigure &f = m_figure.ranks;
-    QCPColorGradient gradient = m_map->gradient(); // colorize() is not const
-    const QCPRange range = m_map->dataRange();
-    for (int x = 0; x < int(f.columns.size()); ++x)
-        for (int y = 0; y < int(f.rows.size()); ++y) {
-            const double v = f.value(y, x);
-            auto *text = new QCPItemText(plot());
-            text->position->setCoords(x, y);
-            // A matrix kept dense says so: its full rank alone reads like a factorisation.
-            const PlannedRank *r = m_figure.matrixAt(y, x);
-            const bool dense = r && r->dense && v == double(r->rank);
-            text->setText(dense ? tr("dense") : std::isfinite(v) ? QString::number(v, 'f', v == std::floor(v) ? 0 : 1) : QStringLiteral("–"));
-            text->setFont(font);
-            text->setSelectable(false);
-            text->setClipToAxisRect(true);
-            QRgb colour = qRgb(217, 217, 217);
-            if (std::isfinite(v))
-                gradient.colorize(&v, range, &colour, 1);
-            text->setColor(qGray(colour) > 140 ? QColor(0x22, 0x22, 0x22) : Qt::white);
-            m_cellTexts << text;
-        }
+    m_cellTexts.place(int(f.columns.size()), int(f.rows.size()), fontSize(), [this, &f](int y, int x, int) {
+        // A matrix kept dense says so: its full rank alone reads like a factorisation.
+        const double v = f.value(y, x);
+        const PlannedRank *r = m_figure.matrixAt(y, x);
+        if (r && r->dense && v == double(r->rank))
+            return tr("dense");
+        return std::isfinite(v) ? QString::number(v, 'f', v == std::floor(v) ? 0 : 1) : QStringLiteral("–");
+    });
 }
 
 std::pair<int, int> RankPlanHeatmap::cellAt(const QPoint &pixel) const

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ChartView.h"
+#include "HeatmapCells.h"
 #include "figures/RankPlanFigure.h"
 
 namespace rankscope {
@@ -17,7 +18,7 @@ public:
     void setTarget(const RankTarget &target);
     const RankPlanFigure &figure() const { return m_figure; }
     QCPColorMap *colorMap() const { return m_map; }
-    int cellTextCount() const { return int(m_cellTexts.size()); }
+    int cellTextCount() const { return m_cellTexts.count(); }
     // The pixel at the centre of a cell, for tests.
     QPoint cellCentre(MatrixType type, int layer, const QString &block = {}) const;
 
@@ -41,10 +42,8 @@ private:
     RankPlanFigure m_figure;
     QCPColorMap *m_map;
     QCPColorScale *m_scale;
-    QList<QCPItemText *> m_cellTexts;
+    HeatmapCellTexts m_cellTexts;
     QList<QCPItemStraightLine *> m_separators;
-    QSizeF m_textCellSize;
-    bool m_textsStale = true;
 };
 
 } // namespace rankscope

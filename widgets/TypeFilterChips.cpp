@@ -36,7 +36,9 @@ void TypeFilterChips::rebuild()
         const QString text = qGray(c.rgb()) > 150 ? QStringLiteral("#222") : QStringLiteral("white");
         chip->setStyleSheet(QStringLiteral(
             "QToolButton { border: 1px solid %1; border-radius: 9px; padding: 2px 10px; color: #777; background: white; }"
-            "QToolButton:checked { background: %2; color: %3; border-color: %1; }")
+            "QToolButton:checked { background: %2; color: %3; border-color: %1; }"
+            // Greyed where the tab shown ignores them (MainWindow), checked or not.
+            "QToolButton:disabled { background: #eeeeee; color: #9a9a9a; border-color: #cccccc; }")
                                 .arg(c.darker(140).name(), c.name(), text));
         connect(chip, &QToolButton::toggled, this, [this, type](bool on) { m_state->setTypeVisible(type, on); });
         m_layout->addWidget(chip);

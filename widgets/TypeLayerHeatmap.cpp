@@ -9,23 +9,9 @@
 
 namespace rankscope {
 
-QString TypeLayerHeatmap::cellText(double v, int fewerDecimals)
-{
-    if (!std::isfinite(v))
-        return QStringLiteral("–");
-    // Three significant digits (two decimals under 10, one under 100), or as many fewer decimals
-    // as asked, down to one under 10 and none above it; a value that rounds to zero has no sign.
-    const double a = std::abs(v);
-    const int decimals = a >= 100 ? 0 : a >= 10 ? std::max(0, 1 - fewerDecimals) : std::max(1, 2 - fewerDecimals);
-    QString text = QString::number(v, 'f', decimals);
-    if (text.startsWith(QLatin1Char('-')) && text.toDouble() == 0)
-        text.remove(0, 1);
-    return text;
-}
-
 TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *parent)
     : RunStepView(state, metric, parent), m_map(new QCPColorMap(plot()->xAxis, plot()->yAxis)),
-      m_scale(new QCPColorScale(plot()))
+      m_scale(new QCPColorScale(plot())), m_cellTexts(plot(), m_map)
 {
     addColourControls();
     headerLayout()->addStretch(1);
@@ -142,76 +128,30 @@ void TypeLayerHeatmap::rebuild()
     m_figure = HeatmapFigureBuilder(*state(), m_metric, m_run, m_colourRange).build();
     syncColourControls();
     const HeatmapFigure &f = m_figure;
-    const int nx = int(f.columns.size()), ny = int(f.rows.size());
-    QCPColorMapData *data = m_map->data();
-    data->setSize(std::max(1, nx), std::max(1, ny));
-    // Cells sit at integer positions; a single row or column spans ±0.5 around it.
-    data->setRange(nx > 1 ? QCPRange(0, nx - 1) : QCPRange(-0.5, 0.5), ny > 1 ? QCPRange(0, ny - 1) : QCPRange(-0.5, 0.5));
-    for (int x = 0; x < std::max(1, nx); ++x)
-        for (int y = 0; y < std::max(1, ny); ++y)
-            data->setCell(x, y, x < nx && y < ny ? f.value(y, x) : std::nan(""));
+    setHeatmapGrid(plot(), m_map, f.columnLabels, f.rowLabels, [&f](int y, int x) { return f.value(y, x); });
     m_map->setGradient(f.colours.map == HeatmapColourScale::Map::YellowOrangeRed ? PlotStyle::yellowOrangeRed() : PlotStyle::viridis());
     if (f.colours.range)
         m_map->setDataRange(QCPRange(f.colours.range->lower, f.colours.range->upper));
     const bool narrow = layoutSize().width() < 420;
     m_scale->axis()->setLabel(narrow ? f.colours.rangeNote : f.colours.label); // adaptLayout() fits it to the bar
-    QSharedPointer<QCPAxisTickerText> xTicks(new QCPAxisTickerText), yTicks(new QCPAxisTickerText);
-    for (int x = 0; x < nx; ++x)
-        xTicks->addTick(x, f.columnLabels[x]);
     plot()->xAxis->setLabel(f.xLabel);
-    for (int y = 0; y < ny; ++y)
-        yTicks->addTick(y, f.rowLabels[y]);
     plot()->yAxis->setLabel(narrow ? QString() : f.yLabel);
-    plot()->xAxis->setTicker(xTicks);
-    plot()->yAxis->setTicker(yTicks);
-    plot()->xAxis->setRange(-0.5, std::max(0, nx - 1) + 0.5);
-    plot()->yAxis->setRange(-0.5, std::max(0, ny - 1) + 0.5);
     // A rule in the background's colour between the blocks' groups of rows.
-    for (QCPItemStraightLine *line : m_separators)
-        plot()->removeItem(line);
-    m_separators.clear();
-    for (int y : f.blockStarts) {
-        auto *line = new QCPItemStraightLine(plot());
-        line->point1->setCoords(0, y - 0.5);
-        line->point2->setCoords(1, y - 0.5);
-        line->setPen(QPen(theme().background, 3)); // a gap between blocks
-        line->setSelectable(false);
-        m_separators << line;
-    }
+    setRowSeparators(plot(), m_separators, f.blockStarts, theme().background);
     setTitle(f.title);
     const auto [hx, hy] = f.highlighted.value_or(std::pair{-1, -1});
     m_highlight->setPen(QPen(theme().emphasis, 2.5));
     m_highlight->setVisible(f.highlighted.has_value());
     m_highlight->topLeft->setCoords(hx - 0.5, hy - 0.5);
     m_highlight->bottomRight->setCoords(hx + 0.5, hy + 0.5);
-    m_textsStale = true;
+    m_cellTexts.invalidate();
     setNoDataMessage(f.noData);
     refresh();
 }
 
-std::optional<TypeLayerHeatmap::CellLabels> TypeLayerHeatmap::fitCellLabels(QSizeF cell) const
+HeatmapCellTexts::CellText TypeLayerHeatmap::cellText() const
 {
-    // The values as they are at a font a little under the tick labels' (down to three quarters of
-    // it); else rounded to fewer decimals, down to 5 pt; else none. The widest of the values
-    // themselves must fit with a margin, so that neighbours never touch ("0.19-0.00-0.02").
-    const double largest = fontSize() - 0.5;
-    for (int fewer = 0; fewer <= 2; ++fewer) {
-        double widest = 0;
-        QFont font = PlotStyle::tickFont(largest);
-        const QFontMetricsF reference(font);
-        for (const QList<double> &row : m_figure.values)
-            for (double v : row)
-                widest = std::max(widest, reference.horizontalAdvance(cellText(v, fewer)));
-        const double smallest = fewer == 0 ? std::max(5.0, 0.75 * largest) : 5.0;
-        for (double pt = largest; pt >= smallest; pt -= 0.5) {
-            font.setPointSizeF(pt);
-            const QFontMetricsF metrics(font);
-            const double width = widest * pt / largest, margin = std::max(3.0, 0.3 * metrics.horizontalAdvance(QLatin1Char('0')));
-            if (width + margin <= cell.width() && metrics.height() + 1 <= cell.height())
-                return CellLabels{font, fewer};
-        }
-    }
-    return std::nullopt;
+    return [this](int y, int x, int fewer) { return HeatmapCellTexts::valueText(m_figure.value(y, x), fewer); };
 }
 
 void TypeLayerHeatmap::adaptLayout(QSize size)
@@ -233,7 +173,7 @@ void TypeLayerHeatmap::adaptLayout(QSize size)
     labelColourScale(int(height) - 8);
     plot()->xAxis->setLabel(PlotStyle::wrapText(m_figure.xLabel, plot()->xAxis->labelFont(), int(width) + 40));
     plot()->yAxis->setLabel(narrow ? QString() : m_figure.yLabel);
-    m_textsStale = true; // placeCellTexts() decides on the values and the note from the cells as laid out
+    m_cellTexts.invalidate(); // placeCellTexts() decides on the values and the note from the cells as laid out
 }
 
 void TypeLayerHeatmap::labelColourScale(int length)
@@ -287,56 +227,21 @@ void TypeLayerHeatmap::showValuesNote(bool shown)
     layout->setRowStretchFactor(layout->rowCount() - 1, 0.001);
 }
 
-QSizeF TypeLayerHeatmap::cellSize() const
-{
-    return QSizeF(std::abs(plot()->xAxis->coordToPixel(1) - plot()->xAxis->coordToPixel(0)),
-                  std::abs(plot()->yAxis->coordToPixel(1) - plot()->yAxis->coordToPixel(0)));
-}
-
 void TypeLayerHeatmap::placeCellTexts()
 {
-    QSizeF cell = cellSize();
-    if (!m_textsStale && cell == m_textCellSize)
-        return;
-    m_textsStale = false;
-    for (QCPItemText *t : m_cellTexts)
-        plot()->removeItem(t);
-    m_cellTexts.clear();
     const int nx = int(m_figure.columns.size()), ny = int(m_figure.rows.size());
-    std::optional<CellLabels> labels = nx > 0 && ny > 0 ? fitCellLabels(cell) : std::nullopt;
+    const bool shown = m_cellTexts.place(nx, ny, fontSize(), cellText());
     // The values and the note are decided from the cells as laid out, never from an estimate. The
     // note takes a row (or gives it back), so the panel is laid out again at once; the cells then
     // shrink with the note shown (still too small) or grow with it gone (still fit): no flip-flop.
     // On paper there is no note: a figure in a paper simply has no values (nothing to hover).
-    if (const bool note = !isPaper() && nx > 0 && ny > 0 && !labels; note != (m_valuesNote != nullptr)) {
+    if (const bool note = !isPaper() && nx > 0 && ny > 0 && !shown; note != (m_valuesNote != nullptr)) {
         showValuesNote(note);
         for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
             plot()->plotLayout()->update(phase);
-        cell = cellSize();
-        if (!note)
-            labels = fitCellLabels(cell);
+        m_cellTexts.invalidate();
+        m_cellTexts.place(nx, ny, fontSize(), cellText());
     }
-    m_textCellSize = cell;
-    if (!labels)
-        return; // too small to read (or nothing to show): the tooltip has the value, and the note under the plot says so
-    QCPColorGradient gradient = m_map->gradient(); // colorize() is not const
-    const QCPRange range = m_map->dataRange();
-    for (int x = 0; x < nx; ++x)
-        for (int y = 0; y < ny; ++y) {
-            const double v = m_map->data()->cell(x, y);
-            auto *text = new QCPItemText(plot());
-            text->position->setCoords(x, y);
-            text->setText(cellText(v, labels->fewerDecimals));
-            text->setFont(labels->font);
-            text->setSelectable(false);
-            text->setClipToAxisRect(true);
-            // Dark text on light cells, light text on dark ones.
-            QRgb colour = qRgb(217, 217, 217);
-            if (std::isfinite(v))
-                gradient.colorize(&v, range, &colour, 1);
-            text->setColor(qGray(colour) > 140 ? QColor(0x22, 0x22, 0x22) : Qt::white);
-            m_cellTexts.append(text);
-        }
 }
 
 QPoint TypeLayerHeatmap::cellCentre(MatrixType type, int layer, const QString &block) const

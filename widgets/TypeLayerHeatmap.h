@@ -4,6 +4,7 @@
 // shows their mean, and each cell shows its value when it is large enough to hold it.
 #pragma once
 
+#include "HeatmapCells.h"
 #include "RunStepView.h"
 #include "figures/HeatmapFigure.h"
 
@@ -27,14 +28,12 @@ public:
     const HeatmapFigure &figure() const { return m_figure; }
     // The pixel at the centre of a cell, for tests.
     QPoint cellCentre(MatrixType type, int layer, const QString &block = {}) const;
-    int cellTextCount() const { return int(m_cellTexts.size()); }
+    int cellTextCount() const { return m_cellTexts.count(); }
     // The value labels as drawn, for tests.
-    QList<QCPItemText *> cellTexts() const { return m_cellTexts; }
+    QList<QCPItemText *> cellTexts() const { return m_cellTexts.texts(); }
     // The note under the plot when the cells are too small for their values (empty: none).
     QString valuesNote() const { return m_valuesNote ? m_valuesNote->text() : QString(); }
     QRect valuesNoteRect() const { return m_valuesNote ? m_valuesNote->outerRect() : QRect(); }
-    // A cell's value as printed: three significant digits, or `fewerDecimals` fewer; never "-0.00".
-    static QString cellText(double v, int fewerDecimals = 0);
     bool isHighlightShown() const { return m_highlight->visible(); }
 
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
@@ -54,18 +53,12 @@ protected:
 private:
     // Called after every layout: (re)writes the cell labels when the data or the cell size changed.
     void placeCellTexts();
-    // The font of the values in cells of this size and how many decimals fewer than three
-    // significant digits they are rounded to; none when no readable font fits.
-    struct CellLabels {
-        QFont font;
-        int fewerDecimals = 0;
-    };
-    std::optional<CellLabels> fitCellLabels(QSizeF cell) const;
+    // What a cell prints: its value, rounded as HeatmapCellTexts::fit() asks.
+    HeatmapCellTexts::CellText cellText() const;
     // The colour bar's label at a bar `length` pixels tall.
     void labelColourScale(int length);
     // The note under the plot that the cells are too small for their values.
     void showValuesNote(bool shown);
-    QSizeF cellSize() const; // one cell's pixels, as laid out
     QCPTextElement *m_valuesNote = nullptr;
 
     // The header's colour range controls, showing m_colourRange.
@@ -82,10 +75,8 @@ private:
 
     HeatmapFigure m_figure;
     QList<QCPItemStraightLine *> m_separators; // between the blocks' row groups
-    QList<QCPItemText *> m_cellTexts;
+    HeatmapCellTexts m_cellTexts;
     QCPItemRect *m_highlight = nullptr; // the matrix selected in any view
-    bool m_textsStale = true;
-    QSizeF m_textCellSize;
 };
 
 } // namespace rankscope

@@ -148,6 +148,15 @@ double RankPlanner::smallestKeep() const
     return m_parameters > 0 ? double(cost) / double(m_parameters) : 1.0;
 }
 
+QString RankPlanner::targetProblem(const RankTarget &target) const
+{
+    if (target.kind != RankTarget::Kind::Keep || target.value >= smallestKeep())
+        return {};
+    return QStringLiteral("--keep %1 is below the smallest plan of step %2: rank 1 for every matrix keeps %3 of the parameters; "
+                          "give --keep from %3 to 1")
+        .arg(target.value).arg(stepLabel(m_step, m_unnumbered)).arg(smallestKeep(), 0, 'g', 6);
+}
+
 PlannedRank RankPlanner::planned(const Prepared &p, int rank) const
 {
     PlannedRank out;

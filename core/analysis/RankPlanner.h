@@ -89,6 +89,9 @@ public:
     RankPlan plan(const RankTarget &target) const;
     // The smallest --keep: rank 1 for every matrix (or dense, where rank 1 costs as much).
     double smallestKeep() const;
+    // Why no plan meets the target at this step (a --keep below smallestKeep()), in the words
+    // `rankscope plan` and `export --figure plan` refuse it with; empty when one does.
+    QString targetProblem(const RankTarget &target) const;
     qint64 parameters() const { return m_parameters; }
     qint64 step() const { return m_step; }
     bool unnumbered() const { return m_unnumbered; }

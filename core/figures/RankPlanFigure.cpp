@@ -31,6 +31,7 @@ RankPlanFigure RankPlanFigureBuilder::build() const
         return figure;
     }
     figure.smallestKeep = planner.smallestKeep();
+    figure.targetProblem = planner.targetProblem(m_target);
     RankTarget target = m_target;
     if (target.kind == RankTarget::Kind::Keep)
         target.value = std::max(target.value, figure.smallestKeep); // below it no plan exists: the smallest

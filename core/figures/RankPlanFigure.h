@@ -20,6 +20,7 @@ struct RankPlanFigure {
     QString curveTitle, curveXLabel, curveYLabel;
     QString summary;          // "40.0 % of 393216 parameters kept · total relative error 0.231 · …"
     QString noData;           // why nothing is planned, empty when something is
+    QString targetProblem;    // why the target itself has no plan (RankPlanner::targetProblem); the smallest plan is shown
     double smallestKeep = 1;  // the smallest --keep of this step
 
     // The planned matrix of a cell, or null (a cell of several experts: the first).

@@ -9,6 +9,8 @@
 #include "TestMatrices.h"
 #include "analysis/RunAnalyzer.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -58,6 +60,15 @@ public:
     RunAnalysis analyse(const TensorNameRules &rules = TensorNameRules::builtIn(), const AnalysisSettings &settings = {},
                         const RunAnalysis *previous = nullptr)
     {
+        write(m_dir.filePath("model.safetensors"));
+        RunAnalyzer analyzer(settings);
+        analyzer.setNameRules(rules);
+        return analyzer.analyzeFolder(m_dir.path(), {}, previous);
+    }
+    // Writes the tensors as the safetensors file `path` (and config.json beside it), without
+    // analysing: a checkpoint of a run that the command line is given.
+    void write(const QString &path) const
+    {
         QList<SafeTensor> tensors;
         for (const auto &[name, shape, data] : m_tensors) {
             QList<float> values;
@@ -66,12 +77,9 @@ public:
                     values << float(data(r, c));
             tensors.append({name, "F32", shape, rawBytes(values)});
         }
-        saveBytes(m_dir.filePath("model.safetensors"), safetensorsFile(tensors));
+        saveBytes(path, safetensorsFile(tensors));
         if (!m_config.isEmpty())
-            saveBytes(m_dir.filePath("config.json"), QJsonDocument(m_config).toJson());
-        RunAnalyzer analyzer(settings);
-        analyzer.setNameRules(rules);
-        return analyzer.analyzeFolder(m_dir.path(), {}, previous);
+            saveBytes(QFileInfo(path).dir().filePath("config.json"), QJsonDocument(m_config).toJson());
     }
     QString folder() const { return m_dir.path(); }
 

@@ -220,11 +220,11 @@ private slots:
     // cell too small for any says so in a note under the plot, the axis keeping its label.
     void cellValuesNeverCollide()
     {
-        QCOMPARE(TypeLayerHeatmap::cellText(-0.001), QStringLiteral("0.00"));
-        QCOMPARE(TypeLayerHeatmap::cellText(-0.04, 1), QStringLiteral("0.0"));
-        QCOMPARE(TypeLayerHeatmap::cellText(-0.39), QStringLiteral("-0.39"));
-        QCOMPARE(TypeLayerHeatmap::cellText(85.94), QStringLiteral("85.9"));
-        QCOMPARE(TypeLayerHeatmap::cellText(85.94, 1), QStringLiteral("86"));
+        QCOMPARE(HeatmapCellTexts::valueText(-0.001), QStringLiteral("0.00"));
+        QCOMPARE(HeatmapCellTexts::valueText(-0.04, 1), QStringLiteral("0.0"));
+        QCOMPARE(HeatmapCellTexts::valueText(-0.39), QStringLiteral("-0.39"));
+        QCOMPARE(HeatmapCellTexts::valueText(85.94), QStringLiteral("85.9"));
+        QCOMPARE(HeatmapCellTexts::valueText(85.94, 1), QStringLiteral("86"));
         static const QRegularExpression negativeZero(QStringLiteral(R"(^-0(\.0*)?$)"));
         for (const QString &preset : FigureSize::presetNames()) {
             FigureView view(m_state, FigureKind::Heatmaps);

@@ -15,13 +15,6 @@ namespace {
 
 using Kind = PickleValue::Kind;
 
-qint64 positiveField(const QVariantMap &config, const char *key)
-{
-    bool ok = false;
-    const qint64 value = config.value(QLatin1String(key)).toLongLong(&ok);
-    return ok && value > 0 ? value : 0;
-}
-
 // generate_state_dict: 'model', or f'model{i}' for each chunk of a virtual pipeline.
 QList<PickleRef> modelChunks(PickleRef root)
 {
@@ -94,21 +87,16 @@ bool MegatronCheckpointReader::load(const QStringList &files, QString *error)
         m_warnings << QStringLiteral("unsafe pickle: its ranks' files reference %1, which torch.load(weights_only=True) refuses and "
                                      "weights_only=False would import and call; nothing was executed, and its tensors were read")
                           .arg(unsafe.mid(0, 8).join(QLatin1String(", ")) + (unsafe.size() > 8 ? QStringLiteral(", …") : QString()));
-    for (const auto &[name, why] : m_merge.refused())
-        refuseTensor(name, why);
     // Before checkpoint_version 2.0 the fused QKV rows were in other orders (fix_query_key_value_ordering
     // in megatron/legacy/model): they are not split as the per-group order would be.
     const double version = m_config.value(QStringLiteral("checkpoint_version"), 3.0).toDouble();
     static const QRegularExpression fusedQkv(QStringLiteral(R"((?:^|\.)query_key_value\.(?:weight|bias)$)"));
-    for (const TensorInfo &t : m_merge.tensors()) {
-        QString problem = t.shape.size() >= 3 ? m_merge.storageProblem(t.name) : QString();
-        if (problem.isEmpty() && version < 2.0 && fusedQkv.match(t.name).hasMatch())
-            problem = QStringLiteral("is in the QKV order of checkpoint_version %1, older than Megatron's per-group one").arg(version);
-        if (problem.isEmpty())
-            m_tensors.append(t);
-        else
-            refuseTensor(t.name, problem);
-    }
+    m_merge.collect([this](const TensorInfo &t) { m_tensors.append(t); }, [this](const QString &name, const QString &why) { refuseTensor(name, why); },
+                    [version](const TensorInfo &t) {
+                        return version < 2.0 && fusedQkv.match(t.name).hasMatch()
+                                   ? QStringLiteral("is in the QKV order of checkpoint_version %1, older than Megatron's per-group one").arg(version)
+                                   : QString();
+                    });
     return true;
 }
 
@@ -122,18 +110,11 @@ std::optional<MegatronParallelism> MegatronCheckpointReader::parallelism(const Q
         chunks = std::max(chunks, part.virtualChunk + 1);
     }
     sizes.virtualChunks = chunks;
-    // The args say how many ranks there were: a last rank missing is found, not taken for a smaller TP.
-    if (const qint64 tp = positiveField(m_config, "tensor_model_parallel_size"))
-        sizes.tensor = int(std::min<qint64>(tp, 1 << 20));
-    if (const qint64 pp = positiveField(m_config, "pipeline_model_parallel_size"))
-        sizes.pipeline = int(std::min<qint64>(pp, 1 << 20));
+    applyConfig(m_config, sizes);
     if (const qint64 ep = positiveField(m_config, "expert_model_parallel_size"); ep > 1) {
         *error = QStringLiteral("expert-parallel shards (EP %1) are not merged yet: only TP × PP saves are read").arg(ep);
         return std::nullopt;
     }
-    if (const qint64 layers = positiveField(m_config, "num_layers"))
-        sizes.numLayers = layers;
-    sizes.gatedLinearUnit = m_config.value(QStringLiteral("gated_linear_unit")).toBool();
     return sizes;
 }
 

@@ -28,13 +28,6 @@ QMap<int, QString> modelStatesByRank(const QStringList &files)
     return ranks;
 }
 
-qint64 positiveField(const QVariantMap &config, const char *key)
-{
-    bool ok = false;
-    const qint64 value = config.value(QLatin1String(key)).toLongLong(&ok);
-    return ok && value > 0 ? value : 0;
-}
-
 } // namespace
 
 bool MegatronDeepSpeedReader::isModelParallel(const QStringList &files)
@@ -96,10 +89,8 @@ bool MegatronDeepSpeedReader::load(const QStringList &files, QString *error)
         return false;
     }
     MegatronParallelism sizes;
-    sizes.tensor = int(std::min<qint64>(std::max<qint64>(positiveField(m_config, "tensor_model_parallel_size"), ranks.lastKey() + 1), 1 << 20));
-    if (const qint64 layers = positiveField(m_config, "num_layers"))
-        sizes.numLayers = layers;
-    sizes.gatedLinearUnit = m_config.value(QStringLiteral("gated_linear_unit")).toBool();
+    applyConfig(m_config, sizes);
+    sizes.tensor = int(std::min<qint64>(std::max<qint64>(sizes.tensor, ranks.lastKey() + 1), 1 << 20));
     if (positiveField(m_config, "pipeline_model_parallel_size") > 1) {
         *error = QStringLiteral("Megatron-DeepSpeed with pipeline parallelism (args.pipeline_model_parallel_size %1) saves its layers in "
                                 "layer_*-model_*-model_states.pt, which are not read").arg(positiveField(m_config, "pipeline_model_parallel_size"));
@@ -107,14 +98,7 @@ bool MegatronDeepSpeedReader::load(const QStringList &files, QString *error)
     }
     if (!m_merge.build(parts, sizes, error))
         return false;
-    for (const auto &[name, why] : m_merge.refused())
-        refuseTensor(name, why);
-    for (const TensorInfo &t : m_merge.tensors()) {
-        if (const QString problem = t.shape.size() >= 3 ? m_merge.storageProblem(t.name) : QString(); problem.isEmpty())
-            m_tensors.append(t);
-        else
-            refuseTensor(t.name, problem);
-    }
+    m_merge.collect([this](const TensorInfo &t) { m_tensors.append(t); }, [this](const QString &name, const QString &why) { refuseTensor(name, why); });
     if (!unsafe.isEmpty())
         m_warnings << QStringLiteral("unsafe pickle: its model states reference %1, which torch.load(weights_only=True) refuses; nothing was "
                                      "executed, and its tensors were read").arg(unsafe.mid(0, 8).join(QLatin1String(", ")));

@@ -75,6 +75,40 @@ qint64 elementsOf(const QList<qint64> &shape)
 
 } // namespace
 
+qint64 positiveField(const QVariantMap &config, const char *key)
+{
+    bool ok = false;
+    const qint64 value = config.value(QLatin1String(key)).toLongLong(&ok);
+    return ok && value > 0 ? value : 0;
+}
+
+void applyConfig(const QVariantMap &config, MegatronParallelism &sizes)
+{
+    if (const qint64 tp = positiveField(config, "tensor_model_parallel_size"))
+        sizes.tensor = int(std::min<qint64>(tp, 1 << 20));
+    if (const qint64 pp = positiveField(config, "pipeline_model_parallel_size"))
+        sizes.pipeline = int(std::min<qint64>(pp, 1 << 20));
+    if (const qint64 layers = positiveField(config, "num_layers"))
+        sizes.numLayers = layers;
+    sizes.gatedLinearUnit = config.value(QStringLiteral("gated_linear_unit")).toBool();
+}
+
+void MegatronShardMerge::collect(const std::function<void(const TensorInfo &)> &list, const std::function<void(const QString &, const QString &)> &refuse,
+                                 const std::function<QString(const TensorInfo &)> &problem) const
+{
+    for (const auto &[name, why] : m_refused)
+        refuse(name, why);
+    for (const TensorInfo &t : m_tensors) {
+        QString why = t.shape.size() >= 3 ? storageProblem(t.name) : QString();
+        if (why.isEmpty() && problem)
+            why = problem(t);
+        if (why.isEmpty())
+            list(t);
+        else
+            refuse(t.name, why);
+    }
+}
+
 QList<QPair<QString, TensorRecord>> MegatronShardMerge::flatten(PickleRef dict)
 {
     QList<QPair<QString, TensorRecord>> out;

@@ -20,6 +20,8 @@
 #include <QList>
 #include <QPair>
 #include <QString>
+#include <QVariantMap>
+#include <functional>
 #include <optional>
 
 namespace rankscope {
@@ -44,6 +46,15 @@ struct MegatronParallelism {
     bool gatedLinearUnit = false;
 };
 
+// A config's positive integer (args.tensor_model_parallel_size, num_layers of a yaml, …); 0 when
+// absent or not positive.
+qint64 positiveField(const QVariantMap &config, const char *key);
+
+// What Megatron's args (or NeMo's yaml) add to the sizes the ranks found: their tensor and pipeline
+// counts when given (a last rank missing is then found, not taken for a smaller TP), the layers
+// and whether fc1 is gate|up.
+void applyConfig(const QVariantMap &config, MegatronParallelism &sizes);
+
 class MegatronShardMerge {
 public:
     // The tensors of a (nested) state dict as dotted names: Megatron's legacy models save
@@ -58,6 +69,10 @@ public:
     QList<TensorInfo> tensors() const { return m_tensors; }
     // Tensors that are not listed, and why (a 2-D tensor of unknown split under TP > 1).
     const QList<QPair<QString, QString>> &refused() const { return m_refused; }
+    // What a reader lists: each merged tensor to `list`, or to `refuse` with its reason (the
+    // merge's refusals, a stacked tensor's storage problem, or `problem`'s own for that tensor).
+    void collect(const std::function<void(const TensorInfo &)> &list, const std::function<void(const QString &, const QString &)> &refuse,
+                 const std::function<QString(const TensorInfo &)> &problem = {}) const;
     // Each stage's local layer count and its offset, for what `info` says.
     QString layerSummary() const { return m_layerSummary; }
 

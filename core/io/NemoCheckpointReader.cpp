@@ -15,13 +15,6 @@ namespace {
 // model_config.yaml is a model's cfg, a few kilobytes.
 constexpr qint64 kMaxYamlBytes = qint64(1) << 20;
 
-qint64 positiveField(const QVariantMap &config, const char *key)
-{
-    bool ok = false;
-    const qint64 value = config.value(QLatin1String(key)).toLongLong(&ok);
-    return ok && value > 0 ? value : 0;
-}
-
 QVariant yamlScalar(QString value)
 {
     if (value.size() >= 2 && (value.front() == QLatin1Char('\'') || value.front() == QLatin1Char('"')) && value.back() == value.front())
@@ -137,23 +130,10 @@ bool NemoCheckpointReader::load(const QString &path, QString *error)
         *error = QStringLiteral("model-parallel weights without a readable model_config.yaml: how their shards join cannot be told");
         return false;
     }
-    if (const qint64 tp = positiveField(m_config, "tensor_model_parallel_size"))
-        sizes.tensor = int(std::min<qint64>(tp, 1 << 20));
-    if (const qint64 pp = positiveField(m_config, "pipeline_model_parallel_size"))
-        sizes.pipeline = int(std::min<qint64>(pp, 1 << 20));
-    if (const qint64 layers = positiveField(m_config, "num_layers"))
-        sizes.numLayers = layers;
-    sizes.gatedLinearUnit = m_config.value(QStringLiteral("gated_linear_unit")).toBool();
+    applyConfig(m_config, sizes);
     if (!m_merge.build(parts, sizes, error))
         return false;
-    for (const auto &[name, why] : m_merge.refused())
-        refuseTensor(name, why);
-    for (const TensorInfo &t : m_merge.tensors()) {
-        if (const QString problem = t.shape.size() >= 3 ? m_merge.storageProblem(t.name) : QString(); problem.isEmpty())
-            m_tensors.append(t);
-        else
-            refuseTensor(t.name, problem);
-    }
+    m_merge.collect([this](const TensorInfo &t) { m_tensors.append(t); }, [this](const QString &name, const QString &why) { refuseTensor(name, why); });
     if (!unsafe.isEmpty())
         m_warnings << QStringLiteral("unsafe pickle: its weights reference %1, which torch.load(weights_only=True) refuses; nothing was executed, "
                                      "and its tensors were read").arg(unsafe.mid(0, 8).join(QLatin1String(", ")));

@@ -2,6 +2,7 @@
 
 #include "TypeStyle.h"
 
+#include <QApplication>
 #include <QHBoxLayout>
 #include <QToolButton>
 
@@ -13,6 +14,7 @@ TypeFilterChips::TypeFilterChips(ViewState *state, QWidget *parent) : QWidget(pa
     m_layout->setSpacing(4);
     connect(state, &ViewState::resultsChanged, this, &TypeFilterChips::rebuild);
     connect(state, &ViewState::displayChanged, this, &TypeFilterChips::sync);
+    connect(state, &ViewState::themeChanged, this, &TypeFilterChips::restyle);
     rebuild();
 }
 
@@ -32,19 +34,34 @@ void TypeFilterChips::rebuild()
         chip->setText(displayLabel(type));
         chip->setCheckable(true);
         chip->setToolTip(tr("Show or hide %1 in every view").arg(displayLabel(type)));
-        const QColor c = typeColour(type);
-        const QString text = qGray(c.rgb()) > 150 ? QStringLiteral("#222") : QStringLiteral("white");
-        chip->setStyleSheet(QStringLiteral(
-            "QToolButton { border: 1px solid %1; border-radius: 9px; padding: 2px 10px; color: #777; background: white; }"
-            "QToolButton:checked { background: %2; color: %3; border-color: %1; }"
-            // Greyed where the tab shown ignores them (MainWindow), checked or not.
-            "QToolButton:disabled { background: #eeeeee; color: #9a9a9a; border-color: #cccccc; }")
-                                .arg(c.darker(140).name(), c.name(), text));
         connect(chip, &QToolButton::toggled, this, [this, type](bool on) { m_state->setTypeVisible(type, on); });
         m_layout->addWidget(chip);
         m_chips.insert(type, chip);
     }
+    restyle();
     sync();
+}
+
+void TypeFilterChips::restyle()
+{
+    // A shown type is its colour; a hidden one the window's own field colour with muted text (on
+    // the dark theme too: a white chip would read as the one switched on); greyed where the tab
+    // shown ignores them (MainWindow), checked or not.
+    const QPalette p = QApplication::palette();
+    const bool dark = p.color(QPalette::Window).lightness() < 128;
+    const QColor field = p.color(QPalette::Base), muted = p.color(QPalette::PlaceholderText);
+    const QColor greyed = dark ? p.color(QPalette::Window).lighter(130) : QColor(0xee, 0xee, 0xee);
+    for (auto it = m_chips.begin(); it != m_chips.end(); ++it) {
+        const QColor c = typeColour(it.key());
+        const QString text = qGray(c.rgb()) > 150 ? QStringLiteral("#222") : QStringLiteral("white");
+        const QColor edge = dark ? c : c.darker(140);
+        it.value()->setStyleSheet(QStringLiteral(
+            "QToolButton { border: 1px solid %1; border-radius: 9px; padding: 2px 10px; color: %4; background: %5; }"
+            "QToolButton:checked { background: %2; color: %3; border-color: %1; }"
+            "QToolButton:disabled { background: %6; color: %7; border-color: %7; }")
+                                      .arg(edge.name(), c.name(), text, muted.name(), field.name(), greyed.name(),
+                                           p.color(QPalette::Disabled, QPalette::WindowText).name()));
+    }
 }
 
 void TypeFilterChips::sync()

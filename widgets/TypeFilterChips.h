@@ -20,6 +20,8 @@ public:
 private:
     void rebuild();
     void sync();
+    // The chips' look from the application's palette (light or dark theme).
+    void restyle();
 
     ViewState *m_state;
     QHBoxLayout *m_layout;

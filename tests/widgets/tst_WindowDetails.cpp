@@ -12,6 +12,7 @@
 #include "MetricLineChart.h"
 #include "SkippedFilesDialog.h"
 #include "SpectrumView.h"
+#include "TypeFilterChips.h"
 #include "TypeStyle.h"
 #include "figures/ViewState.h"
 
@@ -240,6 +241,15 @@ private slots:
             for (int y : {indicator.top(), indicator.top() + 1, indicator.bottom() - 1, indicator.bottom()})
                 edge = std::max(edge, contrastRatio(image.pixelColor(int(x * ratio), int(y * ratio)), palette.color(QPalette::Window)));
         QVERIFY2(edge >= 3, qPrintable(QString::number(edge)));
+
+        // A hidden type's chip is dark with muted text, never a white chip brighter than the shown ones.
+        QToolButton *chip = window.findChild<TypeFilterChips *>()->chip(MatrixType::Q);
+        window.tabs()->setCurrentIndex(int(FigureKind::Lines));
+        chip->setChecked(false);
+        const QImage chipImage = chip->grab().toImage();
+        const QColor inside = chipImage.pixelColor(chipImage.width() / 8 + 2, chipImage.height() / 2);
+        QVERIFY2(inside.lightness() < 100, qPrintable(inside.name()));
+        chip->setChecked(true);
 
         window.tabs()->setCurrentIndex(int(FigureKind::Bars));
         const QColor background = PlotStyle::Theme::darkTheme().background;

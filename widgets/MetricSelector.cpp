@@ -1,5 +1,7 @@
 #include "MetricSelector.h"
 
+#include <QAbstractItemView>
+
 namespace rankscope {
 
 MetricSelector::MetricSelector(Metric initial, QWidget *parent) : QComboBox(parent)
@@ -7,6 +9,12 @@ MetricSelector::MetricSelector(Metric initial, QWidget *parent) : QComboBox(pare
     for (const MetricInfo &info : allMetrics())
         addItem(QString::fromUtf8(info.label), int(info.metric));
     setMetric(initial);
+    // As wide as a usual label ("Compression %", "Weighted α"), not the longest one: panels side by
+    // side (a comparison at 1024 pixels) keep their headers inside the window. The list shows
+    // every label whole.
+    setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    setMinimumContentsLength(16);
+    view()->setMinimumWidth(view()->sizeHintForColumn(0) + 24);
     connect(this, &QComboBox::activated, this, [this] { emit metricChosen(metric()); });
 }
 

@@ -180,6 +180,12 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(window.state()->runCount(), 2, 30000);
         QCOMPARE(window.windowTitle(), QString("nanogpt-d4 vs seed1 — RankScope"));
         QVERIFY(!dock->isHidden());
+        // The comparison fits a 1024-pixel screen on every tab, the Runs dock beside it.
+        for (int tab = 0; tab < window.tabs()->count(); ++tab) {
+            window.tabs()->setCurrentIndex(tab);
+            QVERIFY2(window.minimumSizeHint().width() <= 1024, qPrintable(window.tabs()->tabText(tab) + QString(": %1").arg(window.minimumSizeHint().width())));
+        }
+        window.tabs()->setCurrentIndex(int(FigureKind::Lines));
         QVERIFY(!band->isEnabled() && !band->isChecked());
         QVERIFY(window.state()->showBand()); // the choice is kept for when one run is shown again
         QVERIFY(!window.lineChart()->figure().bands);

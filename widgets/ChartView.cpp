@@ -411,8 +411,9 @@ void ChartView::setTitle(const QString &text)
 void ChartView::applyTitle()
 {
     // A title on one line if it fits, else without the run's name (generated titles end with
-    // " — run"; a figure of one run names it in its caption), else on two lines; elided only when
-    // nothing fits, rather than run off both edges or be cut mid-word ("… nan…").
+    // " — run"; a figure of one run names it in its caption) unless the panel must keep it (beside
+    // other runs' panels), else on two lines; elided only when nothing fits, rather than run off
+    // both edges or be cut mid-word ("… nan…").
     const int width = std::max(60, layoutSize().width() - 16);
     if (isPaper())
         m_title->setFont(PlotStyle::paperTitleFont(m_fontPt));
@@ -422,7 +423,7 @@ void ChartView::applyTitle()
     const QString full = m_titleDropsRun && !withoutRun.isEmpty() ? QString() : m_titleText;
     for (int lines = 1; lines <= 2; ++lines)
         for (const QString &candidate : {full, withoutRun})
-            if (!candidate.isEmpty() && PlotStyle::wrapsWithin(candidate, font, width, lines)) {
+            if (!candidate.isEmpty() && PlotStyle::wrapsWithin(candidate, font, width, lines) && !(m_titleKeepsRun && lines == 1 && candidate == withoutRun)) {
                 m_title->setText(PlotStyle::wrapText(candidate, font, width, lines));
                 return;
             }
@@ -439,6 +440,13 @@ bool ChartView::titleNamesRun() const
 {
     const QString run = titleRun();
     return !run.isEmpty() && QString(m_title->text()).replace(QLatin1Char('\n'), QLatin1Char(' ')).endsWith(run);
+}
+
+void ChartView::keepRunInTitle()
+{
+    m_titleKeepsRun = true;
+    if (m_paper)
+        layOutOnPaper(*m_paper);
 }
 
 void ChartView::dropRunFromTitle()

@@ -50,6 +50,9 @@ public:
     // `title`, when given, replaces the copy's title (an export's own title for its one panel).
     std::unique_ptr<ChartView> paperCopy(const PaperLayout &layout, const QString &title = {}) const;
     bool isPaper() const { return m_paper.has_value(); }
+    // The layers across this panel's x axis when its width should follow them beside panels of
+    // its kind (compared runs' bars and heatmaps: a layer as wide in each); 0: an equal share.
+    virtual int layerColumns() const { return 0; }
     // The run a generated title names (its end after " — "; empty when it names none or is the
     // user's), and whether the title shown still names it (a narrow panel drops it first).
     QString titleRun() const;
@@ -57,6 +60,9 @@ public:
     // On paper: the title never names the run, as its neighbours' do not (one figure, one run,
     // named consistently); laid out again.
     void dropRunFromTitle();
+    // On paper: the title keeps the run's name, on two lines if need be (panels of several runs
+    // side by side: which is which is the point); laid out again.
+    void keepRunInTitle();
 
     double fontSize() const { return m_fontPt; }
     // How much lines and markers are scaled: 1 on screen; on paper with the font, so a 7 pt
@@ -188,6 +194,7 @@ private:
     QString m_titleOverride;
     QString m_titleText;
     bool m_titleDropsRun = false;
+    bool m_titleKeepsRun = false;
     std::optional<PaperLayout> m_paper; // set once, on a paper copy
     double m_fontPt = 9;
     bool m_sideLegend = false;

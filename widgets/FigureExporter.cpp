@@ -10,6 +10,7 @@
 #include <QPdfWriter>
 #include <QSvgGenerator>
 #include <memory>
+#include <numeric>
 #include <vector>
 #include <qcustomplot.h>
 
@@ -44,18 +45,36 @@ void renderTitle(const FigureTitle &title, QCPPainter &painter, QSize size, bool
     painter.restore();
 }
 
-// Each panel gets its share of the figure below the title, laid out at that size, drawn at its own origin.
+// The widths of a row's panels: equal shares, or, when every panel spans layers (compared runs'
+// bars or heatmaps), shares as their layers, so that a layer is as wide in each.
+QList<int> panelWidths(const QList<ChartView *> &row, int width)
+{
+    QList<int> weights;
+    for (const ChartView *view : row)
+        weights << view->layerColumns();
+    if (std::any_of(weights.begin(), weights.end(), [](int w) { return w <= 0; }))
+        weights = QList<int>(row.size(), 1);
+    const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+    QList<int> widths;
+    for (int w : weights)
+        widths << int(width * w / total);
+    return widths;
+}
+
+// Each panel drawn at its own origin, left to right, at the size it was laid out for below the title.
 void renderPanels(const Panels &rows, QCPPainter &painter, QSize size, int top = 0)
 {
     const int panelHeight = (size.height() - top) / int(rows.size());
     for (size_t r = 0; r < rows.size(); ++r) {
-        const int panelWidth = size.width() / int(rows[r].size());
+        int left = 0;
         for (size_t c = 0; c < rows[r].size(); ++c) {
             QCustomPlot *plot = rows[r][c]->plot();
+            const int panelWidth = plot->viewport().width();
             painter.save();
-            painter.translate(panelWidth * double(c), top + panelHeight * double(r));
+            painter.translate(left, top + panelHeight * double(r));
             plot->toPainter(&painter, panelWidth, panelHeight);
             painter.restore();
+            left += panelWidth;
         }
     }
 }
@@ -85,9 +104,10 @@ FigureExporter::PaperPanels FigureExporter::layOut(const QList<QList<ChartView *
     Panels panels;
     for (const QList<ChartView *> &row : rows) {
         panels.emplace_back();
-        for (const ChartView *view : row)
-            panels.back().push_back(view->paperCopy({QSize(layout.width() / int(row.size()), panelsHeight / int(rows.size())), size.fontPt, size.dark},
-                                                    onePanel ? title : QString()));
+        const QList<int> widths = panelWidths(row, layout.width());
+        for (qsizetype c = 0; c < row.size(); ++c)
+            panels.back().push_back(row[c]->paperCopy({QSize(widths[c], panelsHeight / int(rows.size())), size.fontPt, size.dark},
+                                                      onePanel ? title : QString()));
         // Panels of one run side by side: when one has no room for the run's name, none names it.
         const std::vector<std::unique_ptr<ChartView>> &made = panels.back();
         const QString run = made.front()->titleRun();
@@ -96,6 +116,11 @@ FigureExporter::PaperPanels FigureExporter::layOut(const QList<QList<ChartView *
             for (const auto &p : made)
                 if (p->titleNamesRun())
                     p->dropRunFromTitle();
+        // Panels of several runs: each names its own, on two lines when one is too short.
+        if (!oneRun)
+            for (const auto &p : made)
+                if (!p->titleRun().isEmpty() && !p->titleNamesRun())
+                    p->keepRunInTitle();
     }
     return panels;
 }

@@ -18,6 +18,7 @@ public:
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
     // What the chart draws now.
     const BarFigure &figure() const { return m_figure; }
+    int layerColumns() const override { return state()->relativeDepth() ? 0 : int(m_figure.layerTicks.size()); }
 
 public slots:
     void rebuild() override;

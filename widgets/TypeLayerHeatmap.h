@@ -26,6 +26,7 @@ public:
     QList<int> columnLayers() const { return m_figure.columns; }
     // What the heatmap draws now.
     const HeatmapFigure &figure() const { return m_figure; }
+    int layerColumns() const override { return state()->relativeDepth() ? 0 : int(m_figure.columns.size()); }
     // The pixel at the centre of a cell, for tests.
     QPoint cellCentre(MatrixType type, int layer, const QString &block = {}) const;
     int cellTextCount() const { return m_cellTexts.count(); }

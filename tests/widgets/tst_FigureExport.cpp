@@ -271,6 +271,13 @@ private slots:
         QSizeF size;
         const QList<PlacedText> texts = placedTexts(path, &size);
         QVERIFY(texts.size() > 5);
+        if (compare) { // panels of two runs side by side: each title names its run, on two lines if need be
+            const FigureSize paper = *FigureSize::preset(preset);
+            for (const auto &row : FigureExporter::layOut(view.panels(paper.layoutSize()), paper))
+                for (const auto &panel : row)
+                    if (row.size() > 1)
+                        QVERIFY2(panel->titleRun().isEmpty() || panel->titleNamesRun(), qPrintable(panel->titleRun()));
+        }
         if (figure == QLatin1String("lines") || figure == QLatin1String("bars")) { // "Q" is a legend entry only
             const bool legendShown = std::any_of(texts.begin(), texts.end(), [](const PlacedText &t) { return t.text == QLatin1String("Q"); });
             QCOMPARE(legendShown, legend != QLatin1String("none"));

@@ -5,6 +5,7 @@
 #include "DemoBanner.h"
 #include "DemoFixture.h"
 #include "ExportDialog.h"
+#include "FigureExporter.h"
 #include "FigureView.h"
 #include "HelpDialogs.h"
 #include "LayerBarChart.h"
@@ -216,6 +217,11 @@ private slots:
         QCOMPARE(grid->columnStretch(0), 4);
         QCOMPARE(grid->columnStretch(1), 2);
         QTRY_VERIFY(panels[0]->width() > panels[1]->width());
+        // Exported, the panels keep those shares: 4 layers beside 2, a layer as wide in each.
+        const FigureSize paper = *FigureSize::preset(QStringLiteral("two-column"));
+        const FigureExporter::PaperPanels exported = FigureExporter::layOut(window.figure(FigureKind::Bars)->panels(paper.layoutSize()), paper);
+        QCOMPARE(exported[0].size(), size_t(2));
+        QCOMPARE(exported[0][0]->plot()->viewport().width(), 2 * exported[0][1]->plot()->viewport().width());
         // Relative depth puts both on 0–1: equal shares.
         window.findChild<QCheckBox *>("relativeDepth")->setChecked(true);
         QCOMPARE(grid->columnStretch(0), grid->columnStretch(1));

@@ -40,13 +40,7 @@ public:
         m_prefix = "archive";
         PickleBuilder p;
         p.op('\x80').op('\x02').op('}').op('(');
-        p.str("args").global("argparse", "Namespace").op(')').op('\x81').op('}').op('(');
-        for (const auto &[key, value] : m_args)
-            scalar(p.str(key), value);
-        p.op('u').op('b');
-        p.str("checkpoint_version");
-        floating(p, m_version);
-        p.str("iteration").integer(m_iteration);
+        argsVersionAndIteration(p);
         for (qsizetype c = 0; c < m_chunks.size(); ++c) {
             p.str(m_chunks.size() == 1 ? QStringLiteral("model") : QStringLiteral("model%1").arg(c));
             dict(p, m_chunks[c], 0);
@@ -93,13 +87,7 @@ public:
         p.str("buffer_names").op(']').str("optimizer").op('N').str("lr_scheduler").op('N');
         p.str("global_steps").integer(m_iteration).str("global_samples").integer(m_iteration * 8);
         p.str("dp_world_size").integer(1).str("mp_world_size").integer(mpWorldSize).str("ds_version").str("0.16.3");
-        p.str("args").global("argparse", "Namespace").op(')').op('\x81').op('}').op('(');
-        for (const auto &[key, value] : m_args)
-            scalar(p.str(key), value);
-        p.op('u').op('b');
-        p.str("checkpoint_version");
-        floating(p, m_version);
-        p.str("iteration").integer(m_iteration);
+        argsVersionAndIteration(p);
         p.op('u').op('.');
         QList<QPair<QString, QByteArray>> entries{{m_prefix + "/data.pkl", p.bytes}, {m_prefix + "/byteorder", "little"}};
         entries.append(m_storages);
@@ -108,6 +96,18 @@ public:
     }
 
 private:
+    // args (an argparse.Namespace of m_args), checkpoint_version and iteration, as save_checkpoint
+    // writes them into both the legacy and the Megatron-DeepSpeed state dicts.
+    void argsVersionAndIteration(PickleBuilder &p)
+    {
+        p.str("args").global("argparse", "Namespace").op(')').op('\x81').op('}').op('(');
+        for (const auto &[key, value] : m_args)
+            scalar(p.str(key), value);
+        p.op('u').op('b');
+        p.str("checkpoint_version");
+        floating(p, m_version);
+        p.str("iteration").integer(m_iteration);
+    }
     void scalar(PickleBuilder &p, const QVariant &v)
     {
         if (v.typeId() == QMetaType::Bool)

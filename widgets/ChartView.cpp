@@ -36,41 +36,6 @@ QMap<double, QString> everyKth(const QMap<double, QString> &labels, int every)
     return shown;
 }
 
-// The entries of a legend (a legend wrapped into columns has empty cells).
-QList<QCPAbstractLegendItem *> legendItems(QCPLegend *legend)
-{
-    QList<QCPAbstractLegendItem *> items;
-    for (int i = 0; i < legend->itemCount(); ++i)
-        if (QCPAbstractLegendItem *item = legend->item(i))
-            items << item;
-    return items;
-}
-int legendEntries(QCPLegend *legend) { return int(legendItems(legend).size()); }
-
-// How many rows a legend's entries need in a row above the plot `width` pixels wide, each column
-// as wide as its widest entry (0: they do not fit even one to a row).
-int legendRowsAbove(QCPLegend *legend, int width)
-{
-    QList<int> widths;
-    for (QCPAbstractLegendItem *item : legendItems(legend))
-        widths << item->minimumOuterSizeHint().width();
-    const int padding = legend->margins().left() + legend->margins().right();
-    for (int rows = 1; rows <= int(widths.size()); ++rows) {
-        const int columns = int((widths.size() + rows - 1) / rows);
-        int total = padding;
-        for (int c = 0; c < columns; ++c) {
-            int column = 0;
-            for (int r = 0; r < rows; ++r)
-                if (const int i = r * columns + c; i < widths.size())
-                    column = std::max(column, widths[i]);
-            total += column + (c > 0 ? legend->columnSpacing() : 0);
-        }
-        if (total <= width)
-            return rows;
-    }
-    return 0;
-}
-
 } // namespace
 
 void addLegendMenu(QMenu *menu, ViewState *state)
@@ -402,9 +367,10 @@ MetricSelector *ChartView::addMetricSelector(Metric initial)
     return selector;
 }
 
-void ChartView::setTitle(const QString &text)
+void ChartView::setTitle(const QString &text, const QString &shortText)
 {
     m_titleText = m_titleOverride.isEmpty() ? text : m_titleOverride;
+    m_shortTitle = m_titleOverride.isEmpty() ? shortText : QString();
     applyTitle();
 }
 
@@ -427,7 +393,11 @@ void ChartView::applyTitle()
                 m_title->setText(PlotStyle::wrapText(candidate, font, width, lines));
                 return;
             }
-    m_title->setText(PlotStyle::wrapText(withoutRun.isEmpty() ? m_titleText : withoutRun, font, width));
+    // Too narrow for either: the view's short title, naming the run only where it must.
+    const QString run = titleRun();
+    const QString shortTitle = m_titleKeepsRun && !run.isEmpty() && !m_shortTitle.isEmpty() ? m_shortTitle + QStringLiteral(" \u2014 ") + run : m_shortTitle;
+    const QString fallback = !shortTitle.isEmpty() ? shortTitle : withoutRun.isEmpty() ? m_titleText : withoutRun;
+    m_title->setText(PlotStyle::wrapText(fallback, font, width));
 }
 
 QString ChartView::titleRun() const
@@ -452,6 +422,28 @@ void ChartView::keepRunInTitle()
 void ChartView::dropRunFromTitle()
 {
     m_titleDropsRun = true;
+    if (m_paper)
+        layOutOnPaper(*m_paper);
+}
+
+bool ChartView::legendGoesAbove() const
+{
+    const LegendPosition position = m_state->legendPosition();
+    return m_sideLegend && !m_legendInFigure && m_plot->legend->visible() && m_plot->legend->itemCount() > 0 &&
+           (position == LegendPosition::Auto || position == LegendPosition::Above);
+}
+
+void ChartView::leaveLegendToFigure(QSize size)
+{
+    m_legendInFigure = true;
+    if (m_paper)
+        layOutOnPaper({size, m_paper->fontPt, m_paper->dark});
+}
+
+void ChartView::alignPlot(int top, int bottom)
+{
+    m_plotTop = top;
+    m_plotBottom = bottom;
     if (m_paper)
         layOutOnPaper(*m_paper);
 }
@@ -610,9 +602,17 @@ void ChartView::fitPlotMargins()
         const QCPAxis *y = rect->axis(QCPAxis::atLeft), *x = rect->axis(QCPAxis::atBottom);
         const QFontMetricsF yMetrics(y->tickLabelFont()), xMetrics(x->tickLabelFont());
         const QString widest = QString::number(x->range().upper, 'g', 4);
-        const int top = int(std::ceil(0.6 * yMetrics.height())) + 2;
+        int top = int(std::ceil(0.6 * yMetrics.height())) + 2;
         const int right = int(std::ceil(0.5 * xMetrics.horizontalAdvance(widest))) + 4;
-        rect->setMinimumMargins(QMargins(15, top, std::max(6, right), 15));
+        int bottom = 15;
+        // Level with the plots beside it (alignPlot): the margins that put its edges there, the
+        // rows above and below it (title, legend) staying as they are.
+        if (rect == m_plot->axisRect() && (m_plotTop > 0 || m_plotBottom > 0)) {
+            const QRect outer = rect->outerRect();
+            top = std::max(top, m_plotTop - outer.top());
+            bottom = std::max(bottom, m_plotBottom - (layoutSize().height() - 1 - outer.bottom()));
+        }
+        rect->setMinimumMargins(QMargins(15, top, std::max(6, right), bottom));
     }
 }
 
@@ -624,7 +624,8 @@ void ChartView::placeSideLegend(QSize size)
     using PlotStyle::LegendPlacement;
     PlotStyle::makeRoomForDescenders(legend);
     // A figure without data has no legend: out of the layout, as when the legend is hidden.
-    const LegendPosition position = m_noDataText.isEmpty() ? m_state->legendPosition() : LegendPosition::Hidden;
+    // One the figure draws in its own row is out of the panel too.
+    const LegendPosition position = m_noDataText.isEmpty() && !m_legendInFigure ? m_state->legendPosition() : LegendPosition::Hidden;
     int itemWidth = 0;
     for (int i = 0; i < legend->itemCount(); ++i) // a legend wrapped into columns has empty cells
         if (QCPAbstractLegendItem *item = legend->item(i))
@@ -638,9 +639,9 @@ void ChartView::placeSideLegend(QSize size)
         PlotStyle::placeLegend(m_body, legend, where, belowColumns);
         legend->setBrush(Qt::NoBrush);
     };
-    auto rowsAbove = [legend](int width) { return legendRowsAbove(legend, width); };
+    auto rowsAbove = [legend](int width) { return PlotStyle::legendRowsAbove(legend, width); };
     auto above = [&](int rows) {
-        PlotStyle::placeLegend(m_body, legend, LegendPlacement::Above, (legendEntries(legend) + rows - 1) / rows);
+        PlotStyle::placeLegend(m_body, legend, LegendPlacement::Above, (int(PlotStyle::legendItems(legend).size()) + rows - 1) / rows);
         legend->setBrush(Qt::NoBrush);
     };
     switch (position) {

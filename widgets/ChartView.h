@@ -64,6 +64,17 @@ public:
     // side by side: which is which is the point); laid out again.
     void keepRunInTitle();
 
+    // Whether the view shows a legend that goes in a row above its plot (the position auto or
+    // above): one that a figure of several panels may gather into a row of its own.
+    bool legendGoesAbove() const;
+    // On paper: the legend is left to the figure's own row (FigureLegend), and the view is laid
+    // out again at `size`, what the panel keeps of the figure below that row.
+    void leaveLegendToFigure(QSize size);
+    // On paper: the plot's top edge `top` pixels below the panel's and its bottom edge `bottom`
+    // above the panel's at least, so that plots side by side are level (their titles and legends
+    // may differ in height); laid out again.
+    void alignPlot(int top, int bottom);
+
     double fontSize() const { return m_fontPt; }
     // How much lines and markers are scaled: 1 on screen; on paper with the font, so a 7 pt
     // column figure gets thinner lines and smaller markers than a 16 pt slide.
@@ -110,7 +121,9 @@ protected:
     void refresh();
     // The colours to draw in: the window's theme, or on paper the paper's.
     const PlotStyle::Theme &theme() const;
-    void setTitle(const QString &text);
+    // `shortText`: the title for a panel too narrow for `text` on two lines (e.g. without what
+    // the x axis says); empty: `text` elided.
+    void setTitle(const QString &text, const QString &shortText = {});
     void showEvent(QShowEvent *event) override;
     ViewState *state() const { return m_state; }
     QHBoxLayout *headerLayout() const { return m_header; }
@@ -193,11 +206,14 @@ private:
     QString m_lastTooltip;
     QString m_titleOverride;
     QString m_titleText;
+    QString m_shortTitle;
     bool m_titleDropsRun = false;
     bool m_titleKeepsRun = false;
     std::optional<PaperLayout> m_paper; // set once, on a paper copy
     double m_fontPt = 9;
     bool m_sideLegend = false;
+    bool m_legendInFigure = false; // on paper: the figure draws this legend in a row of its own
+    int m_plotTop = 0, m_plotBottom = 0; // on paper: where the plot's edges are at least (alignPlot)
     QPoint m_pressPos;
     bool m_stale = false;
 };

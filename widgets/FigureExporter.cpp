@@ -80,7 +80,7 @@ void renderPanels(const Panels &rows, QCPPainter &painter, QSize size, int top =
 }
 
 // Real vectors: no cached pixmaps, and pens that scale with the figure.
-bool paintVectorized(QPaintDevice *device, const Panels &rows, QSize size, const FigureTitle &title, bool dark)
+bool paintVectorized(QPaintDevice *device, const FigureExporter::PaperFigure &figure, QSize size, const FigureTitle &title, bool dark)
 {
     QCPPainter painter;
     if (!painter.begin(device))
@@ -89,27 +89,47 @@ bool paintVectorized(QPaintDevice *device, const Panels &rows, QSize size, const
     painter.setMode(QCPPainter::pmNoCaching);
     painter.setMode(QCPPainter::pmNonCosmetic);
     renderTitle(title, painter, size, dark);
-    renderPanels(rows, painter, size, title.height);
+    if (figure.legend)
+        figure.legend->render(&painter, QPoint(0, title.height));
+    renderPanels(figure.panels, painter, size, title.height + (figure.legend ? figure.legend->height() : 0));
     return painter.end();
 }
 
 } // namespace
 
-FigureExporter::PaperPanels FigureExporter::layOut(const QList<QList<ChartView *>> &rows, const FigureSize &size, const QString &title)
+FigureExporter::PaperFigure FigureExporter::layOut(const QList<QList<ChartView *>> &rows, const FigureSize &size, const QString &title)
 {
     const QSize layout = size.layoutSize();
     const bool onePanel = rows.size() == 1 && rows.first().size() == 1;
     const FigureTitle figureTitle(onePanel ? QString() : title, size);
     const int panelsHeight = layout.height() - figureTitle.height;
-    Panels panels;
+    const int rowCount = int(rows.size());
+    PaperFigure figure;
+    Panels &panels = figure.panels;
+    QList<QList<int>> widths;
     for (const QList<ChartView *> &row : rows) {
         panels.emplace_back();
-        const QList<int> widths = panelWidths(row, layout.width());
+        widths << panelWidths(row, layout.width());
         for (qsizetype c = 0; c < row.size(); ++c)
-            panels.back().push_back(row[c]->paperCopy({QSize(widths[c], panelsHeight / int(rows.size())), size.fontPt, size.dark},
+            panels.back().push_back(row[c]->paperCopy({QSize(widths.last()[c], panelsHeight / rowCount), size.fontPt, size.dark},
                                                       onePanel ? title : QString()));
+    }
+    // Panels whose legends say the same share one, in a row over them all.
+    if (!onePanel) {
+        std::vector<QCPLegend *> legends;
+        for (const auto &row : panels)
+            for (const auto &p : row)
+                if (p->legendGoesAbove())
+                    legends.push_back(p->plot()->legend);
+        if (!legends.empty())
+            figure.legend = FigureLegend::shared(legends, layout.width(), size.dark);
+        if (figure.legend)
+            for (size_t r = 0; r < panels.size(); ++r)
+                for (size_t c = 0; c < panels[r].size(); ++c)
+                    panels[r][c]->leaveLegendToFigure(QSize(widths[int(r)][int(c)], (panelsHeight - figure.legend->height()) / rowCount));
+    }
+    for (const auto &made : panels) {
         // Panels of one run side by side: when one has no room for the run's name, none names it.
-        const std::vector<std::unique_ptr<ChartView>> &made = panels.back();
         const QString run = made.front()->titleRun();
         const bool oneRun = !run.isEmpty() && std::all_of(made.begin(), made.end(), [&](const auto &p) { return p->titleRun() == run; });
         if (oneRun && std::any_of(made.begin(), made.end(), [](const auto &p) { return !p->titleNamesRun(); }))
@@ -121,8 +141,22 @@ FigureExporter::PaperPanels FigureExporter::layOut(const QList<QList<ChartView *
             for (const auto &p : made)
                 if (!p->titleRun().isEmpty() && !p->titleNamesRun())
                     p->keepRunInTitle();
+        // Plots side by side level, at the top and the bottom, whatever their titles' lines.
+        if (made.size() < 2)
+            continue;
+        int top = 0, bottom = 0;
+        for (const auto &p : made) {
+            const QRect plot = p->plot()->axisRect()->rect();
+            top = std::max(top, plot.top());
+            bottom = std::max(bottom, p->plot()->viewport().height() - 1 - plot.bottom());
+        }
+        for (const auto &p : made) {
+            const QRect plot = p->plot()->axisRect()->rect();
+            if (plot.top() != top || p->plot()->viewport().height() - 1 - plot.bottom() != bottom)
+                p->alignPlot(top, bottom);
+        }
     }
-    return panels;
+    return figure;
 }
 
 bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString &path, const FigureSize &size, QString *error,
@@ -143,7 +177,9 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
     const QSize layout = size.layoutSize();
     const bool onePanel = rows.size() == 1 && rows.first().size() == 1;
     const FigureTitle figureTitle(onePanel ? QString() : title, size);
-    const Panels panels = layOut(rows, size, title);
+    const PaperFigure laidOut = layOut(rows, size, title);
+    const Panels &panels = laidOut.panels;
+    const int legendHeight = laidOut.legend ? laidOut.legend->height() : 0;
 
     // Drawn into memory, then written whole: a failed export leaves the earlier file as it was,
     // and never an SVG cut short.
@@ -160,7 +196,9 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
             painter.setRenderHint(QPainter::TextAntialiasing);
             painter.scale(double(pixels.width()) / layout.width(), double(pixels.height()) / layout.height());
             renderTitle(figureTitle, painter, layout, size.dark);
-            renderPanels(panels, painter, layout, figureTitle.height);
+            if (laidOut.legend)
+                laidOut.legend->render(&painter, QPoint(0, figureTitle.height));
+            renderPanels(panels, painter, layout, figureTitle.height + legendHeight);
         }
         const int dotsPerMeter = int(std::lround(size.dpi / 0.0254));
         image.setDotsPerMeterX(dotsPerMeter);
@@ -173,14 +211,14 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
         generator.setSize(layout);
         generator.setViewBox(QRect(QPoint(0, 0), layout));
         generator.setTitle(QStringLiteral("RankScope figure"));
-        ok = paintVectorized(&generator, panels, layout, figureTitle, size.dark);
+        ok = paintVectorized(&generator, laidOut, layout, figureTitle, size.dark);
     } else {
         QPdfWriter writer(&figure);
         writer.setCreator(QStringLiteral("RankScope"));
         writer.setPageMargins(QMarginsF(0, 0, 0, 0));
         writer.setPageSize(QPageSize(QSizeF(size.widthPt, size.heightPt), QPageSize::Point, QString(), QPageSize::ExactMatch));
         writer.setResolution(int(FigureSize::kLayoutDpi)); // one layout pixel is 1/96 inch, as on screen
-        ok = paintVectorized(&writer, panels, layout, figureTitle, size.dark);
+        ok = paintVectorized(&writer, laidOut, layout, figureTitle, size.dark);
     }
     if (!ok) {
         *error = QStringLiteral("%1: the figure could not be drawn").arg(path);

@@ -5,6 +5,7 @@
 // not at all: an earlier file survives a failed export.
 #pragma once
 
+#include "FigureLegend.h"
 #include "figures/FigureSize.h"
 
 #include <QList>
@@ -27,9 +28,14 @@ public:
     static QStringList formats() { return {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}; }
 
     // The fresh panels write() draws, each laid out for its share of the figure (what is left
-    // below the figure's title): for tests to measure what is drawn.
+    // below the figure's title and legend), and the one legend over them all when their legends
+    // say the same (FigureLegend): for tests to measure what is drawn.
     using PaperPanels = std::vector<std::vector<std::unique_ptr<ChartView>>>;
-    static PaperPanels layOut(const QList<QList<ChartView *>> &rows, const FigureSize &size, const QString &title = {});
+    struct PaperFigure {
+        PaperPanels panels;
+        std::unique_ptr<FigureLegend> legend; // null: each panel keeps its own
+    };
+    static PaperFigure layOut(const QList<QList<ChartView *>> &rows, const FigureSize &size, const QString &title = {});
 };
 
 } // namespace rankscope

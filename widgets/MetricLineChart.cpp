@@ -195,7 +195,7 @@ void MetricLineChart::rebuild()
     p->legend->setVisible(f.legendShown);
     if (f.layerScale)
         addLayerScale(*f.layerScale);
-    setTitle(f.title);
+    setTitle(f.title, f.shortTitle);
     if (f.guideBand && f.legendShown) { // the band's legend entry, after the lines': a graph without data draws only its swatch
         QCPGraph *entry = p->addGraph();
         entry->setPen(Qt::NoPen);

@@ -264,6 +264,37 @@ void placeLegendAbove(QCPLayoutGrid *figure, QCPLegend *legend, int columns)
 
 } // namespace
 
+QList<QCPAbstractLegendItem *> legendItems(QCPLegend *legend)
+{
+    QList<QCPAbstractLegendItem *> items;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem *item = legend->item(i))
+            items << item;
+    return items;
+}
+
+int legendRowsAbove(QCPLegend *legend, int width)
+{
+    QList<int> widths;
+    for (QCPAbstractLegendItem *item : legendItems(legend))
+        widths << item->minimumOuterSizeHint().width();
+    const int padding = legend->margins().left() + legend->margins().right();
+    for (int rows = 1; rows <= int(widths.size()); ++rows) {
+        const int columns = int((widths.size() + rows - 1) / rows);
+        int total = padding;
+        for (int c = 0; c < columns; ++c) {
+            int column = 0;
+            for (int r = 0; r < rows; ++r)
+                if (const int i = r * columns + c; i < widths.size())
+                    column = std::max(column, widths[i]);
+            total += column + (c > 0 ? legend->columnSpacing() : 0);
+        }
+        if (total <= width)
+            return rows;
+    }
+    return 0;
+}
+
 void placeLegend(QCPLayoutGrid *body, QCPLegend *legend, LegendPlacement where, int columns, Qt::Alignment corner)
 {
     if (QCPLayout *parent = legend->layout())

@@ -50,6 +50,12 @@ enum class LegendPlacement { Right, Below, Inside, Above };
 void placeLegend(QCPLayoutGrid *body, QCPLegend *legend, LegendPlacement where, int columns = 1,
                  Qt::Alignment corner = Qt::AlignTop | Qt::AlignRight);
 
+// The entries of a legend (a legend wrapped into columns has empty cells).
+QList<QCPAbstractLegendItem *> legendItems(QCPLegend *legend);
+// How many rows a legend's entries need in a row `width` pixels wide, each column as wide as its
+// widest entry (0: they do not fit even one to a row).
+int legendRowsAbove(QCPLegend *legend, int width);
+
 // A legend entry is clipped to its own rectangle, which QCustomPlot makes no taller than the line
 // of text: without a margin below, "gpt2-small" loses the tails of its g and p.
 void makeRoomForDescenders(QCPLegend *legend);

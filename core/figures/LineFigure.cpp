@@ -60,12 +60,18 @@ LineFigure LineFigureBuilder::build() const
     if (m_options.perLayerType) {
         addLayerLines(figure);
         figure.title = layerLinesTitle();
+        const QString type = displayLabel(*m_options.perLayerType);
+        figure.shortTitle = tr("%1 of %2 by layer").arg(QString::fromUtf8(metricInfo(m_options.metric).label),
+                                                        m_state.block().isEmpty() ? type : m_state.block() + QLatin1Char(' ') + type);
     } else {
         addTypeLines(figure);
         figure.title = typeLinesTitle();
+        const QString scope = m_state.block().isEmpty() ? layerScopeText() : m_state.block() + QStringLiteral(", ") + layerScopeText();
+        figure.shortTitle = tr("%1, %2").arg(QString::fromUtf8(metricInfo(m_options.metric).label), scope);
     }
     if (!figure.intervalLabel.isEmpty() && !figure.legendShown)
-        figure.title += QStringLiteral(" (") + figure.intervalLabel + QLatin1Char(')');
+        for (QString *title : {&figure.title, &figure.shortTitle})
+            *title += QStringLiteral(" (") + figure.intervalLabel + QLatin1Char(')');
     figure.xRange = stepRange(m_state, m_steps);
     figure.yRange = valueRange(figure);
     if (!figure.yRange) {

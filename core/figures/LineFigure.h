@@ -74,6 +74,9 @@ struct LineFigure {
     Metric metric = Metric::StableRank;
     bool perLayer = false; // the lines are one type's layers
     QString title, xLabel, yLabel;
+    // The title without what the axes and the caption say ("vs training step", the run): for a
+    // panel too narrow for the title on two lines (figure (1) in one column).
+    QString shortTitle;
     bool logY = false;
     QList<LineSeries> series;
     bool bands = false;  // a min–max band under each aggregate line (one run only)

@@ -273,7 +273,8 @@ private slots:
         QVERIFY(texts.size() > 5);
         if (compare) { // panels of two runs side by side: each title names its run, on two lines if need be
             const FigureSize paper = *FigureSize::preset(preset);
-            for (const auto &row : FigureExporter::layOut(view.panels(paper.layoutSize()), paper))
+            const FigureExporter::PaperFigure laidOut = FigureExporter::layOut(view.panels(paper.layoutSize()), paper);
+            for (const auto &row : laidOut.panels)
                 for (const auto &panel : row)
                     if (row.size() > 1)
                         QVERIFY2(panel->titleRun().isEmpty() || panel->titleNamesRun(), qPrintable(panel->titleRun()));

@@ -219,9 +219,16 @@ private slots:
         QTRY_VERIFY(panels[0]->width() > panels[1]->width());
         // Exported, the panels keep those shares: 4 layers beside 2, a layer as wide in each.
         const FigureSize paper = *FigureSize::preset(QStringLiteral("two-column"));
-        const FigureExporter::PaperPanels exported = FigureExporter::layOut(window.figure(FigureKind::Bars)->panels(paper.layoutSize()), paper);
+        const FigureExporter::PaperFigure exportedFigure = FigureExporter::layOut(window.figure(FigureKind::Bars)->panels(paper.layoutSize()), paper);
+        const FigureExporter::PaperPanels &exported = exportedFigure.panels;
         QCOMPARE(exported[0].size(), size_t(2));
         QCOMPARE(exported[0][0]->plot()->viewport().width(), 2 * exported[0][1]->plot()->viewport().width());
+        // One legend over both, in the figure's own row: the plots start and end level.
+        QVERIFY(exportedFigure.legend);
+        QCOMPARE(exportedFigure.legend->entries().size(), 6);
+        QVERIFY(!exported[0][1]->plot()->legend->visible());
+        QCOMPARE(exported[0][0]->plot()->axisRect()->rect().top(), exported[0][1]->plot()->axisRect()->rect().top());
+        QCOMPARE(exported[0][0]->plot()->axisRect()->rect().bottom(), exported[0][1]->plot()->axisRect()->rect().bottom());
         // Relative depth puts both on 0–1: equal shares.
         window.findChild<QCheckBox *>("relativeDepth")->setChecked(true);
         QCOMPARE(grid->columnStretch(0), grid->columnStretch(1));

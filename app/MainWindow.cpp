@@ -8,6 +8,7 @@
 #include "SpinBoxKeyForwarder.h"
 #include "ExportDialog.h"
 #include "FigureExporter.h"
+#include "HeadView.h"
 #include "RankPlanPanel.h"
 #include "RunListPanel.h"
 #include "LayerBarChart.h"
@@ -493,6 +494,7 @@ void MainWindow::buildControls()
     connect(m_relativeStep, &QCheckBox::toggled, m_state, &ViewState::setRelativeStep);
     bar->addWidget(m_relativeStep);
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::syncControlsToTab);
+    connect(figure(FigureKind::Heads)->headView(), &HeadView::modeChanged, this, &MainWindow::syncControlsToTab);
     syncControlsToTab();
 }
 
@@ -725,7 +727,10 @@ void MainWindow::syncControlsToTab()
     // The chips choose the types of the lines, bars and heatmaps; the spectra, the heads (each of
     // their own type box) and the rank plan (every type planned) show what the chips do not choose.
     m_typeChips->setEnabled(lines || perLayer);
-    m_firstLayer->setEnabled(tab != FigureKind::Spectrum && m_tabs->currentWidget() != m_rankPlan && !m_state->layers().isEmpty());
+    // The layer range: not on one matrix's spectrum, the rank plan (every layer planned) nor the
+    // heads' lines and spectrum (one layer, from the Heads tab's own box).
+    const bool oneLayer = tab == FigureKind::Spectrum || (tab == FigureKind::Heads && figure(FigureKind::Heads)->headView()->mode() != HeadView::Mode::Heatmap);
+    m_firstLayer->setEnabled(!oneLayer && m_tabs->currentWidget() != m_rankPlan && !m_state->layers().isEmpty());
     m_lastLayer->setEnabled(m_firstLayer->isEnabled());
     // Several runs' bands would hide each other: the line chart draws none, and the box says so.
     const bool comparing = m_state->visibleRuns().size() > 1;
@@ -793,15 +798,17 @@ bool MainWindow::exportFigure(int tab, const QString &path, const FigureSize &si
 
 QStringList MainWindow::exportAllFigures(const QString &folder, const QString &format, const FigureSize &size, QString *error)
 {
+    // Every tab's figure, the Rank plan's too, each as the tab shows it.
     QStringList written;
-    for (FigureKind kind : FigureView::allKinds()) {
-        if (kind == FigureKind::Spectrum && !spectrumView()->matrix())
+    for (int tab = 0; tab < m_tabs->count(); ++tab) {
+        const FigureKind kind = FigureKind(tab);
+        if (m_tabs->widget(tab) != m_rankPlan && kind == FigureKind::Spectrum && !spectrumView()->matrix())
             continue; // no matrix chosen: no spectrum to draw
-        if (kind == FigureKind::Heads && m_state->headResults().isEmpty())
+        if (m_tabs->widget(tab) != m_rankPlan && kind == FigureKind::Heads && m_state->headResults().isEmpty())
             continue; // analysed without --heads: nothing per head to draw
-        const QString path = QDir(folder).filePath(QStringLiteral("%1-%2.%3").arg(m_state->runName(), FigureView::name(kind), format));
+        const QString path = QDir(folder).filePath(QStringLiteral("%1-%2.%3").arg(m_state->runName(), tabFileName(tab), format));
         QString problem;
-        if (exportFigure(int(kind), path, size, &problem))
+        if (exportFigure(tab, path, size, &problem))
             written << path;
         else
             *error += problem + QLatin1Char('\n');

@@ -74,8 +74,11 @@ void HeadView::addControls()
 
 void HeadView::setMode(Mode mode)
 {
+    const bool changed = mode != m_mode;
     m_mode = mode;
     rebuild();
+    if (changed)
+        emit modeChanged(mode);
 }
 void HeadView::setHeadType(MatrixType type)
 {

@@ -52,6 +52,11 @@ public slots:
 protected:
     std::unique_ptr<ChartView> createSibling() const override;
 
+signals:
+    // Another mode: the window's Layers boxes act on the heatmap only (the lines and the spectrum
+    // are of one layer, from the view's own box).
+    void modeChanged(HeadView::Mode mode);
+
 private:
     void addControls();
     void syncControls();

@@ -222,10 +222,11 @@ private slots:
         QString error;
         const QStringList written = window.exportAllFigures(m_dir.path(), "pdf", FigureSize::fromPixels(1000, 600), &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        QCOMPARE(written.size(), 5);
+        QCOMPARE(written.size(), 6);
         for (const QString &file : written)
             QVERIFY(QFileInfo(file).size() > 1000);
         QVERIFY(written[2].endsWith("nanogpt-d4-heatmaps.pdf"));
+        QVERIFY(written.last().endsWith("nanogpt-d4-rank-plan.pdf")); // the Rank plan tab's too
     }
 
     // Every figure at every paper preset: no text runs off the figure, and no two texts overlap

@@ -7,6 +7,7 @@
 #include "ExportDialog.h"
 #include "FigureExporter.h"
 #include "FigureView.h"
+#include "HeadView.h"
 #include "HelpDialogs.h"
 #include "LayerBarChart.h"
 #include "MainWindow.h"
@@ -162,6 +163,16 @@ private slots:
         window.tabs()->setCurrentIndex(int(FigureKind::Spectrum));
         QVERIFY(!enabled("aggregate") && !enabled("band") && !enabled("relativeStep") && !enabled("relativeDepth"));
         QVERIFY(!window.firstLayerBox()->isEnabled() && !window.lastLayerBox()->isEnabled());
+        // Heads: the range picks the heatmap's layers; its lines and spectrum are of one layer.
+        window.tabs()->setCurrentIndex(int(FigureKind::Heads));
+        HeadView *heads = window.figure(FigureKind::Heads)->headView();
+        QVERIFY(window.firstLayerBox()->isEnabled());
+        for (HeadView::Mode mode : {HeadView::Mode::Lines, HeadView::Mode::Spectrum}) {
+            heads->setMode(mode);
+            QVERIFY(!window.firstLayerBox()->isEnabled() && !window.lastLayerBox()->isEnabled());
+        }
+        heads->setMode(HeadView::Mode::Heatmap);
+        QVERIFY(window.firstLayerBox()->isEnabled());
     }
 
     // A comparison names itself in the title and has the Runs dock; the line chart draws no band

@@ -30,24 +30,6 @@ HeadView::HeadView(ViewState *state, QWidget *parent) : ChartView(state, parent)
     rebuild();
 }
 
-QString HeadView::modeName(Mode mode)
-{
-    switch (mode) {
-    case Mode::Heatmap: return QStringLiteral("heads");
-    case Mode::Lines: return QStringLiteral("head-lines");
-    case Mode::Spectrum: return QStringLiteral("head-spectrum");
-    }
-    return {};
-}
-
-std::optional<HeadView::Mode> HeadView::modeFromName(const QString &name)
-{
-    for (Mode mode : {Mode::Heatmap, Mode::Lines, Mode::Spectrum})
-        if (name == modeName(mode))
-            return mode;
-    return std::nullopt;
-}
-
 void HeadView::addControls()
 {
     m_modeBox = new QComboBox(this);

@@ -42,9 +42,6 @@ public:
     QString tooltipAt(const QPoint &pixel) const override;
     std::optional<MatrixKey> matrixAt(const QPoint &) const override { return std::nullopt; }
     QString dataCsv() const override;
-    // "heads", "head-lines", "head-spectrum": the names `rankscope export --heads-view` takes.
-    static QString modeName(Mode mode);
-    static std::optional<Mode> modeFromName(const QString &name);
 
 public slots:
     void rebuild() override;

@@ -20,10 +20,7 @@ namespace {
 
 using T = MatrixType;
 using M = Eigen::MatrixXd;
-// 4 query heads in 2 groups of head_dim 2, hidden 8, ffn 6, 2 layers, vocabulary 16, TP 2.
-constexpr int H = 8, HEADS = 4, GROUPS = 2, HD = 2, FF = 6, LAYERS = 2, VOCAB = 16, TP = 2;
-
-MatrixIdentity id(int layer, T type) { return {QString(), layer, type, QString()}; }
+using namespace tiny_megatron;
 
 enum class Shard { Rows, Gated, Columns, Whole };
 struct GlobalTensor {

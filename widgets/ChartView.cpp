@@ -619,9 +619,17 @@ void ChartView::fitPlotMargins()
 void ChartView::placeSideLegend(QSize size)
 {
     QCPLegend *legend = m_plot->legend;
-    if (!m_sideLegend || legend->itemCount() == 0) // a view drawing no legend now (per-layer lines) hides it itself
-        return;
     using PlotStyle::LegendPlacement;
+    if (!m_sideLegend)
+        return;
+    if (legend->itemCount() == 0) {
+        // A view drawing no legend now (per-layer lines): out of the layout. Left below the plot
+        // from before, the empty legend capped the plot's column and the figure took two thirds
+        // of its width.
+        PlotStyle::placeLegend(m_body, legend, LegendPlacement::Inside, 1);
+        legend->setVisible(false);
+        return;
+    }
     PlotStyle::makeRoomForDescenders(legend);
     // A figure without data has no legend: out of the layout, as when the legend is hidden.
     // One the figure draws in its own row is out of the panel too.

@@ -301,6 +301,23 @@ private slots:
         QVERIFY(window.valuesNote().isEmpty());
     }
 
+    // One line per layer (a colour bar instead of a legend): the plot and its bar fill the panel
+    // at every preset. The empty legend left below the plot capped its column at two thirds of it.
+    void linesByLayerFillThePanel()
+    {
+        for (const QString &preset : FigureSize::presetNames()) {
+            FigureView view(m_state, FigureKind::Lines);
+            view.lineChart()->setPerLayerType(MatrixType::MlpUp);
+            const FigureExporter::PaperFigure laidOut = layOut(view, preset);
+            const ChartView &panel = *laidOut.panels[0][0];
+            const int width = panel.plot()->viewport().width();
+            QVERIFY2(panel.plot()->axisRect()->outerRect().width() >= 0.7 * width, qPrintable(preset));
+            QCOMPARE(panel.plot()->plotLayout()->outerRect().width(), width);
+            QVERIFY(!panel.plot()->legend->visible());
+            QVERIFY2(tickLabels(panel.plot()->xAxis).size() >= 3, qPrintable(preset));
+        }
+    }
+
     // Figure (1): the lines of layer 0 beside the bars of every layer, one figure, each panel with
     // its own layer range; the lines in a step window.
     void linesAndBarsIsOneFigure()

@@ -1,5 +1,7 @@
 #include "ExportCommand.h"
 
+#include "figures/HeadFigure.h"
+
 #include "CommandOptions.h"
 #include "FigureExporter.h"
 #include "FigureView.h"
@@ -11,6 +13,7 @@
 #include "analysis/RunSummary.h"
 #include "SpectrumOverStepsView.h"
 #include "SpectrumView.h"
+#include "figures/HeadFigure.h"
 #include "figures/ViewState.h"
 #include "io/OutputFile.h"
 #include "base/PrintableText.h"
@@ -529,6 +532,9 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
             return usage(problem);
         break;
     case FigureKind::Heads:
+        // Nothing per head to draw: refused, as a figure that would only say so.
+        if (state.headResults().isEmpty())
+            return usage(QStringLiteral("heads: ") + HeadFigureBuilder::noHeadsReason());
         if (const QString problem = configureHeads(*view.headView(), options); !problem.isEmpty())
             return usage(problem);
         break;

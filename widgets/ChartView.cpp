@@ -332,6 +332,8 @@ void ChartView::applyNoData()
     for (QCPLayoutElement *element : m_plot->plotLayout()->elements(true))
         if (auto *scale = qobject_cast<QCPColorScale *>(element))
             parts << scale;
+    for (int i = 0; i < m_plot->plottableCount(); ++i) // a colour map without data draws its NaN colour over the message
+        parts << m_plot->plottable(i);
     for (QCPLayerable *part : parts)
         if (part->visible()) {
             m_hiddenForNoData << part;

@@ -232,6 +232,11 @@ private slots:
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("rankscope export: heads: no QK head 9 in layer 2 at this step"), qPrintable(r.err));
         QVERIFY(!QFileInfo::exists(png + ".png"));
+        // A run analysed without --heads has nothing per head: refused with how to get it, not a blank figure.
+        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "heads", "--out", png + ".png"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("rankscope export: heads: Per-head spectra were not computed: analyze with --heads"), qPrintable(r.err));
+        QVERIFY(!QFileInfo::exists(png + ".png"));
     }
 
     // A grouped-query checkpoint end to end: analysed with --heads, planned (the checkpoint's own

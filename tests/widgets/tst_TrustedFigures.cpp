@@ -4,6 +4,7 @@
 // mean one value at every step, and each heatmap panel keeps its own title.
 #include "DemoFixture.h"
 #include "FigureView.h"
+#include "HeadView.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
 #include "TypeLayerHeatmap.h"
@@ -188,11 +189,18 @@ private slots:
             QVERIFY(!view->plot()->legend->visible());
         }
         QVERIFY(!heatmap.colorScale()->visible());
+        // Nor a plottable over the message: a colour map without data draws its NaN grey there.
+        HeadView heads(m_state);
+        QVERIFY(heads.noDataMessage().startsWith(QStringLiteral("Per-head spectra were not computed")));
+        for (ChartView *view : std::initializer_list<ChartView *>{&heatmap, &heads})
+            for (int i = 0; i < view->plot()->plottableCount(); ++i)
+                QVERIFY(!view->plot()->plottable(i)->visible());
         chart.setMetric(Metric::StableRank);
         QVERIFY(chart.noDataMessage().isEmpty());
         QVERIFY(chart.plot()->xAxis->visible() && chart.plot()->yAxis->visible() && chart.plot()->legend->visible());
         heatmap.setMetric(Metric::Alpha);
         QVERIFY(heatmap.colorScale()->visible());
+        QVERIFY(heatmap.plot()->plottable(0)->visible());
     }
 
     // The colours span every step by default: the drawn range is the same at every step and the

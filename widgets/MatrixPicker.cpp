@@ -20,6 +20,9 @@ void fill(QComboBox *box, const QList<std::pair<QString, QVariant>> &items, cons
         box->addItem(text, data);
     box->setCurrentIndex(std::max(0, box->findData(wanted)));
     box->setEnabled(box->count() > 1);
+    // As narrow as its widest item: the style's minimum (79 pixels for "0") made the Spectrum
+    // tab's header too wide for a comparison on a 1024-pixel screen.
+    box->setMinimumWidth(box->sizeHint().width());
 }
 
 } // namespace

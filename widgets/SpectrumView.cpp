@@ -26,16 +26,17 @@ QCPGraph *addGraphTo(QCPAxisRect *rect)
 
 SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
     : ChartView(state, parent), m_rankRect(plot()->axisRect()), m_densityRect(new QCPAxisRect(plot())),
-      m_densityLegend(new QCPLegend), m_overlayBox(new QCheckBox(tr("Overlay the first step"), this)), m_tailBox(new QComboBox(this))
+      m_densityLegend(new QCPLegend), m_overlayBox(new QCheckBox(tr("Overlay first step"), this)), m_tailBox(new QComboBox(this))
 {
     m_picker = new MatrixPicker(state, this);
     headerLayout()->addWidget(m_picker);
-    headerLayout()->addSpacing(12);
+    headerLayout()->addSpacing(6);
     headerLayout()->addWidget(m_overlayBox);
-    headerLayout()->addSpacing(12);
-    headerLayout()->addWidget(new QLabel(tr("Eigenvalues as"), this));
-    m_tailBox->addItem(tr("CCDF with the power-law fit"), int(SpectrumTail::Ccdf));
-    m_tailBox->addItem(tr("Density with the MP bulk"), int(SpectrumTail::Density));
+    headerLayout()->addSpacing(6);
+    // Short choices: a comparison's Run box and the Runs dock must leave the header 1024 pixels wide.
+    headerLayout()->addWidget(new QLabel(tr("Eigenvalues"), this));
+    m_tailBox->addItem(tr("CCDF, power-law fit"), int(SpectrumTail::Ccdf));
+    m_tailBox->addItem(tr("Density, MP bulk"), int(SpectrumTail::Density));
     m_tailBox->setToolTip(tr("The CCDF P(Λ ≥ λ) shows a power law as a straight line, where its fit from xₘᵢₙ is judged"));
     headerLayout()->addWidget(m_tailBox);
     connect(m_tailBox, &QComboBox::activated, this, [this] { setTail(SpectrumTail(m_tailBox->currentData().toInt())); });

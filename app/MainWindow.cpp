@@ -552,6 +552,7 @@ void MainWindow::buildStepBar()
 void MainWindow::buildStatusBar()
 {
     m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("status"));
     statusBar()->addWidget(m_status, 1);
     m_issuesButton = new QToolButton(this);
     m_issuesButton->setAutoRaise(true);
@@ -704,8 +705,12 @@ QList<ChartView *> MainWindow::viewsOfTab(int tab) const
 
 void MainWindow::syncRunsDock()
 {
-    // The Runs dock and the title belong to a comparison: they go with it.
+    // The Runs dock and the title belong to a comparison: they go with it, and so does the
+    // status line's count of the runs compared.
     m_runsDock->setVisible(m_state->runCount() > 1);
+    if (m_status->text().startsWith(tr("Comparing ")) || m_status->text().startsWith(tr("Comparison closed")))
+        m_status->setText(m_state->runCount() > 1 ? tr("Comparing %1 runs").arg(m_state->runCount())
+                                                  : tr("Comparison closed: %1 alone").arg(m_state->runName()));
     if (m_source.isEmpty())
         return;
     QStringList names;

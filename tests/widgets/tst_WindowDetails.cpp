@@ -192,6 +192,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(window.state()->runCount(), 2, 30000);
         QCOMPARE(window.windowTitle(), QString("nanogpt-d4 vs seed1 — RankScope"));
         QVERIFY(!dock->isHidden());
+        QCOMPARE(window.findChild<QLabel *>("status")->text(), QString("Comparing 2 runs"));
         // The comparison fits a 1024-pixel screen on every tab, the Runs dock beside it.
         window.resize(1024, 700);
         for (int tab = 0; tab < window.tabs()->count(); ++tab) {
@@ -212,6 +213,8 @@ private slots:
         window.state()->removeComparedRun(1);
         QVERIFY(dock->isHidden());
         QCOMPARE(window.windowTitle(), QString("nanogpt-d4 — RankScope"));
+        // The status line no longer counts a comparison.
+        QCOMPARE(window.findChild<QLabel *>("status")->text(), QString("Comparison closed: nanogpt-d4 alone"));
     }
 
     // Compared runs' bar panels share one legend and are as wide as their layers: a 2-layer run

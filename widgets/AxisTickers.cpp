@@ -77,6 +77,11 @@ double ReadableTicker::stepFor(const QCPRange &range) const
     for (int exponent = top - 3; exponent <= top + 1; ++exponent)
         for (double mantissa : {1.0, 2.0, 2.5, 5.0})
             candidates << mantissa * std::pow(10.0, exponent);
+    if (m_axis->property("wholeNumbers").toBool()) {
+        candidates.removeIf([](double step) { return step < 1 || step != std::floor(step); });
+        if (candidates.isEmpty())
+            candidates << 1.0;
+    }
     const double pixelsPerUnit = length / range.size();
     qsizetype chosen = candidates.size() - 1;
     for (qsizetype i = 0; i < candidates.size(); ++i)

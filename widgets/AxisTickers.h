@@ -19,9 +19,12 @@ QList<int> categoryTickIndices(int count, double spacing, double labelSpan);
 // resize or a zoom gets ticks that fit): the smallest step of 1, 2, 2.5 or 5 × 10ⁿ whose labels
 // have an em and a half between them (horizontal) or two lines' height (vertical); when that
 // labels fewer than three ticks, a finer step whose labels still do not touch. No minor ticks.
+// An axis whose values are whole numbers (training steps) says so with markWholeNumbers: its
+// step is then a whole number, never 0.5 (one checkpoint at step 0 read "-1, -0.5, 0, 0.5, 1").
 class ReadableTicker : public QCPAxisTicker {
 public:
     explicit ReadableTicker(QCPAxis *axis) : m_axis(axis) {}
+    static void markWholeNumbers(QCPAxis *axis, bool whole) { axis->setProperty("wholeNumbers", whole); }
     // The step chosen for a range, as the ticks will have it (for tests and the precision).
     double stepFor(const QCPRange &range) const;
 

@@ -1,5 +1,6 @@
 #include "MetricLineChart.h"
 
+#include "AxisTickers.h"
 #include "MetricSelector.h"
 #include "PlotStyle.h"
 #include "TypeStyle.h"
@@ -183,6 +184,7 @@ void MetricLineChart::rebuild()
     const LineFigure &f = m_figure;
     QCustomPlot *p = plot();
     p->xAxis->setLabel(f.xLabel);
+    ReadableTicker::markWholeNumbers(p->xAxis, !state()->relativeStep());
     drawGuideBand(f);
     for (const LineSeries &series : f.series)
         m_graphs.append(series.layer < 0 ? drawTypeLine(series, f) : drawLayerLine(series));

@@ -199,9 +199,9 @@ std::optional<AxisRange> LineFigureBuilder::stepRange(const ViewState &state, st
     if (!steps)
         return std::nullopt;
     // One step alone stands in the middle of an axis of whole steps (50 … 150 for step 100), not
-    // of ±0.03 around it.
+    // of ±0.03 around it; step 0 alone in ±0.5, so that the axis labels only it, not step −1.
     if (steps->upper <= steps->lower) {
-        const double half = std::max(1.0, 0.5 * std::abs(steps->lower));
+        const double half = std::max(0.5, 0.5 * std::abs(steps->lower));
         return AxisRange{steps->lower - half, steps->upper + half};
     }
     const double span = steps->upper - steps->lower;

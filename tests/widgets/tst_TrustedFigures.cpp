@@ -172,6 +172,30 @@ private slots:
         QCOMPARE(chart.plot()->yAxis->range().upper, fitted.upper);
     }
 
+    // A run of one checkpoint: its step axis is labelled at whole steps (never "-0.9 … 1" around
+    // step 0), and at step 0 only that step is labelled.
+    void oneCheckpointIsLabelledAtWholeSteps()
+    {
+        for (const qint64 step : {qint64(0), qint64(1500)}) {
+            RunAnalysis one = test::demoRun();
+            one.results.removeIf([step](const MatrixResult &r) { return r.step != step; });
+            m_state->setRun(one, QStringLiteral("one"));
+            MetricLineChart chart(m_state);
+            show(chart);
+            QStringList labels;
+            const QVector<double> ticks = chart.plot()->xAxis->tickVector();
+            for (qsizetype i = 0; i < ticks.size(); ++i)
+                if (chart.plot()->xAxis->range().contains(ticks[i])) {
+                    QCOMPARE(ticks[i], std::round(ticks[i]));
+                    labels << chart.plot()->xAxis->tickVectorLabels()[i];
+                }
+            if (step == 0)
+                QCOMPARE(labels, QStringList{"0"});
+            else
+                QVERIFY2(labels.contains("1500"), qPrintable(labels.join(' ')));
+        }
+    }
+
     // A metric the run was not analysed for: no empty axes, colour bars or legend, but the reason
     // and the menu item that computes it, in the plot; the next metric draws as usual.
     void aFigureWithoutDataSaysWhy()

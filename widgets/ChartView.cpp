@@ -577,6 +577,14 @@ void ChartView::fitNumbers(QCPAxis *axis, int length)
     // axis is labelled at its decades ("0.01", "1", "100"), not at its ends' many digits.
     int widest = std::max(metrics.horizontalAdvance(QString::number(range.lower, 'g', 5)),
                           metrics.horizontalAdvance(QString::number(range.upper, 'g', 5)));
+    // A readable ticker's labels are its round steps ("0", "0.5", "1"), not the range's ends
+    // ("-0.0123"): those decide (a plan's budget axis in a column had no labels).
+    if (const auto readable = axis->ticker().dynamicCast<ReadableTicker>(); readable && range.size() > 0) {
+        const double step = readable->stepFor(range);
+        widest = 0;
+        for (double v = std::ceil(range.lower / step) * step; v <= range.upper + 1e-9 * step; v += step)
+            widest = std::max(widest, metrics.horizontalAdvance(QString::number(std::abs(v) < 1e-12 * step ? 0.0 : v, 'g', 6)));
+    }
     if (axis->scaleType() == QCPAxis::stLogarithmic && range.lower > 0 && range.upper > range.lower) {
         widest = 0;
         const int first = int(std::floor(std::log10(range.lower))), last = int(std::ceil(std::log10(range.upper)));

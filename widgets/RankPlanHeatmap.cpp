@@ -65,6 +65,14 @@ void RankPlanHeatmap::rebuild()
     refresh();
 }
 
+void RankPlanHeatmap::adaptLayout(QSize size)
+{
+    const bool narrow = size.width() < 420;
+    m_scale->setBarWidth(narrow ? 8 : 12);
+    m_scale->axis()->setLabel(narrow ? QString() : m_figure.ranks.colours.label);
+    ChartView::adaptLayout(size);
+}
+
 void RankPlanHeatmap::placeCellTexts()
 {
     const HeatmapFigure &f = m_figure.ranks;

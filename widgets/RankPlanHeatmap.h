@@ -27,10 +27,15 @@ public:
     // The plan as `rankscope plan --out FILE.csv` writes it.
     QString dataCsv() const override;
 
+    QCPColorScale *colorScale() const { return m_scale; }
+
 public slots:
     void rebuild() override;
 
 protected:
+    // A narrow panel (a column) gives the colour bar room: a thinner bar without a label (the
+    // title says "Ranks for …"). With its label the bar had no width left in a column.
+    void adaptLayout(QSize size) override;
     std::unique_ptr<ChartView> createSibling() const override;
 
 private:

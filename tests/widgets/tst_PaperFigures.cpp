@@ -12,6 +12,7 @@
 #include "FigureView.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
+#include "RankPlanHeatmap.h"
 #include "SpectrumView.h"
 #include "TypeLayerHeatmap.h"
 #include "figures/ViewState.h"
@@ -299,6 +300,18 @@ private slots:
         window.plot()->replot(QCustomPlot::rpImmediateRefresh);
         QVERIFY(window.cellTextCount() > 0);
         QVERIFY(window.valuesNote().isEmpty());
+    }
+
+    // The rank plan's colour bar is drawn at every preset: in a column its label left it no width.
+    void rankPlanColourBarHasWidth()
+    {
+        for (const QString &preset : FigureSize::presetNames()) {
+            FigureView view(m_state, FigureKind::RankPlan);
+            view.setRankTarget(RankTarget{RankTarget::Kind::Keep, 0.5});
+            const FigureExporter::PaperFigure laidOut = layOut(view, preset);
+            const auto *ranks = static_cast<const RankPlanHeatmap *>(laidOut.panels[0][0].get());
+            QVERIFY2(ranks->colorScale()->axis()->axisRect()->width() >= 6, qPrintable(preset + QString(": %1").arg(ranks->colorScale()->axis()->axisRect()->width())));
+        }
     }
 
     // One line per layer (a colour bar instead of a legend): the plot and its bar fill the panel

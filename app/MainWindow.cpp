@@ -495,6 +495,7 @@ void MainWindow::buildControls()
     bar->addWidget(m_relativeStep);
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::syncControlsToTab);
     connect(figure(FigureKind::Heads)->headView(), &HeadView::modeChanged, this, &MainWindow::syncControlsToTab);
+    connect(lineChart(), &MetricLineChart::perLayerTypeChanged, this, &MainWindow::syncControlsToTab);
     syncControlsToTab();
 }
 
@@ -726,7 +727,9 @@ void MainWindow::syncControlsToTab()
     // says why, so nothing seems to be ignored.
     const auto tab = FigureKind(m_tabs->currentIndex());
     const bool lines = tab == FigureKind::Lines, perLayer = tab == FigureKind::Bars || tab == FigureKind::Heatmaps;
-    m_aggregate->setEnabled(lines);
+    // The aggregate and the band are of lines over layers: not of one line per layer.
+    const bool byLayer = lineChart()->perLayerType().has_value();
+    m_aggregate->setEnabled(lines && !byLayer);
     m_relativeStep->setEnabled(lines);
     m_relativeDepth->setEnabled(perLayer);
     // The chips choose the types of the lines, bars and heatmaps; the spectra, the heads (each of
@@ -740,7 +743,7 @@ void MainWindow::syncControlsToTab()
     // Several runs' bands would hide each other: the line chart draws none, and the box says so.
     const bool comparing = m_state->visibleRuns().size() > 1;
     const QSignalBlocker quiet(m_band);
-    m_band->setEnabled(lines && !comparing);
+    m_band->setEnabled(lines && !comparing && !byLayer);
     m_band->setChecked(m_state->showBand() && !comparing);
     m_band->setToolTip(comparing ? tr("No band while runs are compared: several runs' bands would hide each other")
                                  : tr("The spread of the layers around each line, from their smallest to their largest value"));

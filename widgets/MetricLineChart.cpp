@@ -157,9 +157,12 @@ bool MetricLineChart::alphaGuideDrawn() const { return m_guideBand->visible(); }
 
 void MetricLineChart::setPerLayerType(std::optional<MatrixType> type)
 {
+    const bool changed = type != m_perLayerType;
     m_perLayerType = type;
     m_modeBox->setCurrentIndex(std::max(0, m_modeBox->findData(type ? int(*type) : -1)));
     rebuild();
+    if (changed)
+        emit perLayerTypeChanged();
 }
 
 void MetricLineChart::clearFigure()

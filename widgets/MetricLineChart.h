@@ -47,6 +47,8 @@ public slots:
 
 signals:
     void metricChanged(rankscope::Metric metric);
+    // One line per type or per layer of a type: the window's aggregate and band boxes act on the first only.
+    void perLayerTypeChanged();
 
 protected:
     void activate(const QPoint &pixel) override;

@@ -155,6 +155,11 @@ private slots:
         window.tabs()->setCurrentIndex(int(FigureKind::Lines));
         QVERIFY(enabled("aggregate") && enabled("band") && enabled("relativeStep") && !enabled("relativeDepth"));
         QVERIFY(window.firstLayerBox()->isEnabled());
+        // One line per layer of a type: no mean over layers, no band round it.
+        window.lineChart()->setPerLayerType(MatrixType::MlpUp);
+        QVERIFY(!enabled("aggregate") && !enabled("band") && enabled("relativeStep"));
+        window.lineChart()->setPerLayerType(std::nullopt);
+        QVERIFY(enabled("aggregate") && enabled("band"));
         for (FigureKind kind : {FigureKind::Bars, FigureKind::Heatmaps}) {
             window.tabs()->setCurrentIndex(int(kind));
             QVERIFY(!enabled("aggregate") && !enabled("band") && !enabled("relativeStep") && enabled("relativeDepth"));

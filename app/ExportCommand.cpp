@@ -545,6 +545,21 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
     }
     if (!options.panelTitles.isEmpty())
         view.setPanelTitles(options.panelTitles);
+    // A figure with nothing at all to draw is refused with the reason, not written as a picture
+    // of the reason (a script would take it for a figure); one with some panels empty is drawn.
+    QStringList reasons;
+    qsizetype panels = 0, emptyPanels = 0;
+    for (const QList<ChartView *> &row : view.panels(options.size.layoutSize()))
+        for (const ChartView *panel : row) {
+            ++panels;
+            if (const QString reason = panel->noDataMessage(); !reason.isEmpty()) {
+                ++emptyPanels;
+                if (!reasons.contains(reason))
+                    reasons << reason;
+            }
+        }
+    if (panels > 0 && emptyPanels == panels)
+        return usage(QStringLiteral("nothing to draw: ") + reasons.join(QStringLiteral("; ")));
     QString error;
     const bool csv = QFileInfo(path).suffix().toLower() == QLatin1String("csv");
     if (csv ? !writeOutputFile(path, view.dataCsv().toUtf8(), &error) : !view.exportTo(path, options.size, &error, options.title.value_or(QString()))) {

@@ -372,6 +372,11 @@ private slots:
         QVERIFY(svg.contains(QStringLiteral("Training step")));
         QVERIFY(svg.contains(QStringLiteral("Layer")));
         QCOMPARE(runExportCommand({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--steps", "2000-3000", "--out", out}), 1);
+        // Nothing to draw in any panel (a metric never computed, no layer in range): refused, no picture of the reason.
+        const QString none = m_dir.filePath(QStringLiteral("none.png"));
+        QCOMPARE(runExportCommand({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--metric", "delta_stable_rank", "--out", none}), 1);
+        QCOMPARE(runExportCommand({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--layers", "7", "--out", none}), 1);
+        QVERIFY(!QFileInfo::exists(none));
         const auto parsed = parseExportOptions({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--steps", "a-b", "--out", out});
         QVERIFY(!parsed.options);
     }

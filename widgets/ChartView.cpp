@@ -592,7 +592,9 @@ void ChartView::fitNumbers(QCPAxis *axis, int length)
             widest = std::max(widest, metrics.horizontalAdvance(QString::number(std::pow(10.0, decade), 'g', 3)));
     }
     const int label = horizontal ? widest + 8 : 2 * metrics.height();
-    axis->setTickLabels(length >= 2 * label);
+    // A logarithmic axis is labelled at decades its ticker spaces apart (every other one, or
+    // further, on a short axis): room for its widest decade label is enough.
+    axis->setTickLabels(length >= (axis->scaleType() == QCPAxis::stLogarithmic ? label : 2 * label));
 }
 
 void ChartView::adaptLayout(QSize size)

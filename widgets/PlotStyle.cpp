@@ -356,12 +356,18 @@ namespace {
 // the other multiples as minor ticks; longer ranges get decades as usual. Computed per range, so
 // zooming in gains labels.
 class ShortSpanLogTicker : public QCPAxisTickerLog {
+public:
+    explicit ShortSpanLogTicker(QCPAxis *axis) : m_axis(axis) {}
+
 protected:
     QVector<double> createTickVector(double tickStep, const QCPRange &range) override
     {
         m_shortSpan = range.lower > 0 && range.upper / range.lower < 100;
-        if (!m_shortSpan)
-            return QCPAxisTickerLog::createTickVector(tickStep, range);
+        m_decadeStep = 0;
+        if (!m_shortSpan) {
+            const QVector<double> decades = decadesApart(range);
+            return decades.isEmpty() ? QCPAxisTickerLog::createTickVector(tickStep, range) : decades;
+        }
         const QVector<int> mantissas = range.upper / range.lower < 10 ? QVector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9} : QVector<int>{1, 2, 5};
         QVector<double> ticks;
         // One tick beyond each end, as QCustomPlot's tickers give, for the minor ticks there.
@@ -384,6 +390,13 @@ protected:
     }
     QVector<double> createSubTickVector(int subTickCount, const QVector<double> &ticks) override
     {
+        if (m_decadeStep > 1) { // labels every k-th decade: the decades between are the minor ticks
+            QVector<double> subTicks;
+            for (qsizetype i = 0; i + 1 < ticks.size(); ++i)
+                for (int d = 1; d < m_decadeStep; ++d)
+                    subTicks << ticks[i] * std::pow(10.0, d);
+            return subTicks;
+        }
         if (!m_shortSpan)
             return QCPAxisTickerLog::createSubTickVector(subTickCount, ticks);
         QVector<double> subTicks;
@@ -396,7 +409,43 @@ protected:
     }
 
 private:
+    // Two decades or more: a label every k-th decade from the first in range, for the smallest k
+    // whose labels keep apart along the axis as laid out (a column's λ axis over five decades reads
+    // "0.0001" and "10" rather than nothing, a long one every decade); one beyond each end too.
+    // Empty when the axis has not been laid out yet.
+    QVector<double> decadesApart(const QCPRange &range)
+    {
+        const bool horizontal = m_axis->orientation() == Qt::Horizontal;
+        const QRect rect = m_axis->axisRect()->rect();
+        const double length = horizontal ? rect.width() : rect.height();
+        if (!(range.lower > 0) || !(range.upper > range.lower) || length < 8)
+            return {};
+        const QFontMetricsF metrics(m_axis->tickLabelFont());
+        const double lowLog = std::log10(range.lower), span = std::log10(range.upper) - lowLog;
+        const int first = int(std::ceil(lowLog - 1e-9)), last = int(std::floor(lowLog + span + 1e-9));
+        if (last - first > 400)
+            return {};
+        auto extent = [&](int e) { return horizontal ? metrics.horizontalAdvance(QString::number(std::pow(10.0, e), 'g', 6)) : metrics.height(); };
+        auto pixel = [&](int e) { return length * (e - lowLog) / span; };
+        const double gap = horizontal ? 0.8 * metrics.height() : 0.25 * metrics.height();
+        for (int k = 1; k <= std::max(1, last - first); ++k) {
+            bool apart = true;
+            for (int e = first + k; e <= last && apart; e += k)
+                apart = pixel(e) - pixel(e - k) >= (extent(e) + extent(e - k)) / 2 + gap;
+            if (!apart)
+                continue;
+            m_decadeStep = k;
+            QVector<double> ticks;
+            for (int e = first - k; e <= last + k; e += k)
+                ticks << std::pow(10.0, e);
+            return ticks;
+        }
+        return {};
+    }
+
+    QCPAxis *m_axis;
     bool m_shortSpan = false;
+    int m_decadeStep = 0; // the decades between labels, when decadesApart chose them
 };
 
 } // namespace
@@ -405,7 +454,7 @@ void setLogScale(QCPAxis *axis, bool log)
 {
     if (log) {
         axis->setScaleType(QCPAxis::stLogarithmic);
-        QSharedPointer<QCPAxisTickerLog> ticker(new ShortSpanLogTicker);
+        QSharedPointer<QCPAxisTickerLog> ticker(new ShortSpanLogTicker(axis));
         ticker->setSubTickCount(8);
         axis->setTicker(ticker);
         axis->setNumberFormat(QStringLiteral("g")); // 0.01, 0.1, 1, 10: plain decades read best

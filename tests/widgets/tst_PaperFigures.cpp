@@ -302,6 +302,33 @@ private slots:
         QVERIFY(window.valuesNote().isEmpty());
     }
 
+    // The spectrum's logarithmic axes are labelled at two decades at least, apart, at every preset,
+    // for a matrix whose eigenvalues span five decades too (layer 0's Q: a column's λ axis was bare).
+    void spectrumDecadesAreLabelled()
+    {
+        for (const MatrixType type : {MatrixType::Q, MatrixType::MlpUp})
+            for (const QString &preset : FigureSize::presetNames()) {
+                FigureView view(m_state, FigureKind::Spectrum);
+                view.spectrumView()->showMatrix({0, 1500, {{}, type == MatrixType::Q ? 0 : 2, type, {}}});
+                const FigureExporter::PaperFigure laidOut = layOut(view, preset);
+                const ChartView &panel = *laidOut.panels[0][0];
+                for (QCPAxisRect *rect : panel.plot()->axisRects())
+                    for (QCPAxis *axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
+                        if (!axis->visible() || axis->scaleType() != QCPAxis::stLogarithmic)
+                            continue;
+                        const QString what = QStringLiteral("%1 %2 '%3'").arg(displayLabel(type), preset, axis->label());
+                        const QList<TickLabel> labels = tickLabels(axis);
+                        QVERIFY2(labels.size() >= 2, qPrintable(what));
+                        checkAxis(axis, panel.plot()->viewport().size(), what);
+                        // Apart by a few pixels, never touching ("0.00010.01").
+                        for (qsizetype i = 1; i < labels.size(); ++i)
+                            QVERIFY2(axis->orientation() == Qt::Vertical ? labels[i].box.top() - labels[i - 1].box.bottom() >= 0
+                                                                         : labels[i].box.left() - labels[i - 1].box.right() >= 4,
+                                     qPrintable(what + ": " + labels[i - 1].text + " " + labels[i].text));
+                    }
+            }
+    }
+
     // The rank plan's colour bar is drawn at every preset: in a column its label left it no width.
     void rankPlanColourBarHasWidth()
     {

@@ -419,6 +419,8 @@ void ChartView::keepRunInTitle()
     m_titleKeepsRun = true;
     if (m_paper)
         layOutOnPaper(*m_paper);
+    else
+        applyTitle();
 }
 
 void ChartView::dropRunFromTitle()
@@ -611,10 +613,10 @@ void ChartView::fitPlotMargins()
     // or the legend row that a careful matplotlib figure does not have. Above and right of a
     // plot, room only for the half of the end tick labels that stands out.
     for (QCPAxisRect *rect : m_plot->axisRects()) {
-        const QCPAxis *y = rect->axis(QCPAxis::atLeft), *x = rect->axis(QCPAxis::atBottom);
-        const QFontMetricsF yMetrics(y->tickLabelFont()), xMetrics(x->tickLabelFont());
+        const QCPAxis *x = rect->axis(QCPAxis::atBottom);
+        const QFontMetricsF xMetrics(x->tickLabelFont());
         const QString widest = QString::number(x->range().upper, 'g', 4);
-        int top = int(std::ceil(0.6 * yMetrics.height())) + 2;
+        int top = topTickRoom(rect);
         const int right = int(std::ceil(0.5 * xMetrics.horizontalAdvance(widest))) + 4;
         int bottom = 15;
         // Level with the plots beside it (alignPlot): the margins that put its edges there, the
@@ -626,6 +628,26 @@ void ChartView::fitPlotMargins()
         }
         rect->setMinimumMargins(QMargins(15, top, std::max(6, right), bottom));
     }
+}
+
+int ChartView::topTickRoom(const QCPAxisRect *rect)
+{
+    return int(std::ceil(0.6 * QFontMetricsF(rect->axis(QCPAxis::atLeft)->tickLabelFont()).height())) + 2;
+}
+
+int ChartView::naturalPlotTop() const
+{
+    const QCPAxisRect *rect = m_plot->axisRect();
+    return rect->outerRect().top() + std::max(topTickRoom(rect), rect->axis(QCPAxis::atTop)->visible() ? rect->margins().top() : 0);
+}
+
+void ChartView::alignPlotTopOnScreen(int top)
+{
+    if (isPaper() || top == m_plotTop)
+        return;
+    m_plotTop = top;
+    fitPlotMargins();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ChartView::placeSideLegend(QSize size)

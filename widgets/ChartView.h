@@ -60,8 +60,8 @@ public:
     // On paper: the title never names the run, as its neighbours' do not (one figure, one run,
     // named consistently); laid out again.
     void dropRunFromTitle();
-    // On paper: the title keeps the run's name, on two lines if need be (panels of several runs
-    // side by side: which is which is the point); laid out again.
+    // The title keeps the run's name, on two lines if need be (panels of several runs side by
+    // side, in the window and on paper: which is which is the point); on paper laid out again.
     void keepRunInTitle();
 
     // Whether the view shows a legend that goes in a row above its plot (the position auto or
@@ -74,6 +74,11 @@ public:
     // above the panel's at least, so that plots side by side are level (their titles and legends
     // may differ in height); laid out again.
     void alignPlot(int top, int bottom);
+    // The plot's top edge as the rows above it (title, legend) and its tick labels put it,
+    // whatever alignPlot asked; and on screen, that edge at least `top` pixels below the view's
+    // (the window's panels side by side: a comparison's one legend sits above the last only).
+    int naturalPlotTop() const;
+    void alignPlotTopOnScreen(int top);
 
     double fontSize() const { return m_fontPt; }
     // How much lines and markers are scaled: 1 on screen; on paper with the font, so a 7 pt
@@ -191,6 +196,8 @@ private:
     void fitNumbers(QCPAxis *axis, int length);
     // The room round each plot: what its axes need, and no more above and right of it.
     void fitPlotMargins();
+    // What a plot keeps above it for the half of its top tick label that stands out.
+    static int topTickRoom(const QCPAxisRect *rect);
     // An axis label set to fit its axis' length, kept whole in m_fullLabels.
     void fitAxisLabel(QCPAxis *axis, int length);
     // Every label of a text ticker, as the view set them, before any thinning.

@@ -11,6 +11,7 @@
 #include "TypeLayerHeatmap.h"
 
 #include <QGridLayout>
+#include <QTimer>
 
 namespace rankscope {
 
@@ -190,7 +191,13 @@ void FigureView::syncPanels()
                 view = heatmap;
             }
             view->setRunIndex(run);
+            if (runs.size() > 1)
+                view->keepRunInTitle(); // beside other runs' panels, each names its own
             connect(view, &ChartView::exportRequested, this, &FigureView::exportRequested);
+            connect(view->plot(), &QCustomPlot::afterLayout, this, [this] {
+                if (!std::exchange(m_levelQueued, true))
+                    QTimer::singleShot(0, this, &FigureView::levelPanels);
+            });
             if (!m_titleOverride.isEmpty())
                 view->setTitleOverride(m_titleOverride);
             m_byMetric[int(row)] << view;
@@ -244,6 +251,18 @@ QList<QList<ChartView *>> FigureView::panels(QSize size) const
     }
     }
     return {};
+}
+
+void FigureView::levelPanels()
+{
+    m_levelQueued = false;
+    for (const QList<ChartView *> &row : panels()) {
+        int top = 0;
+        for (const ChartView *view : row)
+            top = std::max(top, row.size() > 1 ? view->naturalPlotTop() : 0);
+        for (ChartView *view : row)
+            view->alignPlotTopOnScreen(top);
+    }
 }
 
 void FigureView::resizeEvent(QResizeEvent *event)

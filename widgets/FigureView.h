@@ -105,6 +105,9 @@ private:
     QList<HeatmapColourRange> m_colourRanges;
     // The panel titles and colour ranges asked for, on the panels there are now.
     void applyPanelOptions();
+    // Panels side by side start their plots level (after any of them is laid out again).
+    void levelPanels();
+    bool m_levelQueued = false;
     QGridLayout *m_grid;
     QList<int> m_panelRuns;
     MetricLineChart *m_lines = nullptr;

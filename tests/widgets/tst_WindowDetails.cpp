@@ -241,6 +241,11 @@ private slots:
         QCOMPARE(grid->columnStretch(0), 4);
         QCOMPARE(grid->columnStretch(1), 2);
         QTRY_VERIFY(panels[0]->width() > panels[1]->width());
+        // Each panel names its run, on two lines if need be.
+        QVERIFY2(panels[0]->titleNamesRun() && panels[1]->titleNamesRun(), qPrintable(panels[0]->titleRun()));
+        // Level plots, though the legend sits above the last panel only.
+        QTRY_COMPARE(panels[0]->plot()->axisRect()->rect().top(), panels[1]->plot()->axisRect()->rect().top());
+        QVERIFY(panels[1]->plot()->legend->visible());
         // Exported, the panels keep those shares: 4 layers beside 2, a layer as wide in each.
         const FigureSize paper = *FigureSize::preset(QStringLiteral("two-column"));
         const FigureExporter::PaperFigure exportedFigure = FigureExporter::layOut(window.figure(FigureKind::Bars)->panels(paper.layoutSize()), paper);

@@ -547,18 +547,18 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
         view.setPanelTitles(options.panelTitles);
     // A figure with nothing at all to draw is refused with the reason, not written as a picture
     // of the reason (a script would take it for a figure); one with some panels empty is drawn.
-    QStringList reasons;
-    qsizetype panels = 0, emptyPanels = 0;
+    QStringList reasons, emptyPanels; // the reasons, and "title: reason" of each empty panel
+    qsizetype panels = 0;
     for (const QList<ChartView *> &row : view.panels(options.size.layoutSize()))
         for (const ChartView *panel : row) {
             ++panels;
             if (const QString reason = panel->noDataMessage(); !reason.isEmpty()) {
-                ++emptyPanels;
+                emptyPanels << printableText(panel->title()) + QStringLiteral(": ") + printableText(reason);
                 if (!reasons.contains(reason))
                     reasons << reason;
             }
         }
-    if (panels > 0 && emptyPanels == panels)
+    if (panels > 0 && emptyPanels.size() == panels)
         return usage(QStringLiteral("nothing to draw: ") + reasons.join(QStringLiteral("; ")));
     QString error;
     const bool csv = QFileInfo(path).suffix().toLower() == QLatin1String("csv");
@@ -568,10 +568,8 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
     }
     err << "wrote " << printableText(path) << '\n';
     // A panel with nothing to draw says why in the figure; standard error says it too.
-    for (const QList<ChartView *> &row : view.panels(options.size.layoutSize()))
-        for (const ChartView *panel : row)
-            if (!panel->noDataMessage().isEmpty())
-                err << printableText(path) << ": " << printableText(panel->title()) << ": " << printableText(panel->noDataMessage()) << '\n';
+    for (const QString &empty : std::as_const(emptyPanels))
+        err << printableText(path) << ": " << empty << '\n';
     return int(loaded);
 }
 

@@ -446,10 +446,16 @@ void ChartView::leaveLegendToFigure(QSize size)
 
 void ChartView::alignPlot(int top, int bottom)
 {
+    if (top == m_plotTop && bottom == m_plotBottom)
+        return;
     m_plotTop = top;
     m_plotBottom = bottom;
-    if (m_paper)
+    if (m_paper) {
         layOutOnPaper(*m_paper);
+    } else {
+        fitPlotMargins();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 void ChartView::useSideLegend()
@@ -641,37 +647,21 @@ int ChartView::naturalPlotTop() const
     return rect->outerRect().top() + std::max(topTickRoom(rect), rect->axis(QCPAxis::atTop)->visible() ? rect->margins().top() : 0);
 }
 
-void ChartView::alignPlotTopOnScreen(int top)
-{
-    if (isPaper() || top == m_plotTop)
-        return;
-    m_plotTop = top;
-    fitPlotMargins();
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
-}
-
 void ChartView::placeSideLegend(QSize size)
 {
     QCPLegend *legend = m_plot->legend;
     using PlotStyle::LegendPlacement;
     if (!m_sideLegend)
         return;
-    if (legend->itemCount() == 0) {
-        // A view drawing no legend now (per-layer lines): out of the layout. Left below the plot
-        // from before, the empty legend capped the plot's column and the figure took two thirds
-        // of its width.
-        PlotStyle::placeLegend(m_body, legend, LegendPlacement::Inside, 1);
-        legend->setVisible(false);
-        return;
-    }
     PlotStyle::makeRoomForDescenders(legend);
-    // A figure without data has no legend: out of the layout, as when the legend is hidden.
-    // One the figure draws in its own row is out of the panel too.
-    const LegendPosition position = m_noDataText.isEmpty() && !m_legendInFigure ? m_state->legendPosition() : LegendPosition::Hidden;
+    // Out of the layout, as when the legend is hidden: the legend of a figure without data, one
+    // the figure draws in its own row, and an empty one (per-layer lines; left below the plot, it
+    // capped the plot's column and the figure took two thirds of its width).
+    const bool shown = m_noDataText.isEmpty() && !m_legendInFigure && legend->itemCount() > 0;
+    const LegendPosition position = shown ? m_state->legendPosition() : LegendPosition::Hidden;
     int itemWidth = 0;
-    for (int i = 0; i < legend->itemCount(); ++i) // a legend wrapped into columns has empty cells
-        if (QCPAbstractLegendItem *item = legend->item(i))
-            itemWidth = std::max(itemWidth, item->minimumOuterSizeHint().width());
+    for (QCPAbstractLegendItem *item : PlotStyle::legendItems(legend))
+        itemWidth = std::max(itemWidth, item->minimumOuterSizeHint().width());
     const int belowColumns = std::max(1, (size.width() - 16) / std::max(1, itemWidth + legend->columnSpacing()));
     auto inside = [&](Qt::Alignment corner) {
         PlotStyle::placeLegend(m_body, legend, LegendPlacement::Inside, 1, corner);

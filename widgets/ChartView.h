@@ -70,15 +70,14 @@ public:
     // On paper: the legend is left to the figure's own row (FigureLegend), and the view is laid
     // out again at `size`, what the panel keeps of the figure below that row.
     void leaveLegendToFigure(QSize size);
-    // On paper: the plot's top edge `top` pixels below the panel's and its bottom edge `bottom`
-    // above the panel's at least, so that plots side by side are level (their titles and legends
-    // may differ in height); laid out again.
+    // The plot's top edge `top` pixels below the panel's and its bottom edge `bottom` above the
+    // panel's at least, so that plots side by side are level (their titles and legends may differ
+    // in height: on paper, or a comparison's one legend above the last panel in the window);
+    // laid out again.
     void alignPlot(int top, int bottom);
     // The plot's top edge as the rows above it (title, legend) and its tick labels put it,
-    // whatever alignPlot asked; and on screen, that edge at least `top` pixels below the view's
-    // (the window's panels side by side: a comparison's one legend sits above the last only).
+    // whatever alignPlot asked.
     int naturalPlotTop() const;
-    void alignPlotTopOnScreen(int top);
 
     double fontSize() const { return m_fontPt; }
     // How much lines and markers are scaled: 1 on screen; on paper with the font, so a 7 pt

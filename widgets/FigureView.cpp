@@ -261,7 +261,7 @@ void FigureView::levelPanels()
         for (const ChartView *view : row)
             top = std::max(top, row.size() > 1 ? view->naturalPlotTop() : 0);
         for (ChartView *view : row)
-            view->alignPlotTopOnScreen(top);
+            view->alignPlot(top, 0);
     }
 }
 

@@ -10,7 +10,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update
 $SUDO apt-get install -y --no-install-recommends \
-    cmake g++ make pkg-config clang libclang-rt-14-dev \
+    cmake ninja-build g++ make pkg-config clang libclang-rt-14-dev \
     qt6-base-dev qt6-svg-dev libqcustomplot-dev \
     libeigen3-dev libhdf5-dev liblapacke-dev libopenblas-dev zlib1g-dev \
     libgl-dev fonts-dejavu-core \

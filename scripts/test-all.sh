@@ -5,15 +5,24 @@
 #      from outside the source tree, then removed again;
 #   3. the same suite built with AddressSanitizer and UndefinedBehaviorSanitizer;
 #   4. each libFuzzer target for a short fixed time from its seed corpus and past regressions.
+# Each stage's time is printed as it ends (bench/build_times.sh collects them from fresh clones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+stage_started=$SECONDS
+stage_done() { # name: how long the stage since the last one took
+    local took=$((SECONDS - stage_started))
+    printf 'stage %-18s %3dm%02ds\n' "$1" $((took / 60)) $((took % 60))
+    stage_started=$SECONDS
+}
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DRANKSCOPE_WERROR=ON
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRANKSCOPE_WERROR=ON
 cmake --build build -j"$jobs"
+stage_done "release build"
 ctest --test-dir build --output-on-failure
+stage_done "release suite"
 
 installed_packages() {
     dpkg-query -W -f='${db:Status-Status} ${Package}:${Architecture}\n' | sed -n 's/^installed //p' | sort
@@ -47,16 +56,23 @@ remove_package() {
     fi
 }
 package_stage
+stage_done "package"
 
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRANKSCOPE_SANITIZE=ON
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRANKSCOPE_SANITIZE=ON
 cmake --build build-asan -j"$jobs"
+stage_done "sanitizer build"
 LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0" ctest --test-dir build-asan --output-on-failure
+stage_done "sanitizer suite"
 
-tests/fuzz/run_fuzzers.sh "${RANKSCOPE_FUZZ_SECONDS:-15}" build-fuzz-ci/runs build-fuzz-ci
+mkdir -p build-fuzz-ci
+tests/fuzz/run_fuzzers.sh "${RANKSCOPE_FUZZ_SECONDS:-15}" build-fuzz-ci/runs build-fuzz-ci | tee build-fuzz-ci/summary.txt
+fuzzed=$(grep -c ': passed, ' build-fuzz-ci/summary.txt)
+stage_done "fuzzers"
 
 # Every step above stops the script on a failure, so reaching here means all of them passed.
 count() { ctest --test-dir "$1" -N | sed -n 's/^Total Tests: //p'; }
 release=$(count build)
 sanitized=$(count build-asan)
-echo "release suite ${release}, package 1, sanitizer suite ${sanitized}, fuzz targets 7"
-echo "$((release + 1 + sanitized + 7)) passed, 0 failed"
+echo "release suite ${release}, package 1, sanitizer suite ${sanitized}, fuzz targets ${fuzzed}"
+echo "all stages took $((SECONDS / 60))m$((SECONDS % 60))s"
+echo "$((release + 1 + sanitized + fuzzed)) passed, 0 failed"

@@ -1,8 +1,8 @@
 #include "spectral/FactoredSpectrum.h"
 
 #include <Eigen/QR>
-#include <Eigen/SVD>
 #include <algorithm>
+#include <limits>
 #include <lapacke.h>
 #include <vector>
 
@@ -27,11 +27,18 @@ Eigen::VectorXd smallSingularValues(const Eigen::Ref<const Eigen::MatrixXd> &mat
         return {};
     Eigen::MatrixXd work = matrix;
     Eigen::VectorXd values(std::min(matrix.rows(), matrix.cols()));
-    // Values only, descending; dgesdd fails only when its bidiagonal QR does not converge.
+    // Values only, descending; dgesdd fails only when its divide and conquer does not converge, and
+    // then dgesvd's QR iteration (a different algorithm, on the matrix as it was) answers.
     if (LAPACKE_dgesdd(LAPACK_COL_MAJOR, 'N', lapack_int(work.rows()), lapack_int(work.cols()), work.data(), lapack_int(work.rows()),
                        values.data(), nullptr, 1, nullptr, 1) == 0)
         return values;
-    return Eigen::BDCSVD<Eigen::MatrixXd>(matrix).singularValues();
+    work = matrix;
+    std::vector<double> superdiagonal(size_t(std::max<Eigen::Index>(1, values.size() - 1)));
+    if (LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', lapack_int(work.rows()), lapack_int(work.cols()), work.data(), lapack_int(work.rows()),
+                       values.data(), nullptr, 1, nullptr, 1, superdiagonal.data()) == 0)
+        return values;
+    // Both fail only on values that are not finite: no singular value rather than a wrong one.
+    return Eigen::VectorXd::Constant(values.size(), std::numeric_limits<double>::quiet_NaN());
 }
 
 Eigen::VectorXd productSingularValues(const Eigen::Ref<const Eigen::MatrixXd> &rA, const Eigen::Ref<const Eigen::MatrixXd> &rB)

@@ -1,10 +1,10 @@
 // Help ▸ About RankScope names the version, the licence, and the libraries and BLAS actually loaded.
 #include "AboutBox.h"
 #include "RankScopeVersion.h"
+#include "TestSuite.h"
 
 #include <QFileInfo>
 #include <QRegularExpression>
-#include <QTest>
 
 using namespace rankscope;
 
@@ -44,5 +44,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAboutBox)
+RANKSCOPE_TEST_GUILESS_MAIN(TestAboutBox)
 #include "tst_AboutBox.moc"

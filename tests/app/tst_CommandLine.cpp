@@ -1,4 +1,6 @@
 // End-to-end: the rankscope executable run as a user would, headless, with no display.
+#include "TestSuite.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -6,7 +8,6 @@
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
-#include <QTest>
 #include <QThread>
 #include <QElapsedTimer>
 #include "analysis/ResultsFile.h"
@@ -1325,5 +1326,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCommandLine)
+RANKSCOPE_TEST_GUILESS_MAIN(TestCommandLine)
 #include "tst_CommandLine.moc"

@@ -5,10 +5,10 @@
 #include "ExportCommand.h"
 #include "HeadlessMessages.h"
 #include "InfoCommand.h"
+#include "TestSuite.h"
 
 #include <QRegularExpression>
 #include <QTemporaryDir>
-#include <QTest>
 #include <QThread>
 
 using namespace rankscope;
@@ -276,5 +276,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestCommandOptions)
+RANKSCOPE_TEST_MAIN(TestCommandOptions)
 #include "tst_CommandOptions.moc"

@@ -2,13 +2,13 @@
 // results file and CSV as one process, whatever the number of ranks, and a job whose rank is
 // killed leaves a results file the next job, on another number of ranks, goes on from.
 #include "analysis/ResultsFile.h"
+#include "TestSuite.h"
 
 #include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
-#include <QTest>
 #include <QThread>
 #include <csignal>
 #include <cmath>
@@ -256,5 +256,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestMpi)
+RANKSCOPE_TEST_GUILESS_MAIN(TestMpi)
 #include "tst_Mpi.moc"

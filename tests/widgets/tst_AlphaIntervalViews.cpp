@@ -1,15 +1,15 @@
 // --alpha-ci as the views draw it: error bars on α's lines whose ends are the figure's intervals,
 // named in the legend and the tooltip; the spectrum view's CCDF panel (its default) with x_min and
 // λ₊ in its legend, the density panel a choice away; both written at paper size.
+#include "analysis/RunAnalyzer.h"
 #include "FigureExporter.h"
+#include "figures/ViewState.h"
 #include "MetricLineChart.h"
 #include "SpectrumView.h"
-#include "analysis/RunAnalyzer.h"
-#include "figures/ViewState.h"
+#include "TestSuite.h"
 
 #include <QImage>
 #include <QTemporaryDir>
-#include <QTest>
 
 using namespace rankscope;
 
@@ -131,5 +131,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestAlphaIntervalViews)
+RANKSCOPE_TEST_MAIN(TestAlphaIntervalViews)
 #include "tst_AlphaIntervalViews.moc"

@@ -2,13 +2,13 @@
 // run on one shared scale, and the relative-depth and step-fraction axes.
 #include "../core/TorchCheckpointWriter.h"
 #include "DemoFixture.h"
+#include "figures/ViewState.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
+#include "TestSuite.h"
 #include "TypeLayerHeatmap.h"
-#include "figures/ViewState.h"
 
 #include <QTemporaryDir>
-#include <QTest>
 #include <random>
 
 using namespace rankscope;
@@ -183,5 +183,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestCompare)
+RANKSCOPE_TEST_MAIN(TestCompare)
 #include "tst_Compare.moc"

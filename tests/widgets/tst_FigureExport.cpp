@@ -2,23 +2,23 @@
 // titles and a path per visible series; PNG has the requested pixels; PDF is a PDF.
 #include "DemoFixture.h"
 #include "ExportCommand.h"
-#include "FigureView.h"
-#include "SpectrumOverStepsView.h"
-#include "SpectrumView.h"
 #include "FigureExporter.h"
+#include "figures/ViewState.h"
+#include "FigureView.h"
 #include "LayerBarChart.h"
 #include "MainWindow.h"
 #include "MetricLineChart.h"
 #include "PlotStyle.h"
+#include "SpectrumOverStepsView.h"
+#include "SpectrumView.h"
+#include "TestSuite.h"
 #include "TypeLayerHeatmap.h"
 #include "TypeStyle.h"
-#include "figures/ViewState.h"
 
 #include <QImage>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <QTest>
 #include <QRegularExpression>
 #include <QXmlStreamReader>
 
@@ -350,5 +350,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestFigureExport)
+RANKSCOPE_TEST_MAIN(TestFigureExport)
 #include "tst_FigureExport.moc"

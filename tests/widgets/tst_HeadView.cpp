@@ -1,13 +1,13 @@
 // The Heads tab's view draws what its figure model says: the head × layer colour map's cells, the
 // tooltip naming layer, head and key/value head, a line per head, one head's spectrum; without
 // per-head rows it says how to get them; and `--figure heads` exports like every figure.
+#include "../core/figures/KnownMatrices.h"
 #include "FigureView.h"
 #include "HeadView.h"
-#include "../core/figures/KnownMatrices.h"
+#include "TestSuite.h"
 
 #include <QImage>
 #include <QTemporaryDir>
-#include <QTest>
 
 using namespace rankscope;
 
@@ -99,5 +99,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestHeadView)
+RANKSCOPE_TEST_MAIN(TestHeadView)
 #include "tst_HeadView.moc"

@@ -3,16 +3,16 @@
 // cell (a smaller font, or none, rather than values running into each other); and the window's type
 // chips, which choose the types of the lines, bars and heatmaps, are disabled on the tabs they do
 // not change.
+#include "../core/figures/KnownMatrices.h"
 #include "AnalysisController.h"
 #include "HeadView.h"
 #include "HeatmapCells.h"
 #include "MainWindow.h"
-#include "../core/figures/KnownMatrices.h"
+#include "TestSuite.h"
 
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QRegularExpression>
-#include <QTest>
 
 using namespace rankscope;
 
@@ -133,5 +133,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestHeatmapCells)
+RANKSCOPE_TEST_MAIN(TestHeatmapCells)
 #include "tst_HeatmapCells.moc"

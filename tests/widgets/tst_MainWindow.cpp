@@ -1,14 +1,15 @@
 // The window as a user meets it: it opens the demo run in the background, fills every view,
 // and its step controls, drop target and settings work.
-#include "DemoFixture.h"
 #include "analysis/ResultsFile.h"
-#include "LayerBarChart.h"
 #include "ChartView.h"
-#include "MainWindow.h"
-#include "RankPlanPanel.h"
-#include "MetricLineChart.h"
-#include "SpectrumView.h"
+#include "DemoFixture.h"
 #include "figures/ViewState.h"
+#include "LayerBarChart.h"
+#include "MainWindow.h"
+#include "MetricLineChart.h"
+#include "RankPlanPanel.h"
+#include "SpectrumView.h"
+#include "TestSuite.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -23,7 +24,6 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
-#include <QTest>
 
 using namespace rankscope;
 
@@ -357,5 +357,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestMainWindow)
+RANKSCOPE_TEST_MAIN(TestMainWindow)
 #include "tst_MainWindow.moc"

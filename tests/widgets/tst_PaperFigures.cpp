@@ -9,17 +9,17 @@
 #include "DemoFixture.h"
 #include "ExportCommand.h"
 #include "FigureExporter.h"
+#include "figures/ViewState.h"
 #include "FigureView.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
 #include "RankPlanHeatmap.h"
 #include "SpectrumView.h"
+#include "TestSuite.h"
 #include "TypeLayerHeatmap.h"
-#include "figures/ViewState.h"
 
 #include <QRegularExpression>
 #include <QTemporaryDir>
-#include <QTest>
 
 using namespace rankscope;
 
@@ -409,5 +409,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestPaperFigures)
+RANKSCOPE_TEST_MAIN(TestPaperFigures)
 #include "tst_PaperFigures.moc"

@@ -1,11 +1,12 @@
 // The window's Rank plan tab on the demo run, offscreen: the heatmap's cells are the planner's
 // ranks for the target, the curve is the budget greedy's with the target's plan marked, the
 // controls take the command's ranges, the tooltip names the matrix, and the export is the plan.
+#include "analysis/RankPlanTable.h"
 #include "DemoFixture.h"
 #include "RankPlanCurve.h"
 #include "RankPlanHeatmap.h"
 #include "RankPlanPanel.h"
-#include "analysis/RankPlanTable.h"
+#include "TestSuite.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -13,7 +14,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
-#include <QTest>
 #include <cmath>
 
 using namespace rankscope;
@@ -109,5 +109,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestRankPlanPanel)
+RANKSCOPE_TEST_MAIN(TestRankPlanPanel)
 #include "tst_RankPlanPanel.moc"

@@ -3,18 +3,18 @@
 // current-step marker following the slider's step, hover and click, the mean over layers, both
 // themes, and its exports through FigureView (a figure file and the CSV of the cells).
 #include "DemoFixture.h"
+#include "figures/ViewState.h"
 #include "FigureView.h"
 #include "MatrixPicker.h"
 #include "PlotStyle.h"
 #include "SpectrumOverStepsView.h"
-#include "figures/ViewState.h"
+#include "TestSuite.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
-#include <QTest>
 #include <algorithm>
 #include <cmath>
 
@@ -209,5 +209,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestSpectrumOverStepsView)
+RANKSCOPE_TEST_MAIN(TestSpectrumOverStepsView)
 #include "tst_SpectrumOverStepsView.moc"

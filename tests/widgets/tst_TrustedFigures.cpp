@@ -3,16 +3,16 @@
 // it read goes, a new run is fitted anew, a figure without data says why, the heatmaps' colours
 // mean one value at every step, and each heatmap panel keeps its own title.
 #include "DemoFixture.h"
+#include "figures/ViewState.h"
 #include "FigureView.h"
 #include "HeadView.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
+#include "TestSuite.h"
 #include "TypeLayerHeatmap.h"
-#include "figures/ViewState.h"
 
 #include <QImage>
 #include <QTemporaryDir>
-#include <QTest>
 #include <QWheelEvent>
 #include <cmath>
 
@@ -290,5 +290,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestTrustedFigures)
+RANKSCOPE_TEST_MAIN(TestTrustedFigures)
 #include "tst_TrustedFigures.moc"

@@ -1,21 +1,21 @@
 // The four views on the demo run, offscreen: what they draw, the values at known points against
 // the expected CSV, filtering, hover tooltips, the step slider and click-to-spectrum.
-#include "DemoFixture.h"
 #include "analysis/RunAnalyzer.h"
+#include "DemoFixture.h"
+#include "figures/ViewState.h"
 #include "LayerBarChart.h"
-#include "MetricLineChart.h"
 #include "MatrixPicker.h"
+#include "MetricLineChart.h"
 #include "PlotStyle.h"
+#include "spectral/WeightWatcherMetrics.h"
 #include "SpectrumView.h"
+#include "TestSuite.h"
 #include "TypeFilterChips.h"
 #include "TypeLayerHeatmap.h"
-#include "figures/ViewState.h"
-#include "spectral/WeightWatcherMetrics.h"
 
 #include <QComboBox>
 #include <QMenu>
 #include <QSignalSpy>
-#include <QTest>
 #include <QWheelEvent>
 #include <QToolButton>
 #include <cmath>
@@ -604,5 +604,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestViews)
+RANKSCOPE_TEST_MAIN(TestViews)
 #include "tst_Views.moc"

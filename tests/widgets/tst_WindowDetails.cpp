@@ -6,6 +6,7 @@
 #include "DemoFixture.h"
 #include "ExportDialog.h"
 #include "FigureExporter.h"
+#include "figures/ViewState.h"
 #include "FigureView.h"
 #include "HeadView.h"
 #include "HelpDialogs.h"
@@ -14,9 +15,9 @@
 #include "MetricLineChart.h"
 #include "SkippedFilesDialog.h"
 #include "SpectrumView.h"
+#include "TestSuite.h"
 #include "TypeFilterChips.h"
 #include "TypeStyle.h"
-#include "figures/ViewState.h"
 
 #include <QAbstractSpinBox>
 #include <QAction>
@@ -39,7 +40,6 @@
 #include <QStyleOptionButton>
 #include <QTabWidget>
 #include <QTemporaryDir>
-#include <QTest>
 #include <QTextDocument>
 #include <QTextBlock>
 #include <QTextLayout>
@@ -568,5 +568,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestWindowDetails)
+RANKSCOPE_TEST_MAIN(TestWindowDetails)
 #include "tst_WindowDetails.moc"

@@ -7,12 +7,12 @@
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
 #include "spectral/AlphaInterval.h"
+#include "TestSuite.h"
 
 #include <QBuffer>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTemporaryDir>
-#include <QTest>
 #include <cmath>
 
 using namespace rankscope;
@@ -174,5 +174,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAlphaIntervalColumns)
+RANKSCOPE_TEST_GUILESS_MAIN(TestAlphaIntervalColumns)
 #include "tst_AlphaIntervalColumns.moc"

@@ -1,7 +1,7 @@
 // The progress and ETA of an analysis, from the cost model of the shapes and the pace measured.
 #include "analysis/AnalysisProgressModel.h"
+#include "TestSuite.h"
 
-#include <QTest>
 
 using namespace rankscope;
 
@@ -133,5 +133,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAnalysisProgressModel)
+RANKSCOPE_TEST_GUILESS_MAIN(TestAnalysisProgressModel)
 #include "tst_AnalysisProgressModel.moc"

@@ -3,8 +3,8 @@
 // from it.
 #include "analysis/AnalysisSettingsKey.h"
 #include "analysis/RunAnalysis.h"
+#include "TestSuite.h"
 
-#include <QTest>
 
 using namespace rankscope;
 
@@ -101,5 +101,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAnalysisSettingsKey)
+RANKSCOPE_TEST_GUILESS_MAIN(TestAnalysisSettingsKey)
 #include "tst_AnalysisSettingsKey.moc"

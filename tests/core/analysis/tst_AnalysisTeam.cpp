@@ -1,7 +1,7 @@
 // How an MPI team shares a checkpoint's matrices (by cost) and what a rank sends the leader.
 #include "analysis/AnalysisTeam.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cmath>
 #include <limits>
 
@@ -136,5 +136,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAnalysisTeam)
+RANKSCOPE_TEST_GUILESS_MAIN(TestAnalysisTeam)
 #include "tst_AnalysisTeam.moc"

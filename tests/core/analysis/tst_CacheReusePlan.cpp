@@ -2,10 +2,10 @@
 // metrics it lacks; a changed one nothing. The snapshot saved mid-run keeps the checkpoints not
 // reached yet.
 #include "analysis/CacheReusePlan.h"
+#include "TestSuite.h"
 
 #include <QFile>
 #include <QTemporaryDir>
-#include <QTest>
 
 using namespace rankscope;
 
@@ -147,5 +147,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCacheReusePlan)
+RANKSCOPE_TEST_GUILESS_MAIN(TestCacheReusePlan)
 #include "tst_CacheReusePlan.moc"

@@ -1,11 +1,11 @@
 #include "analysis/CheckpointSteps.h"
+#include "TestSuite.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QLocale>
 #include <QTemporaryDir>
-#include <QTest>
 #include <deque>
 #include <limits>
 
@@ -265,5 +265,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCheckpointSteps)
+RANKSCOPE_TEST_GUILESS_MAIN(TestCheckpointSteps)
 #include "tst_CheckpointSteps.moc"

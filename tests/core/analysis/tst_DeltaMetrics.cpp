@@ -3,23 +3,23 @@
 // QKV, so a wrong split or a wrong namesake fails), against Eigen's exact SVD of the raw tensors of
 // the demo run, through the results file and the cache (which recomputes deltas against another
 // reference); a --reference naming no checkpoint, and a reference holding NaN, are said.
-#include "FormatWriters.h"
-#include "SmallGpt2Run.h"
-#include "TestMatrices.h"
-#include "TorchCheckpointWriter.h"
 #include "analysis/DeltaReference.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
+#include "FormatWriters.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
+#include "SmallGpt2Run.h"
 #include "spectral/SpectralMetrics.h"
+#include "TestMatrices.h"
+#include "TestSuite.h"
+#include "TorchCheckpointWriter.h"
 
 #include <Eigen/Dense>
 #include <QDir>
 #include <QFileInfo>
 #include <hdf5.h>
 #include <QTemporaryDir>
-#include <QTest>
 #include <cmath>
 #include <limits>
 
@@ -43,8 +43,6 @@ RunAnalysis analyseWithDelta(const QString &folder)
     settings.delta = true;
     return RunAnalyzer(settings).analyzeFolder(folder);
 }
-
-Eigen::VectorXd exactSingularValues(const Eigen::MatrixXd &m) { return Eigen::BDCSVD<Eigen::MatrixXd>(m).singularValues(); }
 
 bool close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)) + 1e-14; }
 
@@ -487,5 +485,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestDeltaMetrics)
+RANKSCOPE_TEST_GUILESS_MAIN(TestDeltaMetrics)
 #include "tst_DeltaMetrics.moc"

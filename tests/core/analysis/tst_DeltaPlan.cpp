@@ -5,9 +5,9 @@
 #include "analysis/DeltaPlan.h"
 #include "analysis/PlannedTensorRead.h"
 #include "FormatWriters.h"
+#include "TestSuite.h"
 
 #include <QTemporaryDir>
-#include <QTest>
 #include <cstring>
 
 using namespace rankscope;
@@ -149,5 +149,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestDeltaPlan)
+RANKSCOPE_TEST_GUILESS_MAIN(TestDeltaPlan)
 #include "tst_DeltaPlan.moc"

@@ -2,6 +2,7 @@
 // independently computed expected metrics, row for row, within the contract's tolerances.
 #include "analysis/RunAnalyzer.h"
 #include "core/FormatWriters.h"
+#include "TestSuite.h"
 
 #include <QTemporaryDir>
 #include <cstring>
@@ -9,7 +10,6 @@
 
 #include <QFile>
 #include <QHash>
-#include <QTest>
 #include <cmath>
 
 using namespace rankscope;
@@ -214,5 +214,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestDemoRun)
+RANKSCOPE_TEST_GUILESS_MAIN(TestDemoRun)
 #include "tst_DemoRun.moc"

@@ -5,8 +5,8 @@
 #include "analysis/RunAnalyzer.h"
 #include "core/spectral/StandInGramDevice.h"
 #include "spectral/DeviceGramSolver.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cmath>
 #include <cstring>
 
@@ -103,5 +103,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestDeviceAnalysis)
+RANKSCOPE_TEST_GUILESS_MAIN(TestDeviceAnalysis)
 #include "tst_DeviceAnalysis.moc"

@@ -1,13 +1,14 @@
 // Real training folders as users leave them: each layout is built here, small, beside its clean
 // equivalent, and must give exactly the clean equivalent's rows (plus a named duplicate, sidecar or
 // note). Sidecars and stray files are classified by content and role, never analysed as checkpoints.
-#include "FormatWriters.h"
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/CheckpointSteps.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/RunAnalyzer.h"
+#include "FormatWriters.h"
 #include "io/CheckpointFormats.h"
 #include "io/RegularFile.h"
+#include "TestSuite.h"
 
 #include <QBuffer>
 #include <QDateTime>
@@ -16,7 +17,6 @@
 #include <QFile>
 #include <QScopeGuard>
 #include <QTemporaryDir>
-#include <QTest>
 #include <QtConcurrent>
 #include <random>
 #include <linux/capability.h>
@@ -694,5 +694,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestFolderLayouts)
+RANKSCOPE_TEST_GUILESS_MAIN(TestFolderLayouts)
 #include "tst_FolderLayouts.moc"

@@ -6,16 +6,15 @@
 // input rows) and LLaMA with grouped-query attention (nn.Linear (out, in); repeat_kv serves query
 // head h with key/value head h / (heads / kv_heads)). Every head's factor has a spectrum of its
 // own, so a wrong slice, orientation or key/value group gives other singular values.
-#include "HeadCheckpoint.h"
 #include "analysis/AnalysisTeam.h"
 #include "analysis/HeadPlan.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/ResultsFile.h"
+#include "HeadCheckpoint.h"
+#include "TestSuite.h"
 
-#include <Eigen/SVD>
 #include <QBuffer>
 #include <QJsonArray>
-#include <QTest>
 
 using namespace rankscope;
 using namespace rankscope::test;
@@ -27,7 +26,7 @@ using T = MatrixType;
 
 Eigen::VectorXd denseSingularValues(const M &m, Eigen::Index count)
 {
-    return Eigen::BDCSVD<M>(m).singularValues().head(count);
+    return exactSingularValues(m).head(count);
 }
 
 const MatrixResult *findRow(const QList<MatrixResult> &rows, int layer, T type, int head)
@@ -304,5 +303,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestHeadSpectra)
+RANKSCOPE_TEST_GUILESS_MAIN(TestHeadSpectra)
 #include "tst_HeadSpectra.moc"

@@ -6,17 +6,17 @@
 // sha256 of an LFS file and the git blob sha1 of a small one. Each is opened as one run whose steps
 // come from the ref names, blobs never taken for checkpoints, and every ref or snapshot that is not
 // read named.
-#include "SmallGpt2Run.h"
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/CheckpointSteps.h"
 #include "analysis/HubCacheLayout.h"
 #include "analysis/RunAnalyzer.h"
+#include "SmallGpt2Run.h"
+#include "TestSuite.h"
 
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
-#include <QTest>
 #include <QThread>
 #include <random>
 
@@ -248,5 +248,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestHubCacheLayout)
+RANKSCOPE_TEST_GUILESS_MAIN(TestHubCacheLayout)
 #include "tst_HubCacheLayout.moc"

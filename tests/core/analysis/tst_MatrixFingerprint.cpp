@@ -4,8 +4,8 @@
 // two checkpoints compare equal exactly when their bytes do.
 #include "analysis/MatrixPartSource.h"
 #include "io/StoredBytesHash.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cstring>
 #include <random>
 
@@ -110,5 +110,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestMatrixFingerprint)
+RANKSCOPE_TEST_GUILESS_MAIN(TestMatrixFingerprint)
 #include "tst_MatrixFingerprint.moc"

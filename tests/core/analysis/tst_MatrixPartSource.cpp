@@ -3,8 +3,8 @@
 #include "analysis/MatrixPartExtractor.h"
 #include "analysis/MatrixPartSource.h"
 #include "spectral/SingularValueSolver.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cstring>
 #include <random>
 
@@ -147,5 +147,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestMatrixPartSource)
+RANKSCOPE_TEST_GUILESS_MAIN(TestMatrixPartSource)
 #include "tst_MatrixPartSource.moc"

@@ -2,9 +2,9 @@
 // the opt-in decompositions (D = W − W_ref, rand_distance) with their problems said.
 #include "analysis/MatrixSolve.h"
 #include "spectral/BlasThreadBudget.h"
+#include "TestMatrices.h"
+#include "TestSuite.h"
 
-#include <Eigen/SVD>
-#include <QTest>
 #include <cmath>
 #include <random>
 
@@ -44,7 +44,7 @@ MatrixSolveTask taskOf(const RowMajorMatrix &values)
 
 Eigen::VectorXd singularValuesOf(const RowMajorMatrix &values)
 {
-    return Eigen::JacobiSVD<Eigen::MatrixXd>(Eigen::MatrixXd(values)).singularValues();
+    return test::exactSingularValues(Eigen::MatrixXd(values));
 }
 
 } // namespace
@@ -207,5 +207,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestMatrixSolve)
+RANKSCOPE_TEST_GUILESS_MAIN(TestMatrixSolve)
 #include "tst_MatrixSolve.moc"

@@ -2,8 +2,8 @@
 // and max, NaN values left out and counted, a step whose values are all NaN kept as a gap, and the
 // filter's block, layer range and experts applied.
 #include "analysis/MetricAggregation.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cmath>
 
 using namespace rankscope;
@@ -76,5 +76,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestMetricAggregation)
+RANKSCOPE_TEST_GUILESS_MAIN(TestMetricAggregation)
 #include "tst_MetricAggregation.moc"

@@ -3,11 +3,11 @@
 #include "analysis/MetricsTable.h"
 #include "analysis/RunAnalysis.h"
 #include "base/PrintableText.h"
+#include "TestSuite.h"
 
 #include <QBuffer>
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QTest>
 #include <cmath>
 
 using namespace rankscope;
@@ -96,5 +96,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestMetricsTable)
+RANKSCOPE_TEST_GUILESS_MAIN(TestMetricsTable)
 #include "tst_MetricsTable.moc"

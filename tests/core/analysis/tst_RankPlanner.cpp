@@ -1,15 +1,15 @@
 // The rank planner against spectra worked out by hand, against a brute-force optimum over every
 // plan of a small case, and read back from the CSV and JSON it writes; and end to end from a
 // GPT-2 checkpoint whose matrices have known singular values.
-#include "analysis/RankPlanTable.h"
 #include "analysis/RankPlanner.h"
+#include "analysis/RankPlanTable.h"
 #include "analysis/RunLoader.h"
 #include "core/SmallGpt2Run.h"
+#include "TestSuite.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTemporaryDir>
-#include <QTest>
 #include <cmath>
 #include <functional>
 
@@ -303,5 +303,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRankPlanner)
+RANKSCOPE_TEST_GUILESS_MAIN(TestRankPlanner)
 #include "tst_RankPlanner.moc"

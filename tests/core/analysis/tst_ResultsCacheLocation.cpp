@@ -1,6 +1,7 @@
 // Where a folder's cached results lie: one file per folder in the user's cache, whatever the
 // folder's spelling, and never under a relative XDG_CACHE_HOME.
 #include "analysis/ResultsCacheLocation.h"
+#include "TestSuite.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -8,7 +9,6 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <QTest>
 
 using namespace rankscope;
 
@@ -59,5 +59,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestResultsCacheLocation)
+RANKSCOPE_TEST_GUILESS_MAIN(TestResultsCacheLocation)
 #include "tst_ResultsCacheLocation.moc"

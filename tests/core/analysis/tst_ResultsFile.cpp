@@ -1,17 +1,17 @@
 // The HDF5 results file: a faithful round trip, atomic replacement, damage detected and never
 // trusted, and the incremental analysis it enables.
-#include "FormatWriters.h"
-#include "TestMatrices.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/ResultsSchema.h"
 #include "analysis/RunAnalyzer.h"
 #include "analysis/RunLoader.h"
+#include "FormatWriters.h"
 #include "spectral/EigenvalueDensity.h"
+#include "TestMatrices.h"
+#include "TestSuite.h"
 
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
-#include <QTest>
 #include <cmath>
 #include <hdf5.h>
 #include <limits>
@@ -770,5 +770,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestResultsFile)
+RANKSCOPE_TEST_GUILESS_MAIN(TestResultsFile)
 #include "tst_ResultsFile.moc"

@@ -2,9 +2,9 @@
 // gathered and written with their types, and read back; an optional column a file lacks reads as
 // its default, a required one is named as missing; columns of other schemas are left alone.
 #include "analysis/ResultsTable.h"
+#include "TestSuite.h"
 
 #include <QTemporaryDir>
-#include <QTest>
 #include <hdf5.h>
 
 using namespace rankscope;
@@ -263,5 +263,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestResultsTable)
+RANKSCOPE_TEST_GUILESS_MAIN(TestResultsTable)
 #include "tst_ResultsTable.moc"

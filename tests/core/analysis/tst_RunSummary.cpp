@@ -2,8 +2,8 @@
 // shows nothing, and the exit status of a clean run, a run with skipped files or tensors, and a
 // run that gave nothing (or whose output failed).
 #include "analysis/RunSummary.h"
+#include "TestSuite.h"
 
-#include <QTest>
 
 using namespace rankscope;
 
@@ -112,5 +112,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestRunSummary)
+RANKSCOPE_TEST_APPLESS_MAIN(TestRunSummary)
 #include "tst_RunSummary.moc"

@@ -1,10 +1,10 @@
 // The watch loop shared by `analyze --watch` and the window: one pass at a time, a change during a
 // pass is one more pass when it ends, and checkpoints still being written are looked at again.
 #include "analysis/RunWatch.h"
+#include "TestSuite.h"
 
 #include <QFile>
 #include <QTemporaryDir>
-#include <QTest>
 
 using namespace rankscope;
 
@@ -57,5 +57,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRunWatch)
+RANKSCOPE_TEST_GUILESS_MAIN(TestRunWatch)
 #include "tst_RunWatch.moc"

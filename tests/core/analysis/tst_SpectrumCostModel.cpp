@@ -1,8 +1,8 @@
 // The cost model behind the ETA and the README's table: costs grow with the shapes as the
 // algorithms do, and the schedule is RunAnalyzer's (workers in order, a lone matrix on every core).
 #include "analysis/SpectrumCostModel.h"
+#include "TestSuite.h"
 
-#include <QTest>
 
 using namespace rankscope;
 
@@ -45,5 +45,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSpectrumCostModel)
+RANKSCOPE_TEST_GUILESS_MAIN(TestSpectrumCostModel)
 #include "tst_SpectrumCostModel.moc"

@@ -5,20 +5,20 @@
 // the demo run's raw tensors; and through the results file, which keeps only the newest
 // checkpoint's vectors, so that a checkpoint added later costs only itself, and with the k they
 // were computed with, so that another k computes them again.
-#include "SmallGpt2Run.h"
 #include "analysis/MatrixPartSource.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
+#include "SmallGpt2Run.h"
 #include "spectral/DenseBlockSource.h"
 #include "spectral/SingularValueSolver.h"
+#include "TestSuite.h"
 
 #include <QFile>
 #include <QFileInfo>
 #include <hdf5.h>
 #include <QTemporaryDir>
-#include <QTest>
 #include <cmath>
 #include <numbers>
 
@@ -58,11 +58,6 @@ void turnTopVectors(KnownSvd &svd, int k, double angle)
 double exactOverlap(const Eigen::MatrixXd &a, const Eigen::MatrixXd &b, int k)
 {
     return (a.leftCols(k).transpose() * b.leftCols(k)).squaredNorm() / k;
-}
-
-Eigen::MatrixXd exactRightVectors(const Eigen::MatrixXd &m, int k)
-{
-    return Eigen::BDCSVD<Eigen::MatrixXd>(m, Eigen::ComputeThinV).matrixV().leftCols(k);
 }
 
 double degrees(double d) { return d * std::numbers::pi / 180; }
@@ -239,8 +234,8 @@ private slots:
                 QVERIFY(a.ok() && b.ok());
                 const int part = r.type == MatrixType::Q ? 0 : r.type == MatrixType::K ? 1 : r.type == MatrixType::V ? 2 : -1;
                 auto asAnalysed = [&](const Eigen::MatrixXd &m) { return part < 0 ? m : Eigen::MatrixXd(m.middleRows(part * r.rows, r.rows)); };
-                const Eigen::MatrixXd va = exactRightVectors(asAnalysed(a.values), kDefaultSubspaceK);
-                const Eigen::MatrixXd vb = exactRightVectors(asAnalysed(b.values), kDefaultSubspaceK);
+                const Eigen::MatrixXd va = exactRightSingularVectors(asAnalysed(a.values), kDefaultSubspaceK);
+                const Eigen::MatrixXd vb = exactRightSingularVectors(asAnalysed(b.values), kDefaultSubspaceK);
                 worstOverlap = std::max(worstOverlap, std::abs(r.metrics.subspaceOverlap - exactOverlap(va, vb, kDefaultSubspaceK)));
                 worstCosine = std::max(worstCosine, std::abs(r.metrics.topVectorCosine - std::abs(va.col(0).dot(vb.col(0)))));
                 ++checked;
@@ -449,5 +444,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSubspaceMetrics)
+RANKSCOPE_TEST_GUILESS_MAIN(TestSubspaceMetrics)
 #include "tst_SubspaceMetrics.moc"

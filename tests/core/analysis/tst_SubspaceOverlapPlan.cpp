@@ -1,8 +1,8 @@
 // --subspace across checkpoints: which compare with their predecessor now, which are read again for
 // vectors not kept, and the agreement set from the predecessor's vectors as the run goes.
 #include "analysis/SubspaceOverlapPlan.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cmath>
 
 using namespace rankscope;
@@ -126,5 +126,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSubspaceOverlapPlan)
+RANKSCOPE_TEST_GUILESS_MAIN(TestSubspaceOverlapPlan)
 #include "tst_SubspaceOverlapPlan.moc"

@@ -2,9 +2,9 @@
 // at the leader (each member's results, its issues said once, its work counted in the progress).
 #include "analysis/AnalysisTeam.h"
 #include "analysis/TeamSchedule.h"
+#include "TestSuite.h"
 
 #include <QHash>
-#include <QTest>
 
 using namespace rankscope;
 
@@ -138,5 +138,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTeamSchedule)
+RANKSCOPE_TEST_GUILESS_MAIN(TestTeamSchedule)
 #include "tst_TeamSchedule.moc"

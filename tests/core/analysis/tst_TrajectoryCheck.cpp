@@ -3,14 +3,14 @@
 // the run otherwise moves (TrajectoryCheck's rule, docs/metrics.md). A smooth run, a plateau and a
 // run too short to judge are never flagged; what is flagged is still analysed, and the
 // fingerprints it rests on come back from the results file.
-#include "SmallGpt2Run.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
 #include "analysis/RunSummary.h"
 #include "analysis/TrajectoryCheck.h"
+#include "SmallGpt2Run.h"
+#include "TestSuite.h"
 
 #include <QTemporaryDir>
-#include <QTest>
 #include <random>
 
 using namespace rankscope;
@@ -169,5 +169,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTrajectoryCheck)
+RANKSCOPE_TEST_GUILESS_MAIN(TestTrajectoryCheck)
 #include "tst_TrajectoryCheck.moc"

@@ -1,6 +1,6 @@
 #include "base/PrintableText.h"
+#include "TestSuite.h"
 
-#include <QTest>
 
 using namespace rankscope;
 
@@ -95,5 +95,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestPrintableText)
+RANKSCOPE_TEST_GUILESS_MAIN(TestPrintableText)
 #include "tst_PrintableText.moc"

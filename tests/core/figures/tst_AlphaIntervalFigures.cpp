@@ -9,9 +9,9 @@
 #include "figures/LineFigure.h"
 #include "figures/SpectrumFigure.h"
 #include "spectral/PowerLawFit.h"
+#include "TestSuite.h"
 
 #include <QRegularExpression>
-#include <QTest>
 #include <cmath>
 
 using namespace rankscope;
@@ -175,5 +175,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAlphaIntervalFigures)
+RANKSCOPE_TEST_GUILESS_MAIN(TestAlphaIntervalFigures)
 #include "tst_AlphaIntervalFigures.moc"

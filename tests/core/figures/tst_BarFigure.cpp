@@ -2,8 +2,8 @@
 // by hand (stable rank = Σσ² / σ₁²), K's layer 1 split into two experts.
 #include "figures/BarFigure.h"
 #include "KnownMatrices.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cmath>
 
 using namespace rankscope;
@@ -113,5 +113,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestBarFigure)
+RANKSCOPE_TEST_GUILESS_MAIN(TestBarFigure)
 #include "tst_BarFigure.moc"

@@ -5,8 +5,8 @@
 #include "figures/HeadFigure.h"
 #include "figures/HeatmapFigure.h"
 #include "KnownMatrices.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cmath>
 
 using namespace rankscope;
@@ -110,5 +110,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestHeadFigure)
+RANKSCOPE_TEST_GUILESS_MAIN(TestHeadFigure)
 #include "tst_HeadFigure.moc"

@@ -2,8 +2,8 @@
 // known by hand (stable rank = Σσ² / σ₁²).
 #include "figures/HeatmapFigure.h"
 #include "KnownMatrices.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cmath>
 
 using namespace rankscope;
@@ -116,5 +116,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestHeatmapFigure)
+RANKSCOPE_TEST_GUILESS_MAIN(TestHeatmapFigure)
 #include "tst_HeatmapFigure.moc"

@@ -2,8 +2,8 @@
 // by hand (stable rank = Σσ² / σ₁²), two steps, two layers, two types.
 #include "figures/LineFigure.h"
 #include "KnownMatrices.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cmath>
 
 using namespace rankscope;
@@ -220,5 +220,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLineFigure)
+RANKSCOPE_TEST_GUILESS_MAIN(TestLineFigure)
 #include "tst_LineFigure.moc"

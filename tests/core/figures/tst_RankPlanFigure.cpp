@@ -1,10 +1,10 @@
 // The Rank plan figure's numbers from spectra known by hand: each cell the rank the planner
 // chooses (a cell of two experts their mean), rows by block and type, the curve and the mark the
 // planner's, and a budget below the smallest plan drawn as the smallest.
-#include "KnownMatrices.h"
 #include "figures/RankPlanFigure.h"
+#include "KnownMatrices.h"
+#include "TestSuite.h"
 
-#include <QTest>
 
 using namespace rankscope;
 using test::knownMatrix;
@@ -68,5 +68,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRankPlanFigure)
+RANKSCOPE_TEST_GUILESS_MAIN(TestRankPlanFigure)
 #include "tst_RankPlanFigure.moc"

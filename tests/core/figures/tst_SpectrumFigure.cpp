@@ -1,8 +1,8 @@
 // The spectrum figure as numbers, without a widget: what each curve holds, which legend names it,
 // the panels' log–log ranges, and what an unusable or missing matrix shows instead.
 #include "figures/SpectrumFigure.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cmath>
 
 using namespace rankscope;
@@ -139,5 +139,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSpectrumFigure)
+RANKSCOPE_TEST_GUILESS_MAIN(TestSpectrumFigure)
 #include "tst_SpectrumFigure.moc"

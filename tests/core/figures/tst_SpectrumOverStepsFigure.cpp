@@ -2,11 +2,11 @@
 // the bins they must with the fractions they must, uneven steps get cells reaching halfway to
 // their neighbours, the stable-rank line is the stable_rank column, a type's mean is the average
 // of its layers, the CSV, and what a run of one step or a matrix of zeros shows.
-#include "KnownMatrices.h"
 #include "figures/SpectrumOverStepsFigure.h"
+#include "KnownMatrices.h"
 #include "spectral/MetricCatalog.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cmath>
 #include <numeric>
 
@@ -236,5 +236,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSpectrumOverStepsFigure)
+RANKSCOPE_TEST_GUILESS_MAIN(TestSpectrumOverStepsFigure)
 #include "tst_SpectrumOverStepsFigure.moc"

@@ -6,17 +6,17 @@
 // and gets; the zip framing of TorchCheckpointWriter.h, without torch's 64-byte entry alignment).
 // Matrices hold distinct values and the padding a sentinel, so a wrong offset, order or
 // truncation fails.
-#include "TorchCheckpointWriter.h"
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/CheckpointSteps.h"
 #include "io/CheckpointFormats.h"
 #include "io/DeepSpeedCheckpointReader.h"
 #include "io/FolderWeights.h"
+#include "TestSuite.h"
+#include "TorchCheckpointWriter.h"
 
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
-#include <QTest>
 
 using namespace rankscope;
 using namespace rankscope::test;
@@ -767,5 +767,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(DeepSpeedCheckpointTest)
+RANKSCOPE_TEST_GUILESS_MAIN(DeepSpeedCheckpointTest)
 #include "tst_DeepSpeedCheckpoint.moc"

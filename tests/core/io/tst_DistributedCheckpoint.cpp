@@ -1,16 +1,16 @@
 // torch.distributed.checkpoint folders as torch's FileSystemWriter, torchtitan, Megatron-Core's
 // torch_dist and NeMo 2 write them (DcpCheckpointWriter.h says which revisions), read back
 // exactly, and hostile .metadata refused by name without allocating what the files do not hold.
-#include "DcpCheckpointWriter.h"
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/RunAnalyzer.h"
+#include "DcpCheckpointWriter.h"
 #include "io/CheckpointFormats.h"
 #include "io/DistributedCheckpointReader.h"
+#include "TestMatrices.h"
+#include "TestSuite.h"
 
-#include <Eigen/SVD>
 #include <QDir>
 #include <QTemporaryDir>
-#include <QTest>
 
 using namespace rankscope;
 using namespace rankscope::test;
@@ -187,7 +187,7 @@ private slots:
             const RowMajorMatrix qkv = counting(12, 4, r.layer);
             const int offset = r.type == MatrixType::Q ? 0 : r.type == MatrixType::K ? 2 : r.type == MatrixType::V ? 4 : -1;
             const RowMajorMatrix expected = offset < 0 ? counting(4, 4, r.layer) : part(qkv, offset);
-            const double sigma = Eigen::JacobiSVD<Eigen::MatrixXd>(expected).singularValues()(0);
+            const double sigma = exactSingularValues(expected)(0);
             QVERIFY2(std::abs(r.singularValues(0) - sigma) < 1e-9 * sigma, qPrintable(r.tensor + QStringLiteral(": σ₁ %1, expected %2").arg(r.singularValues(0)).arg(sigma)));
         }
         seen.sort();
@@ -385,5 +385,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestDistributedCheckpoint)
+RANKSCOPE_TEST_GUILESS_MAIN(TestDistributedCheckpoint)
 #include "tst_DistributedCheckpoint.moc"

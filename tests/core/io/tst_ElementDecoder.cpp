@@ -1,6 +1,6 @@
 #include "io/ElementDecoder.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -249,5 +249,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestElementDecoder)
+RANKSCOPE_TEST_GUILESS_MAIN(TestElementDecoder)
 #include "tst_ElementDecoder.moc"

@@ -1,15 +1,15 @@
 // safetensors, NumPy and HDF5 readers on files the tests write, and the validation each does.
-#include "FormatWriters.h"
-#include "TorchCheckpointWriter.h"
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/RunAnalyzer.h"
+#include "FormatWriters.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "io/TrainingFileNames.h"
+#include "TestSuite.h"
+#include "TorchCheckpointWriter.h"
 
 #include <QDateTime>
 #include <QTemporaryDir>
-#include <QTest>
 #include <hdf5.h>
 
 using namespace rankscope;
@@ -461,5 +461,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestFormatReaders)
+RANKSCOPE_TEST_GUILESS_MAIN(TestFormatReaders)
 #include "tst_FormatReaders.moc"

@@ -2,18 +2,18 @@
 // (tests/fuzz/regressions/<target>/), replayed through the code of its target. Each input X comes
 // with X.expected, the problem the replay must report: no input passes by merely not crashing.
 // Under the sanitizer build a relapse is a test failure.
+#include "analysis/MatrixPartExtractor.h"
 #include "DcpCheckpointWriter.h"
 #include "fuzz/Hdf5FuzzImage.h"
-#include "analysis/MatrixPartExtractor.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "io/NpyFormat.h"
 #include "io/PickleReader.h"
 #include "model/CheckpointLayout.h"
+#include "TestSuite.h"
 
 #include <QDir>
 #include <QTemporaryDir>
-#include <QTest>
 
 using namespace rankscope;
 
@@ -150,5 +150,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestFuzzRegressions)
+RANKSCOPE_TEST_GUILESS_MAIN(TestFuzzRegressions)
 #include "tst_FuzzRegressions.moc"

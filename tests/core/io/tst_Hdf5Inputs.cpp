@@ -1,18 +1,18 @@
 // HDF5 files built to break their readers: attributes of any shape where one value is expected,
 // datasets whose bytes are elsewhere or nowhere, and results files that declare more than they
 // hold. Every HDF5 id is closed on every path. Run under the sanitizers, an overflow is a failure.
-#include "Hdf5TestFiles.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
+#include "Hdf5TestFiles.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
+#include "TestSuite.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QScopeGuard>
-#include <QTest>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -275,5 +275,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestHdf5Inputs)
+RANKSCOPE_TEST_GUILESS_MAIN(TestHdf5Inputs)
 #include "tst_Hdf5Inputs.moc"

@@ -1,19 +1,19 @@
 // Memory and time bounded by the bytes that exist: a matrix larger than the memory limit, a
 // sparse file's hole, a compressed entry, an allocation that fails, a FIFO or device where a
 // checkpoint should be. Each is refused for its tensor or file, quickly, and the rest is read.
+#include "analysis/RunAnalyzer.h"
 #include "FormatWriters.h"
 #include "Hdf5TestFiles.h"
-#include "analysis/RunAnalyzer.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "io/MemoryBudget.h"
+#include "TestSuite.h"
 
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QScopeGuard>
 #include <QTemporaryDir>
-#include <QTest>
 #include <fcntl.h>
 #include <new>
 #include <random>
@@ -272,5 +272,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestInputLimits)
+RANKSCOPE_TEST_GUILESS_MAIN(TestInputLimits)
 #include "tst_InputLimits.moc"

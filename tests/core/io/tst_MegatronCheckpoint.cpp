@@ -4,15 +4,15 @@
 // of the unsharded model has a spectrum of its own and is sharded here as Megatron's layers shard it
 // (written independently of the code under test), so the merged matrices must equal the unsharded
 // ones exactly and every part must come out with its own stable rank.
-#include "FamilyCheckpoint.h"
-#include "MegatronCheckpointWriter.h"
 #include "analysis/CheckpointDiscovery.h"
+#include "FamilyCheckpoint.h"
 #include "io/CheckpointFormats.h"
 #include "io/MegatronCheckpointReader.h"
 #include "io/NemoCheckpointReader.h"
+#include "MegatronCheckpointWriter.h"
+#include "TestSuite.h"
 
 #include <QTemporaryDir>
-#include <QTest>
 
 using namespace rankscope;
 using namespace rankscope::test;
@@ -471,5 +471,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestMegatronCheckpoint)
+RANKSCOPE_TEST_GUILESS_MAIN(TestMegatronCheckpoint)
 #include "tst_MegatronCheckpoint.moc"

@@ -5,13 +5,13 @@
 // of the legacy GPTModel under `module`, and `latest`. Every matrix has a spectrum of its own and is
 // sharded as Megatron's layers shard it (independently of the code under test): the merged matrices
 // must equal the unsharded ones exactly.
-#include "FamilyCheckpoint.h"
-#include "MegatronCheckpointWriter.h"
 #include "analysis/CheckpointDiscovery.h"
+#include "FamilyCheckpoint.h"
 #include "io/CheckpointFormats.h"
+#include "MegatronCheckpointWriter.h"
+#include "TestSuite.h"
 
 #include <QTemporaryDir>
-#include <QTest>
 
 using namespace rankscope;
 using namespace rankscope::test;
@@ -158,5 +158,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestMegatronDeepSpeed)
+RANKSCOPE_TEST_GUILESS_MAIN(TestMegatronDeepSpeed)
 #include "tst_MegatronDeepSpeed.moc"

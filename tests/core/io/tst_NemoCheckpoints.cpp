@@ -11,17 +11,17 @@
 // holds io.json and model.yaml, yaml.safe_dump of the model's config as
 // tests/lightning/_io/artifacts/model.yaml shows it (TrainerContext.io_dump, nemo/lightning/io/mixin.py).
 // Every matrix has a spectrum of its own, so a wrong per-group QKV split shows as a wrong stable rank.
-#include "DcpCheckpointWriter.h"
-#include "FamilyCheckpoint.h"
-#include "MegatronCheckpointWriter.h"
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/RunAnalyzer.h"
+#include "DcpCheckpointWriter.h"
+#include "FamilyCheckpoint.h"
 #include "io/CheckpointFormats.h"
 #include "io/NemoContext.h"
+#include "MegatronCheckpointWriter.h"
+#include "TestSuite.h"
 
 #include <QDir>
 #include <QTemporaryDir>
-#include <QTest>
 
 using namespace rankscope;
 using namespace rankscope::test;
@@ -401,5 +401,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestNemoCheckpoints)
+RANKSCOPE_TEST_GUILESS_MAIN(TestNemoCheckpoints)
 #include "tst_NemoCheckpoints.moc"

@@ -1,10 +1,10 @@
 #include "io/OutputFile.h"
+#include "TestSuite.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
-#include <QTest>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -258,5 +258,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestOutputFile)
+RANKSCOPE_TEST_GUILESS_MAIN(TestOutputFile)
 #include "tst_OutputFile.moc"

@@ -1,16 +1,16 @@
-#include "FormatWriters.h"
-#include "TorchCheckpointWriter.h"
 #include "analysis/RunAnalyzer.h"
+#include "FormatWriters.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
+#include "io/MegatronConfig.h"
 #include "io/PickleReader.h"
 #include "io/TorchCheckpointReader.h"
-#include "io/MegatronConfig.h"
+#include "TestSuite.h"
+#include "TorchCheckpointWriter.h"
 
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
-#include <QTest>
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -507,5 +507,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTorchCheckpointReader)
+RANKSCOPE_TEST_GUILESS_MAIN(TestTorchCheckpointReader)
 #include "tst_TorchCheckpointReader.moc"

@@ -1,6 +1,6 @@
 #include "io/TrainingFileNames.h"
+#include "TestSuite.h"
 
-#include <QTest>
 
 using namespace rankscope;
 
@@ -96,5 +96,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTrainingFileNames)
+RANKSCOPE_TEST_GUILESS_MAIN(TestTrainingFileNames)
 #include "tst_TrainingFileNames.moc"

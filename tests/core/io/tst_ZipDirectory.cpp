@@ -1,8 +1,8 @@
-#include "TorchCheckpointWriter.h"
 #include "io/ZipDirectory.h"
+#include "TestSuite.h"
+#include "TorchCheckpointWriter.h"
 
 #include <QTemporaryDir>
-#include <QTest>
 #include <QtEndian>
 #include <limits>
 #include <zlib.h>
@@ -567,5 +567,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestZipDirectory)
+RANKSCOPE_TEST_GUILESS_MAIN(TestZipDirectory)
 #include "tst_ZipDirectory.moc"

@@ -4,6 +4,7 @@
 // type, expert, shape and stable rank; anything attention/MLP-like not analysed must be reported.
 #include "FamilyCheckpoint.h"
 #include "model/CheckpointLayout.h"
+#include "TestSuite.h"
 
 #include <QJsonArray>
 
@@ -2342,5 +2343,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestArchitectureFamilies)
+RANKSCOPE_TEST_GUILESS_MAIN(TestArchitectureFamilies)
 #include "tst_ArchitectureFamilies.moc"

@@ -1,8 +1,8 @@
 #include "model/GenericTyping.h"
+#include "TestSuite.h"
 
 #include "model/MatrixIdentity.h"
 
-#include <QTest>
 
 using namespace rankscope;
 
@@ -215,5 +215,5 @@ private slots:
     void familyNameIsStable() { QCOMPARE(GenericTyping::familyName(), QStringLiteral("generic (by its name alone)")); }
 };
 
-QTEST_GUILESS_MAIN(TestGenericTyping)
+RANKSCOPE_TEST_GUILESS_MAIN(TestGenericTyping)
 #include "tst_GenericTyping.moc"

@@ -1,6 +1,6 @@
 #include "model/ModelConfig.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cmath>
 #include <limits>
 
@@ -174,5 +174,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestModelConfig)
+RANKSCOPE_TEST_GUILESS_MAIN(TestModelConfig)
 #include "tst_ModelConfig.moc"

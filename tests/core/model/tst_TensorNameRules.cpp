@@ -4,12 +4,12 @@
 #include "analysis/MatrixPartExtractor.h"
 #include "model/CheckpointLayout.h"
 #include "model/RuleSuggestions.h"
+#include "TestSuite.h"
 
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTemporaryDir>
-#include <QTest>
 
 using namespace rankscope;
 
@@ -230,5 +230,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTensorNameRules)
+RANKSCOPE_TEST_GUILESS_MAIN(TestTensorNameRules)
 #include "tst_TensorNameRules.moc"

@@ -3,8 +3,8 @@
 // has standard error (α − 1)/√n, so the 95 % interval is about 2·1.96·(α − 1)/√n wide; and its
 // generator, percentile and seed pinned against an independent Python computation.
 #include "spectral/AlphaInterval.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <algorithm>
 #include <cmath>
 
@@ -172,5 +172,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAlphaInterval)
+RANKSCOPE_TEST_GUILESS_MAIN(TestAlphaInterval)
 #include "tst_AlphaInterval.moc"

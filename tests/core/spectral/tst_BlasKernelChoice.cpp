@@ -2,8 +2,8 @@
 // detected: the decision as a pure function, without the CPU it is about.
 #include "spectral/BlasKernelChoice.h"
 #include "spectral/CpuFeatures.h"
+#include "TestSuite.h"
 
-#include <QTest>
 
 using namespace rankscope;
 
@@ -89,5 +89,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestBlasKernelChoice)
+RANKSCOPE_TEST_GUILESS_MAIN(TestBlasKernelChoice)
 #include "tst_BlasKernelChoice.moc"

@@ -10,8 +10,8 @@
 #include "spectral/DeviceGramSolver.h"
 #include "spectral/GramDeviceChoice.h"
 #include "StandInGramDevice.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <QThread>
 #include <cmath>
 #include <random>
@@ -348,5 +348,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestDeviceGramSolver)
+RANKSCOPE_TEST_GUILESS_MAIN(TestDeviceGramSolver)
 #include "tst_DeviceGramSolver.moc"

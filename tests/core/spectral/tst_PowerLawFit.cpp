@@ -1,6 +1,6 @@
 #include "spectral/PowerLawFit.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -175,5 +175,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestPowerLawFit)
+RANKSCOPE_TEST_GUILESS_MAIN(TestPowerLawFit)
 #include "tst_PowerLawFit.moc"

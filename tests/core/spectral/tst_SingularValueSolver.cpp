@@ -1,9 +1,9 @@
-#include "TestMatrices.h"
 #include "spectral/DenseBlockSource.h"
 #include "spectral/SingularValueSolver.h"
 #include "spectral/SpectralMetrics.h"
+#include "TestMatrices.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cmath>
 #include <limits>
 
@@ -259,5 +259,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSingularValueSolver)
+RANKSCOPE_TEST_GUILESS_MAIN(TestSingularValueSolver)
 #include "tst_SingularValueSolver.moc"

@@ -1,9 +1,9 @@
-#include "TestMatrices.h"
 #include "spectral/EigenvalueDensity.h"
 #include "spectral/SingularValueSolver.h"
 #include "spectral/SpectralMetrics.h"
+#include "TestMatrices.h"
+#include "TestSuite.h"
 
-#include <QTest>
 #include <cmath>
 #include <limits>
 
@@ -240,5 +240,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSpectralMetrics)
+RANKSCOPE_TEST_GUILESS_MAIN(TestSpectralMetrics)
 #include "tst_SpectralMetrics.moc"

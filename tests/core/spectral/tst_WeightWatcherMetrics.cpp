@@ -1,12 +1,12 @@
 // WeightWatcher's columns on matrices whose answer is known: norms in closed form, and a
 // Marchenko–Pastur bulk (a Gaussian matrix) with a known number of planted spikes.
-#include "TestMatrices.h"
 #include "spectral/SingularValueSolver.h"
 #include "spectral/SpectralMetrics.h"
 #include "spectral/WeightWatcherMetrics.h"
+#include "TestMatrices.h"
+#include "TestSuite.h"
 
 #include <Eigen/Dense>
-#include <QTest>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -33,7 +33,7 @@ Eigen::MatrixXd spikedGaussian(int rows, int cols, const QList<double> &spikes, 
 
 Eigen::VectorXd eigenvaluesOf(const Eigen::MatrixXd &w)
 {
-    return Eigen::BDCSVD<Eigen::MatrixXd>(w).singularValues().array().square();
+    return test::exactSingularValues(w).array().square();
 }
 
 } // namespace
@@ -312,5 +312,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestWeightWatcherMetrics)
+RANKSCOPE_TEST_GUILESS_MAIN(TestWeightWatcherMetrics)
 #include "tst_WeightWatcherMetrics.moc"

@@ -59,4 +59,21 @@ struct AnalysisSettings {
     QString deviceNote;
 };
 
+// The opt-in metrics, each asked for or not (or, compared with stored results: missing there or not).
+struct AnalysisOptIns {
+    bool randDistance = false, delta = false, subspace = false, alphaCi = false, heads = false;
+    bool any() const { return randDistance || delta || subspace || alphaCi || heads; }
+    // Every one of these is among `asked` too.
+    bool within(const AnalysisOptIns &asked) const
+    {
+        return (!randDistance || asked.randDistance) && (!delta || asked.delta) && (!subspace || asked.subspace) &&
+               (!alphaCi || asked.alphaCi) && (!heads || asked.heads);
+    }
+    // Those the settings ask for.
+    static AnalysisOptIns of(const AnalysisSettings &settings)
+    {
+        return {settings.randDistance, settings.delta, settings.subspace, settings.alphaCi, settings.heads};
+    }
+};
+
 } // namespace rankscope

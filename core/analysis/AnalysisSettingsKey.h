@@ -13,12 +13,6 @@
 
 namespace rankscope {
 
-// The opt-in metrics, each asked for or not (or, compared with stored results: missing there or not).
-struct AnalysisOptIns {
-    bool randDistance = false, delta = false, subspace = false, alphaCi = false, heads = false;
-    bool any() const { return randDistance || delta || subspace || alphaCi || heads; }
-};
-
 struct AnalysisSettingsKey {
     // Deciding the spectra: stored results with other values here serve for nothing.
     QString solver;

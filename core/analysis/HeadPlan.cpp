@@ -1,5 +1,7 @@
 #include "analysis/HeadPlan.h"
 
+#include "analysis/RunAnalysis.h"
+
 #include <QMap>
 #include <algorithm>
 #include <array>
@@ -45,6 +47,12 @@ QString shapesText(const LayerParts &layer)
     return shapes.join(QLatin1String(", "));
 }
 
+// Every problem begins with the words that tell it apart among a run's issues (AnalysisIssue::raisedBy).
+QString headsProblem(const QString &text)
+{
+    return QLatin1String(kHeadsIssuePrefix) + text;
+}
+
 } // namespace
 
 HeadPlan HeadPlan::of(const QList<AttentionPart> &parts, const ModelConfig &config)
@@ -60,14 +68,14 @@ HeadPlan HeadPlan::of(const QList<AttentionPart> &parts, const ModelConfig &conf
         const AttentionPart *any = layer.of(T::Q) ? layer.of(T::Q) : *std::find_if(layer.byType.begin(), layer.byType.end(), [](auto *p) { return p; });
         const QString where = (any->id.block.isEmpty() ? QString() : any->id.block + QLatin1Char(' ')) + QStringLiteral("layer %1").arg(any->id.layer);
         if (!heads || *heads <= 0 || kv <= 0 || *heads % kv != 0) {
-            plan.problems.append({any->label, QStringLiteral("per-head spectra need the numbers of attention heads and key/value heads "
-                                                             "(num_attention_heads, num_key_value_heads in config.json or a --rules file's \"config\")")});
+            plan.problems.append({any->label, headsProblem(QStringLiteral("need the numbers of attention heads and key/value heads "
+                                                                          "(num_attention_heads, num_key_value_heads in config.json or a --rules file's \"config\")"))});
             continue;
         }
         const auto missing = std::find(layer.byType.begin(), layer.byType.end(), nullptr);
         if (missing != layer.byType.end()) {
-            plan.problems.append({any->label, QStringLiteral("per-head spectra not computed for %1: its layer has no %2 matrix")
-                                                  .arg(where, csvName(T(missing - layer.byType.begin())))});
+            plan.problems.append({any->label, headsProblem(QStringLiteral("not computed for %1: its layer has no %2 matrix")
+                                                               .arg(where, csvName(T(missing - layer.byType.begin()))))});
             continue;
         }
         // A Q cut from a tensor's columns is GPT-2's Conv1D c_attn: its layer is stored (in, out).
@@ -76,8 +84,8 @@ HeadPlan HeadPlan::of(const QList<AttentionPart> &parts, const ModelConfig &conf
         if (!g)
             g = fit(layer, *heads, kv, conv1d);
         if (!g) {
-            plan.problems.append({layer.of(T::Q)->label, QStringLiteral("per-head spectra not computed for %1: %2 do not fit %3 heads and "
-                                                                        "%4 key/value heads").arg(where, shapesText(layer)).arg(*heads).arg(kv)});
+            plan.problems.append({layer.of(T::Q)->label, headsProblem(QStringLiteral("not computed for %1: %2 do not fit %3 heads and %4 key/value heads")
+                                                                          .arg(where, shapesText(layer)).arg(*heads).arg(kv))});
             continue;
         }
         const int group = int(*heads / kv);

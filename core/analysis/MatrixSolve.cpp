@@ -2,6 +2,7 @@
 
 #include "spectral/AlphaInterval.h"
 #include "analysis/HeadSpectra.h"
+#include "analysis/RunAnalysis.h"
 #include "spectral/BlasThreadBudget.h"
 #include "spectral/WeightWatcherMetrics.h"
 
@@ -79,16 +80,16 @@ MatrixSolve::Change MatrixSolve::changeFrom(const RowMajorMatrix &widened, Matri
     // A NaN or Inf there makes every σ of D NaN: said as the reference's, not left as an
     // unexplained NaN (W itself was checked by its own solve).
     if (!difference.allFinite()) {
-        problem = QStringLiteral("delta: the reference checkpoint (step %1) holds non-finite values in this tensor: "
-                                 "its delta metrics are NaN").arg(task.referenceStep);
+        problem = (QLatin1String(kDeltaIssuePrefix) + QStringLiteral("the reference checkpoint (step %1) holds non-finite values in this tensor: "
+                                                                      "its delta metrics are NaN")).arg(task.referenceStep);
         return change;
     }
     change.referenceNorm = difference.norm();
     difference = widened - difference;
     change.spectrum = m_solver.compute(Eigen::Map<const Eigen::MatrixXd>(difference.data(), difference.cols(), difference.rows()));
     if (!change.spectrum.ok())
-        problem = QStringLiteral("delta: its change from the reference checkpoint (step %1) cannot be decomposed (%2): "
-                                 "its delta metrics are NaN").arg(task.referenceStep).arg(change.spectrum.error);
+        problem = (QLatin1String(kDeltaIssuePrefix) + QStringLiteral("its change from the reference checkpoint (step %1) cannot be decomposed (%2): "
+                                                                      "its delta metrics are NaN")).arg(task.referenceStep).arg(change.spectrum.error);
     return change;
 }
 

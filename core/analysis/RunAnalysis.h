@@ -2,6 +2,7 @@
 // each checkpoint, and everything that could not be read, with the reason.
 #pragma once
 
+#include "analysis/AnalysisSettings.h"
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/MatrixResult.h"
 
@@ -12,6 +13,12 @@
 
 namespace rankscope {
 
+// The words that begin every issue only an opt-in metric raises (HeadPlan's layers that cannot be
+// cut into heads, MatrixSolve's changes that cannot be computed): kept with a checkpoint's stored
+// results, they are told apart by them where that metric is not asked for (AnalysisIssue::raisedBy).
+inline constexpr char kHeadsIssuePrefix[] = "per-head spectra ";
+inline constexpr char kDeltaIssuePrefix[] = "delta: ";
+
 // "file: what is wrong", for a whole checkpoint (tensor empty) or one tensor in it.
 struct AnalysisIssue {
     QString path;
@@ -19,6 +26,8 @@ struct AnalysisIssue {
     QString message;
     bool wholeFile = true;
     QString text() const;
+    // The opt-in metric whose computation alone raised it (none for every other issue).
+    AnalysisOptIns raisedBy() const;
 };
 
 // What was read from one checkpoint, and the identity (size, mtime, content fingerprint) that
@@ -101,6 +110,20 @@ struct RunAnalysis {
     // One line per issue ("file: tensor: what is wrong"); the same tensor failing the same way in
     // several checkpoints (an untyped tensor of every checkpoint) is one line that says how many.
     QStringList issueLines() const;
+
+    // An analysis keeps what its earlier results hold beyond the opt-in metrics it asks for (they
+    // serve it whole, and the results file keeps them for a later one that asks). What a command or
+    // the window shows holds only what it asked for (RunLoader), whatever ran before: these say
+    // whether the run holds more, and leave that out — the values of the opt-in metrics not asked
+    // for (NaN; D's spectrum empty), the per-head rows without heads, and the issues only those
+    // metrics raise.
+    bool holdsUnasked(const AnalysisOptIns &asked) const;
+    void dropUnasked(const AnalysisOptIns &asked);
 };
+
+// The same for the rows of one checkpoint as they arrive (RunAnalyzer::ProgressCallback), per-head
+// rows among them.
+bool holdsUnasked(const QList<MatrixResult> &rows, const AnalysisOptIns &asked);
+void dropUnasked(QList<MatrixResult> &rows, const AnalysisOptIns &asked);
 
 } // namespace rankscope

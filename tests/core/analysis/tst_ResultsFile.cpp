@@ -11,6 +11,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QHash>
 #include <QTemporaryDir>
 #include <cmath>
 #include <hdf5.h>
@@ -540,6 +541,110 @@ private slots:
         const RunAnalysis resumed = RunAnalyzer(settings).analyzeFolder(dir.path(), {}, &*saved);
         QCOMPARE(fromCache(resumed), 2);
         QCOMPARE(resumed.results.size(), 144);
+    }
+
+    // Results that hold more opt-in metrics serve an analysis that asks for fewer, and keep them
+    // for the results file; what a run shows is what was asked for (RunAnalysis::dropUnasked, as
+    // loadRun shows a folder): of a metric not asked for, its values are NaN, D's spectrum empty,
+    // its per-head rows and the issues only it raises gone, and nothing else changes.
+    void onlyTheOptInsAskedForAreShown_data()
+    {
+        QTest::addColumn<QString>("unasked");
+        for (const char *name : {"randDistance", "delta", "subspace", "alphaCi", "heads"})
+            QTest::newRow(name) << QString::fromLatin1(name);
+    }
+    void onlyTheOptInsAskedForAreShown()
+    {
+        QFETCH(QString, unasked);
+        QTemporaryDir dir;
+        RunAnalysis run = threeMatrices(dir.path());
+        for (MatrixResult &r : run.results) {
+            r.metrics.randDistance = 0.5;
+            r.metrics.subspaceOverlap = 0.9;
+            r.metrics.topVectorCosine = 0.8;
+            r.metrics.alphaCiLow = 1.5;
+            r.metrics.alphaCiHigh = 2.5;
+        }
+        MatrixResult circuit = run.results.first();
+        circuit.type = MatrixType::QK;
+        circuit.head = circuit.kvHead = 0;
+        run.headResults << circuit;
+        const QString ckpt = run.checkpoints[0].path;
+        const AnalysisIssue plain{ckpt, QStringLiteral("t9"), QStringLiteral("not a matrix"), false},
+            heads{ckpt, QStringLiteral("t0"), QLatin1String(kHeadsIssuePrefix) + QStringLiteral("need the numbers of attention heads"), false},
+            delta{ckpt, QStringLiteral("t1"), QLatin1String(kDeltaIssuePrefix) + QStringLiteral("its change cannot be decomposed"), false};
+        run.issues << plain << heads << delta;
+        QVERIFY(!plain.raisedBy().any());
+        QVERIFY(heads.raisedBy().heads && !heads.raisedBy().delta);
+        QVERIFY(delta.raisedBy().delta && !delta.raisedBy().heads);
+
+        const QHash<QString, bool AnalysisOptIns::*> optIns{{"randDistance", &AnalysisOptIns::randDistance}, {"delta", &AnalysisOptIns::delta},
+                                                            {"subspace", &AnalysisOptIns::subspace}, {"alphaCi", &AnalysisOptIns::alphaCi},
+                                                            {"heads", &AnalysisOptIns::heads}};
+        const AnalysisOptIns all{true, true, true, true, true};
+        QVERIFY(!run.holdsUnasked(all));
+        RunAnalysis shown = run;
+        shown.dropUnasked(all);
+        QCOMPARE(shown.results.size(), run.results.size());
+        QCOMPARE(shown.headResults.size(), qsizetype(1));
+        QCOMPARE(shown.issues.size(), qsizetype(3));
+
+        AnalysisOptIns asked = all;
+        asked.*optIns.value(unasked) = false;
+        QVERIFY(run.holdsUnasked(asked));
+        shown = run;
+        shown.dropUnasked(asked);
+        QVERIFY(!shown.holdsUnasked(asked));
+        // Each opt-in column: NaN when its metric is not asked for, else as it was.
+        const QList<std::pair<double SpectralMetrics::*, QString>> columns{
+            {&SpectralMetrics::randDistance, "randDistance"},       {&SpectralMetrics::deltaRelFrobenius, "delta"},
+            {&SpectralMetrics::deltaSpectralNorm, "delta"},         {&SpectralMetrics::deltaStableRank, "delta"},
+            {&SpectralMetrics::deltaEffectiveRank, "delta"},        {&SpectralMetrics::subspaceOverlap, "subspace"},
+            {&SpectralMetrics::topVectorCosine, "subspace"},        {&SpectralMetrics::alphaCiLow, "alphaCi"},
+            {&SpectralMetrics::alphaCiHigh, "alphaCi"}};
+        QCOMPARE(shown.results.size(), run.results.size());
+        for (qsizetype i = 0; i < run.results.size(); ++i) {
+            const MatrixResult &was = run.results[i], &is = shown.results[i];
+            QCOMPARE(is.tensor, was.tensor);
+            QCOMPARE(is.singularValues, was.singularValues);
+            QCOMPARE(is.metrics.stableRank, was.metrics.stableRank);
+            QCOMPARE(is.metrics.alpha, was.metrics.alpha);
+            for (const auto &[member, optIn] : columns) {
+                QVERIFY(std::isfinite(was.metrics.*member));
+                if (optIn == unasked)
+                    QVERIFY2(std::isnan(is.metrics.*member), qPrintable(optIn));
+                else
+                    QCOMPARE(is.metrics.*member, was.metrics.*member);
+            }
+            QCOMPARE(is.deltaSingularValues.size(), unasked == "delta" ? Eigen::Index(0) : was.deltaSingularValues.size());
+        }
+        QCOMPARE(shown.headResults.size(), qsizetype(unasked == "heads" ? 0 : 1));
+        QStringList messages;
+        for (const AnalysisIssue &issue : shown.issues)
+            messages << issue.message;
+        QStringList expected{plain.message};
+        if (unasked != "heads")
+            expected << heads.message;
+        if (unasked != "delta")
+            expected << delta.message;
+        QCOMPARE(messages, expected);
+        QCOMPARE(shown.checkpoints.size(), run.checkpoints.size());
+
+        // The rows of a checkpoint as they arrive: the same.
+        QList<MatrixResult> rows = run.results + run.headResults;
+        QVERIFY(holdsUnasked(rows, asked));
+        dropUnasked(rows, asked);
+        QCOMPARE(rows.size(), shown.results.size() + shown.headResults.size());
+        QVERIFY(!holdsUnasked(rows, asked));
+
+        // Nothing asked for: the whole matrices and the other issues alone.
+        shown = run;
+        shown.dropUnasked({});
+        QVERIFY(shown.headResults.isEmpty());
+        QCOMPARE(shown.issues.size(), qsizetype(1));
+        for (const MatrixResult &r : shown.results)
+            for (const auto &[member, optIn] : columns)
+                QVERIFY(std::isnan(r.metrics.*member));
     }
 
     // A stored spectrum no analysis writes (NaN, Inf, a negative value, or σ whose squares

@@ -110,7 +110,7 @@ void AnalysisController::startAnalysis(const QString &folder, std::optional<RunA
         options.previous = previous ? &*previous : nullptr; // a watch pass: the last pass, not the file
         QElapsedTimer sinceProgress;
         sinceProgress.start();
-        const LoadedRun loaded = loadRun(folder, options, [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
+        LoadedRun loaded = loadRun(folder, options, [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
             // A first pass fills the views as checkpoints complete; a watch pass replaces the run at its end.
             if (initial && !results.isEmpty())
                 post([this, results] { emit checkpointArrived(results); });
@@ -129,12 +129,15 @@ void AnalysisController::startAnalysis(const QString &folder, std::optional<RunA
             });
             return;
         }
-        post([this, run = *loaded.run, initial, folder] {
+        // What was asked for, and all the results hold for the next pass (loadRun).
+        RunAnalysis asAsked = *loaded.run;
+        std::optional<RunAnalysis> whole = loaded.takeForNextPass();
+        post([this, run = std::move(asAsked), whole = std::move(whole), initial, folder] {
             QStringList arrived;
             for (const CheckpointRecord &c : run.checkpoints)
                 if (!c.fromCache) // new, or replaced since the last pass
                     arrived << c.path;
-            m_lastRun = run;
+            m_lastRun = whole;
             if (initial)
                 emit finished(run);
             else

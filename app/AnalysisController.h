@@ -86,6 +86,8 @@ private:
     bool m_useGpu = true;
     bool m_heads = false;
     QString m_folder;
+    // The open folder's last pass, with all its results hold (LoadedRun::takeForNextPass): the next
+    // watch pass starts from it.
     std::optional<RunAnalysis> m_lastRun;
     std::unique_ptr<RunWatch> m_watch; // once the first pass is done
     bool m_watchOpened = true;         // false: the open folder is analysed once, never watched

@@ -45,7 +45,24 @@ LoadedRun loadRun(const QString &source, const RunLoadOptions &options, const Ru
         analyzer.setNameRules(*options.rules);
     if (options.cancel)
         analyzer.shareCancelFlag(options.cancel);
-    loaded.run = analyzer.analyzeFolder(source, onProgress, previous ? &*previous : nullptr);
+    // Earlier results that hold more opt-in metrics serve whole, and the analysis keeps all they hold
+    // (it saves them); what is shown is what was asked for.
+    const AnalysisOptIns asked = AnalysisOptIns::of(settings);
+    RunAnalyzer::ProgressCallback shownProgress;
+    if (onProgress)
+        shownProgress = [&](const AnalysisProgress &progress, const QList<MatrixResult> &results) {
+            if (!holdsUnasked(results, asked))
+                return onProgress(progress, results);
+            QList<MatrixResult> shown = results;
+            dropUnasked(shown, asked);
+            onProgress(progress, shown);
+        };
+    RunAnalysis run = analyzer.analyzeFolder(source, shownProgress, previous ? &*previous : nullptr);
+    if (run.holdsUnasked(asked)) {
+        loaded.whole = run;
+        run.dropUnasked(asked);
+    }
+    loaded.run = std::move(run);
     return loaded;
 }
 

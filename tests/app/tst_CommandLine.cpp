@@ -18,6 +18,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include "core/FormatWriters.h"
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <csignal>
 #include <sys/resource.h>
@@ -392,6 +394,116 @@ private slots:
         // The results file lies in the run folder now: it is not mistaken for a checkpoint.
         const Run fourth = runRankscope({"analyze", dir.path(), "--results", explicitResults});
         QVERIFY2(fourth.err.contains("2 of 2 checkpoints analysed (2 from the results file)"), qPrintable(fourth.err));
+    }
+
+    // A command writes what it was asked for, whatever ran before it (#42). An analysis with
+    // opt-in metrics leaves them in the folder's results file, for a later one that asks; a plain
+    // analysis after it writes the CSV and JSON it wrote before, byte for byte (the same header, no
+    // per-head rows, no opt-in values), says nothing more and exits as it did, and export's and
+    // info's numbers are the same too. One asking for some of them gets those alone.
+    void outputsDoNotDependOnWhatRanBefore()
+    {
+        QTemporaryDir dir;
+        const QString run = dir.filePath("run");
+        QVERIFY(QDir().mkpath(run));
+        for (const QString &name : QDir(RANKSCOPE_DEMO_RUN).entryList({"*.pt"}, QDir::Files))
+            QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath(name), QDir(run).filePath(name)));
+        struct Outputs {
+            Run analysis, exported;
+            QByteArray csv, json, lines;
+        };
+        auto plain = [&](const QString &tag) {
+            const QString csv = dir.filePath(tag + ".csv"), json = dir.filePath(tag + ".json"), lines = dir.filePath(tag + "-lines.csv");
+            Outputs o{runRankscope({"analyze", run, "--csv", csv, "--json", json, "--quiet"}),
+                      runRankscope({"export", run, "--figure", "lines", "--metric", "alpha", "--out", lines}), {}, {}, {}};
+            o.csv = contents(csv);
+            o.json = contents(json);
+            o.lines = contents(lines);
+            return o;
+        };
+        const Outputs before = plain("before");
+        const Run infoBefore = runRankscope({"info", run}); // with the plain results in the cache
+        QCOMPARE(before.analysis.exitCode, 0);
+        QVERIFY2(before.analysis.err.isEmpty(), qPrintable(before.analysis.err));
+        QCOMPARE(before.csv.count('\n'), qsizetype(145));
+        QCOMPARE(before.exported.exitCode, 0);
+        QVERIFY(!before.lines.isEmpty() && !before.lines.contains("alpha_ci"));
+
+        // The opt-in metrics that keep the stored spectra, at once, into the same results file (the
+        // user's cache); --subspace below.
+        const Run all = runRankscope({"analyze", run, "--heads", "--delta", "--alpha-ci", "--rand-distance", "--csv", "-"});
+        QCOMPARE(all.exitCode, 0);
+        QCOMPARE(all.out.count('\n'), qsizetype(433)); // 144 matrices, 288 heads and circuits
+        const QString cachePath = all.err.section("results in ", 1).trimmed();
+        QVERIFY2(cachePath.startsWith(cacheHome().path()), qPrintable(all.err));
+
+        const Outputs after = plain("after");
+        QCOMPARE(after.analysis.exitCode, before.analysis.exitCode);
+        QCOMPARE(after.analysis.err, before.analysis.err);
+        QCOMPARE(after.csv, before.csv);
+        QCOMPARE(after.json, before.json);
+        QCOMPARE(after.exported.exitCode, before.exported.exitCode);
+        QCOMPARE(after.lines, before.lines);
+        const Run infoAfter = runRankscope({"info", run});
+        QCOMPARE(infoAfter.exitCode, infoBefore.exitCode);
+        QCOMPARE(infoAfter.out, infoBefore.out);
+        // Served by the results file, which still holds what it was not asked for.
+        QString error;
+        const std::optional<RunAnalysis> cached = ResultsFile::load(cachePath, &error);
+        QVERIFY2(cached, qPrintable(error));
+        QCOMPARE(cached->headResults.size(), qsizetype(288));
+        QVERIFY(std::isfinite(cached->results.last().metrics.alphaCiLow) && std::isfinite(cached->results.last().metrics.deltaSpectralNorm));
+
+        // --subspace decomposes every matrix again for its vectors, and that solve replaces the
+        // stored spectra, equal to the last bits or so: the CSV (10 digits) is the same byte for
+        // byte, the JSON (every digit) value for value to 1e-12.
+        QCOMPARE(runRankscope({"analyze", run, "--subspace", "--quiet"}).exitCode, 0);
+        const Outputs afterSubspace = plain("after-subspace");
+        QCOMPARE(afterSubspace.analysis.exitCode, before.analysis.exitCode);
+        QCOMPARE(afterSubspace.analysis.err, before.analysis.err);
+        QCOMPARE(afterSubspace.csv, before.csv);
+        QCOMPARE(afterSubspace.lines, before.lines);
+        const QJsonArray jsonBefore = QJsonDocument::fromJson(before.json).array(), jsonAfter = QJsonDocument::fromJson(afterSubspace.json).array();
+        QCOMPARE(jsonAfter.size(), jsonBefore.size());
+        for (qsizetype i = 0; i < jsonBefore.size(); ++i) {
+            const QJsonObject a = jsonAfter[i].toObject(), b = jsonBefore[i].toObject();
+            QCOMPARE(a.keys(), b.keys());
+            for (const QString &key : b.keys()) {
+                const bool same = a[key].isDouble() && b[key].isDouble()
+                                      ? std::abs(a[key].toDouble() - b[key].toDouble()) <= 1e-12 * std::max(1.0, std::abs(b[key].toDouble()))
+                                      : a[key] == b[key];
+                QVERIFY2(same, qPrintable(QStringLiteral("record %1, %2").arg(i).arg(key)));
+            }
+        }
+
+        // Asked for one of them, that one alone: the plain rows with alpha's interval filled in.
+        const Run some = runRankscope({"analyze", run, "--alpha-ci", "--csv", "-", "--quiet"});
+        QCOMPARE(some.exitCode, 0);
+        const QStringList plainLines = QString::fromUtf8(before.csv).split('\n'), someLines = some.out.split('\n');
+        QCOMPARE(someLines.size(), plainLines.size());
+        QCOMPARE(someLines.first(), plainLines.first());
+        for (qsizetype i = 1; i + 1 < someLines.size(); ++i) {
+            QStringList fields = someLines[i].split(',');
+            QVERIFY2(fields.size() > 4 && fields[fields.size() - 4] != "nan" && fields[fields.size() - 3] != "nan", qPrintable(someLines[i]));
+            fields[fields.size() - 4] = fields[fields.size() - 3] = "nan"; // alpha_ci_low, alpha_ci_high
+            QCOMPARE(fields.join(','), plainLines[i]);
+        }
+
+        // Warnings only an opt-in metric raises are its own: per-head spectra of a run whose
+        // head counts are unknown are skipped work (exit 2) with --heads, and nothing without it.
+        const QString tiny = dir.filePath("tiny");
+        QVERIFY(QDir().mkpath(tiny));
+        writeTinyRun(tiny);
+        const Run tinyBefore = runRankscope({"analyze", tiny, "--csv", "-", "--json", dir.filePath("tiny-before.json"), "--quiet"});
+        QCOMPARE(tinyBefore.exitCode, 0);
+        const Run heads = runRankscope({"analyze", tiny, "--heads", "--csv", "/dev/null", "--quiet"});
+        QCOMPARE(heads.exitCode, 2);
+        QVERIFY2(heads.err.contains("per-head spectra need the numbers of attention heads"), qPrintable(heads.err));
+        const Run tinyAfter = runRankscope({"analyze", tiny, "--csv", "-", "--json", dir.filePath("tiny-after.json"), "--quiet"});
+        QCOMPARE(tinyAfter.exitCode, tinyBefore.exitCode);
+        QCOMPARE(tinyAfter.err, tinyBefore.err);
+        QCOMPARE(tinyAfter.out, tinyBefore.out);
+        QCOMPARE(contents(dir.filePath("tiny-after.json")), contents(dir.filePath("tiny-before.json")));
     }
 
     // Headless: DISPLAY and QT_QPA_PLATFORM are unset by runRankscope() for every run.

@@ -10,6 +10,8 @@
 #include "analysis/HeadPlan.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/ResultsFile.h"
+#include "analysis/RunLoader.h"
+#include "analysis/RunSummary.h"
 #include "HeadCheckpoint.h"
 #include "TestSuite.h"
 
@@ -260,6 +262,56 @@ private slots:
         const RunAnalysis kept = reanalyse(f.folder(), {}, &added);
         QVERIFY(kept.checkpoints.first().fromCache);
         verifyHeads(kept, layers, 2);
+    }
+
+    // A folder's run as loadRun shows it, to every command and the window: with --heads its heads
+    // and what keeps a layer from being cut; without it neither (nor among the rows as they
+    // arrive), though the results file served it: the results file and the next watch pass keep
+    // them all, and a results file opened is shown as it is.
+    void loadRunShowsHeadsOnlyWhenAsked()
+    {
+        FamilyCheckpoint f;
+        HeadFixture fixture(2);
+        const QList<Heads> layers = writeLlama(f, fixture);
+        // A layer of Q alone: its heads cannot be cut, which only --heads says.
+        f.add(QStringLiteral("model.layers.%1.self_attn.q_proj.weight").arg(LAYERS), f.other(D, D));
+        f.analyse(); // writes the checkpoint
+        QTemporaryDir cache;
+        RunLoadOptions asked;
+        asked.settings = withHeads();
+        asked.settings.resultsPath = cache.filePath("run.h5");
+        const LoadedRun withHeadsRun = loadRun(f.folder(), asked);
+        QVERIFY(withHeadsRun.run && !withHeadsRun.whole);
+        verifyHeads(*withHeadsRun.run, layers, 2);
+        QCOMPARE(withHeadsRun.run->issues.size(), qsizetype(1));
+        QVERIFY2(withHeadsRun.run->issues.first().raisedBy().heads, qPrintable(withHeadsRun.run->issueLines().join('\n')));
+        QCOMPARE(RunSummary(*withHeadsRun.run).exitStatus(), ExitStatus::Skipped);
+
+        RunLoadOptions plain = asked;
+        plain.settings.heads = false;
+        QList<MatrixResult> arrived;
+        LoadedRun without = loadRun(f.folder(), plain, [&](const AnalysisProgress &, const QList<MatrixResult> &rows) { arrived += rows; });
+        QVERIFY(without.run && without.whole);
+        QVERIFY(without.run->checkpoints.first().fromCache);
+        QVERIFY(without.run->headResults.isEmpty());
+        QVERIFY2(without.run->issues.isEmpty(), qPrintable(without.run->issueLines().join('\n')));
+        QCOMPARE(RunSummary(*without.run).exitStatus(), ExitStatus::Clean);
+        QCOMPARE(without.run->results.size(), withHeadsRun.run->results.size());
+        QCOMPARE(arrived.size(), without.run->results.size());
+        QVERIFY(std::none_of(arrived.begin(), arrived.end(), [](const MatrixResult &r) { return r.isHead(); }));
+
+        verifyHeads(*without.whole, layers, 2);
+        QCOMPARE(without.whole->issues.size(), qsizetype(1));
+        const std::optional<RunAnalysis> next = without.takeForNextPass();
+        QVERIFY(next);
+        verifyHeads(*next, layers, 2);
+        QString error;
+        const std::optional<RunAnalysis> saved = ResultsFile::load(asked.settings.resultsPath, &error);
+        QVERIFY2(saved, qPrintable(error));
+        verifyHeads(*saved, layers, 2);
+        const LoadedRun file = loadRun(asked.settings.resultsPath, RunLoadOptions());
+        QVERIFY(file.run && !file.whole);
+        verifyHeads(*file.run, layers, 2);
     }
 
     // Under mpirun the ranks share the reads: a query head's K may be another rank's, and the

@@ -84,11 +84,27 @@ void AnalysisController::applyOptInMetrics(AnalysisSettings &settings) const
 {
     settings.device = m_useGpu ? windowDevice().device : nullptr;
     settings.deviceNote = m_useGpu ? windowDevice().why : QStringLiteral("the GPU is switched off in the Analysis menu");
-    settings.randDistance = m_randDistance;
-    settings.delta = m_delta;
-    settings.subspace = m_subspace;
-    settings.alphaCi = m_alphaCi;
-    settings.heads = m_heads;
+    settings.randDistance = m_optIns.randDistance;
+    settings.delta = m_optIns.delta;
+    settings.subspace = m_optIns.subspace;
+    settings.alphaCi = m_optIns.alphaCi;
+    settings.heads = m_optIns.heads;
+}
+
+void AnalysisController::setOptIn(bool AnalysisOptIns::*optIn, bool on)
+{
+    const bool turnedOff = m_optIns.*optIn && !on;
+    m_optIns.*optIn = on;
+    // At once for the open folder's last pass; a pass under way leaves it out when it ends.
+    if (turnedOff && m_lastRun)
+        emit updated(lastRunAsAsked(), {});
+}
+
+RunAnalysis AnalysisController::lastRunAsAsked() const
+{
+    RunAnalysis run = *m_lastRun;
+    run.dropUnasked(m_optIns);
+    return run;
 }
 
 void AnalysisController::startAnalysis(const QString &folder, std::optional<RunAnalysis> previous, bool initial)
@@ -132,12 +148,14 @@ void AnalysisController::startAnalysis(const QString &folder, std::optional<RunA
         // What was asked for, and all the results hold for the next pass (loadRun).
         RunAnalysis asAsked = *loaded.run;
         std::optional<RunAnalysis> whole = loaded.takeForNextPass();
-        post([this, run = std::move(asAsked), whole = std::move(whole), initial, folder] {
+        post([this, shown = std::move(asAsked), whole = std::move(whole), asked = AnalysisOptIns::of(options.settings), initial, folder] {
             QStringList arrived;
-            for (const CheckpointRecord &c : run.checkpoints)
+            for (const CheckpointRecord &c : shown.checkpoints)
                 if (!c.fromCache) // new, or replaced since the last pass
                     arrived << c.path;
             m_lastRun = whole;
+            // An opt-in metric turned off while the pass ran is left out now.
+            const RunAnalysis run = asked.within(m_optIns) ? shown : lastRunAsAsked();
             if (initial)
                 emit finished(run);
             else

@@ -37,31 +37,34 @@ public:
     bool isWatching() const { return m_watch != nullptr; }
     // The opt-in metrics of the runs opened from now on (AnalysisSettings): a folder whose cached
     // results were made without them gets only them computed (RunAnalyzer: missing opt-in metrics).
-    void setRandDistance(bool on) { m_randDistance = on; }
-    bool randDistance() const { return m_randDistance; }
+    // A folder's run shows only those asked for (loadRun), whatever its cache holds; one turned off
+    // leaves the open folder's run at once (`updated`), and stays in its results file.
+    void setRandDistance(bool on) { setOptIn(&AnalysisOptIns::randDistance, on); }
+    bool randDistance() const { return m_optIns.randDistance; }
     // --delta: the change of every matrix from the run's first checkpoint.
-    void setDelta(bool on) { m_delta = on; }
-    bool delta() const { return m_delta; }
+    void setDelta(bool on) { setOptIn(&AnalysisOptIns::delta, on); }
+    bool delta() const { return m_optIns.delta; }
     // --subspace: agreement of every matrix's top right singular vectors with the previous checkpoint's.
-    void setSubspace(bool on) { m_subspace = on; }
-    bool subspace() const { return m_subspace; }
+    void setSubspace(bool on) { setOptIn(&AnalysisOptIns::subspace, on); }
+    bool subspace() const { return m_optIns.subspace; }
     // --alpha-ci: alpha's bootstrap interval, from the spectra (cached results gain it without a read).
-    void setAlphaCi(bool on) { m_alphaCi = on; }
-    bool alphaCi() const { return m_alphaCi; }
+    void setAlphaCi(bool on) { setOptIn(&AnalysisOptIns::alphaCi, on); }
+    bool alphaCi() const { return m_optIns.alphaCi; }
     // --device: the spectra on the GPU when one is usable (default), or on the CPU.
     void setUseGpu(bool on) { m_useGpu = on; }
     // The GPU the window would use ("NVIDIA H200 (…)"), or empty with why there is none.
     static QString gpuDescription(QString *whyNone);
     // --heads: every attention head's spectrum and its QK and OV circuits.
-    void setHeads(bool on) { m_heads = on; }
-    bool heads() const { return m_heads; }
+    void setHeads(bool on) { setOptIn(&AnalysisOptIns::heads, on); }
+    bool heads() const { return m_optIns.heads; }
 
 signals:
     void started(const QString &source);
     void checkpointArrived(const QList<rankscope::MatrixResult> &results);
     void progressed(const rankscope::AnalysisProgress &progress);
     void finished(const rankscope::RunAnalysis &run);
-    // A watched folder changed and was analysed again: the whole run, and the checkpoints that are new.
+    // A watched folder changed and was analysed again: the whole run, and the checkpoints that are
+    // new; or an opt-in metric was turned off: the open folder's run without it (none new).
     void updated(const rankscope::RunAnalysis &run, const QStringList &arrived);
     void problem(const QString &message); // something the user should know; the rest goes on
     void comparisonReady(const rankscope::RunAnalysis &run, const QString &path);
@@ -69,6 +72,9 @@ signals:
 private:
     void waitForPrevious();
     void applyOptInMetrics(AnalysisSettings &settings) const;
+    void setOptIn(bool AnalysisOptIns::*optIn, bool on);
+    // The open folder's last pass as the opt-in metrics asked for now show it (RunAnalysis::dropUnasked).
+    RunAnalysis lastRunAsAsked() const;
     // Runs an analysis of the folder on a pool thread; `done` gets its result on this thread.
     void startAnalysis(const QString &folder, std::optional<RunAnalysis> previous, bool initial);
 
@@ -79,12 +85,8 @@ private:
     TensorNameRules m_rules = TensorNameRules::builtIn();
     int m_generation = 0; // events of a superseded run are dropped
     double m_settleSeconds = 3;
-    bool m_randDistance = false;
-    bool m_delta = false;
-    bool m_subspace = false;
-    bool m_alphaCi = false;
+    AnalysisOptIns m_optIns;
     bool m_useGpu = true;
-    bool m_heads = false;
     QString m_folder;
     // The open folder's last pass, with all its results hold (LoadedRun::takeForNextPass): the next
     // watch pass starts from it.

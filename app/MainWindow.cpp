@@ -406,6 +406,7 @@ void MainWindow::buildMenus()
             else
                 m_controller->setSubspace(on);
             // The open folder is opened again: its cached results get the metric computed, nothing else.
+            // Turned off, the controller leaves it out of the open run at once (its results file keeps it).
             if (on && QFileInfo(m_source).isDir())
                 openPath(m_source);
         });

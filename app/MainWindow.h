@@ -61,6 +61,8 @@ public:
     QSpinBox *lastLayerBox() const { return m_lastLayer; }
     QAction *subspaceAction() const { return m_subspace; }
     QAction *alphaCiAction() const { return m_alphaCi; }
+    // Analysis ▸ per-head spectra and QK/OV circuits (--heads).
+    QAction *headsAction() const { return m_heads; }
     FigureView *figure(FigureKind kind) const { return m_figures.value(int(kind)); }
     MetricLineChart *lineChart() const { return figure(FigureKind::Lines)->lineChart(); }
     LayerBarChart *barChart() const { return figure(FigureKind::Bars)->barPanels().value(0); }

@@ -279,6 +279,11 @@ private slots:
         }
         window.deltaAction()->setChecked(false);
         window.randDistanceAction()->setChecked(false);
+        // Turned off, they leave the open run at once, the folder not read again (#42).
+        QCOMPARE(window.state()->results().size(), 144);
+        for (const MatrixResult &r : window.state()->results())
+            QVERIFY2(std::isnan(r.metrics.randDistance) && std::isnan(r.metrics.deltaSpectralNorm) && r.deltaSingularValues.size() == 0,
+                     qPrintable(r.tensor));
 
         // Analysis ▸ subspace agreement: --subspace, NaN at the first step only; remembered.
         QVERIFY(!window.subspaceAction()->isChecked());
@@ -286,10 +291,26 @@ private slots:
         QVERIFY(finished.wait(60000));
         const RunAnalysis withSubspace = finished.takeFirst().first().value<RunAnalysis>();
         QCOMPARE(withSubspace.results.size(), 144);
-        for (const MatrixResult &r : withSubspace.results)
+        for (const MatrixResult &r : withSubspace.results) {
             QVERIFY2(r.step == 0 ? std::isnan(r.metrics.subspaceOverlap)
                                  : r.metrics.subspaceOverlap > 0 && r.metrics.subspaceOverlap <= 1 && r.metrics.topVectorCosine <= 1,
                      qPrintable(r.tensor));
+            // Kept by the results file that served it, not asked for: not shown.
+            QVERIFY(std::isnan(r.metrics.randDistance) && std::isnan(r.metrics.deltaSpectralNorm));
+        }
+
+        // Per-head spectra ticked, then unticked: no per-head row is left, and none on opening again.
+        window.headsAction()->setChecked(true);
+        QVERIFY(finished.wait(60000));
+        QVERIFY(!finished.takeFirst().first().value<RunAnalysis>().headResults.isEmpty());
+        QVERIFY(!window.state()->headResults().isEmpty());
+        window.headsAction()->setChecked(false);
+        QVERIFY(window.state()->headResults().isEmpty());
+        QCOMPARE(window.state()->results().size(), 144);
+        window.openPath(copy.path());
+        QVERIFY(finished.wait(30000));
+        QVERIFY(finished.takeFirst().first().value<RunAnalysis>().headResults.isEmpty());
+        QVERIFY(window.state()->headResults().isEmpty());
         window.close();
         QVERIFY(QSettings().value("analysis/subspace").toBool());
         window.subspaceAction()->setChecked(false);

@@ -342,6 +342,34 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
 
 namespace {
 
+// What the figure draws that only an opt-in analysis computes is asked of a folder: the heads
+// figure its heads, a metric of --rand-distance, --delta or --subspace that analysis. A folder's
+// figure is then the same whatever earlier analyses left in its results file (loadRun shows what
+// is asked, no more), computed when they left nothing. A results file is drawn as it is.
+void askForWhatIsDrawn(const ExportOptions &options, AnalysisSettings &settings)
+{
+    settings.heads = options.kind == FigureKind::Heads;
+    if (!options.metric)
+        return;
+    switch (*options.metric) {
+    case Metric::RandDistance:
+        settings.randDistance = true;
+        break;
+    case Metric::DeltaRelFrobenius:
+    case Metric::DeltaSpectralNorm:
+    case Metric::DeltaStableRank:
+    case Metric::DeltaEffectiveRank:
+        settings.delta = true;
+        break;
+    case Metric::SubspaceOverlap:
+    case Metric::TopVectorCosine:
+        settings.subspace = true;
+        break;
+    default:
+        break;
+    }
+}
+
 // Every source loaded into the state, the first as the run and the others compared with it, its
 // messages and issues said. Clean or skipped (RunSummary) over all of them; nullopt, said, when
 // one has nothing to draw.
@@ -349,6 +377,7 @@ std::optional<ExitStatus> loadSources(const ExportOptions &options, ViewState &s
 {
     RunLoadOptions load;
     load.settings.energy = options.energy;
+    askForWhatIsDrawn(options, load.settings);
     QList<ExitStatus> statuses;
     for (qsizetype i = 0; i < options.sources.size(); ++i) {
         const LoadedRun loaded = loadRun(options.sources[i], load);

@@ -231,11 +231,22 @@ private slots:
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("rankscope export: heads: no QK head 9 in layer 2 at this step"), qPrintable(r.err));
         QVERIFY(!QFileInfo::exists(png + ".png"));
-        // A run analysed without --heads has nothing per head: refused with how to get it, not a blank figure.
-        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "heads", "--out", png + ".png"});
+        // A results file analysed without --heads has nothing per head: refused with how to get it,
+        // not a blank figure.
+        const QString plain = m_dir.filePath("plain.h5");
+        QCOMPARE(runRankscope({"analyze", RANKSCOPE_DEMO_RUN, "--results", plain, "--quiet"}).exitCode, 0);
+        r = runRankscope({"export", plain, "--figure", "heads", "--out", png + ".png"});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("rankscope export: heads: Per-head spectra were not computed: analyze with --heads"), qPrintable(r.err));
         QVERIFY(!QFileInfo::exists(png + ".png"));
+        // A folder's figure asks for its heads, whatever its cache held before: the same numbers as
+        // the results file analysed with --heads.
+        const QString fromFolder = m_dir.filePath("heads-folder.csv"), fromFile = m_dir.filePath("heads-file.csv");
+        r = runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "heads", "--out", fromFolder});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(runRankscope({"export", m_demo, "--figure", "heads", "--out", fromFile}).exitCode, 0);
+        QVERIFY(!contents(fromFolder).isEmpty());
+        QCOMPARE(contents(fromFolder), contents(fromFile));
     }
 
     // A grouped-query checkpoint end to end: analysed with --heads, planned (the checkpoint's own

@@ -84,6 +84,7 @@ struct ExportOptionSet {
     const QCommandLineOption relativeDepth{QStringLiteral("relative-depth"), QStringLiteral("Layers as layer / (depth − 1), to compare models of different depth.")};
     const QCommandLineOption relativeStep{QStringLiteral("relative-step"), QStringLiteral("Steps as a fraction of each run's last step.")};
     const QCommandLineOption noGuide{QStringLiteral("no-guide-band"), QStringLiteral("lines of alpha: leave out WeightWatcher's 2 <= alpha <= 6 band.")};
+    const QCommandLineOption alphaCi{QStringLiteral("alpha-ci"), QStringLiteral("lines of alpha: error bars of its 95% bootstrap interval (a folder's results gain it from the spectra if they lack it).")};
     const QCommandLineOption byLayer{QStringLiteral("by-layer"), QStringLiteral("lines: one line per layer of this type instead of one per type."), QStringLiteral("T")};
     const QCommandLineOption block{QStringLiteral("block"), QStringLiteral("lines, bars, spectrum, spectrogram: the block of a model of several stacks, e.g. encoder, decoder-cross (default: the first)."), QStringLiteral("B")};
     const QCommandLineOption legend{QStringLiteral("legend"), QStringLiteral("lines, bars: where the legend goes: %1 (default auto: in a row above the plot when it fits, else beside or below it).").arg(legendPositionNames().join(QLatin1String(", "))), QStringLiteral("WHERE"), QStringLiteral("auto")};
@@ -295,6 +296,7 @@ void readNames(const CommandParser &parser, const ExportOptionSet &o, ExportOpti
     options.relativeDepth = parser.isSet(o.relativeDepth);
     options.relativeStep = parser.isSet(o.relativeStep);
     options.alphaGuide = !parser.isSet(o.noGuide);
+    options.alphaCi = parser.isSet(o.alphaCi);
 }
 
 } // namespace
@@ -316,7 +318,7 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
     parser.addOptions({o.figure, o.output, o.metric, o.step, o.types, o.layers, o.lineLayers, o.barLayers, o.steps});
     parser.addEnergyOption();
     parser.addOptions({o.preset, o.size, o.dpi, o.font, o.width, o.height, o.scale, o.title, o.panelTitle, o.layer, o.type, o.byLayer, o.noGuide,
-                       o.relativeDepth, o.relativeStep, o.block, o.expert, o.legend, o.theme, o.colourRange, o.vmin, o.vmax, o.spectrumTail,
+                       o.alphaCi, o.relativeDepth, o.relativeStep, o.block, o.expert, o.legend, o.theme, o.colourRange, o.vmin, o.vmax, o.spectrumTail,
                        o.keep, o.maxError, o.head});
     if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
         return *exit;
@@ -343,12 +345,14 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
 namespace {
 
 // What the figure draws that only an opt-in analysis computes is asked of a folder: the heads
-// figure its heads, a metric of --rand-distance, --delta or --subspace that analysis. A folder's
+// figure its heads, a metric of --rand-distance, --delta or --subspace that analysis, --alpha-ci
+// alpha's interval. A folder's
 // figure is then the same whatever earlier analyses left in its results file (loadRun shows what
 // is asked, no more), computed when they left nothing. A results file is drawn as it is.
 void askForWhatIsDrawn(const ExportOptions &options, AnalysisSettings &settings)
 {
     settings.heads = options.kind == FigureKind::Heads;
+    settings.alphaCi = options.alphaCi;
     if (!options.metric)
         return;
     switch (*options.metric) {

@@ -42,6 +42,7 @@ struct ExportOptions {
     bool relativeDepth = false;
     bool relativeStep = false;
     bool alphaGuide = true;
+    bool alphaCi = false;        // lines of alpha: its bootstrap interval as error bars (--alpha-ci)
     RankTarget rankTarget;       // plan: --keep, --energy or --max-error, as `rankscope plan` takes them
     std::optional<qint64> head;  // heads: with --layer and --type, that head's spectrum
 };

@@ -428,6 +428,11 @@ private slots:
         QCOMPARE(before.csv.count('\n'), qsizetype(145));
         QCOMPARE(before.exported.exitCode, 0);
         QVERIFY(!before.lines.isEmpty() && !before.lines.contains("alpha_ci"));
+        // Export asked for alpha's interval draws it, computed from the stored spectra.
+        const QString linesCi = dir.filePath("lines-ci.csv");
+        const Run ci = runRankscope({"export", run, "--figure", "lines", "--metric", "alpha", "--alpha-ci", "--out", linesCi});
+        QCOMPARE(ci.exitCode, 0);
+        QVERIFY2(contents(linesCi).contains("alpha_ci"), qPrintable(QString::fromUtf8(contents(linesCi).left(300))));
 
         // The opt-in metrics that keep the stored spectra, at once, into the same results file (the
         // user's cache); --subspace below.

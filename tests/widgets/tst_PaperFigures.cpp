@@ -15,6 +15,7 @@
 #include "MetricLineChart.h"
 #include "RankPlanHeatmap.h"
 #include "SpectrumView.h"
+#include "AnalyzeCommand.h"
 #include "TestSuite.h"
 #include "TypeLayerHeatmap.h"
 
@@ -399,9 +400,12 @@ private slots:
         QVERIFY(svg.contains(QStringLiteral("Training step")));
         QVERIFY(svg.contains(QStringLiteral("Layer")));
         QCOMPARE(runExportCommand({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--steps", "2000-3000", "--out", out}), 1);
-        // Nothing to draw in any panel (a metric never computed, no layer in range): refused, no picture of the reason.
+        // Nothing to draw in any panel (a metric the results file never computed, no layer in range):
+        // refused, no picture of the reason. (A folder computes the metric its figure draws.)
         const QString none = m_dir.filePath(QStringLiteral("none.png"));
-        QCOMPARE(runExportCommand({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--metric", "delta_stable_rank", "--out", none}), 1);
+        const QString plain = m_dir.filePath(QStringLiteral("plain.h5"));
+        QCOMPARE(runAnalyzeCommand({"analyze", RANKSCOPE_DEMO_RUN, "--results", plain, "--quiet"}), 0);
+        QCOMPARE(runExportCommand({"export", plain, "--figure", "lines", "--metric", "delta_stable_rank", "--out", none}), 1);
         QCOMPARE(runExportCommand({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--layers", "7", "--out", none}), 1);
         QVERIFY(!QFileInfo::exists(none));
         const auto parsed = parseExportOptions({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--steps", "a-b", "--out", out});

@@ -50,4 +50,47 @@ QString printableText(const QString &text)
     return out;
 }
 
+namespace {
+
+// One item of a brief list: printable, at most `length` characters, "…" where cut. An escape can
+// make a character longer, so the printed text is cut again; a surrogate pair is never split.
+QString briefItem(const QString &item, qsizetype length)
+{
+    const auto cutAt = [](const QString &text, qsizetype at) {
+        return at > 0 && at < text.size() && text.at(at - 1).isHighSurrogate() ? at - 1 : at;
+    };
+    const qsizetype kept = cutAt(item, std::min(item.size(), length));
+    QString printed = printableText(item.left(kept));
+    bool cut = kept < item.size();
+    if (printed.size() > length) {
+        printed.truncate(cutAt(printed, length));
+        cut = true;
+    }
+    return cut ? printed + QStringLiteral("…") : printed;
+}
+
+} // namespace
+
+QString briefList(const QStringList &items, qint64 total, const QString &separator, qsizetype itemLength)
+{
+    total = std::max<qint64>(total, items.size());
+    itemLength = std::clamp<qsizetype>(itemLength, 1, kBriefListLength - 1);
+    QStringList shown;
+    qsizetype length = 0;
+    for (qsizetype i = 0; i < items.size() && i < kBriefListItems; ++i) {
+        const QString item = briefItem(items[i], itemLength);
+        const qsizetype added = (shown.isEmpty() ? 0 : separator.size()) + item.size();
+        if (!shown.isEmpty() && length + added > kBriefListLength)
+            break;
+        shown << item;
+        length += added;
+    }
+    const qint64 more = total - shown.size();
+    if (more <= 0)
+        return shown.join(separator);
+    if (shown.isEmpty())
+        return QStringLiteral("%1 more").arg(more);
+    return shown.join(separator) + QStringLiteral(" and %1 more").arg(more);
+}
+
 } // namespace rankscope

@@ -1,6 +1,8 @@
 #include "base/PrintableText.h"
 #include "TestSuite.h"
 
+#include <limits>
+
 
 using namespace rankscope;
 
@@ -92,6 +94,50 @@ private slots:
     {
         const QString broken = QString(QChar(0xD800)) + QStringLiteral("\n");
         QCOMPARE(printableText(broken), QString(QChar(0xFFFD)) + QStringLiteral("\\n"));
+    }
+
+    // A list in a message names the first few, then how many more: a count a name or a config
+    // claims (2⁴⁰ ranks) is said as a number, never listed.
+    void briefListNamesAFewThenCounts()
+    {
+        QCOMPARE(briefList({}), QString());
+        QCOMPARE(briefList({"a"}), QStringLiteral("a"));
+        QCOMPARE(briefList({"a", "b", "c", "d", "e"}), QStringLiteral("a, b, c, d, e"));
+        QCOMPARE(briefList({"a", "b", "c", "d", "e", "f", "g"}), QStringLiteral("a, b, c, d, e and 2 more"));
+        // Only the first few built; the total told apart.
+        QCOMPARE(briefList({"1", "2"}, qint64(1) << 40), QStringLiteral("1, 2 and 1099511627774 more"));
+        QCOMPARE(briefList({"1", "2"}, 1), QStringLiteral("1, 2")); // a total below what is listed is no total
+        QCOMPARE(briefList({"x: why", "y: why"}, -1, QStringLiteral("; ")), QStringLiteral("x: why; y: why"));
+    }
+
+    // Each item printable and cut: one name cannot make the line long or drive the terminal.
+    void briefListItemsArePrintableAndCut()
+    {
+        const QString longName = QString(500, QLatin1Char('m')) + QStringLiteral(".safetensors");
+        const QString one = briefList({longName});
+        QCOMPARE(one, QString(kBriefListItemLength, QLatin1Char('m')) + QStringLiteral("…"));
+        QCOMPARE(briefList({QStringLiteral("a\nb")}), QStringLiteral("a\\nb"));
+        // Escapes lengthen a name: the printed text is what is cut.
+        const QString escapes(200, QChar(0x1b));
+        QVERIFY(briefList({escapes}).size() <= kBriefListItemLength + 1);
+        // A surrogate pair at the cut is kept whole or left out, never split.
+        const QString emoji = QString(kBriefListItemLength - 1, QLatin1Char('e')) + fromUcs4(0x1F600) + QStringLiteral("tail");
+        const QString cut = briefList({emoji}, -1, QStringLiteral(", "), kBriefListItemLength);
+        QVERIFY(!cut.at(cut.size() - 2).isHighSurrogate());
+        QCOMPARE(cut, QString(kBriefListItemLength - 1, QLatin1Char('e')) + QStringLiteral("…"));
+        // However many and however long, the list stays short.
+        QStringList many;
+        for (int i = 0; i < 100000; ++i)
+            many << QString(300, QLatin1Char('n')) + QString::number(i);
+        QVERIFY(briefList(many).size() < 500);
+        QVERIFY(briefList(many, std::numeric_limits<qint64>::max()).size() < 500);
+        // Long items (a file and why it is not read) take fewer places: the first always, whole up
+        // to its length, then as many as fit kBriefListLength.
+        const QString reason = QString(250, QLatin1Char('r'));
+        QCOMPARE(briefList({reason, reason, reason, reason}, -1, QStringLiteral("; "), 300), reason + "; " + reason + " and 2 more");
+        const QString huge = briefList(many, std::numeric_limits<qint64>::max(), QStringLiteral("; "), 100000);
+        QVERIFY2(huge.size() <= kBriefListLength + 30, qPrintable(QString::number(huge.size())));
+        QCOMPARE(huge, QString(300, QLatin1Char('n')) + QStringLiteral("0 and %1 more").arg(std::numeric_limits<qint64>::max() - 1));
     }
 };
 

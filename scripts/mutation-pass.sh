@@ -41,6 +41,8 @@ mutations=(
 "core/analysis/ResultsTable.h@@    bool inSchema(int version) const { return version >= since && (until == 0 || version < until); }@@    bool inSchema(int version) const { return until == 0 || version < until; }@@tst_resultstable"
 "core/analysis/ResultsCacheLocation.cpp@@QDir::cleanPath(QFileInfo(folder).absoluteFilePath())@@QFileInfo(folder).absoluteFilePath()@@tst_resultscachelocation"
 "core/base/PrintableText.cpp@@    for (qsizetype i = 0; i < items.size() && i < kBriefListItems; ++i)@@    for (qsizetype i = 0; i < items.size(); ++i)@@tst_printabletext"
+"core/io/MegatronLayout.cpp@@.arg(briefList(named, missing));@@.arg(named.join(QLatin1String(\", \")));@@tst_megatroncheckpoint"
+"core/io/MegatronShardMerge.cpp@@.arg(briefList(named, missing))@@.arg(named.join(QLatin1String(\", \")))@@tst_megatroncheckpoint"
 )
 
 backup=$(mktemp -d)

@@ -135,16 +135,25 @@ bool MegatronLayout::readIteration(const QString &folder, FolderWeights &weights
                                             .arg(rank.tensor).arg(rank.pipeline)});
         group.files << model;
     }
-    // Every rank up to the largest named must be here: a save never skips one.
-    QStringList missing;
-    for (int e = 0; e <= maxExpert; ++e)
-        for (int p = 0; p <= maxPipeline; ++p)
-            for (int t = 0; t <= maxTensor; ++t)
-                if (const QString expected = rankFolderName({t, p, e, numbers}); !present.contains(expected))
-                    missing << expected;
-    if (!missing.isEmpty())
+    // Every rank up to the largest named must be here: a save never skips one. The grid the names
+    // span is a claim (one empty mp_rank_9999_9999_9999 spans 10¹²) and is never walked: its size
+    // less the rank folders on it is how many are missing, and only the first few are named, found
+    // in at most (folders here + kBriefListItems) steps.
+    const qint64 tensors = qint64(maxTensor) + 1, pipelines = qint64(maxPipeline) + 1, experts = qint64(maxExpert) + 1;
+    const qint64 grid = tensors * pipelines * experts;
+    qint64 onGrid = 0; // the folders named as that grid names its ranks (no other spelling counts)
+    for (const auto &[path, rank] : std::as_const(rankFolders))
+        onGrid += rankFolderName({rank.tensor, rank.pipeline, rank.expert, numbers}) == QFileInfo(path).fileName() ? 1 : 0;
+    if (const qint64 missing = grid - onGrid; missing > 0) {
+        QStringList named;
+        for (qint64 i = 0; i < grid && named.size() < kBriefListItems; ++i) {
+            const MegatronRank rank{int(i % tensors), int(i / tensors % pipelines), int(i / (tensors * pipelines)), numbers};
+            if (const QString expected = rankFolderName(rank); !present.contains(expected))
+                named << expected;
+        }
         group.error = QStringLiteral("rank folder(s) %1 missing: the iteration is not read (its shards are never merged short)")
-                          .arg(missing.mid(0, 8).join(QLatin1String(", ")) + (missing.size() > 8 ? QStringLiteral(", …") : QString()));
+                          .arg(briefList(named, missing));
+    }
     std::sort(group.files.begin(), group.files.end());
     if (!group.files.isEmpty())
         group.stepInFile = iterationIn(group.files.first());

@@ -159,15 +159,21 @@ bool MegatronShardMerge::build(const QList<MegatronShardPart> &parts, const Mega
         }
         byRank.insert(key, &part);
     }
-    QStringList missing;
-    for (int chunk = 0; chunk < parallelism.virtualChunks; ++chunk)
-        for (int stage = 0; stage < parallelism.pipeline; ++stage)
-            for (int tp = 0; tp < parallelism.tensor; ++tp)
-                if (!byRank.contains(std::make_tuple(chunk, stage, tp)))
-                    missing << (parallelism.virtualChunks > 1 ? QStringLiteral("TP rank %1 of stage %2 (model%3)").arg(tp).arg(stage).arg(chunk)
-                                                               : QStringLiteral("TP rank %1 of stage %2").arg(tp).arg(stage));
-    if (!missing.isEmpty()) {
-        *error = QStringLiteral("shards missing: %1 (TP %2 × PP %3); not merged short").arg(missing.join(QLatin1String(", "))).arg(parallelism.tensor).arg(parallelism.pipeline);
+    // The parts are distinct and inside the grid, so the grid's size less theirs is how many are
+    // missing. The grid is a config's or a name's claim (TP and PP up to 2²⁰ each: 2⁴⁰ ranks) and is
+    // never walked: only the first few missing are named, found in at most (parts + kBriefListItems)
+    // steps. With none missing, the grid is the parts, and the loops below walk only what is here.
+    const qint64 tensors = parallelism.tensor, stages = parallelism.pipeline;
+    const qint64 grid = tensors * stages * parallelism.virtualChunks;
+    if (const qint64 missing = grid - byRank.size(); missing > 0) {
+        QStringList named;
+        for (qint64 i = 0; i < grid && named.size() < kBriefListItems; ++i) {
+            const int tp = int(i % tensors), stage = int(i / tensors % stages), chunk = int(i / (tensors * stages));
+            if (!byRank.contains(std::make_tuple(chunk, stage, tp)))
+                named << (parallelism.virtualChunks > 1 ? QStringLiteral("TP rank %1 of stage %2 (model%3)").arg(tp).arg(stage).arg(chunk)
+                                                        : QStringLiteral("TP rank %1 of stage %2").arg(tp).arg(stage));
+        }
+        *error = QStringLiteral("shards missing: %1 (TP %2 × PP %3); not merged short").arg(briefList(named, missing)).arg(parallelism.tensor).arg(parallelism.pipeline);
         return false;
     }
     QHash<const MegatronShardPart *, QHash<QString, QString>> renamed;

@@ -213,6 +213,45 @@ void verifyAnalysis(const FamilyCheckpoint &f, const RunAnalysis &run)
     QVERIFY2(issues.isEmpty(), qPrintable(issues.join("\n")));
 }
 
+// The good checkpoint at `step` analysed beside hostile ones: exactly its matrices, each with its
+// stable rank, and nothing from another step.
+void verifyGoodStep(const FamilyCheckpoint &f, const RunAnalysis &run, qint64 step)
+{
+    QSet<MatrixIdentity> seen;
+    for (const MatrixResult &r : run.results) {
+        QCOMPARE(r.step, step);
+        const MatrixIdentity key = r.identity();
+        QVERIFY2(f.expected().contains(key) && !seen.contains(key), qPrintable(key.text() + " " + r.tensor));
+        seen.insert(key);
+        const ExpectedMatrix &e = f.expected()[key];
+        QVERIFY2(std::abs(r.metrics.stableRank - e.stableRank) < 1e-4 * e.stableRank, qPrintable(key.text()));
+    }
+    QCOMPARE(seen.size(), f.expected().size());
+}
+
+// Every line the analysis has to say (issues, notes, skipped files, pending checkpoints), each at
+// most 1,000 characters however many ranks or shards a name or a config claims.
+void verifyShortLines(const RunAnalysis &run)
+{
+    QStringList said = run.notes + run.pending;
+    for (const AnalysisIssue &i : run.issues)
+        said << i.text();
+    for (const SkippedFile &s : run.sidecars)
+        said << s.path + QStringLiteral(": ") + s.reason;
+    for (const QString &text : std::as_const(said))
+        for (const QString &line : text.split(QLatin1Char('\n')))
+            QVERIFY2(line.size() <= 1000, qPrintable(QStringLiteral("a line of %1 characters: %2…").arg(line.size()).arg(line.left(300))));
+}
+
+// The issue of the checkpoint at `path`.
+QString issueOf(const RunAnalysis &run, const QString &fileName)
+{
+    for (const AnalysisIssue &i : run.issues)
+        if (QFileInfo(i.path).fileName() == fileName)
+            return i.text();
+    return QStringLiteral("(no issue for %1)").arg(fileName);
+}
+
 } // namespace
 
 class TestMegatronCheckpoint : public QObject {
@@ -308,6 +347,78 @@ private slots:
         // The last TP rank of every stage gone: the args' TP 2 still says it is missing.
         QVERIFY(!MegatronCheckpointReader::open({files[0], files[2]}, &error));
         QVERIFY2(error.contains("TP rank 1 of stage 0"), qPrintable(error));
+    }
+
+    // Counts that only a name or a config claims are never walked (#41): an empty rank folder named
+    // mp_rank_9999_9999_9999 (10¹² ranks by its name) and args of TP 2²⁰ × PP 2²⁰ over one rank
+    // each refuse their iteration at once, in a line naming the first ranks missing and counting the
+    // rest; a folder no save names (mp_rank_1048575_1048575, past the 4 digits a rank has) is no rank
+    // folder. The good iteration beside them is analysed. Walking either grid took minutes and
+    // ended out of memory, the good iteration lost with it.
+    void claimedRanksAreCountedNotWalked()
+    {
+        QTemporaryDir dir;
+        FamilyCheckpoint f;
+        const QList<GlobalTensor> model = legacyModel(f, 1);
+        writeIteration(dir.path(), 100, model, 1, 1, legacyArgs(1, 1, true, true));
+        const QStringList claimed = writeIteration(dir.path(), 200, model, 1, 1, legacyArgs(1 << 20, 1 << 20, true, true));
+        QVERIFY(QDir().mkpath(dir.filePath("iter_0000300/mp_rank_9999_9999_9999")));
+        QVERIFY(QDir().mkpath(dir.filePath("iter_0000400/mp_rank_1048575_1048575")));
+
+        const CheckpointListing listing = CheckpointDiscovery::scan(dir.path());
+        QCOMPARE(listing.checkpoints.size(), 3);
+        const auto byName = std::find_if(listing.checkpoints.begin(), listing.checkpoints.end(),
+                                         [](const CheckpointFile &c) { return c.path.endsWith("iter_0000300"); });
+        QVERIFY(byName != listing.checkpoints.end());
+        QCOMPARE(byName->error,
+                 QStringLiteral("rank folder(s) mp_rank_00_000_000, mp_rank_01_000_000, mp_rank_02_000_000, mp_rank_03_000_000, mp_rank_04_000_000 "
+                                "and 999999999994 more missing: the iteration is not read (its shards are never merged short)"));
+        QString error;
+        QVERIFY(!MegatronCheckpointReader::open(claimed, &error));
+        QCOMPARE(error, QStringLiteral("shards missing: TP rank 1 of stage 0, TP rank 2 of stage 0, TP rank 3 of stage 0, TP rank 4 of stage 0, "
+                                       "TP rank 5 of stage 0 and 1099511627770 more (TP 1048576 × PP 1048576); not merged short"));
+
+        const RunAnalysis run = RunAnalyzer().analyzeFolder(dir.path());
+        verifyGoodStep(f, run, 100);
+        QCOMPARE(run.issues.size(), 2);
+        QVERIFY2(issueOf(run, "iter_0000200").contains("and 1099511627770 more (TP 1048576 × PP 1048576)"), qPrintable(issueOf(run, "iter_0000200")));
+        QVERIFY2(issueOf(run, "iter_0000300").contains("mp_rank_00_000_000"), qPrintable(issueOf(run, "iter_0000300")));
+        verifyShortLines(run);
+    }
+
+    // The same in a .nemo: a model_config.yaml claiming TP 2²⁰ × PP 2²⁰ over one model_weights.ckpt,
+    // and a member named tp_rank_9999_pp_rank_9999/ (10⁸ ranks by its name), beside a good .nemo.
+    void nemoClaimedRanksAreCountedNotWalked()
+    {
+        QTemporaryDir dir;
+        FamilyCheckpoint f;
+        const QList<GlobalTensor> model = coreModel(f, 1, true, "model.");
+        writeFile(dir.filePath("megatron_gpt--step=100.nemo"), tarArchive(nemoMembers(model, 1, 1)));
+        QList<TarEntry> claims = nemoMembers(model, 1, 1);
+        QCOMPARE(claims[1].name, QStringLiteral("./model_config.yaml"));
+        claims[1].data = nemoYaml(1 << 20, 1 << 20);
+        writeFile(dir.filePath("megatron_gpt--step=200.nemo"), tarArchive(claims));
+        QList<TarEntry> named = nemoMembers(model, 1, 1);
+        named[1].data = nemoYaml(1, 1).replace("tensor_model_parallel_size: 1\n", "").replace("pipeline_model_parallel_size: 1\n", "");
+        for (TarEntry &member : named)
+            if (member.name == QLatin1String("./model_weights.ckpt"))
+                member.name = QStringLiteral("./tp_rank_9999_pp_rank_9999/model_weights.ckpt");
+        writeFile(dir.filePath("megatron_gpt--step=300.nemo"), tarArchive(named));
+
+        QString error;
+        QVERIFY(!openCheckpoint(dir.filePath("megatron_gpt--step=200.nemo"), &error));
+        QVERIFY2(error.contains("TP rank 5 of stage 0 and 1099511627770 more (TP 1048576 × PP 1048576); not merged short"), qPrintable(error));
+        QVERIFY(!openCheckpoint(dir.filePath("megatron_gpt--step=300.nemo"), &error));
+        QVERIFY2(error.contains("shards missing: TP rank 0 of stage 0, TP rank 1 of stage 0") &&
+                     error.contains("and 99999994 more (TP 10000 × PP 10000)"),
+                 qPrintable(error));
+
+        const RunAnalysis run = RunAnalyzer().analyzeFolder(dir.path());
+        verifyGoodStep(f, run, 100);
+        QCOMPARE(run.issues.size(), 2);
+        QVERIFY2(issueOf(run, "megatron_gpt--step=200.nemo").contains("TP 1048576 × PP 1048576"), qPrintable(issueOf(run, "megatron_gpt--step=200.nemo")));
+        QVERIFY2(issueOf(run, "megatron_gpt--step=300.nemo").contains("TP 10000 × PP 10000"), qPrintable(issueOf(run, "megatron_gpt--step=300.nemo")));
+        verifyShortLines(run);
     }
 
     void shardShapesDisagree()

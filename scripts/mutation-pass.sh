@@ -43,6 +43,7 @@ mutations=(
 "core/base/PrintableText.cpp@@    for (qsizetype i = 0; i < items.size() && i < kBriefListItems; ++i)@@    for (qsizetype i = 0; i < items.size(); ++i)@@tst_printabletext"
 "core/io/MegatronLayout.cpp@@.arg(briefList(named, missing));@@.arg(named.join(QLatin1String(\", \")));@@tst_megatroncheckpoint"
 "core/io/MegatronShardMerge.cpp@@.arg(briefList(named, missing))@@.arg(named.join(QLatin1String(\", \")))@@tst_megatroncheckpoint"
+"core/io/FolderWeights.cpp@@.arg(briefList(named, missing), QString::number(total))@@.arg(named.join(QLatin1String(\", \")), QString::number(total))@@tst_folderlayouts"
 )
 
 backup=$(mktemp -d)

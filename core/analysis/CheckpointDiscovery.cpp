@@ -5,6 +5,7 @@
 #include "analysis/HubCacheLayout.h"
 #include "analysis/Nemo2SaveFolder.h"
 #include "analysis/ResultsFile.h"
+#include "base/PrintableText.h"
 #include "io/CheckpointFormats.h"
 #include "io/LitGptConfig.h"
 #include "io/MegatronLayout.h"
@@ -302,7 +303,7 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
         QStringList names;
         for (const QString &run : inner.runs)
             names << QFileInfo(run).fileName();
-        classify({folder, FileRole::RunFolder, QStringLiteral("holds %1 runs of its own (%2)").arg(inner.runs.size()).arg(names.join(QLatin1String(", ")))});
+        classify({folder, FileRole::RunFolder, QStringLiteral("holds %1 runs of its own (%2)").arg(QString::number(inner.runs.size()), briefList(names))});
         m_listing.runs << info.absoluteFilePath();
     } else {
         classify({folder, FileRole::Folder, QStringLiteral("holds no checkpoints")});

@@ -4,6 +4,7 @@
 
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QSet>
 #include <QtEndian>
 #include <algorithm>
 
@@ -238,18 +239,23 @@ bool DeepSpeedCheckpointReader::readOptimizerStates(QString *error)
     }
     m_zeroStage = int(*stage);
     m_worldSize = int(*world);
-    QStringList missing;
-    for (int rank = 0; rank < m_worldSize && missing.size() < 8; ++rank)
-        if (!std::any_of(m_paths.begin(), m_paths.end(), [&](const QString &p) {
-                const DeepSpeedFileName n = DeepSpeedFileName::parse(fileNameOf(p));
-                return n.kind == DeepSpeedFileName::Kind::OptimStates && n.dpRank == rank;
-            }))
-            missing << QString::number(rank);
-    if (!missing.isEmpty() || m_optim.size() != m_worldSize) {
+    // partition_count is the file's claim (up to 2²⁰): the ranks missing are counted from the
+    // partitions here, and only the first few are named, found in at most (files + kBriefListItems) steps.
+    QSet<int> present;
+    for (const QString &p : std::as_const(m_paths))
+        if (const DeepSpeedFileName n = DeepSpeedFileName::parse(fileNameOf(p)); n.kind == DeepSpeedFileName::Kind::OptimStates && n.dpRank >= 0 &&
+                                                                                 n.dpRank < m_worldSize)
+            present.insert(n.dpRank);
+    const qint64 missing = qint64(m_worldSize) - present.size();
+    QStringList named;
+    for (int rank = 0; rank < m_worldSize && named.size() < kBriefListItems && missing > 0; ++rank)
+        if (!present.contains(rank))
+            named << QString::number(rank);
+    if (missing > 0 || m_optim.size() != m_worldSize) {
         *error = QStringLiteral("partition_count says %1 ranks, and %2 *_optim_states.pt are here%3: a rank's partition is missing "
                                 "(an overwritten checkpoint, or one a rank did not save)")
                      .arg(m_worldSize).arg(m_optim.size())
-                     .arg(missing.isEmpty() ? QString() : QStringLiteral(" (rank %1 missing)").arg(missing.join(QLatin1String(", "))));
+                     .arg(named.isEmpty() ? QString() : QStringLiteral(" (rank %1 missing)").arg(briefList(named, missing)));
         return false;
     }
     if (m_zeroStage == 3 && m_rankModelStates.size() != m_worldSize) {

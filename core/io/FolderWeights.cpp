@@ -39,10 +39,14 @@ std::optional<WeightsGroup> readShardIndex(const QDir &dir, const QFileInfo &ind
         return std::nullopt;
     }
     const QJsonObject weightMap = json->value(QLatin1String("weight_map")).toObject();
+    // Each distinct shard once, found by a set: a 64 MiB index can name a million of them.
     QStringList named;
+    QSet<QString> seen;
     for (auto it = weightMap.begin(); it != weightMap.end(); ++it)
-        if (const QString shard = it.value().toString(); !named.contains(shard))
+        if (const QString shard = it.value().toString(); !seen.contains(shard)) {
+            seen.insert(shard);
             named << shard;
+        }
     if (named.isEmpty()) {
         *problem = false; // nothing says it indexes a checkpoint
         *why = QStringLiteral("a JSON file named like a shard index, without a weight_map");
@@ -58,8 +62,7 @@ std::optional<WeightsGroup> readShardIndex(const QDir &dir, const QFileInfo &ind
         (QFileInfo::exists(dir.filePath(shard)) ? present : missing) << shard;
     }
     if (present.isEmpty()) {
-        *why = QStringLiteral("a shard index whose %1 shard(s) are not here (%2): nothing to read")
-                   .arg(named.size()).arg(named.mid(0, 3).join(QLatin1String(", ")) + (named.size() > 3 ? QStringLiteral(", …") : QString()));
+        *why = QStringLiteral("a shard index whose %1 shard(s) are not here (%2): nothing to read").arg(QString::number(named.size()), briefList(named));
         return std::nullopt;
     }
     WeightsGroup group;
@@ -69,8 +72,8 @@ std::optional<WeightsGroup> readShardIndex(const QDir &dir, const QFileInfo &ind
     for (const QString &shard : present)
         group.files << dir.filePath(shard);
     if (!missing.isEmpty())
-        group.error = missing.size() == 1 ? QStringLiteral("shard %1 named by the index is missing").arg(missing.first())
-                                          : QStringLiteral("shards %1 named by the index are missing").arg(missing.join(QLatin1String(", ")));
+        group.error = missing.size() == 1 ? QStringLiteral("shard %1 named by the index is missing").arg(briefList(missing))
+                                          : QStringLiteral("shards %1 named by the index are missing").arg(briefList(missing));
     return group;
 }
 
@@ -228,12 +231,17 @@ FolderWeights FolderWeights::read(const QString &folder)
                 group.error = QStringLiteral("%1: %2").arg(file.fileName(), content.detail);
             classify(file, FileRole::Shard, QStringLiteral("%1; shard %2 of %3").arg(content.detail, shardNamePattern().match(file.fileName()).captured(2)).arg(total));
         }
-        QStringList missing;
-        for (int k = 1; k <= total; ++k)
-            if (!present.contains(k))
-                missing << QString::number(k);
-        if (!missing.isEmpty())
-            group.error = QStringLiteral("shard(s) %1 of %2 are missing").arg(missing.join(QLatin1String(", "))).arg(total);
+        // "-of-99999" is a name's claim: the shards missing are counted from the ones here (those
+        // numbered 1 to total), and only the first few are named, found in at most (shards here +
+        // kBriefListItems) steps.
+        const qint64 onList = std::count_if(present.begin(), present.end(), [total](int k) { return k >= 1 && k <= total; });
+        if (const qint64 missing = total - onList; missing > 0) {
+            QStringList named;
+            for (int k = 1; k <= total && named.size() < kBriefListItems; ++k)
+                if (!present.contains(k))
+                    named << QString::number(k);
+            group.error = QStringLiteral("shard(s) %1 of %2 are missing").arg(briefList(named, missing), QString::number(total));
+        }
         result.groups.append(group);
     }
     // .npy arrays are a checkpoint when some hold named matrices (transformer.h.0.mlp.c_fc.weight.npy);
@@ -284,7 +292,8 @@ const WeightsGroup *FolderWeights::checkpoint(QString *error) const
                                  (weightFileSuffixes().contains(suffix) || suffix == QLatin1String("npy"))))
                 why << QStringLiteral("%1: %2").arg(QFileInfo(file.path).fileName(), file.reason);
         }
-        *error = QStringLiteral("folder holds no model weights") + (why.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(why.join(QLatin1String("; "))));
+        *error = QStringLiteral("folder holds no model weights") +
+                 (why.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(briefList(why, -1, QStringLiteral("; "), kBriefListLength / 2)));
         return nullptr;
     }
     auto named = [&](const QString &name) -> const WeightsGroup * {
@@ -310,7 +319,7 @@ const WeightsGroup *FolderWeights::checkpoint(QString *error) const
     QStringList names;
     for (const WeightsGroup &g : groups)
         names << g.name;
-    *error = QStringLiteral("folder holds several weight files and no index (%1)").arg(names.join(QLatin1String(", ")));
+    *error = QStringLiteral("folder holds several weight files and no index (%1)").arg(briefList(names));
     return nullptr;
 }
 

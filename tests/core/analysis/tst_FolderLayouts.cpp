@@ -402,6 +402,40 @@ private slots:
         QVERIFY2(issueTexts(broken).join('\n').contains("shard(s) 2 of 2 are missing"), qPrintable(issueTexts(broken).join('\n')));
     }
 
+    // A shard count that only a name claims (model-00001-of-99999.safetensors alone) or an index naming
+    // 3,000 shards of which one is here: each checkpoint refused in one short line that names the
+    // first shards missing and counts the rest (#41: these were lines of 689 KB and 100 KB), the
+    // checkpoint beside them analysed.
+    void claimedShardCountsStayShort()
+    {
+        const Tensors tensors = tinyGpt(5);
+        QTemporaryDir clean, messy;
+        for (const QString &dir : {clean.path(), messy.path()}) {
+            writeGpt2Config(dir);
+            write(QDir(dir).filePath("checkpoint-100/model.safetensors"), safetensorsOf(tensors));
+        }
+        write(messy.filePath("checkpoint-200/model-00001-of-99999.safetensors"), safetensorsOf(tensors.mid(0, 4)));
+        QJsonObject map;
+        for (int i = 0; i < 3000; ++i)
+            map.insert(QStringLiteral("w%1").arg(i), QStringLiteral("model-%1-of-03000.safetensors").arg(i + 1, 5, 10, QLatin1Char('0')));
+        write(messy.filePath("checkpoint-300/model.safetensors.index.json"), QJsonDocument(QJsonObject{{"weight_map", map}}).toJson());
+        write(messy.filePath("checkpoint-300/model-00001-of-03000.safetensors"), safetensorsOf(tensors.mid(0, 4)));
+
+        const RunAnalysis run = analyse(messy.path());
+        COMPARE_WITH_CLEAN_BUT_NAMED(run, analyse(clean.path()), (QStringList{"checkpoint-200", "checkpoint-300"}));
+        const QString said = issueTexts(run).join('\n');
+        QVERIFY2(said.contains("checkpoint-200: shard(s) 2, 3, 4, 5, 6 and 99993 more of 99999 are missing"), qPrintable(said));
+        QVERIFY2(said.contains("checkpoint-300: shards model-00002-of-03000.safetensors, model-00003-of-03000.safetensors, "
+                               "model-00004-of-03000.safetensors, model-00005-of-03000.safetensors, model-00006-of-03000.safetensors "
+                               "and 2994 more named by the index are missing"),
+                 qPrintable(said));
+        QStringList lines = issueTexts(run) + run.notes;
+        for (const SkippedFile &s : run.sidecars)
+            lines << QFileInfo(s.path).fileName() + QStringLiteral(": ") + s.reason;
+        for (const QString &line : std::as_const(lines))
+            QVERIFY2(line.size() <= 1000 && !line.contains('\n'), qPrintable(QStringLiteral("%1 characters: %2…").arg(line.size()).arg(line.left(300))));
+    }
+
     // Training state saved beside the weights is a sidecar, by name or by content: never an error.
     void trainingSidecarsAreNotCheckpoints()
     {

@@ -164,7 +164,9 @@ bool MegatronShardMerge::build(const QList<MegatronShardPart> &parts, const Mega
     // never walked: only the first few missing are named, found in at most (parts + kBriefListItems)
     // steps. With none missing, the grid is the parts, and the loops below walk only what is here.
     const qint64 tensors = parallelism.tensor, stages = parallelism.pipeline;
-    const qint64 grid = tensors * stages * parallelism.virtualChunks;
+    qint64 grid = 0; // TP and PP up to 2²⁰ each, times the model chunks: saturated, never wrapped
+    if (__builtin_mul_overflow(tensors, stages, &grid) || __builtin_mul_overflow(grid, qint64(parallelism.virtualChunks), &grid))
+        grid = std::numeric_limits<qint64>::max();
     if (const qint64 missing = grid - byRank.size(); missing > 0) {
         QStringList named;
         for (qint64 i = 0; i < grid && named.size() < kBriefListItems; ++i) {

@@ -20,6 +20,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QSet>
 #include <QJsonObject>
 #include <QTextStream>
 
@@ -54,19 +55,24 @@ public:
     int typedParts(const QString &tensor) const
     {
         const PlannedTensor *t = m_typed.value(tensor);
-        return t ? int(t->parts.size()) : 0;
+        return t && !m_factorA.contains(tensor) ? int(t->parts.size()) : 0;
     }
 
 private:
     QHash<QString, const PlannedTensor *> m_typed;
     QHash<QString, const LeftOutTensor *> m_leftOut;
+    QSet<QString> m_factorA; // a LoRA update is typed on its B factor's row; its A factor's row says so
     bool m_anyBlock = false, m_anyExpert = false;
 };
 
 TensorTable::TensorTable(const CheckpointLayout &layout)
 {
     for (const PlannedTensor &t : layout.typed) {
-        m_typed.insert(t.tensor, &t);
+        m_typed.insert(t.update ? t.update->factorB : t.tensor, &t);
+        if (t.update) {
+            m_typed.insert(t.update->factorA, &t);
+            m_factorA.insert(t.update->factorA);
+        }
         for (const MatrixPart &p : t.parts) {
             m_anyBlock |= !p.id.block.isEmpty();
             m_anyExpert |= !p.id.expert.isEmpty();
@@ -104,6 +110,11 @@ std::optional<QStringList> TensorTable::row(const TensorInfo &tensor) const
     experts = distinct(experts);
     QString what = left ? (left->reported ? QStringLiteral("NOT ANALYSED: ") : QStringLiteral("skipped: ")) + left->reason
                         : distinct(types).join(QLatin1String(", ")) + (t->parts.size() > 1 && experts.size() <= 1 ? QStringLiteral(" (split)") : QString());
+    if (t && t->update)
+        what += m_factorA.contains(tensor.name) ? QStringLiteral(" (its A factor)")
+                                                : QStringLiteral(" (update s\u00b7B\u00b7A of %1, %2)")
+                                                      .arg(t->tensor, t->update->scale ? QStringLiteral("s = %1").arg(*t->update->scale, 0, 'g', 6)
+                                                                                       : QStringLiteral("s unknown"));
     QStringList row{tensor.name, shapeText(tensor.shape), tensor.dtype};
     if (m_anyBlock)
         row << (t ? distinct(blocks).join(QLatin1String(", ")) : QStringLiteral("-"));

@@ -176,6 +176,14 @@ CheckpointFile RunReading::checkpointOf(const WeightsGroup &group, const QDir &d
     const Config &config = own.path.isEmpty() ? m_rootConfig : own;
     c.sidecarConfig = config.values;
     c.configPath = config.path;
+    for (const QDir &where : {dir, m_root}) {
+        const QString adapter = QDir::cleanPath(where.absoluteFilePath(QStringLiteral("adapter_config.json")));
+        if (const std::optional<QJsonObject> values = QFileInfo(adapter).isFile() ? readSmallJsonObject(adapter) : std::nullopt) {
+            c.adapterConfig = values->toVariantMap();
+            c.adapterConfigPath = adapter;
+            break;
+        }
+    }
 
     // nanochat writes model_000500.pt beside meta_000500.json, which holds the step and model_config.
     static const QRegularExpression digits(QStringLiteral(R"((\d+)\.\w+$)"));
@@ -449,6 +457,33 @@ QStringList distributedCheckpointsTakenFor(const CheckpointListing &listing)
     return out;
 }
 
+// "a PEFT LoRA adapter run: r = 8, 7 target modules, 3 checkpoints; base model meta-llama/…": said
+// from the adapter_config.json of its newest checkpoint.
+QString adapterRunTakenFor(const CheckpointListing &listing)
+{
+    const auto last = std::find_if(listing.checkpoints.rbegin(), listing.checkpoints.rend(),
+                                   [](const CheckpointFile &c) { return !c.adapterConfigPath.isEmpty(); });
+    if (last == listing.checkpoints.rend())
+        return {};
+    const AdapterConfig config = AdapterConfig::fromJson(last->adapterConfig, last->adapterConfigPath);
+    const qsizetype count = std::count_if(listing.checkpoints.begin(), listing.checkpoints.end(),
+                                          [](const CheckpointFile &c) { return !c.adapterConfigPath.isEmpty(); });
+    QStringList what;
+    if (config.rank())
+        what << QStringLiteral("r = %1").arg(*config.rank());
+    if (!config.targetModules().isEmpty())
+        what << (config.targetModules().size() == 1 ? QStringLiteral("target modules %1").arg(config.targetModules().first())
+                                                    : QStringLiteral("%1 target modules").arg(config.targetModules().size()));
+    what << QStringLiteral("%1 checkpoint%2").arg(count).arg(count == 1 ? "" : "s");
+    QString text = QStringLiteral("a PEFT %1 adapter run: %2; its updates ΔW = s·B·A are analysed as the matrices they change")
+                       .arg(config.peftType().isEmpty() ? QStringLiteral("LoRA") : config.peftType(), what.join(QLatin1String(", ")));
+    if (config.usesDora())
+        text += QStringLiteral(" (DoRA: the magnitude vector is not part of the update)");
+    if (!config.baseModel().isEmpty())
+        text += QStringLiteral("; base model %1").arg(printableText(config.baseModel().left(200)));
+    return text;
+}
+
 } // namespace
 
 CheckpointListing CheckpointDiscovery::scan(const QString &folder)
@@ -458,6 +493,8 @@ CheckpointListing CheckpointDiscovery::scan(const QString &folder)
     QSet<QString> visited{QFileInfo(folder).canonicalFilePath()};
     CheckpointListing listing = RunReading(folder, visited, 0).read(FolderWeights::read(folder));
     listing.takenFor << distributedCheckpointsTakenFor(listing);
+    if (const QString adapters = adapterRunTakenFor(listing); !adapters.isEmpty())
+        listing.takenFor << adapters;
     return listing;
 }
 

@@ -35,6 +35,10 @@ struct CheckpointFile {
     QStringList stepProblems;  // steps found but not usable: too large for 64 bits, negative
     QVariantMap sidecarConfig; // config.json / meta_N.json model_config: head counts for naming rules
     QString configPath;        // the file sidecarConfig was read from
+    // PEFT's adapter_config.json of its own folder or of the opened folder: the scale of its LoRA
+    // updates (LoraAdapter.h); empty when there is none.
+    QVariantMap adapterConfig;
+    QString adapterConfigPath;
 
     std::unique_ptr<CheckpointReader> open(QString *error) const;
 };

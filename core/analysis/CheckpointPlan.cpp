@@ -30,7 +30,8 @@ CheckpointPlan CheckpointPlan::make(const CheckpointFile &file, const Checkpoint
     QList<NamedShape> shapes;
     for (const TensorInfo &t : reader.tensors())
         shapes.append({t.name, t.shape, t.dtype});
-    plan.layout = CheckpointLayout::plan(shapes, plan.config, rules);
+    plan.layout = CheckpointLayout::plan(shapes, plan.config, rules,
+                                         file.adapterConfigPath.isEmpty() ? AdapterConfig() : AdapterConfig::fromJson(file.adapterConfig, file.adapterConfigPath));
     return plan;
 }
 

@@ -54,7 +54,7 @@ QString ContentFingerprint::of(const CheckpointFile &checkpoint)
     } else {
         addFile(hash, checkpoint.path);
     }
-    for (const QString &sidecar : {checkpoint.stepSidecar, checkpoint.configPath})
+    for (const QString &sidecar : {checkpoint.stepSidecar, checkpoint.configPath, checkpoint.adapterConfigPath})
         if (!sidecar.isEmpty())
             addFile(hash, sidecar);
     return QString::fromLatin1(hash.result().toHex());

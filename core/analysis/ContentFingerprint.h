@@ -3,7 +3,7 @@
 // analysed again instead of keeping stale metrics. It covers a few blocks of each file (the first
 // and last 64 KiB, 16 blocks of 4 KiB spread evenly between: a header, and samples of the
 // tensors), every file of a checkpoint folder, and the sidecars that give the checkpoint its step
-// and model config (meta_N.json, trainer_state.json, config.json).
+// and model config (meta_N.json, trainer_state.json, config.json, adapter_config.json).
 #pragma once
 
 #include "analysis/CheckpointDiscovery.h"

@@ -71,12 +71,10 @@ std::shared_ptr<MatrixPartSource> DeltaReference::partFor(const MatrixIdentity &
         *problem = QStringLiteral("its namesake %1 in the reference checkpoint cannot be read: %2").arg(tensor.tensor, m_last.error);
         return nullptr;
     }
-    const bool rowsAxis = part.axis == MatrixPart::Axis::Rows;
-    if (!part.fits(rowsAxis ? m_last.tensor->rows() : m_last.tensor->cols())) {
+    std::shared_ptr<MatrixPartSource> source = m_last.partSource(part);
+    if (!source)
         *problem = QStringLiteral("its namesake %1 in the reference checkpoint is too small for it").arg(part.label);
-        return nullptr;
-    }
-    return std::make_shared<MatrixPartSource>(m_last.tensor, part, m_last.scales);
+    return source;
 }
 
 } // namespace rankscope

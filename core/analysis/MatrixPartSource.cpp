@@ -16,12 +16,38 @@ MatrixPartSource::MatrixPartSource(std::shared_ptr<const StoredMatrix> tensor, c
 {
 }
 
-qint64 MatrixPartSource::rows() const { return m_rowsAxis ? m_part.extent() : m_tensor->rows(); }
+MatrixPartSource::MatrixPartSource(std::shared_ptr<const LowRankFactors> product, const MatrixPart &part)
+    : m_product(std::move(product)), m_part(part), m_rowsAxis(part.axis == MatrixPart::Axis::Rows)
+{
+}
 
-qint64 MatrixPartSource::cols() const { return m_rowsAxis ? m_tensor->cols() : m_part.extent(); }
+qint64 MatrixPartSource::rows() const { return m_rowsAxis ? m_part.extent() : tensorRows(); }
+
+qint64 MatrixPartSource::cols() const { return m_rowsAxis ? tensorCols() : m_part.extent(); }
+
+std::optional<LowRankFactors> MatrixPartSource::lowRankFactors() const
+{
+    if (!m_product)
+        return std::nullopt;
+    LowRankFactors part{{}, {}, m_product->scale};
+    const Eigen::MatrixXd &cut = m_rowsAxis ? m_product->left : m_product->right;
+    Eigen::MatrixXd taken(m_part.extent(), cut.cols());
+    for (qint64 i = 0; i < taken.rows(); ++i)
+        taken.row(i) = cut.row(tensorLine(i));
+    (m_rowsAxis ? part.left : part.right) = std::move(taken);
+    (m_rowsAxis ? part.right : part.left) = m_rowsAxis ? m_product->right : m_product->left;
+    return part;
+}
 
 void MatrixPartSource::widenBlock(qint64 row, qint64 rowCount, qint64 col, qint64 colCount, double *dst) const
 {
+    if (m_product) {
+        // Only the opt-ins that need W's entries (--delta, --heads, rand_distance) come here.
+        const LowRankFactors part = *lowRankFactors();
+        Eigen::Map<RowMajorMatrix>(dst, rowCount, colCount) =
+            part.scale * part.left.middleRows(row, rowCount) * part.right.middleRows(col, colCount).transpose();
+        return;
+    }
     for (qint64 r = 0; r < rowCount; ++r) {
         const qint64 tensorRow = m_rowsAxis ? tensorLine(row + r) : row + r;
         double *out = dst + r * colCount;
@@ -45,6 +71,17 @@ void MatrixPartSource::widenBlock(qint64 row, qint64 rowCount, qint64 col, qint6
 quint64 MatrixPartSource::contentHash() const
 {
     StoredBytesHash hash;
+    if (m_product) {
+        // The part's factors as read (float64) and the scale: what decides its entries.
+        const LowRankFactors part = *lowRankFactors();
+        const qint64 shape[3] = {rows(), cols(), part.left.cols()};
+        hash.add("lowrank", 8);
+        hash.add(reinterpret_cast<const char *>(shape), sizeof shape);
+        hash.add(reinterpret_cast<const char *>(&part.scale), sizeof part.scale);
+        hash.add(reinterpret_cast<const char *>(part.left.data()), std::size_t(part.left.size()) * sizeof(double));
+        hash.add(reinterpret_cast<const char *>(part.right.data()), std::size_t(part.right.size()) * sizeof(double));
+        return hash.value();
+    }
     const QByteArray dtype = m_tensor->dtype().toUtf8();
     const qint64 shape[2] = {rows(), cols()};
     hash.add(dtype.constData(), std::size_t(dtype.size()) + 1);

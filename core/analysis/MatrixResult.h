@@ -23,6 +23,10 @@ struct MatrixResult {
     QString dtype;
     qint64 rows = 0;
     qint64 cols = 0;
+    // What the matrix is of a fine-tuning run: "update" for a LoRA update ΔW = s·B·A (of rank at most
+    // updateRank, the adapter's r); empty for a model's own weights.
+    QString weights;
+    qint64 updateRank = 0;
     // The fingerprint of its stored bytes (MatrixPartSource::contentHash): the same at two steps,
     // the same weights. 0 when not known (results of an older schema).
     quint64 contentHash = 0;

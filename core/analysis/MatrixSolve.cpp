@@ -4,6 +4,7 @@
 #include "analysis/HeadSpectra.h"
 #include "analysis/RunAnalysis.h"
 #include "spectral/BlasThreadBudget.h"
+#include "spectral/FactoredSpectrum.h"
 #include "spectral/WeightWatcherMetrics.h"
 
 #include <QElapsedTimer>
@@ -24,7 +25,12 @@ MatrixSolveOutcome MatrixSolve::run(MatrixSolveTask task, BlasThreadBudget &budg
         // Before W's own solve, which may let the tensor go once it is read.
         if (task.heads)
             outcome.headRows = HeadSpectra::ofMatrix(*task.source, *task.heads, task.base, task.energy);
-        const bool keepMatrix = task.withShuffle || task.reference;
+        // Two LoRA updates: their change is a low-rank product too, D = [s·B, −s₀·B₀]·[A; A₀], taken from
+        // the factors like their own spectra (never an m × n matrix).
+        std::optional<LowRankFactors> factors;
+        if (task.reference && task.reference->lowRankFactors())
+            factors = task.source->lowRankFactors();
+        const bool keepMatrix = task.withShuffle || (task.reference && !factors);
         outcome.ownSolved = task.ownSpectrum;
         if (task.ownSpectrum)
             spectrum = ownSpectrum(task, keepMatrix, budget, outcome.place);
@@ -35,7 +41,8 @@ MatrixSolveOutcome MatrixSolve::run(MatrixSolveTask task, BlasThreadBudget &budg
         if (keepMatrix && spectrum.ok())
             widened = task.source->widened();
         task.source.reset();
-        const Change change = spectrum.ok() ? changeFrom(widened, task, outcome.changeProblem) : Change{};
+        const Change change = !spectrum.ok() ? Change{} : factors ? changeOfUpdate(*factors, task, outcome.changeProblem)
+                                                                  : changeFrom(widened, task, outcome.changeProblem);
         task.reference.reset();
         // rand_distance shuffles the entries in place: last.
         double shuffledDistance = std::numeric_limits<double>::quiet_NaN();
@@ -93,6 +100,29 @@ MatrixSolve::Change MatrixSolve::changeFrom(const RowMajorMatrix &widened, Matri
     return change;
 }
 
+MatrixSolve::Change MatrixSolve::changeOfUpdate(const LowRankFactors &own, MatrixSolveTask &task, QString &problem) const
+{
+    Change change;
+    change.compared = true;
+    const std::optional<LowRankFactors> reference = task.reference->lowRankFactors();
+    task.reference.reset();
+    if (!reference->left.allFinite() || !reference->right.allFinite()) {
+        problem = (QLatin1String(kDeltaIssuePrefix) + QStringLiteral("the reference checkpoint (step %1) holds non-finite values in this update: "
+                                                                      "its delta metrics are NaN")).arg(task.referenceStep);
+        return change;
+    }
+    const Eigen::Index r = own.left.cols(), r0 = reference->left.cols();
+    Eigen::MatrixXd left(own.left.rows(), r + r0), right(own.right.rows(), r + r0);
+    left << own.scale * own.left, -reference->scale * reference->left;
+    right << own.right, reference->right;
+    change.referenceNorm = lowRankProductSingularValues(reference->left, reference->right, reference->scale).norm();
+    change.spectrum = SingularValueSolver::checkedSpectrum(lowRankProductSingularValues(left, right, 1.0));
+    if (!change.spectrum.ok())
+        problem = (QLatin1String(kDeltaIssuePrefix) + QStringLiteral("its change from the reference checkpoint (step %1) cannot be decomposed (%2): "
+                                                                      "its delta metrics are NaN")).arg(task.referenceStep).arg(change.spectrum.error);
+    return change;
+}
+
 void MatrixSolve::setMetrics(MatrixResult &result, Spectrum &spectrum, const MatrixSolveTask &task, double shuffledDistance,
                              const Change &change, const QString &changeProblem)
 {
@@ -118,6 +148,21 @@ void MatrixSolve::setMetrics(MatrixResult &result, Spectrum &spectrum, const Mat
             setDeltaMetrics(result.metrics, change.spectrum.singularValues, change.referenceNorm);
         }
     }
+    if (!result.weights.isEmpty())
+        limitToUpdate(result.metrics, result.singularValues, task.unscaled);
+}
+
+// A LoRA update's spectrum is r values and zeros: no Marchenko–Pastur bulk to fit, and a power law
+// fitted to fewer eigenvalues than WeightWatcher fits (its MIN_NUM_EVALS, 10) says nothing; without
+// the scale s only what does not depend on it is given (docs/metrics.md, "LoRA updates").
+void MatrixSolve::limitToUpdate(SpectralMetrics &m, const Eigen::VectorXd &sigma, bool unscaled)
+{
+    constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+    m.numSpikes = m.mpSoftrank = kNaN;
+    if ((sigma.array() > 0).count() < kMinUpdateEigenvalues)
+        m.alpha = m.weightedAlpha = m.alphaXmin = m.alphaKsDistance = m.alphaTailSize = m.logAlphaNorm = m.alphaCiLow = m.alphaCiHigh = kNaN;
+    if (unscaled)
+        m.spectralNorm = m.frobeniusNorm = m.logNorm = m.logSpectralNorm = m.logAlphaNorm = m.weightedAlpha = m.deltaSpectralNorm = kNaN;
 }
 
 // What the earlier analysis computed and this one does not is kept.

@@ -25,6 +25,7 @@ struct MatrixSolveTask {
     bool ownSpectrum = true;  // W decomposed again (always without `known`)
     bool withChange = false;  // --delta for it: its deltas are set, NaN without a usable reference
     bool withShuffle = false; // rand_distance for it
+    bool unscaled = false;    // a LoRA update whose scale s is unknown: its norms are NaN
     bool withAlphaCi = false; // --alpha-ci: alpha's bootstrap interval (from its spectrum, cheap: always set anew)
     std::shared_ptr<MatrixPartSource> reference; // --delta: its namesake in the reference checkpoint
     qint64 referenceStep = 0;
@@ -46,6 +47,9 @@ struct MatrixSolveOutcome {
 
 class MatrixSolve {
 public:
+    // The fewest nonzero eigenvalues a LoRA update needs for its power-law fit (WeightWatcher's MIN_NUM_EVALS).
+    static constexpr int kMinUpdateEigenvalues = 10;
+
     // ownSolver decomposes W (with --subspace it also gives the top vectors), solver the rest.
     MatrixSolve(const SingularValueSolver &solver, const SingularValueSolver &ownSolver) : m_solver(solver), m_ownSolver(ownSolver) {}
 
@@ -63,8 +67,10 @@ private:
 
     Spectrum ownSpectrum(MatrixSolveTask &task, bool keepMatrix, BlasThreadBudget &budget, SolvePlace &place) const;
     Change changeFrom(const RowMajorMatrix &widened, MatrixSolveTask &task, QString &problem) const;
+    Change changeOfUpdate(const LowRankFactors &own, MatrixSolveTask &task, QString &problem) const;
     static void setMetrics(MatrixResult &result, Spectrum &spectrum, const MatrixSolveTask &task, double shuffledDistance,
                            const Change &change, const QString &changeProblem);
+    static void limitToUpdate(SpectralMetrics &metrics, const Eigen::VectorXd &singularValues, bool unscaled);
     static void keepKnown(MatrixResult &result, const MatrixSolveTask &task);
 
     SingularValueSolver m_solver;

@@ -25,6 +25,10 @@ QList<QVariant> record(const MatrixResult &r)
         row << metrics[i];
     // --heads: empty for a whole matrix (JSON: null).
     row << (r.isHead() ? QVariant(r.head) : QVariant()) << (r.isHead() ? QVariant(r.kvHead) : QVariant());
+    // A LoRA update: its adapter's r, and how much of it the energy uses (100·k_τ / r); empty otherwise.
+    const bool update = r.updateRank > 0;
+    row << r.weights << (update ? QVariant(r.updateRank) : QVariant())
+        << (update ? QVariant(100.0 * r.metrics.energyRank / double(r.updateRank)) : QVariant());
     return row;
 }
 
@@ -34,7 +38,8 @@ QStringList MetricsTable::columns()
 {
     const QStringList metrics = spectralMetricColumns();
     return QStringList{"step", "layer", "type", "tensor", "rows", "cols"} + metrics.mid(0, kContractMetrics) +
-           QStringList{"block", "expert"} + metrics.mid(kContractMetrics) + QStringList{"head", "kv_head"};
+           QStringList{"block", "expert"} + metrics.mid(kContractMetrics) + QStringList{"head", "kv_head"} +
+           QStringList{"weights", "update_rank", "update_rank_used_pct"};
 }
 
 QString MetricsTable::formatNumber(double value)

@@ -15,10 +15,16 @@ namespace rankscope {
 struct PlannedTensorRead {
     std::shared_ptr<const StoredMatrix> tensor;
     std::shared_ptr<const MatrixPartSource::BlockScales> scales; // null without block scales
+    std::shared_ptr<const LowRankFactors> update; // a LoRA update's factors (then tensor is null)
     QString error; // why it could not be read
     bool ok() const { return error.isEmpty(); }
 
     // blockSize: the config's weight_block_size (FP8 scales), see blockSizeOf.
+    // A part of what was read (the tensor, or the update's factors) as the solver reads it.
+    std::shared_ptr<MatrixPartSource> partSource(const MatrixPart &part) const;
+    qint64 rows() const;
+    qint64 cols() const;
+
     static PlannedTensorRead read(CheckpointReader &reader, const PlannedTensor &tensor, qint64 slice, const QList<qint64> &blockSize);
     // quantization_config's weight_block_size, [128, 128] when the config has none.
     static QList<qint64> blockSizeOf(const ModelConfig &config);

@@ -13,7 +13,7 @@ class ResultsFile {
 public:
     // The schema written. What each version added, and how files of the older ones are read:
     // ResultsSchema.
-    static constexpr int kSchemaVersion = 6;
+    static constexpr int kSchemaVersion = 7;
 
     static bool save(const RunAnalysis &run, const QString &path, QString *error);
     static std::optional<RunAnalysis> load(const QString &path, QString *error);

@@ -105,6 +105,11 @@ TableSpec<MatrixRow> matrixTable()
              [](R &r, const Cell &c) { r.result.head = int(cellInteger(c)); }},
             {"kv_head", ColumnType::Int32, Presence::Optional, 6, 0, [](const R &r) { return Cell(qint64(r.matrix().kvHead)); },
              [](R &r, const Cell &c) { r.result.kvHead = int(cellInteger(c)); }},
+            // A LoRA update ("update") and its adapter's r; empty and 0 for a model's own weights.
+            {"weights", ColumnType::Text, Presence::Optional, 7, 0, [](const R &r) { return Cell(r.matrix().weights); },
+             [](R &r, const Cell &c) { r.result.weights = cellText(c); }},
+            {"update_rank", ColumnType::Int64, Presence::Optional, 7, 0, [](const R &r) { return Cell(r.matrix().updateRank); },
+             [](R &r, const Cell &c) { r.result.updateRank = cellInteger(c); }},
             // The fingerprint of the matrix's stored bytes, 16 hex digits; empty (older files: 0,
             // unknown) when not known.
             {"content_hash", ColumnType::Text, Presence::Optional, 5, 0,

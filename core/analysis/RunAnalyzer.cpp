@@ -46,9 +46,9 @@ QList<qint64> slicesOf(const PlannedTensor &tensor)
 }
 
 // A part's shape from its tensor's, as the file declares it (no tensor is read for it).
-MatrixShape partShape(const QHash<QString, TensorInfo> &tensorInfo, const PlannedTensor &tensor, const MatrixPart &part)
+MatrixShape partShape(const PlannedTensor &tensor, const MatrixPart &part)
 {
-    const QList<qint64> shape = tensorInfo.value(tensor.tensor).shape;
+    const QList<qint64> &shape = tensor.shape;
     const qint64 rows = shape.size() >= 2 ? shape[shape.size() - 2] : 0, cols = shape.size() >= 2 ? shape.back() : 0;
     return part.axis == MatrixPart::Axis::Rows ? MatrixShape{part.extent(), cols} : MatrixShape{rows, part.extent()};
 }
@@ -107,7 +107,6 @@ struct RunAnalyzer::CheckpointJob {
     QElapsedTimer readClock;
     std::unique_ptr<CheckpointReader> reader;
     CheckpointPlan plan;
-    QHash<QString, TensorInfo> tensorInfo;
     QList<qint64> blockSize;
     // Released rather than destroyed when cancelled: destroying a pool waits for its solves.
     std::unique_ptr<QThreadPool> pool;
@@ -347,8 +346,6 @@ bool RunAnalyzer::openCheckpoint(CheckpointJob &job)
     for (const QString &note : job.plan.layout.notes)
         if (!job.run.notes.contains(note))
             job.run.notes << note;
-    for (const TensorInfo &t : job.reader->tensors())
-        job.tensorInfo.insert(t.name, t);
     if (m_settings.heads)
         planHeads(job);
     return true;
@@ -360,7 +357,7 @@ void RunAnalyzer::planHeads(CheckpointJob &job) const
     for (const PlannedTensor &tensor : job.plan.layout.typed)
         for (const MatrixPart &part : tensor.parts)
             if (int(part.id.type) <= int(MatrixType::O))
-                attention.append({part.id, part.label, partShape(job.tensorInfo, tensor, part), part.axis});
+                attention.append({part.id, part.label, partShape(tensor, part), part.axis});
     job.heads = HeadPlan::of(attention, job.plan.config);
     for (const auto &[tensor, reason] : job.heads.problems)
         job.run.issues.append({job.record.path, tensor, reason, false});
@@ -387,12 +384,12 @@ QList<std::pair<const PlannedTensor *, qint64>> RunAnalyzer::planWork(Checkpoint
     QList<double> itemCosts;
     for (const PlannedTensor &tensor : job.plan.layout.typed) {
         for (const MatrixPart &part : tensor.parts)
-            shapes << partShape(job.tensorInfo, tensor, part);
+            shapes << partShape(tensor, part);
         for (const qint64 slice : slicesOf(tensor)) {
             double cost = 0;
             for (const MatrixPart &part : tensor.parts)
                 if (part.slice == slice)
-                    cost += m_progressModel.costModel().matrixSeconds(partShape(job.tensorInfo, tensor, part));
+                    cost += m_progressModel.costModel().matrixSeconds(partShape(tensor, part));
             items.append({&tensor, slice});
             itemCosts << cost;
         }
@@ -419,24 +416,18 @@ bool RunAnalyzer::readWorkItem(CheckpointJob &job, const PlannedTensor &tensor, 
         return false;
     }
     // Shared by the parts of a fused tensor; freed when the last of them is done.
-    const std::shared_ptr<const StoredMatrix> stored = std::move(read.tensor);
-    const std::shared_ptr<const MatrixPartSource::BlockScales> scales = std::move(read.scales);
     for (const MatrixPart &part : tensor.parts)
         if (part.slice == slice)
-            queueMatrix(job, tensor, part, stored, scales);
+            queueMatrix(job, tensor, part, read);
     return true;
 }
 
-void RunAnalyzer::queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, const MatrixPart &part,
-                              const std::shared_ptr<const StoredMatrix> &stored,
-                              const std::shared_ptr<const MatrixPartSource::BlockScales> &scales)
+void RunAnalyzer::queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, const MatrixPart &part, const PlannedTensorRead &read)
 {
     const std::shared_ptr<CheckpointJob::Solves> solves = job.solves;
-    const bool rowsAxis = part.axis == MatrixPart::Axis::Rows;
-    const double cost = m_progressModel.costModel().matrixSeconds(partShape(job.tensorInfo, tensor, part));
+    const double cost = m_progressModel.costModel().matrixSeconds(partShape(tensor, part));
     MatrixSolveTask task;
-    if (part.fits(rowsAxis ? stored->rows() : stored->cols()))
-        task.source = std::make_shared<MatrixPartSource>(stored, part, scales);
+    task.source = read.partSource(part);
     // Said here, as stored: a part that does not fit its tensor is an empty matrix.
     const qint64 partRows = task.source ? task.source->rows() : 0, partCols = task.source ? task.source->cols() : 0;
     if (partRows == 0 || partCols == 0) {
@@ -456,6 +447,11 @@ void RunAnalyzer::queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, c
     task.base.dtype = tensor.dtype;
     task.base.rows = partRows;
     task.base.cols = partCols;
+    if (tensor.update) {
+        task.base.weights = QStringLiteral("update");
+        task.base.updateRank = tensor.update->rank;
+        task.unscaled = !tensor.update->scale;
+    }
     // What an earlier analysis of this checkpoint knows of the matrix: then only the opt-in
     // metrics it lacks are computed.
     const MatrixResult *before = job.earlierOf.value(part.id);

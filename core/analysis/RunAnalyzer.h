@@ -24,6 +24,7 @@
 namespace rankscope {
 
 class DeltaPlan;
+struct PlannedTensorRead;
 
 class RunAnalyzer {
 public:
@@ -67,8 +68,7 @@ private:
     QList<std::pair<const PlannedTensor *, qint64>> planWork(CheckpointJob &job);
     // False when the tensor cannot be read (said in the run's issues).
     bool readWorkItem(CheckpointJob &job, const PlannedTensor &tensor, qint64 slice);
-    void queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, const MatrixPart &part,
-                     const std::shared_ptr<const StoredMatrix> &stored, const std::shared_ptr<const MatrixPartSource::BlockScales> &scales);
+    void queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, const MatrixPart &part, const PlannedTensorRead &read);
     QList<MatrixResult> finishCheckpoint(CheckpointJob &job);
     // Progress on the analysing thread, from what the workers finished.
     void reportProgress(CheckpointJob &job);

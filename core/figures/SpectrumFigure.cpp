@@ -57,8 +57,9 @@ SpectrumFigure SpectrumFigureBuilder::build() const
         if (const MatrixResult *first = m_state.find({m_key->run, runSteps.first(), r->identity()}); first && spectrumProblem(first->singularValues).isEmpty())
             addSpectrum(figure, *first, false);
     addSpectrum(figure, *r, true);
-    figure.title = tr("Spectrum of %1, step %2: %3 [%4\u00d7%5] — %6")
-                       .arg(r->identity().text()).arg(r->step).arg(r->tensor).arg(r->rows).arg(r->cols).arg(m_state.runNameAt(m_key->run));
+    figure.title = tr("Spectrum of %1%2, step %3: %4 [%5\u00d7%6] — %7")
+                       .arg(r->identity().text(), r->updateRank > 0 ? tr(" (LoRA update, r = %1)").arg(r->updateRank) : QString())
+                       .arg(r->step).arg(r->tensor).arg(r->rows).arg(r->cols).arg(m_state.runNameAt(m_key->run));
     fitRanges(figure);
     return figure;
 }
@@ -85,7 +86,9 @@ void SpectrumFigureBuilder::addSpectrum(SpectrumFigure &figure, const MatrixResu
     if (!main)
         return;
     addChange(figure, r);
-    addMarchenkoPasturBulk(figure, r, lambda);
+    // A LoRA update is r spikes and zeros: no bulk to fit (docs/metrics.md, "LoRA updates").
+    if (r.updateRank == 0)
+        addMarchenkoPasturBulk(figure, r, lambda);
     addPowerLaw(figure, r, lambda);
 }
 
@@ -167,7 +170,8 @@ void SpectrumFigureBuilder::addPowerLaw(SpectrumFigure &figure, const MatrixResu
     // The fit the analysis made (metric contract, "alpha"): drawn, not fitted again.
     const SpectralMetrics &fit = r.metrics;
     if (!std::isfinite(fit.alpha) || !(fit.alphaXmin > 0) || !std::isfinite(fit.alphaXmin)) {
-        figure.fitText = tr("no power-law fit (fewer than 2 eigenvalues above 1e-5)");
+        figure.fitText = r.updateRank > 0 ? tr("no power-law fit (a LoRA update with fewer than 10 nonzero eigenvalues)")
+                                          : tr("no power-law fit (fewer than 2 eigenvalues above 1e-5)");
         return;
     }
     const auto fitted = (lambda.array() > kPowerLawThreshold && lambda.array().isFinite()).count();

@@ -666,9 +666,28 @@ QString joinBlock(std::initializer_list<QString> pieces)
 
 } // namespace
 
-CheckpointLayout CheckpointLayout::plan(const QList<NamedShape> &tensors, const ModelConfig &config, const TensorNameRules &rules)
+CheckpointLayout CheckpointLayout::plan(const QList<NamedShape> &stored, const ModelConfig &config, const TensorNameRules &rules,
+                                        const AdapterConfig &adapter)
 {
     CheckpointLayout layout;
+    // LoRA factors stand for their module's update, typed by the rules as the module's own weight
+    // of the base model's shape (out × in, or in × out where the base stores it so).
+    const LoraFactors lora = LoraFactors::find(stored);
+    for (const LoraFactors::Problem &p : lora.problems)
+        layout.leftOut.append({p.tensor, p.shape, p.reason, true});
+    QList<NamedShape> tensors;
+    for (const NamedShape &t : stored)
+        if (!lora.consumed.contains(t.name))
+            tensors.append(t);
+    QHash<QString, LoraFactorPair> updateOf; // by the weight name standing for it
+    for (const LoraFactorPair &pair : lora.pairs) {
+        const bool transposed = pair.embedding || adapter.fanInFanOut();
+        const QString name = pair.module + QStringLiteral(".weight");
+        updateOf.insert(name, pair);
+        tensors.append({name, transposed ? QList<qint64>{pair.inFeatures, pair.outFeatures} : QList<qint64>{pair.outFeatures, pair.inFeatures},
+                        pair.dtype});
+    }
+    QStringList unscaled;
     QHash<QString, const NamedShape *> byName; // by name without wrapper prefixes
     for (const NamedShape &t : tensors)
         byName.insert(TensorNameRules::withoutWrapperPrefixes(t.name), &t);
@@ -721,7 +740,19 @@ CheckpointLayout CheckpointLayout::plan(const QList<NamedShape> &tensors, const 
         }
         if (!result.note.isEmpty() && !layout.notes.contains(result.note))
             layout.notes << result.note;
-        Pending p{{t.name, t.shape, t.dtype, match->family, result.parts, {}}, *match};
+        Pending p{{t.name, t.shape, t.dtype, match->family, result.parts, {}, {}}, *match};
+        if (const auto it = updateOf.constFind(t.name); it != updateOf.constEnd()) {
+            const AdapterConfig::Scale scale = adapter.scaleOf(it->module, it->rank);
+            if (!scale.value && !unscaled.contains(scale.problem))
+                unscaled << scale.problem;
+            p.planned.update = LowRankUpdate{it->factorA, it->factorB, it->rank, it->embedding || adapter.fanInFanOut(), scale.value};
+            p.planned.family += QStringLiteral(" (LoRA update, r = %1)").arg(it->rank);
+            // Named as stored, B@A: "base_model.model.….q_proj.lora_B@lora_A".
+            const auto bare = [](const QString &name) { return name.endsWith(QLatin1String(".weight")) ? name.chopped(7) : name; };
+            const QString factors = bare(it->factorB) + QLatin1Char('@') + bare(it->factorA).section(QLatin1Char('.'), -1);
+            for (MatrixPart &part : p.planned.parts)
+                part.label.replace(0, t.name.size(), factors);
+        }
         if (hasMtp && match->layer >= *layerCount)
             p.match.subBlock = joinBlock({QStringLiteral("mtp"), p.match.subBlock});
         const QString scales = TensorNameRules::withoutWrapperPrefixes(t.name) + QStringLiteral("_scale_inv");
@@ -766,6 +797,9 @@ CheckpointLayout CheckpointLayout::plan(const QList<NamedShape> &tensors, const 
         p.planned.parts = kept;
         layout.typed.append(p.planned);
     }
+    if (!unscaled.isEmpty())
+        layout.notes << QStringLiteral("LoRA updates without a known scale s (%1): their norms are NaN, the scale-free metrics are given")
+                            .arg(unscaled.join(QLatin1String("; ")));
     if (!genericallyTyped.isEmpty())
         layout.notes << QStringLiteral("%1 tensor%2 no family rule knows typed from %3 name%2 alone (%4%5): check them with "
                                        "rankscope info, or give --rules")

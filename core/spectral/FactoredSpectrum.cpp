@@ -2,6 +2,7 @@
 
 #include <Eigen/QR>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <lapacke.h>
 #include <vector>
@@ -44,6 +45,19 @@ Eigen::VectorXd smallSingularValues(const Eigen::Ref<const Eigen::MatrixXd> &mat
 Eigen::VectorXd productSingularValues(const Eigen::Ref<const Eigen::MatrixXd> &rA, const Eigen::Ref<const Eigen::MatrixXd> &rB)
 {
     return smallSingularValues(rA * rB.transpose());
+}
+
+Eigen::VectorXd lowRankProductSingularValues(const Eigen::Ref<const Eigen::MatrixXd> &left, const Eigen::Ref<const Eigen::MatrixXd> &right,
+                                             double scale)
+{
+    const Eigen::Index order = std::min(left.rows(), right.rows());
+    Eigen::VectorXd sigma = Eigen::VectorXd::Zero(order);
+    if (order == 0 || left.cols() == 0 || left.cols() != right.cols())
+        return sigma;
+    const Eigen::VectorXd core = productSingularValues(triangularFactor(left), triangularFactor(right));
+    const Eigen::Index nonzero = std::min(order, core.size());
+    sigma.head(nonzero) = std::abs(scale) * core.head(nonzero);
+    return sigma;
 }
 
 } // namespace rankscope

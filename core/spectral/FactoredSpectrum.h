@@ -14,6 +14,11 @@ namespace rankscope {
 Eigen::MatrixXd triangularFactor(const Eigen::Ref<const Eigen::MatrixXd> &factor);
 // σ(A·Bᵀ) from the R of A and the R of B (both with k columns), descending: min(rows) values.
 Eigen::VectorXd productSingularValues(const Eigen::Ref<const Eigen::MatrixXd> &rA, const Eigen::Ref<const Eigen::MatrixXd> &rB);
+// σ of scale·L·Rᵀ (L: m × r, R: n × r) from the r × r core between the factors' orthonormal bases,
+// descending, with min(m, n) − rank zeros after the nonzero values: the whole spectrum of the m × n
+// product at the cost of two thin QRs.
+Eigen::VectorXd lowRankProductSingularValues(const Eigen::Ref<const Eigen::MatrixXd> &left, const Eigen::Ref<const Eigen::MatrixXd> &right,
+                                             double scale);
 // σ of a small dense matrix, descending (an R, or a core).
 Eigen::VectorXd smallSingularValues(const Eigen::Ref<const Eigen::MatrixXd> &matrix);
 

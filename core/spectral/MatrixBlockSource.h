@@ -2,9 +2,20 @@
 // accumulated from row (or column) blocks, so nothing ever holds a float64 copy of a whole tensor.
 #pragma once
 
+#include <Eigen/Core>
 #include <QtGlobal>
+#include <optional>
 
 namespace rankscope {
+
+// A matrix known as the product scale · left · rightᵀ of two thin factors (left: rows × r, right:
+// cols × r): a LoRA update ΔW = s·B·A. Its spectrum comes from the factors (lowRankSpectrum), never
+// from the rows × cols product.
+struct LowRankFactors {
+    Eigen::MatrixXd left;
+    Eigen::MatrixXd right;
+    double scale = 1;
+};
 
 class MatrixBlockSource {
 public:
@@ -16,6 +27,8 @@ public:
     virtual void widenBlock(qint64 row, qint64 rowCount, qint64 col, qint64 colCount, double *dst) const = 0;
     // The whole matrix, row-major float64, when it is already held so (then no block is copied).
     virtual const double *rowMajorData() const { return nullptr; }
+    // The factors, when the matrix is held as a low-rank product (then the solver reads no block).
+    virtual std::optional<LowRankFactors> lowRankFactors() const { return std::nullopt; }
 };
 
 } // namespace rankscope

@@ -2,6 +2,7 @@
 
 #include "spectral/DenseBlockSource.h"
 #include "spectral/DeviceGramSolver.h"
+#include "spectral/FactoredSpectrum.h"
 #include "spectral/SpectralMetrics.h"
 
 #include <Eigen/SVD>
@@ -56,6 +57,14 @@ Spectrum SingularValueSolver::compute(const MatrixBlockSource &matrix, const std
 {
     if (matrix.rows() == 0 || matrix.cols() == 0)
         return {{}, QStringLiteral("matrix is empty (%1×%2)").arg(matrix.rows()).arg(matrix.cols()), {}};
+    // A low-rank product: exactly, from its factors (no top vectors: --subspace leaves it NaN).
+    if (const std::optional<LowRankFactors> factors = matrix.lowRankFactors()) {
+        if (allRead)
+            allRead();
+        if (place)
+            *place = {false, {}};
+        return checkedSpectrum(lowRankProductSingularValues(factors->left, factors->right, factors->scale));
+    }
     if (m_device && m_method == SvdMethod::FastGram) {
         QString why;
         if (std::optional<Spectrum> spectrum = m_device->compute(matrix, m_topVectors, m_gramBlockBytes, allRead, &why)) {

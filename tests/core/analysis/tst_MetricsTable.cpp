@@ -26,7 +26,8 @@ private slots:
                                                "alpha_tail_size", "log_norm", "log_spectral_norm", "log_alpha_norm", "num_spikes",
                                                "mp_softrank", "rand_distance", "delta_rel_frobenius", "delta_spectral_norm",
                                                "delta_stable_rank", "delta_effective_rank", "subspace_overlap", "top_vector_cosine",
-                                               "alpha_ci_low", "alpha_ci_high", "head", "kv_head"}));
+                                               "alpha_ci_low", "alpha_ci_high", "head", "kv_head", "weights", "update_rank",
+                                               "update_rank_used_pct"}));
     }
 
     // Each column holds its own metric, checked against the formula from the spectrum, not against

@@ -1,0 +1,353 @@
+// LoRA fine-tuning runs as PEFT writes them (checkpoint-N/adapter_model.safetensors beside
+// adapter_config.json and trainer_state.json; names base_model.model.<module>.lora_A.weight [r, in]
+// and .lora_B.weight [out, r], peft tuners/lora/layer.py): every adapted module's update
+// ΔW = s·B·A is analysed as the module's own matrix, from its factors. Each update is built from
+// orthonormal factors with its own singular values, different for every module and for Q, K and V
+// of GPT-2's fused c_attn, so a wrong pairing, orientation, split or scale fails; its norms are
+// checked against s·σ (stable rank cannot see a wrong scale).
+#include "analysis/MetricsTable.h"
+#include "analysis/ResultsFile.h"
+#include "analysis/RunAnalyzer.h"
+#include "FormatWriters.h"
+#include "spectral/FactoredSpectrum.h"
+#include "TestMatrices.h"
+#include "TestSuite.h"
+
+#include <QBuffer>
+#include <QDir>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <cmath>
+
+using namespace rankscope;
+using namespace rankscope::test;
+
+namespace {
+
+QByteArray floats(const Eigen::MatrixXd &m)
+{
+    QByteArray out;
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c) {
+            const float v = float(m(r, c));
+            out.append(reinterpret_cast<const char *>(&v), sizeof v);
+        }
+    return out;
+}
+
+SafeTensor tensor(const QString &name, const Eigen::MatrixXd &m) { return {name, "F32", {m.rows(), m.cols()}, floats(m)}; }
+
+// Orthonormal columns (n × k).
+Eigen::MatrixXd orthonormal(int n, int k, std::mt19937_64 &rng) { return randomOrthogonal(n, rng).leftCols(k); }
+
+// B·A = U·diag(s)·Vᵀ: B = U·diag(s) (out × r), A = Vᵀ (r × in).
+struct Factors {
+    Eigen::MatrixXd a, b;
+};
+Factors factorsWith(int out, int in, const Eigen::VectorXd &s, std::mt19937_64 &rng)
+{
+    return {orthonormal(in, int(s.size()), rng).transpose(), orthonormal(out, int(s.size()), rng) * s.asDiagonal()};
+}
+
+void writeJson(const QString &path, const QJsonObject &o) { saveBytes(path, QJsonDocument(o).toJson()); }
+
+QJsonObject loraConfig(int r, double alpha, const QJsonArray &targets)
+{
+    return {{"peft_type", "LORA"}, {"task_type", "CAUSAL_LM"}, {"r", r}, {"lora_alpha", alpha}, {"use_rslora", false},
+            {"fan_in_fan_out", false}, {"target_modules", targets}, {"base_model_name_or_path", "meta-llama/Llama-3.2-1B"}};
+}
+
+const MatrixResult *find(const RunAnalysis &run, qint64 step, int layer, MatrixType type)
+{
+    for (const MatrixResult &r : run.results)
+        if (r.step == step && r.layer == layer && r.type == type && !r.isHead())
+            return &r;
+    return nullptr;
+}
+
+bool close(double a, double b) { return std::abs(a - b) <= 1e-5 * std::max(1.0, std::abs(b)); }
+
+// The first values of a result's spectrum are s, the rest zeros.
+bool spectrumIs(const MatrixResult &r, const Eigen::VectorXd &s)
+{
+    if (r.singularValues.size() != std::min(r.rows, r.cols))
+        return false;
+    for (Eigen::Index i = 0; i < r.singularValues.size(); ++i)
+        if (!close(r.singularValues[i], i < s.size() ? s[i] : 0.0))
+            return false;
+    return true;
+}
+
+// Llama's seven targets, as PEFT names them: module → (type, out, in).
+struct Target {
+    const char *module;
+    MatrixType type;
+    int out, in;
+};
+constexpr int kHidden = 16, kKv = 8, kMlp = 24;
+const Target kLlamaTargets[] = {
+    {"self_attn.q_proj", MatrixType::Q, kHidden, kHidden},  {"self_attn.k_proj", MatrixType::K, kKv, kHidden},
+    {"self_attn.v_proj", MatrixType::V, kKv, kHidden},      {"self_attn.o_proj", MatrixType::O, kHidden, kHidden},
+    {"mlp.gate_proj", MatrixType::MlpGate, kMlp, kHidden},     {"mlp.up_proj", MatrixType::MlpUp, kMlp, kHidden},
+    {"mlp.down_proj", MatrixType::MlpDown, kHidden, kMlp},
+};
+
+// The singular values of target t's B·A at a step: distinct for every module, layer and step.
+Eigen::VectorXd valuesOf(int t, int layer, qint64 step, int r)
+{
+    Eigen::VectorXd s(r);
+    for (int i = 0; i < r; ++i)
+        s[i] = (1.0 + t + 0.5 * layer + step / 100.0) / (1 + i);
+    return s;
+}
+
+// checkpoint-<step>/ of a Trainer + PEFT run on a two-layer Llama.
+void writeLlamaCheckpoint(const QString &root, qint64 step, int r, const QJsonObject &config, std::mt19937_64 &rng,
+                          const QList<SafeTensor> &extra = {})
+{
+    const QString dir = QDir(root).filePath(QStringLiteral("checkpoint-%1").arg(step));
+    QDir().mkpath(dir);
+    QList<SafeTensor> tensors = extra;
+    for (int layer = 0; layer < 2; ++layer)
+        for (int t = 0; t < 7; ++t) {
+            const Target &target = kLlamaTargets[t];
+            const Factors f = factorsWith(target.out, target.in, valuesOf(t, layer, step, r), rng);
+            const QString module = QStringLiteral("base_model.model.model.layers.%1.%2").arg(layer).arg(target.module);
+            tensors << tensor(module + ".lora_A.weight", f.a) << tensor(module + ".lora_B.weight", f.b);
+        }
+    saveBytes(QDir(dir).filePath("adapter_model.safetensors"), safetensorsFile(tensors));
+    if (!config.isEmpty())
+        writeJson(QDir(dir).filePath("adapter_config.json"), config);
+    writeJson(QDir(dir).filePath("trainer_state.json"), {{"global_step", step}});
+}
+
+const QJsonArray kSevenTargets{"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
+
+} // namespace
+
+class TestLoraAdapters : public QObject {
+    Q_OBJECT
+
+private slots:
+    // The factored spectrum against a dense SVD of s·L·Rᵀ, for factors that are not orthonormal.
+    void factoredSpectrumIsTheProductSpectrum()
+    {
+        std::mt19937_64 rng(7);
+        const Eigen::MatrixXd left = gaussianMatrix(40, 6, rng), right = gaussianMatrix(25, 6, rng);
+        const Eigen::VectorXd sigma = lowRankProductSingularValues(left, right, -0.75);
+        const Eigen::VectorXd dense = exactSingularValues(-0.75 * left * right.transpose());
+        QCOMPARE(sigma.size(), 25);
+        for (Eigen::Index i = 0; i < sigma.size(); ++i)
+            QVERIFY2(std::abs(sigma[i] - dense[i]) <= 1e-10 * dense[0], qPrintable(QString::number(i)));
+        QCOMPARE(sigma[6], 0.0);
+    }
+
+    // Seven targets in two layers over two steps: each update typed as its module, with s·σ(B·A).
+    void llamaRunShowsEveryUpdate()
+    {
+        QTemporaryDir dir;
+        std::mt19937_64 rng(1);
+        const int r = 4;
+        const double alpha = 8, s = alpha / r;
+        for (qint64 step : {10, 20})
+            writeLlamaCheckpoint(dir.path(), step, r, loraConfig(r, alpha, kSevenTargets), rng);
+        const CheckpointListing listing = CheckpointDiscovery::scan(dir.path());
+        QVERIFY2(listing.takenFor.join('\n').contains("PEFT LORA adapter run: r = 4, 7 target modules, 2 checkpoints"),
+                 qPrintable(listing.takenFor.join('\n')));
+
+        const RunAnalysis run = RunAnalyzer(AnalysisSettings()).analyzeFolder(dir.path());
+        for (const AnalysisIssue &issue : run.issues)
+            QFAIL(qPrintable(issue.text()));
+        QCOMPARE(run.results.size(), 2 * 2 * 7);
+        for (qint64 step : {10, 20})
+            for (int layer = 0; layer < 2; ++layer)
+                for (int t = 0; t < 7; ++t) {
+                    const Target &target = kLlamaTargets[t];
+                    const MatrixResult *m = find(run, step, layer, target.type);
+                    QVERIFY2(m, target.module);
+                    QCOMPARE(m->rows, target.out);
+                    QCOMPARE(m->cols, target.in);
+                    QCOMPARE(m->weights, QStringLiteral("update"));
+                    QCOMPARE(m->updateRank, r);
+                    QVERIFY2(m->tensor.endsWith(QStringLiteral("%1.lora_B@lora_A").arg(target.module)), qPrintable(m->tensor));
+                    const Eigen::VectorXd expected = s * valuesOf(t, layer, step, r);
+                    QVERIFY2(spectrumIs(*m, expected), qPrintable(m->tensor));
+                    QVERIFY(close(m->metrics.spectralNorm, expected[0]));
+                    QVERIFY(close(m->metrics.frobeniusNorm, expected.norm()));
+                    QVERIFY(close(m->metrics.stableRank, expected.squaredNorm() / (expected[0] * expected[0])));
+                    // Four eigenvalues: no power law, no Marchenko–Pastur bulk.
+                    QVERIFY(std::isnan(m->metrics.alpha));
+                    QVERIFY(std::isnan(m->metrics.numSpikes));
+                }
+
+        // The CSV says which rows are updates, their r and how much of it the energy uses.
+        QBuffer csv;
+        csv.open(QIODevice::WriteOnly);
+        QVERIFY(MetricsTable::writeCsv(run.results, csv));
+        const QStringList lines = QString::fromUtf8(csv.data()).split('\n');
+        QVERIFY(lines[0].endsWith(",weights,update_rank,update_rank_used_pct"));
+        const MatrixResult &first = run.results.first();
+        QVERIFY2(lines[1].endsWith(QStringLiteral(",update,4,%1").arg(MetricsTable::formatNumber(100.0 * first.metrics.energyRank / 4))),
+                 qPrintable(lines[1]));
+
+        // The results file keeps them.
+        const QString path = QDir(dir.path()).filePath("results.h5");
+        QString error;
+        QVERIFY2(ResultsFile::save(run, path, &error), qPrintable(error));
+        const std::optional<RunAnalysis> loaded = ResultsFile::load(path, &error);
+        QVERIFY2(loaded, qPrintable(error));
+        QCOMPARE(loaded->results.first().weights, QStringLiteral("update"));
+        QCOMPARE(loaded->results.first().updateRank, r);
+    }
+
+    // GPT-2's c_attn is a Conv1D stored in × out; PEFT trains it under fan_in_fan_out, and the
+    // update (s·B·A)ᵀ splits into Q, K and V by columns as the base tensor does.
+    void gpt2FusedUpdateSplitsIntoQkv()
+    {
+        QTemporaryDir dir;
+        std::mt19937_64 rng(2);
+        const int d = 12, r = 3;
+        const Eigen::VectorXd sq = Eigen::Vector3d(3, 2, 1), sk = Eigen::Vector3d(0.9, 0.5, 0.25), sv = Eigen::Vector3d(7, 0.1, 0.01);
+        const Eigen::MatrixXd a = orthonormal(d, r, rng).transpose();
+        Eigen::MatrixXd b(3 * d, r);
+        b << orthonormal(d, r, rng) * sq.asDiagonal(), orthonormal(d, r, rng) * sk.asDiagonal(), orthonormal(d, r, rng) * sv.asDiagonal();
+        const Factors mlp = factorsWith(4 * d, d, Eigen::Vector3d(5, 4, 3), rng);
+        const QString prefix = "base_model.model.transformer.h.0.";
+        saveBytes(QDir(dir.path()).filePath("adapter_model.safetensors"),
+                  safetensorsFile({tensor(prefix + "attn.c_attn.lora_A.weight", a), tensor(prefix + "attn.c_attn.lora_B.weight", b),
+                                   tensor(prefix + "mlp.c_fc.lora_A.weight", mlp.a), tensor(prefix + "mlp.c_fc.lora_B.weight", mlp.b)}));
+        QJsonObject config = loraConfig(r, 6, QJsonArray{"c_attn", "c_fc"});
+        config["fan_in_fan_out"] = true;
+        writeJson(QDir(dir.path()).filePath("adapter_config.json"), config);
+        writeJson(QDir(dir.path()).filePath("config.json"), {{"model_type", "gpt2"}, {"n_head", 2}, {"n_embd", d}});
+
+        const RunAnalysis run = RunAnalyzer(AnalysisSettings()).analyzeFolder(dir.path());
+        for (const AnalysisIssue &issue : run.issues)
+            QFAIL(qPrintable(issue.text()));
+        const double s = 6.0 / r;
+        const std::pair<MatrixType, Eigen::VectorXd> parts[] = {{MatrixType::Q, sq}, {MatrixType::K, sk}, {MatrixType::V, sv}};
+        for (const auto &[type, values] : parts) {
+            const MatrixResult *m = find(run, run.results.first().step, 0, type);
+            QVERIFY(m);
+            QCOMPARE(m->rows, d); // stored in × out: the part is d × d
+            QCOMPARE(m->cols, d);
+            QVERIFY2(spectrumIs(*m, s * values), qPrintable(m->tensor));
+        }
+        const MatrixResult *up = find(run, run.results.first().step, 0, MatrixType::MlpUp);
+        QVERIFY(up);
+        QCOMPARE(up->rows, d);
+        QCOMPARE(up->cols, 4 * d);
+        QVERIFY(spectrumIs(*up, s * Eigen::Vector3d(5, 4, 3)));
+    }
+
+    // rsLoRA scales by lora_alpha / √r; rank_pattern and alpha_pattern set r and alpha per module
+    // (peft get_pattern_key: a key matches a dot-aligned suffix of the module's name).
+    void scalesFollowRsloraAndPatterns()
+    {
+        QTemporaryDir dir;
+        std::mt19937_64 rng(3);
+        const QString prefix = "base_model.model.model.layers.0.self_attn.";
+        const Factors q = factorsWith(kHidden, kHidden, Eigen::Vector4d(4, 3, 2, 1), rng);
+        const Factors k = factorsWith(kKv, kHidden, Eigen::Vector2d(2, 1), rng);
+        const Factors v = factorsWith(kKv, kHidden, Eigen::Vector4d(1, 1, 1, 1), rng);
+        saveBytes(QDir(dir.path()).filePath("adapter_model.safetensors"),
+                  safetensorsFile({tensor(prefix + "q_proj.lora_A.weight", q.a), tensor(prefix + "q_proj.lora_B.weight", q.b),
+                                   tensor(prefix + "k_proj.lora_A.weight", k.a), tensor(prefix + "k_proj.lora_B.weight", k.b),
+                                   tensor(prefix + "v_proj.lora_A.weight", v.a), tensor(prefix + "v_proj.lora_B.weight", v.b)}));
+        QJsonObject config = loraConfig(4, 8, QJsonArray{"q_proj", "k_proj", "v_proj"});
+        config["use_rslora"] = true;
+        config["rank_pattern"] = QJsonObject{{"k_proj", 2}};
+        config["alpha_pattern"] = QJsonObject{{"layers.0.self_attn.v_proj", 3}, {"proj", 100}}; // "proj" matches no whole component
+        writeJson(QDir(dir.path()).filePath("adapter_config.json"), config);
+
+        const RunAnalysis run = RunAnalyzer(AnalysisSettings()).analyzeFolder(dir.path());
+        for (const AnalysisIssue &issue : run.issues)
+            QFAIL(qPrintable(issue.text()));
+        const qint64 step = run.results.first().step;
+        QVERIFY(close(find(run, step, 0, MatrixType::Q)->metrics.spectralNorm, 8.0 / 2.0 * 4));
+        QVERIFY(close(find(run, step, 0, MatrixType::K)->metrics.spectralNorm, 8.0 / std::sqrt(2.0) * 2));
+        QVERIFY(close(find(run, step, 0, MatrixType::V)->metrics.frobeniusNorm, 3.0 / 2.0 * 2));
+    }
+
+    // Without adapter_config.json the scale is unknown: what does not depend on it is given, the
+    // norms are NaN, and a note says why.
+    void withoutConfigTheNormsAreNaN()
+    {
+        QTemporaryDir dir;
+        std::mt19937_64 rng(4);
+        writeLlamaCheckpoint(dir.path(), 5, 4, {}, rng);
+        const RunAnalysis run = RunAnalyzer(AnalysisSettings()).analyzeFolder(dir.path());
+        QCOMPARE(run.results.size(), 14);
+        const MatrixResult *q = find(run, 5, 0, MatrixType::Q);
+        QVERIFY(q);
+        const Eigen::VectorXd values = valuesOf(0, 0, 5, 4);
+        QVERIFY(spectrumIs(*q, values)); // s = 1: the spectrum of B·A
+        QVERIFY(close(q->metrics.stableRank, values.squaredNorm() / (values[0] * values[0])));
+        QVERIFY(std::isnan(q->metrics.spectralNorm));
+        QVERIFY(std::isnan(q->metrics.frobeniusNorm));
+        QVERIFY2(run.notes.join('\n').contains("no adapter_config.json beside it gives lora_alpha"), qPrintable(run.notes.join('\n')));
+    }
+
+    // --delta between two steps is the change of the update, s·(B₂A₂ − B₁A₁), from the factors:
+    // checked against a dense SVD of that difference.
+    void deltaIsTheChangeOfTheUpdate()
+    {
+        QTemporaryDir dir;
+        std::mt19937_64 rng(6);
+        const QString module = "base_model.model.model.layers.0.self_attn.o_proj";
+        Eigen::MatrixXd product[2];
+        for (int i = 0; i < 2; ++i) {
+            const Factors f{gaussianMatrix(4, kHidden, rng), gaussianMatrix(kHidden, 4, rng)};
+            product[i] = 2.0 * f.b * f.a;
+            const QString folder = QDir(dir.path()).filePath(QStringLiteral("checkpoint-%1").arg(10 * (i + 1)));
+            QDir().mkpath(folder);
+            saveBytes(QDir(folder).filePath("adapter_model.safetensors"),
+                      safetensorsFile({tensor(module + ".lora_A.weight", f.a), tensor(module + ".lora_B.weight", f.b)}));
+            writeJson(QDir(folder).filePath("adapter_config.json"), loraConfig(4, 8, QJsonArray{"o_proj"}));
+        }
+        AnalysisSettings settings;
+        settings.delta = true;
+        const RunAnalysis run = RunAnalyzer(settings).analyzeFolder(dir.path());
+        for (const AnalysisIssue &issue : run.issues)
+            QFAIL(qPrintable(issue.text()));
+        const MatrixResult *later = find(run, 20, 0, MatrixType::O);
+        QVERIFY(later);
+        // float32 factors: the products as stored.
+        const Eigen::VectorXd change = exactSingularValues(product[1] - product[0]);
+        QCOMPARE(later->deltaSingularValues.size(), kHidden);
+        for (Eigen::Index i = 0; i < change.size(); ++i)
+            QVERIFY2(std::abs(later->deltaSingularValues[i] - change[i]) <= 1e-4 * change[0], qPrintable(QString::number(i)));
+        QVERIFY(close(later->metrics.deltaSpectralNorm, change[0]));
+        QVERIFY(std::abs(later->metrics.deltaRelFrobenius - change.norm() / exactSingularValues(product[0]).norm()) < 1e-4);
+    }
+
+    // What is not a LoRA pair is named with the reason; the rest is analysed.
+    void otherAdapterTensorsAreNamed()
+    {
+        QTemporaryDir dir;
+        std::mt19937_64 rng(5);
+        const QString layer = "base_model.model.model.layers.1.";
+        const Factors f = factorsWith(kHidden, kHidden, Eigen::Vector4d(4, 3, 2, 1), rng);
+        writeLlamaCheckpoint(dir.path(), 7, 4, loraConfig(4, 4, kSevenTargets), rng,
+                             {tensor(layer + "self_attn.q_proj.hada_w1_a", gaussianMatrix(16, 4, rng)),
+                              tensor("base_model.model.model.layers.2.self_attn.q_proj.lora_A.weight", f.a),
+                              tensor("base_model.model.model.layers.2.self_attn.k_proj.lora_A.weight", gaussianMatrix(3, 16, rng)),
+                              tensor("base_model.model.model.layers.2.self_attn.k_proj.lora_B.weight", gaussianMatrix(8, 4, rng))});
+        const RunAnalysis run = RunAnalyzer(AnalysisSettings()).analyzeFolder(dir.path());
+        QCOMPARE(run.results.size(), 14);
+        const QString issues = [&] {
+            QStringList all;
+            for (const AnalysisIssue &i : run.issues)
+                all << i.text();
+            return all.join('\n');
+        }();
+        QVERIFY2(issues.contains("q_proj.hada_w1_a: a LoHa adapter factor: only LoRA adapters are read"), qPrintable(issues));
+        QVERIFY2(issues.contains("layers.2.self_attn.q_proj.lora_A.weight: a LoRA factor without its B factor"), qPrintable(issues));
+        QVERIFY2(issues.contains("k_proj.lora_B.weight: its A factor"), qPrintable(issues));
+        QVERIFY2(issues.contains("their ranks disagree"), qPrintable(issues));
+    }
+};
+
+RANKSCOPE_TEST_GUILESS_MAIN(TestLoraAdapters)
+#include "tst_LoraAdapters.moc"

@@ -13,6 +13,7 @@ using Kind = PickleValue::Kind;
 
 const QString kMetadataModule = QStringLiteral("torch.distributed.checkpoint.metadata.");
 const QString kShardModule = QStringLiteral("torch.distributed._shard.sharded_tensor.metadata.");
+const QString kGetattr = QStringLiteral("builtins.getattr");
 
 // The class an opaque object was made from, without its module ("TensorStorageMetadata"), or empty.
 QString className(PickleRef v)
@@ -128,6 +129,80 @@ std::optional<DcpTensor> readTensor(const QString &fqn, PickleRef meta, const QH
     return tensor;
 }
 
+QString pythonText(PickleRef v, int depth = 0);
+
+// The items of a tuple, list or call, comma-separated: four at most, and none past two levels deep.
+QString itemsText(PickleRef v, int depth)
+{
+    QStringList items;
+    for (qsizetype i = 0; i < v->items.size() && i < 4 && depth < 2; ++i)
+        items << pythonText(v->items[i], depth + 1);
+    if (items.size() < v->items.size())
+        items << QStringLiteral("…");
+    return items.join(QLatin1String(", "));
+}
+
+// A pickled value as Python would write it in a message: a global by name, a string quoted, a call
+// or a tuple with its items.
+QString pythonText(PickleRef v, int depth)
+{
+    if (!v)
+        return QStringLiteral("?");
+    switch (v->kind) {
+    case Kind::None: return QStringLiteral("None");
+    case Kind::Bool: return v->integer ? QStringLiteral("True") : QStringLiteral("False");
+    case Kind::Int: return QString::number(v->integer);
+    case Kind::Float: return QString::number(v->real);
+    case Kind::String: return QLatin1Char('\'') + printableText(v->text.left(80)) + QLatin1Char('\'');
+    case Kind::Global: return printableText(v->text.left(200));
+    case Kind::Opaque: return printableText(v->text.left(200)) + QLatin1Char('(') + itemsText(v, depth) + QLatin1Char(')');
+    case Kind::List: return QLatin1Char('[') + itemsText(v, depth) + QLatin1Char(']');
+    case Kind::Tuple: return QLatin1Char('(') + itemsText(v, depth) + (v->items.size() == 1 ? QStringLiteral(",)") : QStringLiteral(")"));
+    case Kind::Dict: return QStringLiteral("{…}");
+    default: return QStringLiteral("…");
+    }
+}
+
+// getattr(<enum class>, '<member>') naming a member of DCP's memory-format enum: how Python 3.11.0
+// to 3.11.4 pickle an Enum member, by name (python/cpython#26658). Before 3.11, and from 3.11.5 and
+// 3.12 on (#105348), Python pickles it by value, <enum class>(0), which needs no getattr.
+// TensorProperties.__getstate__ puts one in every tensor's entry. The enum is _MEM_FORMAT_ENCODING
+// of torch/distributed/checkpoint/metadata.py, or its older _shard copy MEM_FORMAT_ENCODING; both
+// have exactly these three members.
+bool isMemoryFormatMember(PickleRef args)
+{
+    static const QSet<QString> enums = {kMetadataModule + QStringLiteral("_MEM_FORMAT_ENCODING"),
+                                        kShardModule + QStringLiteral("MEM_FORMAT_ENCODING")};
+    static const QSet<QString> members = {QStringLiteral("TORCH_CONTIGUOUS_FORMAT"), QStringLiteral("TORCH_CHANNELS_LAST"),
+                                          QStringLiteral("TORCH_PRESERVE_FORMAT")};
+    if (!args || args->kind != Kind::Tuple || args->items.size() != 2)
+        return false;
+    const PickleRef cls = args->items[0], name = args->items[1];
+    return cls && cls->kind == Kind::Global && enums.contains(cls->text) && name && name->isString() && members.contains(name->text);
+}
+
+// Why the pickle's use of builtins.getattr is not that of a DCP writer under Python 3.11.0–3.11.4,
+// or empty. getattr reaches any attribute of anything (getattr(os, 'system'), a class's
+// __init__.__globals__), so it is allowed only as the call that names an enum member, and only
+// called: never kept, passed on or instantiated, and its member never given a state by BUILD.
+QString getattrProblem(const PickleResult &result)
+{
+    if (result.globalsNotOnlyCalled.contains(kGetattr))
+        return QStringLiteral("uses builtins.getattr other than by calling it, which torch.distributed.checkpoint never writes: not read");
+    for (const PickleCall &call : result.calls) {
+        if (call.callable != kGetattr)
+            continue;
+        // REDUCE calls getattr(*args): its arguments as the call would read.
+        const QString text = call.args && call.args->kind == Kind::Tuple ? itemsText(call.args, 0) : QLatin1Char('*') + pythonText(call.args);
+        if (!isMemoryFormatMember(call.args))
+            return QStringLiteral("calls getattr(%1), which is not how Python names a member of DCP's memory-format enum: not read").arg(text);
+        if (call.value && call.value->state)
+            return QStringLiteral("calls getattr(%1) and gives the member a state (BUILD), which torch.distributed.checkpoint never writes: not read")
+                .arg(text);
+    }
+    return {};
+}
+
 } // namespace
 
 const QSet<QString> &DcpMetadata::allowedGlobals()
@@ -160,12 +235,20 @@ const QSet<QString> &DcpMetadata::allowedGlobals()
 std::optional<DcpMetadata> DcpMetadata::parse(const QByteArray &pickle, QString *error)
 {
     const PickleResult result = readPickle(pickle);
-    for (const QString &global : result.globals)
+    for (const QString &global : result.globals) {
+        if (global == kGetattr) {
+            if (const QString problem = getattrProblem(result); !problem.isEmpty()) {
+                *error = problem;
+                return std::nullopt;
+            }
+            continue;
+        }
         if (!allowedGlobals().contains(global)) {
             *error = QStringLiteral("names %1, which is not a class torch.distributed.checkpoint writes: not read")
                          .arg(printableText(global.left(200)));
             return std::nullopt;
         }
+    }
     if (!result.error.isEmpty()) {
         *error = result.error;
         return std::nullopt;

@@ -2,7 +2,9 @@
 // it (torch/distributed/checkpoint/metadata.py, filesystem.py): a pickle of a Metadata dataclass
 // giving, per fully qualified name, a tensor's global size, dtype and chunks, or a BYTE_IO object;
 // and, per chunk, the file and bytes that hold it. Read with the non-executing unpickler, and only
-// when every global it names is one of the classes DCP (or Megatron-Core's MCoreMetadata) writes.
+// when every global it names is one of the classes DCP (or Megatron-Core's MCoreMetadata) writes,
+// or builtins.getattr called only as Python 3.11.0–3.11.4 pickle an enum member: getattr(DCP's
+// memory-format enum, one of its member names).
 #pragma once
 
 #include <QByteArray>
@@ -45,7 +47,8 @@ struct DcpMetadata {
     QString metadataClass;    // Metadata or MCoreMetadata, qualified
 
     // The metadata a .metadata pickle describes, or nullopt and what is wrong: a class outside the
-    // allow-list (named), a field of the wrong kind, a chunk whose rank differs from its tensor's.
+    // allow-list (named), getattr called on anything but a memory-format enum member (the call
+    // named), a field of the wrong kind, a chunk whose rank differs from its tensor's.
     static std::optional<DcpMetadata> parse(const QByteArray &pickle, QString *error);
     // The only globals a DCP .metadata may name, qualified as the pickle names them.
     static const QSet<QString> &allowedGlobals();

@@ -9,7 +9,6 @@
 #include "io/ZipDirectory.h"
 
 #include <QFileInfo>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <algorithm>
@@ -253,7 +252,7 @@ QString DistributedCheckpointReader::writerInTar() const
 {
     QString why;
     const std::optional<QByteArray> json = readSmallFile(QStringLiteral("metadata.json"), kMaxSidecarBytes, &why);
-    const QJsonObject config = json ? QJsonDocument::fromJson(*json).object() : QJsonObject();
+    const QJsonObject config = json ? parsePythonJsonObject(*json).value_or(QJsonObject()) : QJsonObject();
     return config.value(QLatin1String("sharded_backend")).toString() == QLatin1String("torch_dist") ? QStringLiteral("NeMo 1 .nemo torch_dist")
                                                                                                        : QStringLiteral("NeMo 1 .nemo torch.distributed.checkpoint");
 }

@@ -77,6 +77,10 @@ public:
         result.error = m_error;
         result.unsafeGlobals = m_unsafeGlobals;
         result.globals = m_globals;
+        result.calls = m_calls;
+        for (const QString &global : m_globals)
+            if (m_globalsOnStack.value(global) > m_globalsCalled.value(global))
+                result.globalsNotOnlyCalled.append(global);
         if (!m_error.isEmpty())
             result.root = nullptr;
         return result;
@@ -143,6 +147,10 @@ private:
             fail(QStringLiteral("pickle stack deeper than %1").arg(kMaxStack));
             return;
         }
+        // Each time a global lands on the stack (named, fetched from the memo, duplicated) counts:
+        // one that leaves it other than as a REDUCE's callable is put to another use.
+        if (v && v->kind == Kind::Global)
+            ++m_globalsOnStack[v->text];
         m_stack.push_back(std::move(v));
     }
     PickleRef pop()
@@ -358,7 +366,12 @@ private:
         case 'R': {
             const PickleRef args = pop();
             const PickleRef callable = pop();
-            push(apply(callable, args));
+            const PickleRef value = apply(callable, args);
+            if (callable->kind == Kind::Global) {
+                ++m_globalsCalled[callable->text];
+                m_calls.append({callable->text, args, value});
+            }
+            push(value);
             break;
         }
         case 0x81: {                                         // NEWOBJ cls.__new__(cls, *args)
@@ -378,6 +391,7 @@ private:
             const QString module = QString::fromUtf8(readLine());
             const QString name = QString::fromUtf8(readLine());
             const QString qualified = makeGlobal(module, name)->text;
+            ++m_globalsOnStack[qualified]; // instantiated, never on the stack: not a REDUCE call
             popToMark();
             push(makeOpaque(qualified));
             break;
@@ -495,6 +509,9 @@ private:
     QSet<QString> m_seenUnsafe;
     QStringList m_globals;
     QSet<QString> m_seenGlobals;
+    QList<PickleCall> m_calls;
+    QHash<QString, qint64> m_globalsOnStack; // times each global was put on the stack
+    QHash<QString, qint64> m_globalsCalled;  // times each was the callable of a REDUCE
 };
 
 } // namespace

@@ -13,6 +13,14 @@
 
 namespace rankscope {
 
+// A call the pickle asks for with REDUCE: the global called, what it is given, and what the reader
+// made of it (nothing was called).
+struct PickleCall {
+    QString callable;         // qualified ("builtins.getattr")
+    PickleRef args = nullptr; // the argument tuple as the pickle gives it
+    PickleRef value = nullptr;
+};
+
 struct PickleResult {
     std::shared_ptr<PickleArena> arena; // owns root and everything it refers to
     PickleRef root = nullptr;
@@ -23,6 +31,12 @@ struct PickleResult {
     // Every global it names, each once, in order of appearance: for readers that allow only the
     // classes one writer uses (DCP's .metadata), whatever torch's policy would allow.
     QStringList globals;
+    // Every REDUCE of a global, in order of appearance.
+    QList<PickleCall> calls;
+    // The globals put to some use other than being called by REDUCE (kept as data, given as an
+    // argument, instantiated by NEWOBJ, OBJ or INST, dropped), each once, in order of appearance:
+    // for readers that allow a callable only in the calls they check.
+    QStringList globalsNotOnlyCalled;
 };
 
 PickleResult readPickle(const QByteArray &data);

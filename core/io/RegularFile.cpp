@@ -69,6 +69,39 @@ QByteArray readUpTo(int fd, qint64 limit)
     return bytes;
 }
 
+// The JSON with each of Python's NaN, Infinity and -Infinity outside a string rewritten to null.
+// Strings are copied as they are, escapes included: an escaped quote (\") does not end one.
+QByteArray withPythonNonFiniteAsNull(const QByteArray &json)
+{
+    static constexpr QByteArrayView kNonFinite[] = {"NaN", "Infinity", "-Infinity"};
+    if (!json.contains("NaN") && !json.contains("Infinity"))
+        return json;
+    QByteArray out;
+    out.reserve(json.size());
+    bool inString = false;
+    for (qsizetype i = 0; i < json.size(); ++i) {
+        const char c = json[i];
+        if (inString) {
+            out.append(c);
+            if (c == '\\' && i + 1 < json.size())
+                out.append(json[++i]);
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        const QByteArrayView rest = QByteArrayView(json).sliced(i);
+        const auto token = std::find_if(std::begin(kNonFinite), std::end(kNonFinite), [&](QByteArrayView t) { return rest.startsWith(t); });
+        if (token != std::end(kNonFinite)) {
+            out.append("null");
+            i += token->size() - 1;
+            continue;
+        }
+        out.append(c);
+        inString = c == '"';
+    }
+    return out;
+}
+
 } // namespace
 
 QString notRegularFileReason(const QString &path)
@@ -128,19 +161,22 @@ std::optional<QByteArray> readRegularFileHead(const QString &path, qint64 bytes,
     return head;
 }
 
-std::optional<QJsonObject> readSmallJsonObject(const QString &path, qint64 maxBytes, QString *error)
+std::optional<QJsonObject> parsePythonJsonObject(const QByteArray &json, QString *error)
 {
-    const std::optional<QByteArray> bytes = readSmallRegularFile(path, maxBytes, error);
-    if (!bytes)
-        return std::nullopt;
     QJsonParseError parseError{};
-    const QJsonDocument document = QJsonDocument::fromJson(*bytes, &parseError);
+    const QJsonDocument document = QJsonDocument::fromJson(withPythonNonFiniteAsNull(json), &parseError);
     if (!document.isObject()) {
         if (error)
             *error = parseError.error != QJsonParseError::NoError ? parseError.errorString() : QStringLiteral("not a JSON object");
         return std::nullopt;
     }
     return document.object();
+}
+
+std::optional<QJsonObject> readSmallJsonObject(const QString &path, qint64 maxBytes, QString *error)
+{
+    const std::optional<QByteArray> bytes = readSmallRegularFile(path, maxBytes, error);
+    return bytes ? parsePythonJsonObject(*bytes, error) : std::nullopt;
 }
 
 bool RegularFile::open(QFile &file, const QString &path, QString *error)

@@ -31,8 +31,17 @@ std::optional<QByteArray> readSmallRegularFile(const QString &path, qint64 maxBy
 // Up to `bytes` bytes from the start of a regular file (fewer when it is shorter).
 std::optional<QByteArray> readRegularFileHead(const QString &path, qint64 bytes, QString *error = nullptr);
 
-// A small regular file holding a JSON object; nullopt (and why) when it is missing, not a regular
-// file, larger than maxBytes or not a JSON object.
+// A JSON object as Python's json module writes it; every JSON sidecar that training code writes is
+// read through this. json.dump writes a float that is not finite as a bare NaN, Infinity or
+// -Infinity (allow_nan=True, its default), which strict JSON has no token for: a diverged run's
+// trainer_state.json ("loss": NaN) or a nanochat meta_N.json would lose its step and config.
+// Outside strings each reads as null, no value: a step or config entry that is NaN is one not
+// given, never a number. Inside a string the same letters stay as they are. Everything else must be
+// strict JSON. nullopt (and why) for what is not a JSON object.
+std::optional<QJsonObject> parsePythonJsonObject(const QByteArray &json, QString *error = nullptr);
+
+// A small regular file holding a JSON object (parsePythonJsonObject); nullopt (and why) when it is
+// missing, not a regular file, larger than maxBytes or not a JSON object.
 std::optional<QJsonObject> readSmallJsonObject(const QString &path, qint64 maxBytes = kMaxSidecarBytes, QString *error = nullptr);
 
 // Checkpoints, which are read in place rather than slurped.

@@ -354,12 +354,23 @@ struct DcpObjectSpec {
     PyRef object;
 };
 
+// How the Python that ran pickle.dump writes an Enum member (CPython's Enum.__reduce_ex__): by value,
+// <enum class>(0), in 3.10 and before and again from 3.11.5 and 3.12 on (python/cpython#105348); by
+// name, getattr(<enum class>, 'TORCH_CONTIGUOUS_FORMAT'), in 3.11.0–3.11.4 (#26658), Debian 12's
+// 3.11.2 among them. getattr is a builtin function: pickled as the global builtins.getattr.
+enum class EnumPickling { ByValue, ByName };
+
 struct DcpFolderSpec {
     QList<DcpTensorSpec> tensors;
     QList<DcpObjectSpec> objects;
     bool megatron = false;        // MCoreMetadata, no planner_data (flatten_state_dict=False)
     QString checkpointId = "/ckpt/step-10";
     PyRef extraPlannerData = {};  // planner_data to write instead (a hostile global, say)
+    EnumPickling enumPickling = EnumPickling::ByValue;
+    // TensorProperties and MEM_FORMAT_ENCODING of torch.distributed._shard.sharded_tensor.metadata,
+    // as DCP pickled them before pytorch/pytorch#116248 (torch 2.2 and before).
+    bool shardProperties = false;
+    PyRef memoryFormat = {};      // TensorProperties' memory-format encoding to write instead (a hostile getattr call)
 };
 
 inline qint64 elementCount(const QList<qint64> &shape)
@@ -445,18 +456,30 @@ public:
 
 private:
     static constexpr const char *kMeta = "torch.distributed.checkpoint.metadata";
+    static constexpr const char *kShard = "torch.distributed._shard.sharded_tensor.metadata";
 
     // TensorProperties.__getstate__: (dtype, layout, requires_grad, memory_format encoding,
     // pin_memory). torch.strided and the enum member are one object each: memoized after their first use.
-    static PyRef properties(PyObjects &o)
+    static PyRef properties(PyObjects &o, const DcpFolderSpec &spec)
     {
         PyRef &layout = o.singleton("torch.strided");
         if (!layout)
             layout = o.reduce(o.global("torch.serialization", "_get_layout"), pyTuple({pyStr("torch.strided")}));
-        PyRef &format = o.singleton("_MEM_FORMAT_ENCODING.TORCH_CONTIGUOUS_FORMAT");
-        if (!format)
-            format = o.reduce(o.global(kMeta, "_MEM_FORMAT_ENCODING"), pyTuple({pyInt(0)}));
-        return o.newObj(kMeta, "TensorProperties", pyTuple({o.global("torch", "float32"), layout, pyBool(false), format, pyBool(false)}));
+        const char *module = spec.shardProperties ? kShard : kMeta;
+        PyRef &format = o.singleton("TORCH_CONTIGUOUS_FORMAT");
+        if (!format) {
+            const PyRef enumClass = o.global(module, spec.shardProperties ? "MEM_FORMAT_ENCODING" : "_MEM_FORMAT_ENCODING");
+            format = spec.memoryFormat ? spec.memoryFormat : memoryFormatMember(o, enumClass, spec.enumPickling);
+        }
+        return o.newObj(module, "TensorProperties", pyTuple({o.global("torch", "float32"), layout, pyBool(false), format, pyBool(false)}));
+    }
+
+    // _MEM_FORMAT_ENCODING.TORCH_CONTIGUOUS_FORMAT (value 0) as `pickling` writes it.
+    static PyRef memoryFormatMember(PyObjects &o, const PyRef &enumClass, EnumPickling pickling)
+    {
+        if (pickling == EnumPickling::ByName)
+            return o.reduce(o.global("builtins", "getattr"), pyTuple({enumClass, pyStr("TORCH_CONTIGUOUS_FORMAT")}));
+        return o.reduce(enumClass, pyTuple({pyInt(0)}));
     }
 
     static PyRef metadata(const DcpFolderSpec &spec, const QHash<QString, QPair<qint64, qint64>> &placed)
@@ -486,7 +509,8 @@ private:
                                                    c.lengthOverride.value_or(length), c.transforms)});
             }
             entries.append({fqn, o.newObj(kMeta, "TensorStorageMetadata",
-                                          o.fields({{"properties", properties(o)}, {"size", o.size(t.declaredSize.isEmpty() ? t.size : t.declaredSize)},
+                                          o.fields({{"properties", properties(o, spec)},
+                                                    {"size", o.size(t.declaredSize.isEmpty() ? t.size : t.declaredSize)},
                                                     {"chunks", pyList(chunks)}}))});
             planner.append({fqn, pyTuple({fqn})});
         }

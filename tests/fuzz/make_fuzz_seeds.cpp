@@ -42,12 +42,16 @@ int main(int argc, char **argv)
     write("fuzz_numpy", "compressed.npz", npzArchive({{"w.npy", npy}, {"v.npy", npy}}, true));
     // fuzz_dcp_metadata: the .metadata of the folder the target puts each input in.
     const QString dcp = out.filePath(QStringLiteral("fuzz_dcp_metadata.folder"));
-    if (DcpFolderWriter::write(dcp, dcpFuzzFolder())) {
-        QFile metadata(QDir(dcp).filePath(QStringLiteral(".metadata")));
-        if (metadata.open(QIODevice::ReadOnly))
-            write("fuzz_dcp_metadata", "valid.metadata", metadata.readAll());
-        QDir(dcp).removeRecursively();
-    }
+    // Under Python 3.11.0–3.11.4 its memory-format enum member is a getattr call (EnumPickling).
+    DcpFolderSpec byName = dcpFuzzFolder();
+    byName.enumPickling = EnumPickling::ByName;
+    for (const auto &[spec, name] : {std::pair{dcpFuzzFolder(), "valid.metadata"}, std::pair{byName, "valid-python-3.11.2.metadata"}})
+        if (DcpFolderWriter::write(dcp, spec)) {
+            QFile metadata(QDir(dcp).filePath(QStringLiteral(".metadata")));
+            if (metadata.open(QIODevice::ReadOnly))
+                write("fuzz_dcp_metadata", name, metadata.readAll());
+            QDir(dcp).removeRecursively();
+        }
     // fuzz_name_rules: 6 bytes of shape and config, then a tensor name (or a rules file, or an index).
     write("fuzz_name_rules", "nanogpt", QByteArray("\x01\x0c\x04\x02\x01\x04", 6) + "transformer.h.3.attn.c_attn.weight");
     write("fuzz_name_rules", "neox", QByteArray("\x01\x0c\x04\x02\x00\x04", 6) + "gpt_neox.layers.1.attention.query_key_value.weight");

@@ -5,17 +5,20 @@
 #include "analysis/RunAnalyzer.h"
 #include "DcpCheckpointWriter.h"
 #include "io/CheckpointFormats.h"
+#include "io/DcpMetadata.h"
 #include "io/DistributedCheckpointReader.h"
 #include "TestMatrices.h"
 #include "TestSuite.h"
 
 #include <QDir>
 #include <QTemporaryDir>
+#include <functional>
 
 using namespace rankscope;
 using namespace rankscope::test;
 
 Q_DECLARE_METATYPE(rankscope::test::DcpTensorSpec)
+Q_DECLARE_METATYPE(std::function<void(rankscope::test::DcpFolderSpec &)>)
 
 namespace {
 
@@ -99,6 +102,48 @@ QString mismatch(const MatrixRead &read, const RowMajorMatrix &expected)
     if (read.values.rows() != expected.rows() || read.values.cols() != expected.cols())
         return QStringLiteral("read %1×%2, not %3×%4").arg(read.values.rows()).arg(read.values.cols()).arg(expected.rows()).arg(expected.cols());
     return read.values == expected ? QString() : QStringLiteral("values differ");
+}
+
+QByteArray contents(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// How CPython 3.<minor>.<micro> pickles an Enum member: by name from 3.11.0 (python/cpython#26658)
+// until 3.11.5 took #105348's return to pickling by value, which 3.12 has from its first release.
+EnumPickling enumPicklingOf(int minor, int micro)
+{
+    return minor == 11 && micro <= 4 ? EnumPickling::ByName : EnumPickling::ByValue;
+}
+
+// Everything a .metadata says, one line a tensor, chunk or object, to compare two reads of it.
+QString metadataText(const DcpMetadata &metadata)
+{
+    QStringList lines{metadata.metadataClass + QLatin1Char(' ') + metadata.version};
+    auto list = [](const QList<qint64> &values) {
+        QStringList parts;
+        for (const qint64 v : values)
+            parts << QString::number(v);
+        return parts.join(QLatin1Char(','));
+    };
+    for (const DcpTensor &t : metadata.tensors) {
+        lines << QStringLiteral("%1 %2 [%3]").arg(t.fqn, t.dtype, list(t.size));
+        for (const DcpChunk &c : t.chunks)
+            lines << QStringLiteral("  at [%1] of [%2]: %3")
+                         .arg(list(c.offsets), list(c.sizes),
+                              c.storage ? QStringLiteral("%1 %2+%3").arg(c.storage->relativePath).arg(c.storage->offset).arg(c.storage->length)
+                                        : QStringLiteral("nowhere"));
+    }
+    lines << metadata.objects;
+    return lines.join(QLatin1Char('\n'));
+}
+
+// getattr(_MEM_FORMAT_ENCODING, *arguments) as a pickled call.
+PyRef getattrOfEnum(PyObjects &o, QList<PyRef> arguments)
+{
+    arguments.prepend(o.global("torch.distributed.checkpoint.metadata", "_MEM_FORMAT_ENCODING"));
+    return o.reduce(o.global("builtins", "getattr"), pyTuple(arguments));
 }
 
 QStringList names(const CheckpointReader &reader)
@@ -297,6 +342,140 @@ private slots:
         QVERIFY(!openCheckpoint(dir.path(), &error));
         QVERIFY2(error.contains(".metadata names posix.system, which is not a class torch.distributed.checkpoint writes"), qPrintable(error));
         QVERIFY(!QFile::exists(dir.filePath("pwned")));
+    }
+
+    // DCP's TensorProperties pickles its memory format as a member of an enum, which Python
+    // 3.11.0–3.11.4 write as getattr(<enum class>, 'TORCH_CONTIGUOUS_FORMAT') and the others as
+    // <enum class>(0): each reads to the same metadata and the same values. Debian 12's Python is
+    // 3.11.2; torch 2.2 and before pickled the _shard copy of the enum.
+    void readsTheEnumMemberAsEveryPythonPicklesIt_data()
+    {
+        QTest::addColumn<int>("minor");
+        QTest::addColumn<int>("micro");
+        QTest::addColumn<bool>("shard");
+        QTest::newRow("Python 3.10.12: by value") << 10 << 12 << false;
+        QTest::newRow("Python 3.11.2 (Debian 12): getattr by name") << 11 << 2 << false;
+        QTest::newRow("Python 3.11.2, torch 2.2: the _shard enum by name") << 11 << 2 << true;
+        QTest::newRow("Python 3.11.5: by value again") << 11 << 5 << false;
+        QTest::newRow("Python 3.12.3: by value") << 12 << 3 << false;
+    }
+
+    void readsTheEnumMemberAsEveryPythonPicklesIt()
+    {
+        QFETCH(int, minor);
+        QFETCH(int, micro);
+        QFETCH(bool, shard);
+        QTemporaryDir dir;
+        DcpFolderSpec spec;
+        spec.tensors = {twoByTwo(), {"v", {3, 2}, {{{0, 0}, {3, 2}, "__0_0.distcp", {1, 3}}}}};
+        spec.objects = {{"dataloader", "__0_0.distcp", pyDict({})}};
+        spec.enumPickling = enumPicklingOf(minor, micro);
+        spec.shardProperties = shard;
+        QVERIFY(DcpFolderWriter::write(dir.filePath("python"), spec));
+        DcpFolderSpec byValue = spec;
+        byValue.enumPickling = EnumPickling::ByValue;
+        byValue.shardProperties = false;
+        QVERIFY(DcpFolderWriter::write(dir.filePath("reference"), byValue));
+
+        // The bytes CPython writes by name: STACK_GLOBAL builtins.getattr, the enum class, the
+        // member's name, TUPLE2, REDUCE, each memoized (as CPython 3.11.7's pickle.dumps writes a
+        // member whose __reduce_ex__ is enum.pickle_by_enum_name, 3.11.0–3.11.4's default).
+        const QByteArray pickle = contents(dir.filePath("python/.metadata"));
+        const bool byName = spec.enumPickling == EnumPickling::ByName;
+        const QByteArray getattrGlobal = QByteArray("\x8c\x08") + "builtins\x94\x8c\x07getattr\x94\x93\x94"; // "\x08b" would be one escape
+        QCOMPARE(pickle.contains(getattrGlobal), byName);
+        QCOMPARE(pickle.contains("\x8c\x17TORCH_CONTIGUOUS_FORMAT\x94\x86\x94R\x94"), byName);
+        QCOMPARE(pickle.contains("_shard.sharded_tensor.metadata"), shard);
+        QString error;
+        const std::optional<DcpMetadata> metadata = DcpMetadata::parse(pickle, &error);
+        QVERIFY2(metadata, qPrintable(error));
+        const std::optional<DcpMetadata> reference = DcpMetadata::parse(contents(dir.filePath("reference/.metadata")), &error);
+        QVERIFY2(reference, qPrintable(error));
+        QCOMPARE(metadataText(*metadata), metadataText(*reference));
+
+        const auto reader = openFolder(dir.filePath("python"));
+        QVERIFY(reader);
+        QCOMPARE(names(*reader), QStringList({"w", "v"}));
+        QCOMPARE(mismatch(reader->readMatrix("w"), counting(4, 8)), QString());
+        QCOMPARE(mismatch(reader->readMatrix("v"), counting(3, 2)), QString());
+        QVERIFY2(reader->warnings().isEmpty(), qPrintable(reader->warnings().join('\n')));
+    }
+
+    // getattr reaches anything (getattr(os, 'system'), a function's __globals__), so it is read only
+    // as Python 3.11.0–3.11.4 write an enum member: any other use refuses the .metadata, naming the
+    // call, and the good checkpoint beside it is still analysed.
+    void refusesGetattrOfAnythingElse_data()
+    {
+        using Put = std::function<void(DcpFolderSpec &)>;
+        QTest::addColumn<Put>("put");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("getattr(os, 'system')") << Put([](DcpFolderSpec &spec) {
+            PyObjects o;
+            const PyRef os = o.reduce(o.global("builtins", "__import__"), pyTuple({pyStr("os")}));
+            const PyRef system = o.reduce(o.global("builtins", "getattr"), pyTuple({os, pyStr("system")}));
+            spec.extraPlannerData = o.reduce(system, pyTuple({pyStr("touch pwned")}));
+        }) << "calls getattr(builtins.__import__('os'), 'system'), which is not how Python names a member of DCP's memory-format enum: not read";
+        QTest::newRow("getattr(enum, '__class__')") << Put([](DcpFolderSpec &spec) {
+            PyObjects o;
+            spec.memoryFormat = getattrOfEnum(o, {pyStr("__class__")});
+        }) << "calls getattr(torch.distributed.checkpoint.metadata._MEM_FORMAT_ENCODING, '__class__'), which is not how";
+        QTest::newRow("getattr(enum, not a member)") << Put([](DcpFolderSpec &spec) {
+            PyObjects o;
+            spec.memoryFormat = getattrOfEnum(o, {pyStr("TORCH_CHANNELS_LAST_3D")});
+        }) << "calls getattr(torch.distributed.checkpoint.metadata._MEM_FORMAT_ENCODING, 'TORCH_CHANNELS_LAST_3D'), which is not how";
+        QTest::newRow("getattr(enum)") << Put([](DcpFolderSpec &spec) {
+            PyObjects o;
+            spec.memoryFormat = getattrOfEnum(o, {});
+        }) << "calls getattr(torch.distributed.checkpoint.metadata._MEM_FORMAT_ENCODING), which is not how";
+        QTest::newRow("getattr(enum, member, default)") << Put([](DcpFolderSpec &spec) {
+            PyObjects o;
+            spec.memoryFormat = getattrOfEnum(o, {pyStr("TORCH_CONTIGUOUS_FORMAT"), pyNone()});
+        }) << "calls getattr(torch.distributed.checkpoint.metadata._MEM_FORMAT_ENCODING, 'TORCH_CONTIGUOUS_FORMAT', None), which is not how";
+        QTest::newRow("getattr(another allowed global, '__globals__')") << Put([](DcpFolderSpec &spec) {
+            PyObjects o;
+            spec.memoryFormat =
+                o.reduce(o.global("builtins", "getattr"), pyTuple({o.global("torch.serialization", "_get_layout"), pyStr("__globals__")}));
+        }) << "calls getattr(torch.serialization._get_layout, '__globals__'), which is not how";
+        QTest::newRow("a member given a state") << Put([](DcpFolderSpec &spec) {
+            PyObjects o;
+            spec.memoryFormat = getattrOfEnum(o, {pyStr("TORCH_CONTIGUOUS_FORMAT")});
+            spec.memoryFormat->state = pyDict({{pyStr("_value_"), pyInt(1)}});
+        }) << "calls getattr(torch.distributed.checkpoint.metadata._MEM_FORMAT_ENCODING, 'TORCH_CONTIGUOUS_FORMAT') and gives the "
+              "member a state (BUILD)";
+        QTest::newRow("getattr kept, not called") << Put([](DcpFolderSpec &spec) {
+            PyObjects o;
+            spec.extraPlannerData = pyList({o.global("builtins", "getattr")});
+        }) << "uses builtins.getattr other than by calling it, which torch.distributed.checkpoint never writes: not read";
+    }
+
+    void refusesGetattrOfAnythingElse()
+    {
+        using Put = std::function<void(DcpFolderSpec &)>;
+        QFETCH(Put, put);
+        QFETCH(QString, reason);
+        QTemporaryDir dir;
+        for (const int step : {10, 20}) {
+            DcpFolderSpec spec;
+            spec.tensors = {twoByTwo("model.layers.0.attention.wq.weight")};
+            spec.enumPickling = EnumPickling::ByName;
+            if (step == 20)
+                put(spec);
+            QVERIFY(DcpFolderWriter::write(dir.filePath(QStringLiteral("step-%1").arg(step)), spec));
+        }
+        QString error;
+        QVERIFY(!openCheckpoint(dir.filePath("step-20"), &error));
+        QVERIFY2(error.startsWith(".metadata " + reason), qPrintable(error));
+
+        const RunAnalysis run = RunAnalyzer().analyzeFolder(dir.path());
+        QCOMPARE(run.checkpoints.size(), 2);
+        QStringList analysed;
+        for (const MatrixResult &r : run.results)
+            analysed << QStringLiteral("%1 %2").arg(r.step).arg(r.tensor);
+        QCOMPARE(analysed, QStringList{"10 model.layers.0.attention.wq.weight"});
+        QCOMPARE(run.issues.size(), 1);
+        QVERIFY2(run.issues.first().path.endsWith("step-20") && run.issues.first().message.startsWith(".metadata " + reason),
+                 qPrintable(run.issues.first().text()));
+        QVERIFY(!QFile::exists(dir.filePath("pwned")) && !QFile::exists("pwned"));
     }
 
     void refusesHostileChunks_data()

@@ -4,11 +4,13 @@
 #include "FormatWriters.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
+#include "io/RegularFile.h"
 #include "io/TrainingFileNames.h"
 #include "TestSuite.h"
 #include "TorchCheckpointWriter.h"
 
 #include <QDateTime>
+#include <QJsonArray>
 #include <QTemporaryDir>
 #include <hdf5.h>
 
@@ -458,6 +460,76 @@ private slots:
         QCOMPARE(listing.skipped.size(), 1);
         QCOMPARE(listing.checkpoints[0].stepFromSidecar, std::optional<qint64>(777));
         QCOMPARE(listing.checkpoints[0].sidecarConfig.value("n_head").toInt(), 6);
+    }
+
+    // Python's json.dump writes a float that is not finite as a bare NaN, Infinity or -Infinity:
+    // each reads as null outside strings, at the top level and nested; inside a string (escaped
+    // quotes and backslashes included) the same letters stay. Anything else stays strict JSON.
+    void pythonJsonNonFiniteValuesAreNull()
+    {
+        const QByteArray json = R"({"loss": NaN, "best": Infinity, "worst": -Infinity, "NaN": 1,)"
+                                R"( "log": [{"grad_norm": NaN, "step": 5}, [Infinity, -Infinity, -1.5e3]],)"
+                                // not raw: moc takes \" in a raw string for an escaped quote
+                                " \"note\": \"NaN at \\\"Infinity\\\" \\\\\", \"quoted\": \"\\u0022-Infinity\\u0022 NaN\"}";
+        QString error;
+        const std::optional<QJsonObject> object = parsePythonJsonObject(json, &error);
+        QVERIFY2(object, qPrintable(error));
+        for (const char *key : {"loss", "best", "worst"})
+            QVERIFY2(object->value(QLatin1String(key)).isNull(), key);
+        QCOMPARE(object->value("NaN").toInt(), 1);
+        const QJsonArray log = object->value("log").toArray();
+        QVERIFY(log.at(0).toObject().value("grad_norm").isNull());
+        QCOMPARE(log.at(0).toObject().value("step").toInt(), 5);
+        QVERIFY(log.at(1).toArray().at(0).isNull() && log.at(1).toArray().at(1).isNull());
+        QCOMPARE(log.at(1).toArray().at(2).toDouble(), -1500.0);
+        QCOMPARE(object->value("note").toString(), QStringLiteral(R"(NaN at "Infinity" \)"));
+        QCOMPARE(object->value("quoted").toString(), QStringLiteral(R"("-Infinity" NaN)"));
+
+        QVERIFY(!parsePythonJsonObject(R"({"loss": NaNa})", &error)); // a token Python never writes
+        QVERIFY(!parsePythonJsonObject(R"({"loss": nan})", &error));
+        QVERIFY(!parsePythonJsonObject("[NaN]", &error));
+        QCOMPARE(error, QStringLiteral("not a JSON object"));
+    }
+
+    // A diverged run: trainer_state.json and config.json with NaN and Infinity (top level and nested),
+    // nanochat's meta_N.json with them: every checkpoint keeps its step and config.
+    void pythonJsonSidecarsKeepTheirStepAndConfig()
+    {
+        QTemporaryDir run;
+        QDir(run.path()).mkdir("checkpoint-500");
+        const QString sub = run.filePath("checkpoint-500");
+        saveBytes(sub + "/model.safetensors", safetensorsFile({{"model.layers.0.self_attn.q_proj.weight", "F32", {2, 3}, rawBytes(kSix)}}));
+        saveBytes(sub + "/trainer_state.json",
+                  R"({"best_metric": NaN, "global_step": 501, "log_history": [{"loss": NaN, "grad_norm": Infinity, "step": 500},)"
+                  R"( {"eval_loss": -Infinity, "step": 501}], "total_flos": Infinity, "best_model_checkpoint": "NaN/-Infinity"})");
+        saveBytes(run.filePath("config.json"),
+                  R"({"num_attention_heads": 4, "initializer_range": NaN,)"
+                  R"( "rope_scaling": {"factor": Infinity, "low_freq_factor": -Infinity}, "_name_or_path": "runs/NaN"})");
+        QDir(run.path()).mkdir("nanochat");
+        const QByteArray pickle = torchPickle({{"transformer.h.0.attn.c_q.weight", "FloatStorage", "0", 6, 0, {2, 3}, {3, 1}}}, 0);
+        saveBytes(run.filePath("nanochat/model_000700.pt"), zipArchive({{"model_000700/data.pkl", pickle}, {"model_000700/data/0", rawBytes(kSix)}}));
+        saveBytes(run.filePath("nanochat/meta_000700.json"),
+                  R"({"step": 777, "val_bpb": NaN, "model_config": {"n_head": 6, "loss_scale": -Infinity}})");
+
+        const CheckpointListing listing = CheckpointDiscovery::scan(run.path());
+        QCOMPARE(listing.checkpoints.size(), 1);
+        const CheckpointFile &trainer = listing.checkpoints[0];
+        QCOMPARE(trainer.stepFromSidecar, std::optional<qint64>(501));
+        QVERIFY2(trainer.stepProblems.isEmpty(), qPrintable(trainer.stepProblems.join('\n')));
+        QCOMPARE(trainer.configPath, QDir::cleanPath(run.filePath("config.json")));
+        QCOMPARE(trainer.sidecarConfig.value("num_attention_heads").toInt(), 4);
+        QVERIFY(trainer.sidecarConfig.contains("initializer_range") && trainer.sidecarConfig.value("initializer_range").isNull());
+        QVERIFY(trainer.sidecarConfig.value("rope_scaling").toMap().value("factor").isNull());
+        QCOMPARE(trainer.sidecarConfig.value("_name_or_path").toString(), QStringLiteral("runs/NaN"));
+        const RunAnalysis analysis = RunAnalyzer().analyzeFolder(run.path());
+        QCOMPARE(analysis.results.size(), 1);
+        QCOMPARE(analysis.results[0].step, 501);
+
+        const CheckpointListing nanochat = CheckpointDiscovery::scan(run.filePath("nanochat"));
+        QCOMPARE(nanochat.checkpoints.size(), 1);
+        QCOMPARE(nanochat.checkpoints[0].stepFromSidecar, std::optional<qint64>(777));
+        QCOMPARE(nanochat.checkpoints[0].sidecarConfig.value("n_head").toInt(), 6);
+        QCOMPARE(nanochat.checkpoints[0].configPath, QDir::cleanPath(run.filePath("nanochat/meta_000700.json")));
     }
 };
 

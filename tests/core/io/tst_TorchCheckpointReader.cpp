@@ -183,6 +183,37 @@ private slots:
         QCOMPARE(config.value("model_type").toString(), QStringLiteral("megatron"));
     }
 
+    // Each REDUCE of a global is listed with its arguments; a global that lands on the stack and
+    // leaves it other than as a REDUCE's callable (kept in a list, dropped, instantiated by OBJ or
+    // INST, left over after a DUP) is named as put to another use.
+    void callsAndOtherUsesOfGlobalsAreRecorded()
+    {
+        PickleBuilder twice; // getattr memoized and called again from the memo, as CPython writes it
+        twice.op('\x80').op('\x02').global("builtins", "getattr").op('q').op('\0');
+        twice.global("enums", "Format").op('q').op('\1').str("A").op('\x86').op('R');
+        twice.op('h').op('\0').op('h').op('\1').str("B").op('\x86').op('R').op('\x86').op('.');
+        PickleResult result = readPickle(twice.bytes);
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QCOMPARE(result.calls.size(), 2);
+        QCOMPARE(result.calls[1].callable, QStringLiteral("builtins.getattr"));
+        QCOMPARE(result.calls[1].args->items.size(), 2);
+        QCOMPARE(result.calls[1].args->items[1]->text, QStringLiteral("B"));
+        QCOMPARE(result.calls[1].value, result.root->items[1]);
+        QCOMPARE(result.globalsNotOnlyCalled, QStringList{"enums.Format"}); // an argument, never called
+
+        const QList<std::pair<const char *, QByteArray>> otherUses = {
+            {"kept in a list", QByteArray("]cbuiltins\ngetattr\na.")},
+            {"dropped", QByteArray("cbuiltins\ngetattr\n0N.")},
+            {"called by OBJ", QByteArray("(cbuiltins\ngetattr\nN\x85o.")},
+            {"called by INST", QByteArray("(N\x85ibuiltins\ngetattr\n.")},
+            {"duplicated, called once", QByteArray("cbuiltins\ngetattr\n2(NNtR\x86.")}};
+        for (const auto &[use, ops] : otherUses) {
+            result = readPickle("\x80\x02" + ops);
+            QVERIFY2(result.error.isEmpty(), qPrintable(use + QStringLiteral(": ") + result.error));
+            QVERIFY2(result.globalsNotOnlyCalled == QStringList{"builtins.getattr"}, use);
+        }
+    }
+
     // Megatron's arguments.py: one query group per head unless group_query_attention is on.
     void megatronFieldsResolveAsMegatronDoes()
     {

@@ -492,6 +492,11 @@ CheckpointListing CheckpointDiscovery::scan(const QString &folder)
         return HubCacheLayout::read(folder);
     QSet<QString> visited{QFileInfo(folder).canonicalFilePath()};
     CheckpointListing listing = RunReading(folder, visited, 0).read(FolderWeights::read(folder));
+    // A checkpoint folder inside the opened one is the checkpoint's alone; the opened folder is only
+    // when it holds one checkpoint and no run of its own.
+    const QString root = QDir::cleanPath(QFileInfo(folder).absoluteFilePath());
+    for (CheckpointFile &c : listing.checkpoints)
+        c.ownsSubtree = c.isFolder && (c.path != root || (listing.checkpoints.size() == 1 && listing.runs.isEmpty()));
     listing.takenFor << distributedCheckpointsTakenFor(listing);
     if (const QString adapters = adapterRunTakenFor(listing); !adapters.isEmpty())
         listing.takenFor << adapters;

@@ -39,6 +39,10 @@ struct CheckpointFile {
     // updates (LoraAdapter.h); empty when there is none.
     QVariantMap adapterConfig;
     QString adapterConfigPath;
+    // Its folder holds nothing but this checkpoint (a Megatron iter_N/, a NeMo 2 checkpoint with
+    // weights/ and context/, a checkpoint-N/): its content fingerprint covers the whole subtree. False
+    // for the opened folder's own weights beside other checkpoints, and for a single file.
+    bool ownsSubtree = false;
 
     std::unique_ptr<CheckpointReader> open(QString *error) const;
 };

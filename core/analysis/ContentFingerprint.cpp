@@ -4,6 +4,7 @@
 
 #include <QCryptographicHash>
 #include <QDir>
+#include <QDirIterator>
 #include <QFileInfo>
 
 namespace rankscope {
@@ -16,9 +17,9 @@ constexpr int kSamples = 16;
 
 // One file's name, size and sampled blocks. Only a regular file is opened (and so never a FIFO);
 // anything else is hashed as what it is.
-void addFile(QCryptographicHash &hash, const QString &path)
+void addFile(QCryptographicHash &hash, const QString &path, const QString &name)
 {
-    hash.addData(QFileInfo(path).fileName().toUtf8());
+    hash.addData(name.toUtf8());
     hash.addData(QByteArrayView("\0", 1));
     QFile file;
     QString error;
@@ -48,15 +49,26 @@ void addFile(QCryptographicHash &hash, const QString &path)
 QString ContentFingerprint::of(const CheckpointFile &checkpoint)
 {
     QCryptographicHash hash(QCryptographicHash::Sha256);
+    const QDir folder(checkpoint.path);
     if (QFileInfo(checkpoint.path).isDir()) {
-        for (const QString &name : QDir(checkpoint.path).entryList(QDir::Files, QDir::Name))
-            addFile(hash, QDir(checkpoint.path).filePath(name));
+        // Its own files, or its whole subtree (rank folders, weights/ and context/), each named by its
+        // path inside the checkpoint; links to folders are not followed (a loop, or another run).
+        QStringList names;
+        if (checkpoint.ownsSubtree) {
+            for (QDirIterator it(checkpoint.path, QDir::Files | QDir::System | QDir::Hidden, QDirIterator::Subdirectories); it.hasNext();)
+                names << folder.relativeFilePath(it.next());
+            names.sort();
+        } else {
+            names = folder.entryList(QDir::Files, QDir::Name);
+        }
+        for (const QString &name : names)
+            addFile(hash, folder.filePath(name), name);
     } else {
-        addFile(hash, checkpoint.path);
+        addFile(hash, checkpoint.path, QFileInfo(checkpoint.path).fileName());
     }
     for (const QString &sidecar : {checkpoint.stepSidecar, checkpoint.configPath, checkpoint.adapterConfigPath})
         if (!sidecar.isEmpty())
-            addFile(hash, sidecar);
+            addFile(hash, sidecar, QFileInfo(sidecar).fileName());
     return QString::fromLatin1(hash.result().toHex());
 }
 

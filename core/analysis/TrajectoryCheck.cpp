@@ -152,8 +152,8 @@ QList<TrajectoryFinding> TrajectoryCheck::identicalCheckpoints(const QList<Matri
             continue;
         if (const auto twin = firstWith.constFind(signature); twin != firstWith.constEnd())
             found.append({TrajectoryFinding::Kind::Identical, steps[i].step, steps[i].unnumbered,
-                          QStringLiteral("%1 holds exactly the weights of %2: every one of its %3 matrices is bit-identical (the same "
-                                         "fingerprint of its stored bytes)")
+                          QStringLiteral("%1 repeats %2: its %3 analysed matrices are bit-identical to those of %2 (the same fingerprint of their "
+                                         "stored bytes; tensors that are not analysed, such as embeddings and heads, were not compared)")
                               .arg(nameOf(steps[i]), nameOf(steps[*twin])).arg(steps[i].byKey.size())});
         else
             firstWith.insert(signature, i);

@@ -27,7 +27,7 @@ struct TrajectoryFinding {
     Kind kind = Kind::Identical;
     qint64 step = 0;
     bool unnumbered = false;
-    QString text; // said as it is: "step 2000 holds exactly the weights of step 1000: …"
+    QString text; // said as it is: "step 2000 repeats step 1000: its 48 analysed matrices are bit-identical …"
 };
 
 class TrajectoryCheck {

@@ -2,8 +2,11 @@
 // metrics it lacks; a changed one nothing. The snapshot saved mid-run keeps the checkpoints not
 // reached yet.
 #include "analysis/CacheReusePlan.h"
+#include "analysis/ContentFingerprint.h"
+#include "FormatWriters.h"
 #include "TestSuite.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 
@@ -55,6 +58,45 @@ private:
     }
 
 private slots:
+    // A checkpoint folder's fingerprint covers its whole subtree (a corrected context/model.yaml, a
+    // replaced rank file), each file named by its path inside it; the opened folder's own weights
+    // beside checkpoint folders cover only its own files, so a new or changed checkpoint-N/ leaves
+    // them as they were.
+    void fingerprintsCoverTheCheckpointsSubtree()
+    {
+        QTemporaryDir dir;
+        QDir root(dir.path());
+        const QByteArray weights = test::safetensorsFile({{"model.layers.0.self_attn.q_proj.weight", "F32", {2, 2}, QByteArray(16, '\1')}});
+        const QByteArray more = test::safetensorsFile({{"model.layers.0.self_attn.k_proj.weight", "F32", {2, 2}, QByteArray(16, '\1')}});
+        QVERIFY(root.mkpath("checkpoint-10/context"));
+        // The opened folder's own shard set: that checkpoint is the folder itself.
+        test::saveBytes(root.filePath("model-00001-of-00002.safetensors"), weights);
+        test::saveBytes(root.filePath("model-00002-of-00002.safetensors"), more);
+        test::saveBytes(root.filePath("model.safetensors.index.json"),
+                        R"({"weight_map": {"model.layers.0.self_attn.q_proj.weight": "model-00001-of-00002.safetensors",
+                                           "model.layers.0.self_attn.k_proj.weight": "model-00002-of-00002.safetensors"}})");
+        test::saveBytes(root.filePath("checkpoint-10/model.safetensors"), weights);
+        test::saveBytes(root.filePath("checkpoint-10/context/model.yaml"), "num_attention_heads: 4\n");
+        const auto fingerprints = [&] {
+            QHash<QString, QString> out;
+            const CheckpointListing listing = CheckpointDiscovery::scan(dir.path());
+            for (const CheckpointFile &c : listing.checkpoints)
+                out.insert(QFileInfo(c.path).fileName(), ContentFingerprint::of(c));
+            return out;
+        };
+        const QHash<QString, QString> before = fingerprints();
+        QCOMPARE(before.size(), 2);
+        test::saveBytes(root.filePath("checkpoint-10/context/model.yaml"), "num_attention_heads: 8\n"); // same size
+        const QHash<QString, QString> edited = fingerprints();
+        QVERIFY(edited.value("checkpoint-10") != before.value("checkpoint-10"));
+        const QString own = QFileInfo(dir.path()).fileName();
+        QVERIFY(before.contains(own));
+        QCOMPARE(edited.value(own), before.value(own));
+        // The same file moved within the checkpoint is a different checkpoint.
+        QVERIFY(root.rename("checkpoint-10/context/model.yaml", "checkpoint-10/model.yaml"));
+        QVERIFY(fingerprints().value("checkpoint-10") != edited.value("checkpoint-10"));
+    }
+
     void init()
     {
         m_files.clear();

@@ -88,8 +88,9 @@ private slots:
         const QList<TrajectoryFinding> found = TrajectoryCheck::identicalCheckpoints(synthetic(4, 3, smooth, hash));
         QCOMPARE(found.size(), 1);
         QCOMPARE(found[0].step, 3000);
-        QCOMPARE(found[0].text, QStringLiteral("step 3000 holds exactly the weights of step 1000: every one of its 3 matrices is bit-identical "
-                                               "(the same fingerprint of its stored bytes)"));
+        QCOMPARE(found[0].text, QStringLiteral("step 3000 repeats step 1000: its 3 analysed matrices are bit-identical to those of step 1000 "
+                                               "(the same fingerprint of their stored bytes; tensors that are not analysed, such as "
+                                               "embeddings and heads, were not compared)"));
         // One matrix differing, or one without a fingerprint (an older results file): not identical.
         QVERIFY(TrajectoryCheck::identicalCheckpoints(synthetic(4, 3, smooth, [&](int s, int m) { return s == 2 && m == 1 ? 77 : hash(s, m); })).isEmpty());
         QVERIFY(TrajectoryCheck::identicalCheckpoints(synthetic(4, 3, smooth, [&](int s, int m) { return s == 2 && m == 1 ? 0 : hash(s, m); })).isEmpty());
@@ -131,8 +132,9 @@ private slots:
         QCOMPARE(copy.results.size(), 30); // nothing dropped
         const QList<TrajectoryFinding> copyFound = RunSummary(copy).trajectoryFindings();
         QCOMPARE(copyFound.size(), 1);
-        QCOMPARE(copyFound[0].text, QStringLiteral("step 300 holds exactly the weights of step 200: every one of its 6 matrices is bit-identical "
-                                                   "(the same fingerprint of its stored bytes)"));
+        QCOMPARE(copyFound[0].text, QStringLiteral("step 300 repeats step 200: its 6 analysed matrices are bit-identical to those of step 200 "
+                                                   "(the same fingerprint of their stored bytes; tensors that are not analysed, such as "
+                                                   "embeddings and heads, were not compared)"));
         const RunAnalysis jump = analyse(outOfLine.path());
         QCOMPARE(jump.results.size(), 30);
         const QList<TrajectoryFinding> jumpFound = RunSummary(jump).trajectoryFindings();

@@ -48,6 +48,11 @@ mutations=(
 "core/io/DcpMetadata.cpp@@    if (result.globalsNotOnlyCalled.contains(kGetattr))@@    if (false)@@tst_distributedcheckpoint"
 "core/io/RegularFile.cpp@@    if (!json.contains(\"NaN\") && !json.contains(\"Infinity\"))@@    if (true)@@tst_formatreaders"
 "core/io/RegularFile.cpp@@                out.append(json[++i]);@@                ;@@tst_formatreaders"
+"core/io/TarDirectory.cpp@@ && files.contains(name)) {@@ && false) {@@tst_megatroncheckpoint"
+"core/analysis/ResultsFile.cpp@@(r.isHead() ? row.svCount > order : row.svCount != order)) {@@false) {@@tst_resultsfile"
+"core/analysis/ContentFingerprint.cpp@@        if (checkpoint.ownsSubtree) {@@        if (false) {@@tst_cachereuseplan"
+"core/spectral/FactoredSpectrum.cpp@@    sigma.head(nonzero) = std::abs(scale) * core.head(nonzero);@@    sigma.head(nonzero) = core.head(nonzero);@@tst_loraadapters"
+"core/analysis/MatrixSolve.cpp@@    left << own.scale * own.left, -reference->scale * reference->left;@@    left << own.scale * own.left, reference->scale * reference->left;@@tst_loraadapters"
 )
 
 backup=$(mktemp -d)

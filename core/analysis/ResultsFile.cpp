@@ -152,6 +152,16 @@ bool attachFlatValues(MatrixRow &row, qint64 i, const FlatValues &flat, QString 
         *error = damaged(QStringLiteral("matrix %1 is inconsistent").arg(i));
         return false;
     }
+    // The declared shape sizes what the planner and the views allocate: a whole matrix's spectrum
+    // holds min(rows, cols) values (a head's or circuit's at most that), and no side reaches 2³¹, so
+    // rows × cols fits 64 bits. A shape the stored spectrum does not bear out is not believed.
+    constexpr qint64 kLargestSide = qint64(1) << 31;
+    const qint64 order = std::min(r.rows, r.cols);
+    if (r.rows >= kLargestSide || r.cols >= kLargestSide || (r.isHead() ? row.svCount > order : row.svCount != order)) {
+        *error = damaged(QStringLiteral("matrix %1 declares a %2\u00d7%3 shape its %4 stored singular values do not bear out")
+                             .arg(i).arg(r.rows).arg(r.cols).arg(row.svCount));
+        return false;
+    }
     r.singularValues = Eigen::Map<const Eigen::VectorXd>(spectra.data() + row.svOffset, Eigen::Index(row.svCount));
     if (flat.deltaSpectra) {
         const std::vector<double> &deltas = flat.deltaSpectra->float64;

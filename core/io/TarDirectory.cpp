@@ -3,6 +3,7 @@
 #include "base/PrintableText.h"
 
 #include <QByteArray>
+#include <QSet>
 #include <limits>
 #include <optional>
 
@@ -104,6 +105,7 @@ bool readPax(const QByteArray &data, QString *path, qint64 *size)
 bool TarDirectory::read(QFile &file, QString *error)
 {
     m_members.clear();
+    QSet<QString> files;
     const qint64 fileSize = file.size();
     QString longName;
     qint64 paxSize = -1; // a pax header's size record, for the member after it
@@ -169,8 +171,18 @@ bool TarDirectory::read(QFile &file, QString *error)
             *error = QStringLiteral("more than %1 tar members").arg(kMaxMembers);
             return false;
         }
-        if (!name.isEmpty() && (type == '0' || type == '\0' || type == '7' || type == '5'))
+        // tar extracts the last copy of a member and find() would give the first: a file named twice
+        // (a model_config.yaml appended with tar -r) is ambiguous, and refused by name.
+        if (type != '5' && !name.isEmpty() && (type == '0' || type == '\0' || type == '7') && files.contains(name)) {
+            *error = QStringLiteral("the member '%1' is in the archive twice (tar reads the last copy): which one is meant is "
+                                    "not clear, not read").arg(printableText(name.left(200)));
+            return false;
+        }
+        if (!name.isEmpty() && (type == '0' || type == '\0' || type == '7' || type == '5')) {
             m_members.append({name, data, *size, type == '5'});
+            if (type != '5')
+                files.insert(name);
+        }
         at = next;
     }
     if (m_members.isEmpty()) {

@@ -82,6 +82,24 @@ void overwriteValue(const QString &path, const char *dataset, qsizetype index, d
     H5Fclose(file);
 }
 
+// One value of a stored int64 column replaced.
+void overwriteInteger(const QString &path, const char *dataset, qsizetype index, qint64 value)
+{
+    const hid_t file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
+    QVERIFY(file >= 0);
+    const hid_t data = H5Dopen2(file, dataset, H5P_DEFAULT);
+    QVERIFY(data >= 0);
+    const hid_t space = H5Dget_space(data);
+    std::vector<qint64> values(size_t(H5Sget_simple_extent_npoints(space)));
+    H5Sclose(space);
+    QVERIFY(qsizetype(values.size()) > index);
+    QVERIFY(H5Dread(data, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+    values[size_t(index)] = value;
+    QVERIFY(H5Dwrite(data, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+    H5Dclose(data);
+    H5Fclose(file);
+}
+
 // A run that fills every column of every table: spectra and the change from a reference, top
 // vectors for one matrix, what the opt-in metrics were computed against, an issue, skipped files
 // and a note.
@@ -383,6 +401,35 @@ private slots:
         if (result)
             for (const MatrixResult &r : result->results)
                 QVERIFY(r.singularValues.size() <= std::min(r.rows, r.cols) || r.rows < 0 || r.cols < 0);
+    }
+
+    // A declared shape drives what the planner and the views allocate (min(rows, cols) values, rows ×
+    // cols parameters): one the stored spectrum does not bear out is a damaged file, never an
+    // allocation of 1.5·10⁹ values.
+    void declaredShapesAreCheckedAgainstTheSpectrum_data()
+    {
+        QTest::addColumn<qint64>("rows"); // −1: as written (3)
+        QTest::addColumn<qint64>("cols");
+        QTest::newRow("1.5e9 x 1.5e9") << qint64(1500000000) << qint64(1500000000);
+        QTest::newRow("rows past 2^31") << (qint64(1) << 40) << qint64(-1);
+        QTest::newRow("cols below the spectrum") << qint64(-1) << qint64(2);
+        QTest::newRow("both larger than the spectrum") << qint64(4) << qint64(5);
+    }
+    void declaredShapesAreCheckedAgainstTheSpectrum()
+    {
+        QFETCH(qint64, rows);
+        QFETCH(qint64, cols);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("r.h5");
+        QString error;
+        QVERIFY(ResultsFile::save(threeMatrices(dir.path()), path, &error));
+        QVERIFY2(ResultsFile::load(path, &error), qPrintable(error));
+        if (rows >= 0)
+            overwriteInteger(path, "/matrices/rows", 1, rows);
+        if (cols >= 0)
+            overwriteInteger(path, "/matrices/cols", 1, cols);
+        QVERIFY(!ResultsFile::load(path, &error));
+        QVERIFY2(error.contains("damaged") && error.contains("do not bear out"), qPrintable(error));
     }
 
     // A file written before WeightWatcher's columns existed (the same file without them) is read

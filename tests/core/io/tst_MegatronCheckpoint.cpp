@@ -540,6 +540,8 @@ private slots:
         QTest::newRow("torch_dist weights") << "dist" << "torch_dist";
         QTest::newRow("a shard missing") << "missing" << "TP rank 1 of stage 0";
         QTest::newRow("damaged header") << "checksum" << "checksum";
+        // tar reads the last copy of a member, a reader looking names up the first: refused by name.
+        QTest::newRow("model_config.yaml twice") << "twice" << "'model_config.yaml' is in the archive twice";
     }
     void nemoRefused()
     {
@@ -556,6 +558,8 @@ private slots:
             members.insert(2, {"./../../etc/passwd", "x"});
         if (variant == "dist")
             members.append({{"./model_weights", {}, true}, {"./model_weights/.metadata", "x"}});
+        if (variant == "twice")
+            members.append(TarEntry{"./model_config.yaml", "num_layers: 1\nhidden_size: 8\n"});
         if (variant == "missing")
             members.removeIf([](const TarEntry &m) { return m.name.startsWith("./mp_rank_01"); });
         QByteArray bytes = tarArchive(members);

@@ -7,6 +7,8 @@
 #include <QSet>
 #include <QtEndian>
 #include <algorithm>
+#include <tuple>
+#include <vector>
 
 namespace rankscope {
 
@@ -276,12 +278,25 @@ std::optional<DeepSpeedCheckpointReader::Flat> DeepSpeedCheckpointReader::flatOf
         return std::nullopt;
     }
     Flat flat;
+    // DeepSpeed saves each partition as its own tensor: partitions sharing elements (one 1 KB storage
+    // listed 65,536 times) would make a small file stand for a large model.
+    struct Taken {
+        QString storage;
+        qint64 first, end;
+    };
+    std::vector<Taken> taken;
     for (const PickleRef &t : tensors->items) {
         if (!t || t->kind != Kind::Tensor || t->tensor.shape.size() != 1 || t->tensor.dtype != QLatin1String("float32")) {
             *error = QStringLiteral("%1: %2 holds something other than 1-D float32 tensors").arg(name, what);
             return std::nullopt;
         }
         const qint64 numel = t->tensor.shape[0];
+        if (numel > 1 && t->tensor.stride.value(0, 1) != 1) {
+            *error = QStringLiteral("%1: a partition of %2 is not contiguous (stride %3)").arg(name, what).arg(t->tensor.stride.value(0));
+            return std::nullopt;
+        }
+        if (numel > 0)
+            taken.push_back({t->tensor.storageKey, t->tensor.offset, t->tensor.offset + numel});
         if (numel > 0) {
             if (const StoredRead last = m_readers[size_t(file)]->readRecord(t->tensor, numel - 1, 1); !last.ok()) {
                 *error = QStringLiteral("%1: a partition of %2 %3").arg(name, what, last.error);
@@ -291,6 +306,13 @@ std::optional<DeepSpeedCheckpointReader::Flat> DeepSpeedCheckpointReader::flatOf
         flat.segments.append({file, t->tensor, 0, numel});
         flat.numel += numel;
     }
+    std::sort(taken.begin(), taken.end(), [](const Taken &a, const Taken &b) { return std::tie(a.storage, a.first) < std::tie(b.storage, b.first); });
+    for (size_t i = 1; i < taken.size(); ++i)
+        if (taken[i].storage == taken[i - 1].storage && taken[i].first < taken[i - 1].end) {
+            *error = QStringLiteral("%1: two partitions of %2 share elements from %3 of storage %4: partitions cannot share bytes")
+                         .arg(name, what).arg(taken[i].first).arg(printableText(taken[i].storage.left(100)));
+            return std::nullopt;
+        }
     return flat;
 }
 

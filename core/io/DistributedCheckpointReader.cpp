@@ -12,6 +12,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <algorithm>
+#include <tuple>
 #include <limits>
 #include <vector>
 
@@ -276,13 +277,16 @@ bool DistributedCheckpointReader::load(const QString &folder, QString *error)
     const QString writer = m_tarPath.isEmpty() ? writerOf(folder) : writerInTar();
     const bool megatron = writer.endsWith(QLatin1String("torch_dist")) || m_metadata.metadataClass.endsWith(QLatin1String(".MCoreMetadata"));
     qsizetype state = 0;
+    const QHash<QString, QString> sharing = sharedBytes(m_metadata);
     for (qsizetype i = 0; i < m_metadata.tensors.size(); ++i) {
         const DcpTensor &tensor = m_metadata.tensors[i];
         if (isTrainingState(tensor.fqn)) {
             ++state;
             continue;
         }
-        if (const QString problem = tensorProblem(tensor); !problem.isEmpty())
+        if (const QString shared = sharing.value(tensor.fqn); !shared.isEmpty())
+            refuseTensor(tensor.fqn, shared);
+        else if (const QString problem = tensorProblem(tensor); !problem.isEmpty())
             refuseTensor(tensor.fqn, problem);
         else
             list(tensor, i, megatron);
@@ -295,6 +299,42 @@ bool DistributedCheckpointReader::load(const QString &folder, QString *error)
     if (state > 0 || !m_metadata.objects.isEmpty())
         m_format += QStringLiteral(" (model only; not read: %1 optimizer/training-state tensor(s), %2 pickled object(s))").arg(state).arg(m_metadata.objects.size());
     return true;
+}
+
+// DCP writes every chunk as its own record of a .distcp file, so no two chunks (of one tensor or of
+// two) share a byte. Chunks that name the same bytes would let a small folder stand for a large
+// matrix (one 16 KB record as 65,536 stacked layers): each tensor holding such a chunk is refused.
+QHash<QString, QString> DistributedCheckpointReader::sharedBytes(const DcpMetadata &metadata)
+{
+    struct Range {
+        QString file;
+        qint64 begin, end;
+        qsizetype tensor;
+        const DcpChunk *chunk;
+    };
+    std::vector<Range> ranges;
+    for (qsizetype t = 0; t < metadata.tensors.size(); ++t)
+        for (const DcpChunk &chunk : metadata.tensors[t].chunks)
+            if (chunk.storage && chunk.storage->offset >= 0 && chunk.storage->length > 0 &&
+                chunk.storage->offset <= std::numeric_limits<qint64>::max() - chunk.storage->length)
+                ranges.push_back({chunk.storage->relativePath, chunk.storage->offset, chunk.storage->offset + chunk.storage->length, t, &chunk});
+    std::stable_sort(ranges.begin(), ranges.end(), [](const Range &a, const Range &b) { return std::tie(a.file, a.begin) < std::tie(b.file, b.begin); });
+    QHash<QString, QString> problems;
+    const Range *reach = nullptr; // of the ranges so far in this file, the one reaching furthest
+    for (const Range &r : ranges) {
+        if (reach && reach->file == r.file && r.begin < reach->end) {
+            const QString text = QStringLiteral("has its chunk at %1 in bytes [%2, %3) of %4, which also hold %5's chunk at %6: "
+                                                "two chunks cannot share bytes")
+                                     .arg(at(r.chunk->offsets)).arg(r.begin).arg(r.end).arg(printableText(r.file.left(200)))
+                                     .arg(printableText(metadata.tensors[reach->tensor].fqn.left(200)), at(reach->chunk->offsets));
+            problems.insert(metadata.tensors[r.tensor].fqn, text);
+            if (!problems.contains(metadata.tensors[reach->tensor].fqn))
+                problems.insert(metadata.tensors[reach->tensor].fqn, text);
+        }
+        if (!reach || reach->file != r.file || r.end > reach->end)
+            reach = &r;
+    }
+    return problems;
 }
 
 QString DistributedCheckpointReader::tensorProblem(const DcpTensor &tensor)

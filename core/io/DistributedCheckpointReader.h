@@ -62,6 +62,7 @@ private:
     // Why a tensor cannot be read as its chunks declare (empty when it can): checked before
     // anything is allocated for it.
     QString tensorProblem(const DcpTensor &tensor);
+    static QHash<QString, QString> sharedBytes(const DcpMetadata &metadata);
     QString storageProblem(const DcpTensor &tensor, const DcpChunk &chunk);
     void list(const DcpTensor &tensor, qsizetype index, bool stacked);
     void readMegatronCommonState();

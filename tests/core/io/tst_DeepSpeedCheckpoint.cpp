@@ -200,6 +200,7 @@ struct Fixture {
     QList<Param> frozen = {{"wpe.weight", {4, 8}}};  // ZeRO-3 frozen: 32 elements, padded on the last rank of 3
     qint64 splitAt = -1;   // where each rank's flat is cut into two groups (inside a slice); -1: the middle
     bool clientArgs = false; // client_state {'args': argparse.Namespace}, merged into the model states
+    bool sharedStorage = false; // hostile: the second flat group names the first group's storage
 };
 
 // Each rank's ZeRO-3 fp32 flat: every parameter's ceil(numel / world) slice, padded, in order.
@@ -303,7 +304,7 @@ void writeZero3OptimStates(const QString &dir, const Fixture &f, int rank)
         p.str("optimizer_state_dict").dict(0, [] {});
         p.str("fp32_flat_groups").list(2, [&] {
             p.tensor("0", split, 0, {split});
-            p.tensor("1", flat.size() - split, 0, {qint64(flat.size()) - split});
+            p.tensor(f.sharedStorage ? "0" : "1", flat.size() - split, 0, {qint64(flat.size()) - split});
         });
     }, storages);
 }
@@ -571,6 +572,20 @@ private slots:
         QVERIFY2(error.contains("partition_count says 3 ranks, and 2 *_optim_states.pt are here (rank 1 missing)"), qPrintable(error));
     }
 
+    // Each flat group is its own tensor: two naming the same elements would let a small file stand
+    // for a large model (one 1 KB storage listed 65,536 times as a 4096 × 4096 matrix).
+    void partitionsSharingBytesAreRefused()
+    {
+        QTemporaryDir tmp;
+        Fixture f;
+        f.sharedStorage = true;
+        writeZero3Tag(tmp.path(), f);
+        QString error;
+        QVERIFY(!openTag(tmp.path(), &error));
+        QVERIFY2(error.contains("two partitions of fp32_flat_groups share elements from 0 of storage 0: partitions cannot share bytes"),
+                 qPrintable(error));
+    }
+
     void partitionsTooShortForParamShapesAreRefused()
     {
         QTemporaryDir tmp;
@@ -629,7 +644,7 @@ private slots:
             p.str("partition_count").integer(f.world);
             p.str("fp32_flat_groups").list(2, [&] {
                 p.tensor("0", split, 0, {split});
-                p.tensor("1", flat.size() - split, 0, {qint64(flat.size()) - split});
+                p.tensor(f.sharedStorage ? "0" : "1", flat.size() - split, 0, {qint64(flat.size()) - split});
             });
         }, storages);
         QString error;

@@ -504,6 +504,12 @@ private slots:
         huge.declaredSize = {1000000, 1000000};
         huge.chunks[0].declaredSizes = {1000000, 1000000};
         QTest::newRow("10^12 elements in a tiny folder") << huge << "has a chunk at [0, 0] that declares [1000000, 1000000] float32";
+        // Each chunk is its own record: two chunks naming the same bytes would let a small folder
+        // stand for a large matrix.
+        DcpTensorSpec shared = twoByTwo("bad");
+        shared.chunks[3].offsetOverride = 1288; // bad's chunk at [2, 0]
+        QTest::newRow("two chunks in the same bytes") << shared << "has its chunk at [2, 4] in bytes [1288, 1932) of __1_0.distcp, which also "
+                                                                   "hold bad's chunk at [2, 0]: two chunks cannot share bytes";
         DcpTensorSpec transformed = twoByTwo("bad");
         transformed.chunks[2].transforms = {"zstd"};
         QTest::newRow("stream transforms") << transformed << "has its chunk at [2, 0] stored through stream transforms (zstd), which are not supported";

@@ -50,6 +50,7 @@ mutations=(
 "core/io/RegularFile.cpp@@                out.append(json[++i]);@@                ;@@tst_formatreaders"
 "core/io/DistributedCheckpointReader.cpp@@        if (reach && reach->file == r.file && r.begin < reach->end) {@@        if (false) {@@tst_distributedcheckpoint"
 "core/io/DeepSpeedCheckpointReader.cpp@@        if (taken[i].storage == taken[i - 1].storage && taken[i].first < taken[i - 1].end) {@@        if (false) {@@tst_deepspeedcheckpoint"
+"core/model/CheckpointLayout.cpp@@constexpr qint64 kMaxExperts = 65536;@@constexpr qint64 kMaxExperts = qint64(1) << 40;@@tst_inputlimits"
 "core/io/TarDirectory.cpp@@ && files.contains(name)) {@@ && false) {@@tst_megatroncheckpoint"
 "core/analysis/ResultsFile.cpp@@(r.isHead() ? row.svCount > order : row.svCount != order)) {@@false) {@@tst_resultsfile"
 "core/analysis/ContentFingerprint.cpp@@        if (checkpoint.ownsSubtree) {@@        if (false) {@@tst_cachereuseplan"

@@ -267,12 +267,28 @@ Cut cutMlaKvB(const CutContext &c)
     return {{c.part(T::K, *heads, *nope + *v, 0, *nope, c.label(T::K)), c.part(T::V, *heads, *nope + *v, *nope, *v, c.label(T::V))}, {}};
 }
 
+// Every expert of a stacked tensor is planned as its own matrix (parts, work items, rows): a count
+// that only a file's header or a router's shape claims must not size that plan. No MoE has come
+// near this many experts (DeepSeek-V3: 256); a file claiming more is refused before any is planned,
+// whatever its apparent size (a sparse file can claim 100 GB with 4 KB stored).
+constexpr qint64 kMaxExperts = 65536;
+
+std::optional<Cut> tooManyExperts(const CutContext &c, qint64 experts)
+{
+    if (experts <= kMaxExperts)
+        return std::nullopt;
+    return Cut::failed(QStringLiteral("claims %1 experts (shape %2), more than the %3 any model has: not planned")
+                           .arg(experts).arg(shapeText(c.shape)).arg(kMaxExperts));
+}
+
 // Experts stacked along the first dimension: [E, 2I, H] of [gate; up] per expert, or [E, rows, cols].
 Cut cutExperts(const CutContext &c, bool gateUp)
 {
     if (c.shape.size() != 3 || c.shape[0] <= 0)
         return Cut::failed(QStringLiteral("fused experts of shape %1 are not [experts, rows, cols]").arg(shapeText(c.shape)));
     const qint64 experts = c.shape[0], rows = c.shape[1];
+    if (const std::optional<Cut> refused = tooManyExperts(c, experts))
+        return *refused;
     if (gateUp) {
         // Prove the orientation: down_proj [E, H, I] beside it, or the config's hidden size.
         std::optional<qint64> hidden = c.config.integer({QStringLiteral("hidden_size"), QStringLiteral("d_model"), QStringLiteral("n_embd")});
@@ -362,6 +378,8 @@ Cut cutExpertsGateUpColumns(const CutContext &c, bool interleaved)
     if (c.shape.size() != 3 || c.shape[0] <= 0)
         return Cut::failed(QStringLiteral("fused experts of shape %1 are not [experts, hidden, 2·intermediate]").arg(shapeText(c.shape)));
     const qint64 experts = c.shape[0], in = c.shape[1], out = c.shape[2];
+    if (const std::optional<Cut> refused = tooManyExperts(c, experts))
+        return *refused;
     std::optional<qint64> hidden = c.config.integer({QStringLiteral("hidden_size")});
     std::optional<qint64> inner = c.config.integer({QStringLiteral("intermediate_size")});
     if (c.partnerShape && c.partnerShape->size() == 3) {
@@ -448,6 +466,8 @@ Cut cutExpertRowBlocks(const CutContext &c)
     if (experts <= 0 || (*c.partnerShape)[1] != c.cols() || c.rows() % experts != 0)
         return Cut::failed(QStringLiteral("experts of shape %1 do not fit the router's %2 [experts, d_model]")
                                .arg(shapeText(c.shape), shapeText(*c.partnerShape)));
+    if (const std::optional<Cut> refused = tooManyExperts(c, experts))
+        return *refused;
     const qint64 rows = c.rows() / experts;
     Cut cut;
     for (qint64 e = 0; e < experts; ++e) {

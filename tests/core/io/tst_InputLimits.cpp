@@ -242,6 +242,38 @@ private slots:
         QCOMPARE(issues.filter("declares").size() + issues.filter("repeats its elements").size(), 4);
     }
 
+    // A file whose apparent size matches what it declares, but holds it as holes (a sparse .npy of
+    // 100,000 stacked experts, 409.6 MB apparent, a few bytes stored) passes the size check; the
+    // plan is still bounded: no tensor is planned as more than 65,536 experts, whatever the file.
+    void expertCountsBeyondAnyModelAreNotPlanned()
+    {
+        QTemporaryDir folder;
+        const QString npy = folder.filePath("ckpt_000100");
+        QDir().mkpath(npy);
+        const QString experts = QDir(npy).filePath("model.layers.0.mlp.experts.down_proj.npy");
+        saveBytes(experts, npyFile("<f4", {100'000, 32, 32}, QByteArray()));
+        {
+            QFile sparse(experts);
+            QVERIFY(sparse.open(QIODevice::ReadWrite));
+            QVERIFY(sparse.resize(sparse.size() + qint64(100'000) * 32 * 32 * 4)); // holes, nothing written
+        }
+        saveBytes(QDir(npy).filePath("model.layers.0.self_attn.q_proj.weight.npy"), npyFile("<f4", {32, 32}, rawBytes(QList<float>(32 * 32, 0.5f))));
+        QString error;
+        const auto reader = openCheckpoint(npy, &error);
+        QVERIFY2(reader, qPrintable(error));
+        QCOMPARE(reader->tensors().size(), 2); // its apparent size is what it declares
+        AnalysisSettings settings;
+        settings.jobs = 1;
+        const RunAnalysis run = RunAnalyzer(settings).analyzeFolder(folder.path());
+        QCOMPARE(run.results.size(), 1); // q_proj
+        QStringList issues;
+        for (const AnalysisIssue &issue : run.issues)
+            issues << issue.text();
+        QVERIFY2(issues.join('\n').contains("down_proj.npy: claims 100000 experts (shape [100000, 32, 32]), more than the 65536 any model has: not planned")
+                     || issues.join('\n').contains("claims 100000 experts (shape [100000, 32, 32]), more than the 65536 any model has: not planned"),
+                 qPrintable(issues.join('\n')));
+    }
+
     void fifosAndDevicesAreNeverOpened()
     {
         QTemporaryDir dir;

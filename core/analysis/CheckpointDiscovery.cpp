@@ -9,6 +9,7 @@
 #include "io/CheckpointFormats.h"
 #include "io/LitGptConfig.h"
 #include "io/MegatronLayout.h"
+#include "io/MetaLlamaLayout.h"
 #include "io/RegularFile.h"
 #include "io/TrainingFileNames.h"
 
@@ -125,6 +126,10 @@ RunReading::Config RunReading::configIn(const QDir &dir)
     const QString litgpt = QDir::cleanPath(dir.absoluteFilePath(QStringLiteral("model_config.yaml")));
     if (const QVariantMap values = !config && QFileInfo(litgpt).isFile() ? LitGptConfig::read(litgpt) : QVariantMap(); !values.isEmpty())
         return Config{values, litgpt};
+    // Meta's Llama downloads have params.json (dim, n_heads, n_kv_heads, …) beside consolidated.NN.pth.
+    const QString meta = QDir::cleanPath(dir.absoluteFilePath(MetaLlamaLayout::paramsName()));
+    if (const QVariantMap values = !config && QFileInfo(meta).isFile() ? MetaLlamaParams::read(meta).modelConfig() : QVariantMap(); !values.isEmpty())
+        return Config{values, meta};
     return config ? Config{config->toVariantMap(), path} : Config{};
 }
 
@@ -457,6 +462,27 @@ QStringList distributedCheckpointsTakenFor(const CheckpointListing &listing)
     return out;
 }
 
+// "Meta Llama model-parallel checkpoints: 2, each MP 2 (consolidated.NN.pth + params.json), …".
+QString metaLlamaTakenFor(const CheckpointListing &listing)
+{
+    QStringList sizes;
+    qsizetype count = 0;
+    for (const CheckpointFile &c : listing.checkpoints) {
+        if (c.layout != WeightsLayout::MetaModelParallel)
+            continue;
+        ++count;
+        const auto files = std::count_if(c.files.begin(), c.files.end(), [](const QString &f) { return MetaLlamaLayout::shardNumber(QFileInfo(f).fileName()).has_value(); });
+        if (const QString size = QStringLiteral("MP %1").arg(files); !sizes.contains(size))
+            sizes << size;
+    }
+    if (count == 0)
+        return {};
+    return QStringLiteral("Meta Llama model-parallel checkpoints: %1, %2 (consolidated.NN.pth beside params.json), each matrix joined from its files "
+                          "as llama/model.py's parallel layers split it")
+        .arg(count)
+        .arg(briefList(sizes));
+}
+
 // "a PEFT LoRA adapter run: r = 8, 7 target modules, 3 checkpoints; base model meta-llama/…": said
 // from the adapter_config.json of its newest checkpoint.
 QString adapterRunTakenFor(const CheckpointListing &listing)
@@ -493,6 +519,8 @@ CheckpointListing CheckpointDiscovery::scan(const QString &folder)
     QSet<QString> visited{QFileInfo(folder).canonicalFilePath()};
     CheckpointListing listing = RunReading(folder, visited, 0).read(FolderWeights::read(folder));
     listing.takenFor << distributedCheckpointsTakenFor(listing);
+    if (const QString meta = metaLlamaTakenFor(listing); !meta.isEmpty())
+        listing.takenFor << meta;
     if (const QString adapters = adapterRunTakenFor(listing); !adapters.isEmpty())
         listing.takenFor << adapters;
     return listing;

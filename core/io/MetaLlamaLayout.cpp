@@ -173,10 +173,13 @@ MetaShardPlan MetaLlamaLayout::plan(const QList<QPair<QString, QList<qint64>>> &
                          .arg(p.heads).arg(fileCount(n)).arg(n);
         return plan;
     }
-    // More files than key/value heads: llama/model.py's n_kv_heads // MP leaves each file none, and
-    // how a writer replicated them instead (llama-models reshards by repeating wk and wv) is not
-    // recorded in the files.
-    const bool kvSplits = p.kvHeads % n == 0;
+    // wk and wv are ColumnParallelLinear(dim, n_kv_heads · head_dim): each file holds n_kv_heads ·
+    // head_dim / MP rows, whole heads or not (fairscale divides the rows, not the heads). With more
+    // files than key/value heads, llama/model.py's n_kv_heads // MP leaves its forward none, and a
+    // writer may have stored each file a copy of a head instead (llama-models' reshard_mp repeats wk
+    // and wv): rows that are not the plain split are then named and not merged, never guessed.
+    const bool kvEven = p.kvHeads % n == 0;
+    const qint64 kvRows = p.kvHeads * headDim;
     static const QRegularExpression attention(QStringLiteral(R"(^layers\.(\d+)\.attention\.(wq|wk|wv|wo)\.weight$)"));
     static const QRegularExpression mlp(QStringLiteral(R"(^layers\.(\d+)\.feed_forward\.(w1|w2|w3)\.weight$)"));
     static const QRegularExpression whole(QStringLiteral(R"(^(?:layers\.\d+\.(?:attention_norm|ffn_norm)\.weight|norm\.weight|rope\.freqs)$)"));
@@ -206,13 +209,17 @@ MetaShardPlan MetaLlamaLayout::plan(const QList<QPair<QString, QList<qint64>>> &
                 fits = expect(name, shape, {p.heads * headDim / n, p.dim}, 0, Split::Rows);
             else if (w == QLatin1String("wo"))
                 fits = expect(name, shape, {p.dim, p.heads * headDim / n}, 1, Split::Columns);
-            else if (kvSplits)
-                fits = expect(name, shape, {p.kvHeads * headDim / n, p.dim}, 0, Split::Rows);
+            else if (const QList<qint64> perFile{kvRows / n, p.dim}; kvEven || (kvRows % n == 0 && shape == perFile))
+                fits = expect(name, shape, perFile, 0, Split::Rows);
             else {
                 plan.splits.insert(name, Split::Rows);
-                plan.refused.insert(name, QStringLiteral("is split over %1, more than params.json's n_kv_heads %2: Meta's model code gives each file "
-                                                         "n_kv_heads / %3 key/value heads, and how these files share them is not known: not merged")
-                                              .arg(fileCount(n)).arg(p.kvHeads).arg(n));
+                plan.refused.insert(name, QStringLiteral("is %1 in each of %2, not the %3 rows each that params.json's n_kv_heads %4 × head_dim %5 "
+                                                         "split over them gives: more files than key/value heads, shared in a way the files do not "
+                                                         "record: not merged")
+                                              .arg(shapeText(shape), fileCount(n))
+                                              .arg(kvRows % n == 0 ? QString::number(kvRows / n) : QStringLiteral("%1 / %2").arg(kvRows).arg(n))
+                                              .arg(p.kvHeads)
+                                              .arg(headDim));
             }
             if (!fits)
                 return plan;
@@ -279,6 +286,11 @@ void MetaLlamaLayout::recognise(const QString &folder, FolderWeights &weights)
     }
     if (ranks.isEmpty())
         return;
+    // Every file so named, whatever it holds: consolidated.01.pth that is a FIFO still makes a set.
+    int lastNamed = 0;
+    for (const ClassifiedFile &file : weights.files)
+        if (const std::optional<int> rank = shardNumber(QFileInfo(file.path).fileName()))
+            lastNamed = std::max(lastNamed, *rank);
     const QDir dir(folder);
     const QString paramsPath = dir.filePath(paramsName());
     const bool hasParams = QFileInfo(paramsPath).isFile();
@@ -291,7 +303,7 @@ void MetaLlamaLayout::recognise(const QString &folder, FolderWeights &weights)
 
     // consolidated.00.pth alone is the whole model (MP 1), read as the file it is; with params.json,
     // its shapes say whether it is: a share of a larger set is refused.
-    if (ranks.size() == 1 && ranks.firstKey() == 0) {
+    if (lastNamed == 0) {
         WeightsGroup &group = weights.groups[ranks.first()];
         if (!params.ok() || !group.error.isEmpty())
             return;
@@ -310,7 +322,7 @@ void MetaLlamaLayout::recognise(const QString &folder, FolderWeights &weights)
     WeightsGroup group;
     group.layout = WeightsLayout::MetaModelParallel;
     group.format = QStringLiteral("meta-llama");
-    const int count = ranks.lastKey() + 1; // a name's claim: counted, never walked
+    const int count = std::max(ranks.lastKey(), lastNamed) + 1; // a name's claim: counted, never walked
     group.name = QStringLiteral("%1 … %2").arg(fileName(0), fileName(count - 1));
     QStringList damaged;
     for (auto it = ranks.begin(); it != ranks.end(); ++it) {
@@ -327,9 +339,14 @@ void MetaLlamaLayout::recognise(const QString &folder, FolderWeights &weights)
         group.files << paramsPath;
     if (const qint64 missing = qint64(count) - ranks.size(); missing > 0) {
         QStringList named;
-        for (int rank = 0; rank < count && named.size() < kBriefListItems; ++rank)
-            if (!ranks.contains(rank))
-                named << fileName(rank);
+        for (int rank = 0; rank < count && named.size() < kBriefListItems; ++rank) {
+            if (ranks.contains(rank))
+                continue;
+            // A file there that holds no weights (a FIFO, a pickle of no matrices) says what it is.
+            const QString path = dir.filePath(fileName(rank));
+            const auto there = std::find_if(weights.files.begin(), weights.files.end(), [&](const ClassifiedFile &f) { return f.path == path; });
+            named << (there == weights.files.end() ? fileName(rank) : QStringLiteral("%1 (%2)").arg(fileName(rank), there->reason));
+        }
         group.error = QStringLiteral("%1 missing of the %2 model-parallel files %3 … %4: they are merged only all together")
                           .arg(briefList(named, missing)).arg(count).arg(fileName(0), fileName(count - 1));
     } else if (!damaged.isEmpty()) {

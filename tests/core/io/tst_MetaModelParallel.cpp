@@ -18,6 +18,7 @@
 
 #include <QJsonDocument>
 #include <QTemporaryDir>
+#include <sys/stat.h>
 
 using namespace rankscope;
 using namespace rankscope::test;
@@ -361,11 +362,16 @@ private slots:
         three["n_layers"] = 3;
         writeSet(dir.filePath("step-700"), model, 2, three);
 
+        // The second file a FIFO: never opened, and said.
+        writeSet(dir.filePath("step-800"), model, 2, params(false));
+        QVERIFY(QFile::remove(dir.filePath("step-800/consolidated.01.pth")));
+        QCOMPARE(::mkfifo(QFile::encodeName(dir.filePath("step-800/consolidated.01.pth")).constData(), 0600), 0);
+
         const CheckpointListing listing = CheckpointDiscovery::scan(dir.path());
-        QCOMPARE(listing.checkpoints.size(), 7);
+        QCOMPARE(listing.checkpoints.size(), 8);
         const RunAnalysis run = RunAnalyzer().analyzeFolder(dir.path());
         verifyAnalysis(f, run, {100}, true);
-        QCOMPARE(run.issues.size(), 6);
+        QCOMPARE(run.issues.size(), 8); // the seven sets, and the FIFO itself
         const QString missing = issueOf(run, "step-200");
         QVERIFY2(missing.contains("consolidated.01.pth missing of the 3 model-parallel files consolidated.00.pth … consolidated.02.pth"), qPrintable(missing));
         const QString join = issueOf(run, "step-300");
@@ -383,28 +389,46 @@ private slots:
         QVERIFY2(noParams.contains("no params.json beside the 2 model-parallel files"), qPrintable(noParams));
         const QString layers = issueOf(run, "step-700");
         QVERIFY2(layers.contains("consolidated.00.pth holds 2 layer(s), numbered up to 1, but params.json's n_layers is 3"), qPrintable(layers));
+        const QString fifo = issueOf(run, "step-800");
+        QVERIFY2(fifo.contains("consolidated.01.pth (a FIFO (named pipe): not read) missing of the 2 model-parallel files"), qPrintable(fifo));
     }
 
-    // More files than key/value heads (n_kv_heads 2 over 4 files): Meta's model code gives each file
-    // n_kv_heads // 4 = 0 heads, and how the files share them is not known: wk and wv are named and
-    // not merged; every other matrix is.
+    // More files than key/value heads (n_kv_heads 2 over 4 files): ColumnParallelLinear still splits
+    // wk's and wv's rows evenly (half a head each), and those join; files that hold a copy of a head
+    // each instead (llama-models' reshard_mp repeats them) are not the plain split: wk and wv are then
+    // named and not merged, every other matrix is.
+    void moreFilesThanKeyValueHeads_data()
+    {
+        QTest::addColumn<bool>("copies");
+        QTest::newRow("rows split evenly") << false;
+        QTest::newRow("a head copied to each file") << true;
+    }
     void moreFilesThanKeyValueHeads()
     {
+        QFETCH(bool, copies);
         QTemporaryDir dir;
         FamilyCheckpoint f;
         QList<Tensor> model = llamaModel(f, false);
-        // Each file holds one key/value head, as llama-models' reshard_mp repeats them (repeat_qk_qv).
-        for (Tensor &t : model)
-            if (t.name.contains(".wk.") || t.name.contains(".wv."))
-                t.values = stackRows({t.values.topRows(HD), t.values.topRows(HD), t.values.bottomRows(HD), t.values.bottomRows(HD)});
-        writeSet(dir.path(), model, 4, params(false));
+        QList<Tensor> written = model;
+        if (copies)
+            for (Tensor &t : written)
+                if (t.name.contains(".wk.") || t.name.contains(".wv."))
+                    t.values = stackRows({t.values.topRows(HD), t.values.topRows(HD), t.values.bottomRows(HD), t.values.bottomRows(HD)});
+        writeSet(dir.path(), written, 4, params(false));
         QString error;
         const std::unique_ptr<CheckpointReader> reader = openCheckpoint(dir.path(), &error);
         QVERIFY2(reader, qPrintable(error));
+        if (!copies) {
+            verifyMerged(*reader, f, model);
+            QVERIFY2(reader->warnings().isEmpty(), qPrintable(reader->warnings().join('\n')));
+            return;
+        }
         QCOMPARE(reader->tensors().size(), model.size() - 2 * LAYERS);
         QCOMPARE(reader->warnings().size(), 2 * LAYERS);
-        QVERIFY2(reader->warnings().first().contains("is split over 4 model-parallel files, more than params.json's n_kv_heads 2"),
-                 qPrintable(reader->warnings().first()));
+        QCOMPARE(reader->warnings().first(),
+                 QStringLiteral("tensor layers.0.attention.wk.weight is [4, 16] in each of 4 model-parallel files, not the 2 rows each that "
+                                "params.json's n_kv_heads 2 × head_dim 4 split over them gives: more files than key/value heads, shared in a way "
+                                "the files do not record: not merged: not read"));
         const auto wq = std::find_if(model.begin(), model.end(), [](const Tensor &t) { return t.name == "layers.1.attention.wq.weight"; });
         const MatrixRead read = reader->readMatrix(wq->name);
         QVERIFY2(read.ok() && read.values == asFloat(wq->values), qPrintable(read.error));

@@ -462,7 +462,7 @@ QStringList distributedCheckpointsTakenFor(const CheckpointListing &listing)
     return out;
 }
 
-// "Meta Llama model-parallel checkpoints: 2, each MP 2 (consolidated.NN.pth + params.json), …".
+// "Meta Llama model-parallel checkpoints: 2, MP 2 (consolidated.NN.pth beside params.json), …".
 QString metaLlamaTakenFor(const CheckpointListing &listing)
 {
     QStringList sizes;
@@ -471,8 +471,11 @@ QString metaLlamaTakenFor(const CheckpointListing &listing)
         if (c.layout != WeightsLayout::MetaModelParallel)
             continue;
         ++count;
-        const auto files = std::count_if(c.files.begin(), c.files.end(), [](const QString &f) { return MetaLlamaLayout::shardNumber(QFileInfo(f).fileName()).has_value(); });
-        if (const QString size = QStringLiteral("MP %1").arg(files); !sizes.contains(size))
+        // The size the files' names give (the last rank's, + 1), whether or not all of them are here.
+        int ranks = 0;
+        for (const QString &file : c.files)
+            ranks = std::max(ranks, MetaLlamaLayout::shardNumber(QFileInfo(file).fileName()).value_or(-1) + 1);
+        if (const QString size = QStringLiteral("MP %1").arg(ranks); !sizes.contains(size))
             sizes << size;
     }
     if (count == 0)

@@ -9,6 +9,7 @@
 #include "io/CheckpointFormats.h"
 #include "io/LitGptConfig.h"
 #include "io/MegatronLayout.h"
+#include "io/MetaLlamaLayout.h"
 #include "io/RegularFile.h"
 #include "io/TrainingFileNames.h"
 
@@ -125,6 +126,10 @@ RunReading::Config RunReading::configIn(const QDir &dir)
     const QString litgpt = QDir::cleanPath(dir.absoluteFilePath(QStringLiteral("model_config.yaml")));
     if (const QVariantMap values = !config && QFileInfo(litgpt).isFile() ? LitGptConfig::read(litgpt) : QVariantMap(); !values.isEmpty())
         return Config{values, litgpt};
+    // Meta's Llama downloads have params.json (dim, n_heads, n_kv_heads, …) beside consolidated.NN.pth.
+    const QString meta = QDir::cleanPath(dir.absoluteFilePath(MetaLlamaLayout::paramsName()));
+    if (const QVariantMap values = !config && QFileInfo(meta).isFile() ? MetaLlamaParams::read(meta).modelConfig() : QVariantMap(); !values.isEmpty())
+        return Config{values, meta};
     return config ? Config{config->toVariantMap(), path} : Config{};
 }
 
@@ -457,6 +462,30 @@ QStringList distributedCheckpointsTakenFor(const CheckpointListing &listing)
     return out;
 }
 
+// "Meta Llama model-parallel checkpoints: 2, MP 2 (consolidated.NN.pth beside params.json), …".
+QString metaLlamaTakenFor(const CheckpointListing &listing)
+{
+    QStringList sizes;
+    qsizetype count = 0;
+    for (const CheckpointFile &c : listing.checkpoints) {
+        if (c.layout != WeightsLayout::MetaModelParallel)
+            continue;
+        ++count;
+        // The size the files' names give (the last rank's, + 1), whether or not all of them are here.
+        int ranks = 0;
+        for (const QString &file : c.files)
+            ranks = std::max(ranks, MetaLlamaLayout::shardNumber(QFileInfo(file).fileName()).value_or(-1) + 1);
+        if (const QString size = QStringLiteral("MP %1").arg(ranks); !sizes.contains(size))
+            sizes << size;
+    }
+    if (count == 0)
+        return {};
+    return QStringLiteral("Meta Llama model-parallel checkpoints: %1, %2 (consolidated.NN.pth beside params.json), each matrix joined from its files "
+                          "as llama/model.py's parallel layers split it")
+        .arg(count)
+        .arg(briefList(sizes));
+}
+
 // "a PEFT LoRA adapter run: r = 8, 7 target modules, 3 checkpoints; base model meta-llama/…": said
 // from the adapter_config.json of its newest checkpoint.
 QString adapterRunTakenFor(const CheckpointListing &listing)
@@ -498,6 +527,8 @@ CheckpointListing CheckpointDiscovery::scan(const QString &folder)
     for (CheckpointFile &c : listing.checkpoints)
         c.ownsSubtree = c.isFolder && (c.path != root || (listing.checkpoints.size() == 1 && listing.runs.isEmpty()));
     listing.takenFor << distributedCheckpointsTakenFor(listing);
+    if (const QString meta = metaLlamaTakenFor(listing); !meta.isEmpty())
+        listing.takenFor << meta;
     if (const QString adapters = adapterRunTakenFor(listing); !adapters.isEmpty())
         listing.takenFor << adapters;
     return listing;

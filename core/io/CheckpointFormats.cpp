@@ -6,6 +6,7 @@
 #include "io/FolderWeights.h"
 #include "io/Hdf5CheckpointReader.h"
 #include "io/MegatronCheckpointReader.h"
+#include "io/MetaLlamaReader.h"
 #include "io/NemoCheckpointReader.h"
 #include "io/NpyFormat.h"
 #include "io/NumpyReaders.h"
@@ -148,6 +149,7 @@ std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, cons
         if (MegatronDeepSpeedReader::isModelParallel(files))
             return MegatronDeepSpeedReader::open(files, error);
         return DeepSpeedCheckpointReader::open(files, error);
+    case WeightsLayout::MetaModelParallel: return MetaLlamaReader::open(files, error);
     }
     return nullptr;
 }

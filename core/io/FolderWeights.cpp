@@ -5,6 +5,7 @@
 #include "io/DeepSpeedCheckpointReader.h"
 #include "io/FileContent.h"
 #include "io/MegatronLayout.h"
+#include "io/MetaLlamaLayout.h"
 #include "base/PrintableText.h"
 #include "io/RegularFile.h"
 #include "io/ShardedCheckpointReader.h"
@@ -273,6 +274,8 @@ FolderWeights FolderWeights::read(const QString &folder)
         classify(file, content.kind == FileContent::Kind::Weights ? FileRole::Weights : FileRole::DamagedWeights, content.detail);
         result.groups.append(group);
     }
+    // Meta's Llama: consolidated.NN.pth beside params.json, one checkpoint of all its files.
+    MetaLlamaLayout::recognise(folder, result);
     // A Megatron-LM iteration folder: its mp_rank_* folders are one checkpoint.
     MegatronLayout::readIteration(folder, result);
     DeepSpeedTagFolder::recognise(folder, result);
@@ -309,7 +312,7 @@ const WeightsGroup *FolderWeights::checkpoint(QString *error) const
     for (const WeightsGroup &g : groups)
         if (g.layout == WeightsLayout::DeepSpeedTag)
             return &g;
-    for (const WeightsLayout layout : {WeightsLayout::ShardIndex, WeightsLayout::NamedShards})
+    for (const WeightsLayout layout : {WeightsLayout::ShardIndex, WeightsLayout::NamedShards, WeightsLayout::MetaModelParallel})
         for (const WeightsGroup &g : groups)
             if (g.layout == layout)
                 return &g;

@@ -251,7 +251,9 @@ bool MegatronShardMerge::joinStage(const QList<const MegatronShardPart *> &ranks
             return false;
         }
         Joined joined;
-        const std::optional<Split> split = ranks.size() == 1 ? std::optional(Split::Replicated) : splitOf(name, gated);
+        const std::optional<Split> split = ranks.size() == 1 ? std::optional(Split::Replicated)
+                                           : m_rule.splitOf ? m_rule.splitOf(name)
+                                                            : splitOf(name, gated);
         QList<qint64> shape = record.shape;
         for (qsizetype r = 0; r < ranks.size(); ++r) {
             const auto it = byName[r].constFind(name);
@@ -280,7 +282,8 @@ bool MegatronShardMerge::joinStage(const QList<const MegatronShardPart *> &ranks
                 break; // rank 0's copy: every rank holds the same
         }
         if (!split) {
-            m_refused.append({global, QStringLiteral("how Megatron splits it over %1 tensor-parallel ranks is not known: not merged").arg(ranks.size())});
+            m_refused.append({global, m_rule.splitOf ? m_rule.unknown.arg(ranks.size())
+                                                     : QStringLiteral("how Megatron splits it over %1 tensor-parallel ranks is not known: not merged").arg(ranks.size())});
             continue;
         }
         joined.split = *split;

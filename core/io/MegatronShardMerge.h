@@ -57,6 +57,18 @@ void applyConfig(const QVariantMap &config, MegatronParallelism &sizes);
 
 class MegatronShardMerge {
 public:
+    // How a tensor lies across the tensor-parallel ranks: whole on each (rank 0's taken), a block of
+    // rows or of columns on each, or a gated fc1's [gate_t; up_t] on each.
+    enum class Split { Replicated, Rows, GatedRows, Columns };
+    // Another writer's splits (Meta's Llama shards, fairscale's parallel layers): the split of a
+    // tensor by its name, or nullopt when it is not known; such a tensor is refused with
+    // `unknown`, whose %1 is the number of ranks. Without one, Megatron's own names decide.
+    struct SplitRule {
+        std::function<std::optional<Split>(const QString &name)> splitOf;
+        QString unknown;
+    };
+    void setSplitRule(SplitRule rule) { m_rule = std::move(rule); }
+
     // The tensors of a (nested) state dict as dotted names: Megatron's legacy models save
     // {'language_model': {'embedding': {'word_embeddings': {'weight': T}}, 'encoder': {'layers.0.…': T}}}.
     static QList<QPair<QString, TensorRecord>> flatten(PickleRef dict);
@@ -84,7 +96,6 @@ public:
     QString storageProblem(const QString &name) const;
 
 private:
-    enum class Split { Replicated, Rows, GatedRows, Columns };
     struct Piece {
         TorchCheckpointReader *reader = nullptr;
         TensorRecord record;
@@ -103,6 +114,7 @@ private:
     QHash<QString, Joined> m_joined;
     QList<QPair<QString, QString>> m_refused;
     QString m_layerSummary;
+    SplitRule m_rule;
 };
 
 } // namespace rankscope

@@ -2,7 +2,9 @@
 //   make_fuzz_seeds OUT_FOLDER   → OUT_FOLDER/<target>/<seed files>
 #include "../core/DcpCheckpointWriter.h"
 #include "../core/FormatWriters.h"
+#include "../core/MegatronCheckpointWriter.h"
 #include "../core/TorchCheckpointWriter.h"
+#include "FolderFuzzInput.h"
 
 #include <QDir>
 #include <cstdio>
@@ -45,7 +47,11 @@ int main(int argc, char **argv)
     // Under Python 3.11.0–3.11.4 its memory-format enum member is a getattr call (EnumPickling).
     DcpFolderSpec byName = dcpFuzzFolder();
     byName.enumPickling = EnumPickling::ByName;
-    for (const auto &[spec, name] : {std::pair{dcpFuzzFolder(), "valid.metadata"}, std::pair{byName, "valid-python-3.11.2.metadata"}})
+    // Two chunks naming the same bytes: the overlap check across chunks is reached from a seed.
+    DcpFolderSpec sharing = dcpFuzzFolder();
+    sharing.tensors[0].chunks[1].offsetOverride = 0;
+    for (const auto &[spec, name] : {std::pair{dcpFuzzFolder(), "valid.metadata"}, std::pair{byName, "valid-python-3.11.2.metadata"},
+                                     std::pair{sharing, "shared-bytes.metadata"}})
         if (DcpFolderWriter::write(dcp, spec)) {
             QFile metadata(QDir(dcp).filePath(QStringLiteral(".metadata")));
             if (metadata.open(QIODevice::ReadOnly))
@@ -66,6 +72,28 @@ int main(int argc, char **argv)
     write("fuzz_hdf5", "checkpoint", QByteArray("\x02", 1));
     write("fuzz_hdf5", "format-array", QByteArray("\x01\x00\x00\x00\x04\x3f\x00\x11", 8) + "rankscope-results" + QByteArray(8, '\0'));
     write("fuzz_hdf5", "never-written", QByteArray("\x02\x01\x14\x02\x01\x01\x84\x83", 8));
+    // fuzz_save_folders: whole folders (FolderFuzzInput.h). A Megatron-LM save of two TP ranks with
+    // its tracker; the same beside a rank folder claiming a 9999 × 9999 grid; a .nemo of one rank.
+    using rankscope::fuzz::folderEntry;
+    const QList<QPair<QString, QVariant>> args{{"num_layers", 1}, {"hidden_size", 4}, {"num_attention_heads", 2},
+                                               {"tensor_model_parallel_size", 2}, {"pipeline_model_parallel_size", 1}};
+    QByteArray megatron = folderEntry("latest_checkpointed_iteration.txt", "100");
+    for (int rank = 0; rank < 2; ++rank) {
+        MegatronPickle pickle(args, 100);
+        pickle.addChunk({{{"language_model", "encoder", "layers.0.self_attention.dense.weight"}, {4, 2}, Eigen::MatrixXd::Constant(4, 2, rank + 1)},
+                         {{"language_model", "encoder", "layers.0.mlp.dense_4h_to_h.weight"}, {4, 4}, Eigen::MatrixXd::Identity(4, 4)}});
+        megatron += folderEntry(QStringLiteral("iter_0000100/mp_rank_%1/model_optim_rng.pt").arg(rank, 2, 10, QLatin1Char('0')).toUtf8(), pickle.archive());
+    }
+    write("fuzz_save_folders", "megatron", megatron);
+    write("fuzz_save_folders", "megatron-claimed-grid", megatron + folderEntry("iter_0000100/mp_rank_9999_9999/"));
+    MegatronPickle nemoWeights({}, 0);
+    nemoWeights.addChunk({{{"model.decoder.layers.0.self_attention.linear_proj.weight"}, {4, 4}, Eigen::MatrixXd::Identity(4, 4)}});
+    const QByteArray yaml = "num_layers: 1\nhidden_size: 4\nnum_attention_heads: 2\ntensor_model_parallel_size: 1\n";
+    write("fuzz_save_folders", "nemo", folderEntry("megatron_gpt--step=100.nemo", tarArchive({{".", {}, true}, {"./model_config.yaml", yaml},
+                                                                                                 {"./model_weights.ckpt", nemoWeights.stateDictArchive()}})));
+    write("fuzz_save_folders", "nemo-yaml-twice",
+          folderEntry("megatron_gpt--step=100.nemo", tarArchive({{".", {}, true}, {"./model_config.yaml", yaml}, {"./model_weights.ckpt", nemoWeights.stateDictArchive()},
+                                                                  {"./model_config.yaml", "num_layers: 9\n"}})));
     std::printf("seeds written to %s\n", argv[1]);
     return 0;
 }

@@ -4,6 +4,7 @@
 // Under the sanitizer build a relapse is a test failure.
 #include "analysis/MatrixPartExtractor.h"
 #include "DcpCheckpointWriter.h"
+#include "fuzz/FolderFuzzInput.h"
 #include "fuzz/Hdf5FuzzImage.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
@@ -112,6 +113,11 @@ class TestFuzzRegressions : public QObject {
                 return {QStringLiteral("cannot write the DCP folder")};
             return checkpointProblems(folder);
         }
+        if (target == QLatin1String("fuzz_save_folders")) {
+            const QString folder = m_dir.filePath("folder");
+            fuzz::writeFolder(input, folder);
+            return fuzz::folderProblems(folder);
+        }
         return {QStringLiteral("no replay for %1").arg(target)};
     }
 
@@ -128,7 +134,8 @@ private slots:
     void everyTargetHasRegressions_data()
     {
         QTest::addColumn<QString>("target");
-        for (const char *target : {"fuzz_pickle", "fuzz_torch_checkpoint", "fuzz_safetensors", "fuzz_numpy", "fuzz_name_rules", "fuzz_hdf5", "fuzz_dcp_metadata"})
+        for (const char *target : {"fuzz_pickle", "fuzz_torch_checkpoint", "fuzz_safetensors", "fuzz_numpy", "fuzz_name_rules", "fuzz_hdf5", "fuzz_dcp_metadata",
+                                   "fuzz_save_folders"})
             QTest::newRow(target) << QString::fromLatin1(target);
     }
 

@@ -32,6 +32,7 @@ double median(std::vector<double> v)
 
 int main(int argc, char **argv)
 {
+    chooseBlasKernelBeforeStart(argv); // the kernels rankscope itself would run (OPENBLAS_CORETYPE wins)
     const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
     const int m = argc > 4 ? std::atoi(argv[2]) : 4096, n = argc > 4 ? std::atoi(argv[3]) : 4096, r = argc > 4 ? std::atoi(argv[4]) : 16;
     SingularValueSolver::setBlasThreads(1);

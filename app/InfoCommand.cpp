@@ -28,14 +28,6 @@ namespace rankscope {
 
 namespace {
 
-QString shapeText(const QList<qint64> &shape)
-{
-    QStringList dims;
-    for (qint64 d : shape)
-        dims << QString::number(d);
-    return QLatin1Char('[') + dims.join(QLatin1String(", ")) + QLatin1Char(']');
-}
-
 
 QStringList distinct(QStringList list)
 {

@@ -93,4 +93,12 @@ QString briefList(const QStringList &items, qint64 total, const QString &separat
     return shown.join(separator) + QStringLiteral(" and %1 more").arg(more);
 }
 
+QString shapeText(const QList<qint64> &shape)
+{
+    QStringList dims;
+    for (const qint64 d : shape)
+        dims << QString::number(d);
+    return QLatin1Char('[') + dims.join(QLatin1String(", ")) + QLatin1Char(']');
+}
+
 } // namespace rankscope

@@ -29,4 +29,7 @@ inline constexpr qsizetype kBriefListLength = 600;
 QString briefList(const QStringList &items, qint64 total = -1, const QString &separator = QStringLiteral(", "),
                   qsizetype itemLength = kBriefListItemLength);
 
+// A tensor's shape as messages and `info` write it: "[4096, 11008]".
+QString shapeText(const QList<qint64> &shape);
+
 } // namespace rankscope

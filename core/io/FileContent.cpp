@@ -1,4 +1,5 @@
 #include "io/FileContent.h"
+#include "base/PrintableText.h"
 
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
@@ -12,14 +13,6 @@
 namespace rankscope {
 
 namespace {
-
-QString shapeText(const QList<qint64> &shape)
-{
-    QStringList dims;
-    for (qint64 d : shape)
-        dims << QString::number(d);
-    return QLatin1Char('[') + dims.join(QLatin1String(", ")) + QLatin1Char(']');
-}
 
 void probeNpy(const QString &path, FileContent &content)
 {

@@ -31,14 +31,6 @@ void flattenInto(PickleRef dict, const QString &prefix, int depth, QList<QPair<Q
     }
 }
 
-QString shapeText(const QList<qint64> &shape)
-{
-    QStringList dims;
-    for (qint64 d : shape)
-        dims << QString::number(d);
-    return QLatin1Char('[') + dims.join(QLatin1String(", ")) + QLatin1Char(']');
-}
-
 // A layer inside a stage: "…encoder.layers." / "…decoder.layers.", its local number, the rest.
 const QRegularExpression &layerName()
 {

@@ -29,14 +29,6 @@ qint64 positiveInteger(const QJsonValue &value)
     return std::isfinite(d) && d == std::floor(d) && d > 0 && d < 1e15 ? qint64(d) : 0;
 }
 
-QString shapeText(const QList<qint64> &shape)
-{
-    QStringList dims;
-    for (qint64 d : shape)
-        dims << QString::number(d);
-    return QLatin1Char('[') + dims.join(QLatin1String(", ")) + QLatin1Char(']');
-}
-
 QString fileCount(qint64 files)
 {
     return files == 1 ? QStringLiteral("1 model-parallel file") : QStringLiteral("%1 model-parallel files").arg(files);

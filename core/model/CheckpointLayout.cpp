@@ -1,4 +1,5 @@
 #include "model/CheckpointLayout.h"
+#include "base/PrintableText.h"
 
 #include "model/GenericTyping.h"
 
@@ -19,14 +20,6 @@ struct Cut {
     QString note{}; // what the cut assumed, said once per run
     static Cut failed(const QString &why) { return {{}, why, {}}; }
 };
-
-QString shapeText(const QList<qint64> &shape)
-{
-    QStringList dims;
-    for (qint64 d : shape)
-        dims << QString::number(d);
-    return QLatin1Char('[') + dims.join(QLatin1String(", ")) + QLatin1Char(']');
-}
 
 // What a cut needs to know besides the shape.
 struct CutContext {

@@ -1,5 +1,6 @@
 #include "model/LoraAdapter.h"
 
+#include "base/PrintableText.h"
 #include "model/CheckpointLayout.h"
 
 #include <QHash>
@@ -30,14 +31,6 @@ QStringList names(const QVariant &value)
         if (v.typeId() == QMetaType::QString)
             out << v.toString();
     return out;
-}
-
-QString shapeText(const QList<qint64> &shape)
-{
-    QStringList dims;
-    for (qint64 d : shape)
-        dims << QString::number(d);
-    return dims.join(QLatin1Char('x'));
 }
 
 // Tensors of PEFT adapters that are not LoRA (tuners/loha, lokr, ia3, adalora, prompt tuning).

@@ -3,6 +3,7 @@
 #include "analysis/CheckpointPlan.h"
 #include "analysis/DeepSpeedSaveFolder.h"
 #include "analysis/HubCacheLayout.h"
+#include "analysis/LightningDeepSpeedFolder.h"
 #include "analysis/Nemo2SaveFolder.h"
 #include "analysis/ResultsFile.h"
 #include "base/PrintableText.h"
@@ -275,6 +276,13 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
         m_listing.runs << info.absoluteFilePath();
         return;
     }
+    // A trainer's save whose weights lie in a folder of their own: Lightning's epoch=E-step=N.ckpt/
+    // under DeepSpeed (a DeepSpeed save folder of one tag).
+    for (const auto checkpointIn : {&LightningDeepSpeedFolder::checkpointIn})
+        if (const std::optional<FolderWeights> saved = checkpointIn(folder)) {
+            addCheckpointFolder(folder, *saved);
+            return;
+        }
     const FolderWeights weights = FolderWeights::read(folder);
     if (!weights.listingError.isEmpty()) {
         classify({folder, FileRole::Folder, weights.listingError, true});
@@ -287,9 +295,9 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
             return g.layout == WeightsLayout::MegatronShards || g.layout == WeightsLayout::DeepSpeedTag ||
                    Nemo2SaveFolder::isNemo2Checkpoint(g);
         });
-        const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value() || trainerCheckpoint;
         const bool weightsNamedByStep = std::any_of(weights.groups.begin(), weights.groups.end(),
                                                     [&](const WeightsGroup &g) { return nameCarriesStep(g); });
+        const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value() || trainerCheckpoint;
         if (namedByStep || !weightsNamedByStep) {
             // model.safetensors in final/ beside checkpoint-N/ is a checkpoint; alone in seed0/, a run.
             if (namedByStep)
@@ -389,6 +397,7 @@ CheckpointListing RunReading::read(const FolderWeights &top)
     applyMegatronTracker();
     DeepSpeedSaveFolder::describe(m_root.absolutePath(), m_listing);
     Nemo2SaveFolder::describe(m_root.absolutePath(), m_listing);
+    LightningDeepSpeedFolder::describe(m_root.absolutePath(), m_listing);
 
     QCollator collator;
     collator.setNumericMode(true);

@@ -1,0 +1,385 @@
+// Trainers' save layouts whose checkpoints are folders inside folders, each built small here exactly
+// as the trainer writes it (names, nesting, sidecars), every matrix with a spectrum of its own
+// (top, top/2, top/4, …; top distinct for every step and matrix), and read as one run with the
+// trainer's steps and exactly the model's matrices:
+// - Lightning under DeepSpeedStrategy (src/lightning/pytorch/strategies/deepspeed.py save_checkpoint,
+//   Lightning 7f0c3436): epoch=E-step=N.ckpt/ folders, each a DeepSpeed save folder of the tag
+//   "checkpoint" (deepspeed/runtime/engine.py 38327e07f), Lightning's checkpoint dict as client state.
+#include "analysis/CheckpointDiscovery.h"
+#include "analysis/CheckpointSteps.h"
+#include "analysis/MetricsTable.h"
+#include "analysis/RunAnalyzer.h"
+#include "DeepSpeedCheckpointWriter.h"
+#include "FormatWriters.h"
+#include "TestSuite.h"
+
+#include <QBuffer>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <functional>
+
+using namespace rankscope;
+using namespace rankscope::test;
+
+namespace {
+
+struct Tensor {
+    QString name;
+    QList<qint64> shape;
+    QList<float> values; // row-major
+};
+
+// A model's tensors, and the top singular value each typed matrix was given, by identity.
+struct TinyModel {
+    QList<Tensor> tensors;
+    QMap<QString, float> tops; // MatrixIdentity::text() → its largest singular value
+};
+
+// rows × cols with singular values top, top/2, top/4, … (a diagonal with its rows reversed: a
+// permutation keeps the spectrum), exact in float32.
+QList<float> knownSpectrum(qint64 rows, qint64 cols, float top)
+{
+    QList<float> values(rows * cols, 0.0f);
+    for (qint64 i = 0; i < std::min(rows, cols); ++i)
+        values[(rows - 1 - i) * cols + i] = top / float(qint64(1) << i);
+    return values;
+}
+
+QList<float> ones(qint64 n) { return QList<float>(n, 1.0f); }
+
+using Namer = std::function<QString(int layer, MatrixType type)>;
+
+// A two-layer LLaMA-shaped model (d = 8, MLP 16, vocabulary 32): Q, K, V, O [8, 8], gate and up
+// [16, 8], down [8, 16] named by `name`; `embedding` and `head` [32, 8] and the 1-D `norms` (with %1
+// for the layer) are no matrix type. Every matrix's top singular value is seed·100 + layer·10 + its
+// type's index + 1.
+TinyModel tinyLlama(int seed, const Namer &name, const QString &embedding, const QString &head, const QStringList &layerNorms, const QString &finalNorm)
+{
+    TinyModel model;
+    model.tensors.append({embedding, {32, 8}, knownSpectrum(32, 8, 0.5f)});
+    const QList<std::tuple<MatrixType, qint64, qint64>> types = {
+        {MatrixType::Q, 8, 8},         {MatrixType::K, 8, 8},          {MatrixType::V, 8, 8},        {MatrixType::O, 8, 8},
+        {MatrixType::MlpGate, 16, 8}, {MatrixType::MlpUp, 16, 8}, {MatrixType::MlpDown, 8, 16}};
+    for (int layer = 0; layer < 2; ++layer) {
+        for (const QString &norm : layerNorms)
+            model.tensors.append({norm.arg(layer), {8}, ones(8)});
+        for (qsizetype t = 0; t < types.size(); ++t) {
+            const auto [type, rows, cols] = types[t];
+            const float top = float(seed * 100 + layer * 10 + int(t) + 1);
+            model.tensors.append({name(layer, type), {rows, cols}, knownSpectrum(rows, cols, top)});
+            model.tops.insert(MatrixIdentity{{}, layer, type, {}}.text(), top);
+        }
+    }
+    model.tensors.append({finalNorm, {8}, ones(8)});
+    model.tensors.append({head, {32, 8}, knownSpectrum(32, 8, 0.25f)});
+    return model;
+}
+
+QString typeWord(MatrixType type, const char *q, const char *k, const char *v, const char *o, const char *gate, const char *up, const char *down)
+{
+    switch (type) {
+    case MatrixType::Q: return QLatin1String(q);
+    case MatrixType::K: return QLatin1String(k);
+    case MatrixType::V: return QLatin1String(v);
+    case MatrixType::O: return QLatin1String(o);
+    case MatrixType::MlpGate: return QLatin1String(gate);
+    case MatrixType::MlpUp: return QLatin1String(up);
+    default: return QLatin1String(down);
+    }
+}
+
+// transformers' LlamaForCausalLM state_dict, under `prefix` (a LightningModule's attribute).
+TinyModel hfLlama(int seed, const QString &prefix = {})
+{
+    return tinyLlama(
+        seed,
+        [&](int layer, MatrixType type) {
+            const QString module = typeWord(type, "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj",
+                                            "mlp.up_proj", "mlp.down_proj");
+            return QStringLiteral("%1model.layers.%2.%3.weight").arg(prefix).arg(layer).arg(module);
+        },
+        prefix + "model.embed_tokens.weight", prefix + "lm_head.weight",
+        {prefix + "model.layers.%1.input_layernorm.weight", prefix + "model.layers.%1.post_attention_layernorm.weight"}, prefix + "model.norm.weight");
+}
+
+void write(const QString &path, const QByteArray &bytes)
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile file(path);
+    QVERIFY2(file.open(QIODevice::WriteOnly | QIODevice::Truncate), qPrintable(path));
+    file.write(bytes);
+}
+
+void setModified(const QString &path, qint64 secondsAgo)
+{
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    QVERIFY(file.setFileTime(QDateTime::currentDateTime().addSecs(-secondsAgo), QFileDevice::FileModificationTime));
+}
+
+RunAnalysis analyse(const QString &folder)
+{
+    AnalysisSettings settings;
+    settings.jobs = 2;
+    return RunAnalyzer(settings).analyzeFolder(folder);
+}
+
+QStringList issueTexts(const RunAnalysis &run)
+{
+    QStringList texts;
+    for (const AnalysisIssue &issue : run.issues)
+        texts << issue.text();
+    return texts;
+}
+
+QList<qint64> stepsOf(const RunAnalysis &run)
+{
+    QList<qint64> steps;
+    for (const CheckpointRecord &c : run.checkpoints)
+        steps << c.step;
+    return steps;
+}
+
+QByteArray rowsOf(const RunAnalysis &run)
+{
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    MetricsTable::writeCsv(run.results, buffer);
+    return buffer.data();
+}
+
+const SkippedFile *skipped(const RunAnalysis &run, const QString &fileName)
+{
+    for (const SkippedFile &s : run.sidecars)
+        if (QFileInfo(s.path).fileName() == fileName)
+            return &s;
+    return nullptr;
+}
+
+// The file or folder at `relativePath` as the listing classified it (role Folder, "not listed", if it is not there).
+ClassifiedFile classified(const CheckpointListing &listing, const QString &relativePath)
+{
+    for (const ClassifiedFile &f : listing.files)
+        if (f.path.endsWith(QLatin1Char('/') + relativePath))
+            return f;
+    return {relativePath, FileRole::Folder, QStringLiteral("not listed")};
+}
+
+// One run, at exactly `steps`, each row one of the model's matrices of its step with the spectrum
+// it was written with, and every matrix of every step there once.
+void expectRun(const RunAnalysis &run, const QList<QPair<qint64, TinyModel>> &steps)
+{
+    QVERIFY2(run.runs.isEmpty(), qPrintable(run.runs.join(", ")));
+    QList<qint64> expectedSteps;
+    QMap<QString, float> expected;
+    for (const auto &[step, model] : steps) {
+        expectedSteps << step;
+        for (auto it = model.tops.begin(); it != model.tops.end(); ++it)
+            expected.insert(QStringLiteral("step %1 %2").arg(step).arg(it.key()), it.value());
+    }
+    QCOMPARE(stepsOf(run), expectedSteps);
+    QCOMPARE(run.results.size(), expected.size());
+    for (const MatrixResult &r : run.results) {
+        const QString key = QStringLiteral("step %1 %2").arg(r.step).arg(r.identity().text());
+        QVERIFY2(expected.contains(key), qPrintable(QStringLiteral("%1 (%2) is not one of the model's matrices").arg(key, r.tensor)));
+        const double top = expected.take(key);
+        QVERIFY2(r.weights.isEmpty(), qPrintable(r.tensor));
+        QVERIFY2(r.singularValues.size() >= 2 && qAbs(r.singularValues(0) - top) <= 1e-5 * top && qAbs(r.singularValues(1) - top / 2) <= 1e-5 * top,
+                 qPrintable(QStringLiteral("%1 (%2): σ1 %3, written with %4").arg(key, r.tensor).arg(r.singularValues(0)).arg(top)));
+    }
+    QVERIFY2(expected.isEmpty(), qPrintable(QStringList(expected.keys()).join(", ")));
+}
+
+// Only these files or folders named as problems, each once, and the rest analysed.
+void expectProblems(const RunAnalysis &run, QStringList names, const QStringList &said)
+{
+    QStringList named;
+    for (const AnalysisIssue &issue : run.issues)
+        named << QFileInfo(issue.path).fileName();
+    named.sort();
+    names.sort();
+    QVERIFY2(named == names, qPrintable(issueTexts(run).join('\n')));
+    const QString texts = issueTexts(run).join('\n');
+    for (const QString &text : said)
+        QVERIFY2(texts.contains(text), qPrintable(QStringLiteral("'%1' not said in:\n%2").arg(text, texts)));
+}
+
+// ---- Lightning under DeepSpeedStrategy -------------------------------------------------------
+
+deepspeed::Fixture deepSpeedFixture(const TinyModel &model, int world, qint64 deepSpeedSteps)
+{
+    deepspeed::Fixture f;
+    f.world = world;
+    f.globalSteps = deepSpeedSteps;
+    f.params.clear();
+    for (const Tensor &t : model.tensors)
+        f.params.append({t.name, t.shape, t.values});
+    return f;
+}
+
+// dump_checkpoint's dict less state_dict and optimizer_states, in its order, as Lightning passes it
+// to engine.save_checkpoint(client_state=…).
+std::function<void(deepspeed::Pickler &)> lightningClientState(qint64 epoch, qint64 globalStep, const QString &lastModelPath)
+{
+    return [=](deepspeed::Pickler &p) {
+        p.str("epoch").integer(epoch).str("global_step").integer(globalStep).str("pytorch-lightning_version").str("2.5.1");
+        p.str("loops").dict(1, [&] {
+            p.str("fit_loop").dict(2, [&] { p.str("state_dict").dict(0, [] {}).str("epoch_loop.batch_progress").dict(0, [] {}); });
+        });
+        p.str("callbacks").dict(1, [&] {
+            p.str("ModelCheckpoint{'monitor': None, 'mode': 'min', 'every_n_train_steps': 0, 'every_n_epochs': 1, 'train_time_interval': None}")
+                .dict(2, [&] { p.str("dirpath").str("/runs/lightning_logs/version_0/checkpoints").str("last_model_path").str(lastModelPath); });
+        });
+        p.str("lr_schedulers").list(0, [] {});
+        p.str("hparams_name").str("kwargs").str("hyper_parameters").dict(1, [&] { p.str("lr").integer(3); });
+    };
+}
+
+enum class Zero { Two, Three };
+
+// engine.save_checkpoint(save, client_state, tag="checkpoint") into save/: the tag, latest, and
+// zero_to_fp32.py (rank 0 copies it beside the tag under ZeRO).
+void writeLightningSave(const QString &save, const TinyModel &model, Zero zero, qint64 epoch, qint64 globalStep, qint64 deepSpeedSteps,
+                        const QString &lastModelPath = {}, const QString &latest = QStringLiteral("checkpoint"))
+{
+    deepspeed::Fixture f = deepSpeedFixture(model, 2, deepSpeedSteps);
+    f.clientState = lightningClientState(epoch, globalStep, lastModelPath);
+    const QString tag = QDir(save).filePath(QStringLiteral("checkpoint"));
+    QDir().mkpath(tag);
+    if (zero == Zero::Three) {
+        deepspeed::writeZero3Tag(tag, f);
+    } else {
+        deepspeed::writeZero2ModelStates(tag, f, true);
+        deepspeed::writeZero2OptimStates(tag, f);
+    }
+    if (!latest.isNull())
+        write(QDir(save).filePath("latest"), latest.toUtf8());
+    write(QDir(save).filePath("zero_to_fp32.py"), "#!/usr/bin/env python\n# DeepSpeed's recovery script\n");
+}
+
+} // namespace
+
+class TestTrainerLayouts : public QObject {
+    Q_OBJECT
+private slots:
+    // ---- Lightning + DeepSpeed ----
+
+    void lightningDeepSpeedSavesAreOneRun_data()
+    {
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<QString>("prefix");
+        QTest::newRow("ZeRO-2, LightningModule.model") << int(Zero::Two) << "model.";
+        QTest::newRow("ZeRO-3, LightningModule.model") << int(Zero::Three) << "model.";
+        QTest::newRow("ZeRO-2, Lightning < 2.1's _forward_module") << int(Zero::Two) << "_forward_module.model.";
+    }
+    // Two saves and save_last's last.ckpt (the newest step saved again): one run at Lightning's steps
+    // 100 and 200 (DeepSpeed counted 25 and 50 optimizer steps under gradient accumulation 4), each
+    // read through DeepSpeed's readers, the LightningModule's `model.` prefix no part of an identity.
+    void lightningDeepSpeedSavesAreOneRun()
+    {
+        QFETCH(int, zero);
+        QFETCH(QString, prefix);
+        QTemporaryDir run;
+        const QDir dir(run.path());
+        const TinyModel early = hfLlama(1, prefix), late = hfLlama(2, prefix);
+        writeLightningSave(dir.filePath("epoch=0-step=100.ckpt"), early, Zero(zero), 0, 100, 25, dir.filePath("epoch=0-step=100.ckpt"));
+        writeLightningSave(dir.filePath("epoch=1-step=200.ckpt"), late, Zero(zero), 1, 200, 50, dir.filePath("epoch=1-step=200.ckpt"));
+        writeLightningSave(dir.filePath("last.ckpt"), late, Zero(zero), 1, 200, 50, dir.filePath("last.ckpt"));
+        for (const QString &save : {QStringLiteral("epoch=0-step=100.ckpt"), QStringLiteral("epoch=1-step=200.ckpt")})
+            for (const QString &file : QDir(dir.filePath(save + "/checkpoint")).entryList(QDir::Files))
+                setModified(dir.filePath(save + "/checkpoint/" + file), 600);
+
+        const CheckpointListing listing = CheckpointDiscovery::scan(run.path());
+        QVERIFY2(listing.runs.isEmpty(), qPrintable(listing.runs.join(", ")));
+        QCOMPARE(listing.checkpoints.size(), 3);
+        const QString takenFor = listing.takenFor.join('\n');
+        QVERIFY2(takenFor.contains("a Lightning ModelCheckpoint folder under DeepSpeedStrategy (Lightning 2.5.1): 3 save(s)") &&
+                     takenFor.contains("steps Lightning's global_step") && !takenFor.contains("a DeepSpeed save folder"),
+                 qPrintable(takenFor));
+        QCOMPARE(classified(listing, "epoch=0-step=100.ckpt/latest").role, FileRole::TrainingSidecar);
+        QCOMPARE(classified(listing, "epoch=0-step=100.ckpt/zero_to_fp32.py").role, FileRole::TrainingSidecar);
+        QCOMPARE(classified(listing, "epoch=0-step=100.ckpt/checkpoint").role, FileRole::CheckpointFolder);
+        QCOMPARE(classified(listing, "epoch=0-step=100.ckpt").role, FileRole::CheckpointFolder);
+
+        const RunAnalysis analysis = analyse(run.path());
+        QVERIFY2(analysis.issues.isEmpty(), qPrintable(issueTexts(analysis).join('\n')));
+        expectRun(analysis, {{100, early}, {200, late}});
+        // last.ckpt, saved after epoch=1-step=200.ckpt at its step, is what step 200 is read from.
+        QVERIFY(analysis.checkpoints.last().path.endsWith("last.ckpt"));
+        const SkippedFile *duplicate = skipped(analysis, "epoch=1-step=200.ckpt");
+        QVERIFY(duplicate && duplicate->duplicate);
+        QVERIFY2(duplicate->reason.contains("claims step 200 like last.ckpt"), qPrintable(duplicate->reason));
+
+        const StepPlan steps = CheckpointSteps::decide({&listing.checkpoints[0], &listing.checkpoints[1], &listing.checkpoints[2]});
+        QVERIFY2(steps.checkpoints.first().stepSource == "Lightning's global_step, in checkpoint/" +
+                                                             QString(zero == int(Zero::Two) ? "mp_rank_00_model_states.pt" : "zero_pp_rank_0_mp_rank_00_model_states.pt"),
+                 qPrintable(steps.checkpoints.first().stepSource));
+    }
+
+    // save_last="link": last.ckpt is a link to the newest save, read once.
+    void lightningLastLinkIsReadOnce()
+    {
+        QTemporaryDir run;
+        const QDir dir(run.path());
+        const TinyModel early = hfLlama(1, "model."), late = hfLlama(2, "model.");
+        writeLightningSave(dir.filePath("epoch=0-step=100.ckpt"), early, Zero::Two, 0, 100, 100);
+        writeLightningSave(dir.filePath("epoch=1-step=200.ckpt"), late, Zero::Two, 1, 200, 200);
+        QVERIFY(QFile::link("epoch=1-step=200.ckpt", dir.filePath("last.ckpt")));
+        const RunAnalysis analysis = analyse(run.path());
+        QVERIFY2(analysis.issues.isEmpty(), qPrintable(issueTexts(analysis).join('\n')));
+        expectRun(analysis, {{100, early}, {200, late}});
+        const CheckpointListing listing = CheckpointDiscovery::scan(run.path());
+        QCOMPARE(classified(listing, "last.ckpt").role, FileRole::Link);
+    }
+
+    // A save whose tag lost its model states, one whose latest names a tag that is not there (each
+    // refused, by name, with what is wrong), and one DeepSpeed has not finished (no latest: named,
+    // left for a later look): the two good saves are analysed as in a clean folder.
+    void lightningDeepSpeedBrokenSavesAreNamed()
+    {
+        QTemporaryDir clean, messy;
+        const TinyModel early = hfLlama(1, "model."), late = hfLlama(2, "model.");
+        for (const QString &folder : {clean.path(), messy.path()}) {
+            writeLightningSave(QDir(folder).filePath("epoch=0-step=100.ckpt"), early, Zero::Two, 0, 100, 100);
+            writeLightningSave(QDir(folder).filePath("epoch=1-step=200.ckpt"), late, Zero::Two, 1, 200, 200);
+        }
+        const QDir dir(messy.path());
+        writeLightningSave(dir.filePath("epoch=2-step=300.ckpt"), hfLlama(3, "model."), Zero::Two, 2, 300, 300);
+        QVERIFY(QFile::remove(dir.filePath("epoch=2-step=300.ckpt/checkpoint/mp_rank_00_model_states.pt")));
+        writeLightningSave(dir.filePath("epoch=3-step=400.ckpt"), hfLlama(4, "model."), Zero::Two, 3, 400, 400, {}, "global_step400");
+        writeLightningSave(dir.filePath("epoch=4-step=500.ckpt"), hfLlama(5, "model."), Zero::Two, 4, 500, 500, {}, QString());
+
+        const RunAnalysis analysis = analyse(messy.path());
+        expectProblems(analysis, {"epoch=2-step=300.ckpt", "epoch=3-step=400.ckpt"},
+                       {"epoch=2-step=300.ckpt: no model states file (mp_rank_00_model_states.pt or zero_pp_rank_0_mp_rank_00_model_states.pt)",
+                        "epoch=3-step=400.ckpt: DeepSpeed's latest names the tag global_step400, which is not here"});
+        QCOMPARE(rowsOf(analysis), rowsOf(analyse(clean.path())));
+        expectRun(analysis, {{100, early}, {200, late}, {300, {}}, {400, {}}});
+        const SkippedFile *unfinished = skipped(analysis, "epoch=4-step=500.ckpt");
+        QVERIFY2(unfinished && !unfinished->problem && unfinished->reason.contains("without DeepSpeed's latest"),
+                 qPrintable(unfinished ? unfinished->reason : QStringLiteral("not named")));
+        const CheckpointListing listing = CheckpointDiscovery::scan(messy.path());
+        QVERIFY(listing.beingWritten.contains(QDir::cleanPath(dir.filePath("epoch=4-step=500.ckpt"))));
+    }
+
+    // One save opened on its own: a DeepSpeed save folder of one tag, at Lightning's step.
+    void lightningDeepSpeedSaveOpenedAlone()
+    {
+        QTemporaryDir run;
+        const QString save = QDir(run.path()).filePath("epoch=1-step=200.ckpt");
+        const TinyModel model = hfLlama(2, "model.");
+        writeLightningSave(save, model, Zero::Three, 1, 200, 50);
+        const RunAnalysis analysis = analyse(save);
+        QVERIFY2(analysis.issues.isEmpty(), qPrintable(issueTexts(analysis).join('\n')));
+        expectRun(analysis, {{200, model}});
+        QVERIFY2(CheckpointDiscovery::scan(save).takenFor.join('\n').contains("one Lightning checkpoint saved under DeepSpeedStrategy"),
+                 qPrintable(CheckpointDiscovery::scan(save).takenFor.join('\n')));
+    }
+};
+
+RANKSCOPE_TEST_GUILESS_MAIN(TestTrainerLayouts)
+#include "tst_TrainerLayouts.moc"

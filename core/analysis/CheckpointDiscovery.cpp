@@ -1,5 +1,6 @@
 #include "analysis/CheckpointDiscovery.h"
 
+#include "analysis/AccelerateSaveFolder.h"
 #include "analysis/CheckpointPlan.h"
 #include "analysis/DeepSpeedSaveFolder.h"
 #include "analysis/HubCacheLayout.h"
@@ -277,8 +278,8 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
         return;
     }
     // A trainer's save whose weights lie in a folder of their own: Lightning's epoch=E-step=N.ckpt/
-    // under DeepSpeed (a DeepSpeed save folder of one tag).
-    for (const auto checkpointIn : {&LightningDeepSpeedFolder::checkpointIn})
+    // under DeepSpeed (a DeepSpeed save folder of one tag), Accelerate's FSDP checkpoint_N/.
+    for (const auto checkpointIn : {&LightningDeepSpeedFolder::checkpointIn, &AccelerateSaveFolder::checkpointIn})
         if (const std::optional<FolderWeights> saved = checkpointIn(folder)) {
             addCheckpointFolder(folder, *saved);
             return;
@@ -398,6 +399,7 @@ CheckpointListing RunReading::read(const FolderWeights &top)
     DeepSpeedSaveFolder::describe(m_root.absolutePath(), m_listing);
     Nemo2SaveFolder::describe(m_root.absolutePath(), m_listing);
     LightningDeepSpeedFolder::describe(m_root.absolutePath(), m_listing);
+    AccelerateSaveFolder::describe(m_root.absolutePath(), m_listing);
 
     QCollator collator;
     collator.setNumericMode(true);
@@ -500,7 +502,9 @@ CheckpointListing CheckpointDiscovery::scan(const QString &folder)
     if (HubCacheLayout::isRepository(folder))
         return HubCacheLayout::read(folder);
     QSet<QString> visited{QFileInfo(folder).canonicalFilePath()};
-    CheckpointListing listing = RunReading(folder, visited, 0).read(FolderWeights::read(folder));
+    // An Accelerate FSDP save opened on its own is the one checkpoint of its folder.
+    const std::optional<FolderWeights> save = AccelerateSaveFolder::checkpointIn(folder);
+    CheckpointListing listing = RunReading(folder, visited, 0).read(save ? *save : FolderWeights::read(folder));
     listing.takenFor << distributedCheckpointsTakenFor(listing);
     if (const QString adapters = adapterRunTakenFor(listing); !adapters.isEmpty())
         listing.takenFor << adapters;

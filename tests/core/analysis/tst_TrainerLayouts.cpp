@@ -4,11 +4,15 @@
 // trainer's steps and exactly the model's matrices:
 // - Lightning under DeepSpeedStrategy (src/lightning/pytorch/strategies/deepspeed.py save_checkpoint,
 //   Lightning 7f0c3436): epoch=E-step=N.ckpt/ folders, each a DeepSpeed save folder of the tag
-//   "checkpoint" (deepspeed/runtime/engine.py 38327e07f), Lightning's checkpoint dict as client state.
+//   "checkpoint" (deepspeed/runtime/engine.py 38327e07f), Lightning's checkpoint dict as client state;
+// - Accelerate's save_state with automatic_checkpoint_naming under FSDP (accelerator.py,
+//   utils/fsdp_utils.py, checkpointing.py at accelerate 16cb6eb8): checkpoint_N/ holding
+//   pytorch_model_fsdp_0/ (torch.distributed.checkpoint of {"model": state_dict}) and optimizer_0/.
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/CheckpointSteps.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/RunAnalyzer.h"
+#include "DcpCheckpointWriter.h"
 #include "DeepSpeedCheckpointWriter.h"
 #include "FormatWriters.h"
 #include "TestSuite.h"
@@ -119,6 +123,51 @@ void setModified(const QString &path, qint64 secondsAgo)
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadWrite));
     QVERIFY(file.setFileTime(QDateTime::currentDateTime().addSecs(-secondsAgo), QFileDevice::FileModificationTime));
+}
+
+// torch.save(state_dict): an OrderedDict of float32 tensors, each with a storage of its own.
+QByteArray torchSaveStateDict(const QList<Tensor> &tensors)
+{
+    PickleBuilder p;
+    p.op('\x80').op('\x02').global("collections", "OrderedDict").op(')').op('R').op('(');
+    QList<QPair<QString, QByteArray>> entries;
+    for (qsizetype i = 0; i < tensors.size(); ++i) {
+        const Tensor &t = tensors[i];
+        QList<qint64> stride(t.shape.size(), 1);
+        for (qsizetype d = t.shape.size() - 2; d >= 0; --d)
+            stride[d] = stride[d + 1] * t.shape[d + 1];
+        p.str(t.name).global("torch._utils", "_rebuild_tensor_v2").op('(');
+        p.op('(').str("storage").global("torch", "FloatStorage").str(QString::number(i)).str("cpu").integer(t.values.size()).op('t').op('Q');
+        p.integer(0).intTuple(t.shape).intTuple(stride).op('\x89');
+        p.global("collections", "OrderedDict").op(')').op('R').op('t').op('R');
+        entries.append({QStringLiteral("archive/data/%1").arg(i), rawBytes(t.values)});
+    }
+    p.op('u').op('.');
+    entries.prepend({QStringLiteral("archive/data.pkl"), p.bytes});
+    return zipArchive(entries);
+}
+
+// torch.save of a dict of ints and one nested dict holding a matrix (an optimizer's exp_avg): what
+// recipe_state.pt, random_states_0.pkl or scheduler.bin hold.
+QByteArray torchSaveState(const QList<QPair<QString, qint64>> &values, const QString &nested = {})
+{
+    PickleBuilder p;
+    p.op('\x80').op('\x02').op('}').op('(');
+    QList<QPair<QString, QByteArray>> entries;
+    for (const auto &[key, value] : values)
+        p.str(key).integer(value);
+    if (!nested.isEmpty()) {
+        p.str(nested).op('}').op('(').str("state").op('}').op('(').integer(0).op('}').op('(').str("exp_avg");
+        p.global("torch._utils", "_rebuild_tensor_v2").op('(');
+        p.op('(').str("storage").global("torch", "FloatStorage").str("0").str("cpu").integer(128).op('t').op('Q');
+        p.integer(0).intTuple({16, 8}).intTuple({8, 1}).op('\x89');
+        p.global("collections", "OrderedDict").op(')').op('R').op('t').op('R');
+        p.op('u').op('u').str("param_groups").op(']').op('u');
+        entries.append({QStringLiteral("archive/data/0"), rawBytes(knownSpectrum(16, 8, 3.0f))});
+    }
+    p.op('u').op('.');
+    entries.prepend({QStringLiteral("archive/data.pkl"), p.bytes});
+    return zipArchive(entries);
 }
 
 RunAnalysis analyse(const QString &folder)
@@ -261,6 +310,44 @@ void writeLightningSave(const QString &save, const TinyModel &model, Zero zero, 
     write(QDir(save).filePath("zero_to_fp32.py"), "#!/usr/bin/env python\n# DeepSpeed's recovery script\n");
 }
 
+// ---- Accelerate FSDP -------------------------------------------------------------------------
+
+// dist_cp.save({"model": state_dict}, FileSystemWriter(folder)) from two ranks, each matrix sharded
+// on its rows (FSDP's dim-0 sharding), a vector whole on rank 0.
+DcpFolderSpec fsdpSpec(const QList<Tensor> &tensors, const QString &key, const QString &id)
+{
+    DcpFolderSpec spec;
+    spec.stateDictKey = key;
+    spec.checkpointId = id;
+    for (const Tensor &t : tensors) {
+        DcpTensorSpec dcp{key + QLatin1Char('.') + t.name, t.shape, {}, t.values};
+        if (t.shape.size() == 2) {
+            const qint64 half = t.shape[0] / 2;
+            dcp.chunks = {{{0, 0}, {half, t.shape[1]}, "__0_0.distcp"}, {{half, 0}, {t.shape[0] - half, t.shape[1]}, "__1_0.distcp"}};
+        } else {
+            dcp.chunks = {{{0}, {t.shape[0]}, "__0_0.distcp"}};
+        }
+        spec.tensors.append(dcp);
+    }
+    return spec;
+}
+
+// save_state under FSDP SHARDED_STATE_DICT: pytorch_model_fsdp_0/, optimizer_0/ (AdamW's exp_avg of
+// each matrix, under optimizer.state.…), scheduler.bin, random_states_{rank}.pkl of two ranks.
+void writeAccelerateSave(const QString &save, const TinyModel &model, qint64 schedulerSteps, bool withModel = true)
+{
+    if (withModel)
+        QVERIFY(DcpFolderWriter::write(QDir(save).filePath("pytorch_model_fsdp_0"), fsdpSpec(model.tensors, "model", save + "/pytorch_model_fsdp_0")));
+    QList<Tensor> moments;
+    for (const Tensor &t : model.tensors)
+        if (t.shape.size() == 2)
+            moments.append({"state." + t.name + ".exp_avg", t.shape, knownSpectrum(t.shape[0], t.shape[1], 7.0f)});
+    QVERIFY(DcpFolderWriter::write(QDir(save).filePath("optimizer_0"), fsdpSpec(moments, "optimizer", save + "/optimizer_0")));
+    write(QDir(save).filePath("scheduler.bin"), torchSaveState({{"last_epoch", schedulerSteps}, {"_step_count", schedulerSteps + 1}}));
+    for (int rank : {0, 1})
+        write(QDir(save).filePath(QStringLiteral("random_states_%1.pkl").arg(rank)), torchSaveState({{"step", 0}}));
+}
+
 } // namespace
 
 class TestTrainerLayouts : public QObject {
@@ -378,6 +465,91 @@ private slots:
         expectRun(analysis, {{200, model}});
         QVERIFY2(CheckpointDiscovery::scan(save).takenFor.join('\n').contains("one Lightning checkpoint saved under DeepSpeedStrategy"),
                  qPrintable(CheckpointDiscovery::scan(save).takenFor.join('\n')));
+    }
+
+    // ---- Accelerate FSDP ----
+
+    // checkpoint_0/ … checkpoint_2/ of save_state under FSDP SHARDED_STATE_DICT: one run whose steps
+    // are said to be save indices, each read from pytorch_model_fsdp_0/ (keys under model.), the
+    // optimizer's DCP folder never read.
+    void accelerateFsdpSavesAreOneRun()
+    {
+        QTemporaryDir run;
+        const QDir dir(run.path());
+        const QList<TinyModel> models = {hfLlama(1), hfLlama(2), hfLlama(3)};
+        for (int i = 0; i < 3; ++i)
+            writeAccelerateSave(dir.filePath(QStringLiteral("checkpoint_%1").arg(i)), models[i], 40 * (i + 1));
+
+        const CheckpointListing listing = CheckpointDiscovery::scan(run.path());
+        QVERIFY2(listing.runs.isEmpty(), qPrintable(listing.runs.join(", ")));
+        QCOMPARE(listing.checkpoints.size(), 3);
+        QVERIFY2(listing.takenFor.join('\n').contains("an Accelerate save_state folder (automatic_checkpoint_naming): 3 checkpoint_N/ save(s), "
+                                                      "weights from pytorch_model_fsdp_0/ (FSDP SHARDED_STATE_DICT"),
+                 qPrintable(listing.takenFor.join('\n')));
+        QCOMPARE(classified(listing, "checkpoint_1/optimizer_0").role, FileRole::TrainingSidecar);
+        QVERIFY(classified(listing, "checkpoint_1/optimizer_0").reason.contains("optimizer state"));
+        QCOMPARE(classified(listing, "checkpoint_1/pytorch_model_fsdp_0").role, FileRole::CheckpointFolder);
+        QCOMPARE(classified(listing, "checkpoint_1/random_states_1.pkl").role, FileRole::TrainingSidecar);
+        QCOMPARE(classified(listing, "checkpoint_1/scheduler.bin").role, FileRole::TrainingSidecar);
+
+        const RunAnalysis analysis = analyse(run.path());
+        QVERIFY2(analysis.issues.isEmpty(), qPrintable(issueTexts(analysis).join('\n')));
+        expectRun(analysis, {{0, models[0]}, {1, models[1]}, {2, models[2]}});
+        QVERIFY2(analysis.notes.join('\n').contains("the steps of this run are Accelerate's save indices"), qPrintable(analysis.notes.join('\n')));
+        const StepPlan steps = CheckpointSteps::decide({&listing.checkpoints[0], &listing.checkpoints[1], &listing.checkpoints[2]});
+        QVERIFY2(steps.checkpoints[1].stepSource.contains("the save index in the name checkpoint_1"), qPrintable(steps.checkpoints[1].stepSource));
+
+        // One save opened on its own is one checkpoint.
+        const RunAnalysis alone = analyse(dir.filePath("checkpoint_1"));
+        QVERIFY2(alone.issues.isEmpty(), qPrintable(issueTexts(alone).join('\n')));
+        expectRun(alone, {{1, models[1]}});
+    }
+
+    // FULL_STATE_DICT: checkpoint_N/pytorch_model_fsdp.bin (torch.save of the full state dict on rank
+    // 0) beside optimizer.bin: the same run, the same labels.
+    void accelerateFullStateDictSaves()
+    {
+        QTemporaryDir run;
+        const QDir dir(run.path());
+        const QList<TinyModel> models = {hfLlama(1), hfLlama(2)};
+        for (int i = 0; i < 2; ++i) {
+            const QDir save(dir.filePath(QStringLiteral("checkpoint_%1").arg(i)));
+            write(save.filePath("pytorch_model_fsdp.bin"), torchSaveStateDict(models[i].tensors));
+            write(save.filePath("optimizer.bin"), torchSaveState({{"step", 10}}, "state"));
+            write(save.filePath("scheduler.bin"), torchSaveState({{"last_epoch", 10}}));
+            write(save.filePath("random_states_0.pkl"), torchSaveState({{"step", 0}}));
+        }
+        const RunAnalysis analysis = analyse(run.path());
+        QVERIFY2(analysis.issues.isEmpty(), qPrintable(issueTexts(analysis).join('\n')));
+        expectRun(analysis, {{0, models[0]}, {1, models[1]}});
+        QVERIFY2(CheckpointDiscovery::scan(run.path()).takenFor.join('\n').contains("weights from pytorch_model_fsdp.bin (FSDP FULL_STATE_DICT)"),
+                 qPrintable(CheckpointDiscovery::scan(run.path()).takenFor.join('\n')));
+        QVERIFY2(analysis.notes.join('\n').contains("save indices"), qPrintable(analysis.notes.join('\n')));
+    }
+
+    // A save holding only the optimizer's state, and one whose model folder has chunks but no
+    // .metadata (its save did not finish): each refused by name, the rest analysed as in a clean folder.
+    void accelerateBrokenSavesAreNamed()
+    {
+        QTemporaryDir clean, messy;
+        const QList<TinyModel> models = {hfLlama(1), hfLlama(2)};
+        for (const QString &folder : {clean.path(), messy.path()})
+            for (int i = 0; i < 2; ++i)
+                writeAccelerateSave(QDir(folder).filePath(QStringLiteral("checkpoint_%1").arg(i)), models[i], 40 * (i + 1));
+        const QDir dir(messy.path());
+        writeAccelerateSave(dir.filePath("checkpoint_2"), hfLlama(3), 120, false);
+        writeAccelerateSave(dir.filePath("checkpoint_3"), hfLlama(4), 160);
+        QVERIFY(QFile::remove(dir.filePath("checkpoint_3/pytorch_model_fsdp_0/.metadata")));
+
+        const RunAnalysis analysis = analyse(messy.path());
+        const QStringList texts = issueTexts(analysis);
+        QVERIFY2(texts.join('\n').contains("checkpoint_2: Accelerate saved the optimizer's state here (optimizer_0/) but no model weights"),
+                 qPrintable(texts.join('\n')));
+        QVERIFY2(texts.join('\n').contains("checkpoint_3: folder holds no model weights"), qPrintable(texts.join('\n')));
+        for (const AnalysisIssue &issue : analysis.issues)
+            QVERIFY2(issue.path.contains("checkpoint_2") || issue.path.contains("checkpoint_3"), qPrintable(issue.text()));
+        QCOMPARE(rowsOf(analysis), rowsOf(analyse(clean.path())));
+        QVERIFY(analysis.runs.isEmpty());
     }
 };
 

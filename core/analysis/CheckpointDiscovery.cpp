@@ -7,6 +7,7 @@
 #include "analysis/LightningDeepSpeedFolder.h"
 #include "analysis/Nemo2SaveFolder.h"
 #include "analysis/ResultsFile.h"
+#include "analysis/TorchtuneOutputFolder.h"
 #include "base/PrintableText.h"
 #include "io/CheckpointFormats.h"
 #include "io/LitGptConfig.h"
@@ -298,7 +299,9 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
         });
         const bool weightsNamedByStep = std::any_of(weights.groups.begin(), weights.groups.end(),
                                                     [&](const WeightsGroup &g) { return nameCarriesStep(g); });
-        const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value() || trainerCheckpoint;
+        // torchtune's epoch_N/ holds one model, its shards named without a step.
+        const bool epochFolder = TorchtuneOutputFolder::epochOfFolder(info.fileName()).has_value() && !weightsNamedByStep;
+        const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value() || trainerCheckpoint || epochFolder;
         if (namedByStep || !weightsNamedByStep) {
             // model.safetensors in final/ beside checkpoint-N/ is a checkpoint; alone in seed0/, a run.
             if (namedByStep)
@@ -359,8 +362,11 @@ void RunReading::applyMegatronTracker()
     m_listing.takenFor << QStringLiteral("a Megatron-LM save folder: %1 iteration(s)%2 (%3)").arg(iterations).arg(sharding, trackerText);
 }
 
-CheckpointListing RunReading::read(const FolderWeights &top)
+CheckpointListing RunReading::read(const FolderWeights &weights)
 {
+    // torchtune ≤ 0.4 saves an epoch's shards flat beside the other epochs': one checkpoint each.
+    FolderWeights top = weights;
+    TorchtuneOutputFolder::regroupFlatFiles(top);
     if (!top.listingError.isEmpty())
         classify({m_root.absolutePath(), FileRole::Folder, top.listingError, true});
     for (const ClassifiedFile &file : top.files)
@@ -400,6 +406,7 @@ CheckpointListing RunReading::read(const FolderWeights &top)
     Nemo2SaveFolder::describe(m_root.absolutePath(), m_listing);
     LightningDeepSpeedFolder::describe(m_root.absolutePath(), m_listing);
     AccelerateSaveFolder::describe(m_root.absolutePath(), m_listing);
+    TorchtuneOutputFolder::describe(m_root.absolutePath(), m_listing);
 
     QCollator collator;
     collator.setNumericMode(true);

@@ -7,7 +7,9 @@
 //   "checkpoint" (deepspeed/runtime/engine.py 38327e07f), Lightning's checkpoint dict as client state;
 // - Accelerate's save_state with automatic_checkpoint_naming under FSDP (accelerator.py,
 //   utils/fsdp_utils.py, checkpointing.py at accelerate 16cb6eb8): checkpoint_N/ holding
-//   pytorch_model_fsdp_0/ (torch.distributed.checkpoint of {"model": state_dict}) and optimizer_0/.
+//   pytorch_model_fsdp_0/ (torch.distributed.checkpoint of {"model": state_dict}) and optimizer_0/;
+// - torchtune's output_dir (training/checkpointing/_checkpointer.py at v0.4.0, v0.6.1 and bd2a0fc7):
+//   epoch_N/ folders and the flat files of v0.4.
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/CheckpointSteps.h"
 #include "analysis/MetricsTable.h"
@@ -110,6 +112,32 @@ TinyModel hfLlama(int seed, const QString &prefix = {})
         {prefix + "model.layers.%1.input_layernorm.weight", prefix + "model.layers.%1.post_attention_layernorm.weight"}, prefix + "model.norm.weight");
 }
 
+// torchtune's own names (llama3 _component_builders.py: MultiHeadAttention q_proj … output_proj,
+// FeedForward w1 = gate_proj, w2 = down_proj, w3 = up_proj; TransformerDecoder tok_embeddings, output).
+TinyModel torchtuneLlama(int seed)
+{
+    return tinyLlama(
+        seed,
+        [](int layer, MatrixType type) {
+            const QString module = typeWord(type, "attn.q_proj", "attn.k_proj", "attn.v_proj", "attn.output_proj", "mlp.w1", "mlp.w3", "mlp.w2");
+            return QStringLiteral("layers.%1.%2.weight").arg(layer).arg(module);
+        },
+        "tok_embeddings.weight", "output.weight", {"layers.%1.sa_norm.scale", "layers.%1.mlp_norm.scale"}, "norm.scale");
+}
+
+// Meta's names (convert_weights.py _FROM_META): attention.wq … wo, feed_forward.w1 (gate), w3 (up), w2 (down).
+TinyModel metaLlama(int seed)
+{
+    return tinyLlama(
+        seed,
+        [](int layer, MatrixType type) {
+            const QString module = typeWord(type, "attention.wq", "attention.wk", "attention.wv", "attention.wo", "feed_forward.w1",
+                                            "feed_forward.w3", "feed_forward.w2");
+            return QStringLiteral("layers.%1.%2.weight").arg(layer).arg(module);
+        },
+        "tok_embeddings.weight", "output.weight", {"layers.%1.attention_norm.weight", "layers.%1.ffn_norm.weight"}, "norm.weight");
+}
+
 void write(const QString &path, const QByteArray &bytes)
 {
     QDir().mkpath(QFileInfo(path).absolutePath());
@@ -123,6 +151,14 @@ void setModified(const QString &path, qint64 secondsAgo)
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadWrite));
     QVERIFY(file.setFileTime(QDateTime::currentDateTime().addSecs(-secondsAgo), QFileDevice::FileModificationTime));
+}
+
+QByteArray safetensorsOf(const QList<Tensor> &tensors)
+{
+    QList<SafeTensor> list;
+    for (const Tensor &t : tensors)
+        list.append({t.name, QStringLiteral("F32"), t.shape, rawBytes(t.values)});
+    return safetensorsFile(list);
 }
 
 // torch.save(state_dict): an OrderedDict of float32 tensors, each with a storage of its own.
@@ -348,6 +384,30 @@ void writeAccelerateSave(const QString &save, const TinyModel &model, qint64 sch
         write(QDir(save).filePath(QStringLiteral("random_states_%1.pkl").arg(rank)), torchSaveState({{"step", 0}}));
 }
 
+// ---- torchtune -----------------------------------------------------------------------------
+
+// FullModelHFCheckpointer (v0.5, v0.6): the HF-named state_dict split as the weight map of the
+// checkpoint it was loaded from (here two shards), an index, the base model's files copied.
+void writeTorchtuneHfEpoch(const QString &epochFolder, const TinyModel &model, bool withSecondShard = true)
+{
+    const QDir dir(epochFolder);
+    QList<Tensor> first, second;
+    QJsonObject map;
+    for (const Tensor &t : model.tensors) {
+        const bool one = !t.name.contains("layers.1.") && !t.name.startsWith("lm_head") && !t.name.startsWith("model.norm");
+        (one ? first : second).append(t);
+        map.insert(t.name, one ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors");
+    }
+    write(dir.filePath("model-00001-of-00002.safetensors"), safetensorsOf(first));
+    if (withSecondShard)
+        write(dir.filePath("model-00002-of-00002.safetensors"), safetensorsOf(second));
+    write(dir.filePath("model.safetensors.index.json"), QJsonDocument(QJsonObject{{"metadata", QJsonObject{{"total_size", 4096}}}, {"weight_map", map}}).toJson());
+    write(dir.filePath("config.json"), R"({"model_type": "llama", "num_attention_heads": 2, "num_key_value_heads": 2, "hidden_size": 8})");
+    write(dir.filePath("generation_config.json"), R"({"bos_token_id": 1})");
+    write(dir.filePath("tokenizer.json"), "{}");
+    write(dir.filePath("original_repo_id.json"), R"({"repo_id": "meta-llama/Llama-3.2-1B"})");
+}
+
 } // namespace
 
 class TestTrainerLayouts : public QObject {
@@ -550,6 +610,156 @@ private slots:
             QVERIFY2(issue.path.contains("checkpoint_2") || issue.path.contains("checkpoint_3"), qPrintable(issue.text()));
         QCOMPARE(rowsOf(analysis), rowsOf(analyse(clean.path())));
         QVERIFY(analysis.runs.isEmpty());
+    }
+
+    // ---- torchtune ----
+
+    // v0.5/v0.6 FullModelHFCheckpointer: epoch_0/ and epoch_1/ of two HF shards and an index each,
+    // the base model's files copied, recipe_state/recipe_state.pt of the last intermediate save: one
+    // run whose steps are the epochs, said to be, each epoch's shards one checkpoint.
+    void torchtuneEpochFoldersAreOneRun()
+    {
+        QTemporaryDir run;
+        const QDir dir(run.path());
+        const QList<TinyModel> models = {hfLlama(1), hfLlama(2)};
+        for (int epoch = 0; epoch < 2; ++epoch)
+            writeTorchtuneHfEpoch(dir.filePath(QStringLiteral("epoch_%1").arg(epoch)), models[epoch]);
+        write(dir.filePath("recipe_state/recipe_state.pt"), torchSaveState({{"epochs_run", 1}, {"seed", 1234}, {"total_epochs", 3}}, "optimizer"));
+
+        const CheckpointListing listing = CheckpointDiscovery::scan(run.path());
+        QVERIFY2(listing.runs.isEmpty(), qPrintable(listing.runs.join(", ")));
+        QCOMPARE(listing.checkpoints.size(), 2);
+        QVERIFY2(listing.takenFor.join('\n').contains("a torchtune output_dir: 2 epoch(s), one epoch_N/ folder each, weights read from "
+                                                      "model.safetensors.index.json; steps are epochs"),
+                 qPrintable(listing.takenFor.join('\n')));
+        QCOMPARE(classified(listing, "recipe_state").role, FileRole::TrainingSidecar);
+        QCOMPARE(classified(listing, "epoch_1").role, FileRole::CheckpointFolder);
+
+        const RunAnalysis analysis = analyse(run.path());
+        QVERIFY2(analysis.issues.isEmpty(), qPrintable(issueTexts(analysis).join('\n')));
+        expectRun(analysis, {{0, models[0]}, {1, models[1]}});
+        QVERIFY2(analysis.notes.join('\n').contains("the steps of this run are epochs, not training steps"), qPrintable(analysis.notes.join('\n')));
+        const StepPlan steps = CheckpointSteps::decide({&listing.checkpoints[0], &listing.checkpoints[1]});
+        QCOMPARE(steps.checkpoints[1].stepSource, QStringLiteral("the epoch in the name epoch_1 (torchtune saves once per epoch)"));
+    }
+
+    // LoRA: each epoch_N/ holds the merged model, its adapter in torchtune's names (adapter_model.pt)
+    // and in PEFT's (adapter_model.safetensors, adapter_config.json): the model is read, exactly,
+    // and the adapter named.
+    void torchtuneLoraEpochsReadTheMergedModel()
+    {
+        QTemporaryDir run;
+        const QDir dir(run.path());
+        const QList<TinyModel> models = {hfLlama(1), hfLlama(2)};
+        for (int epoch = 0; epoch < 2; ++epoch) {
+            const QDir folder(dir.filePath(QStringLiteral("epoch_%1").arg(epoch)));
+            writeTorchtuneHfEpoch(folder.path(), models[epoch]);
+            const QList<Tensor> tune = {{"layers.0.attn.q_proj.lora_a.weight", {2, 8}, knownSpectrum(2, 8, 1.0f)},
+                                        {"layers.0.attn.q_proj.lora_b.weight", {8, 2}, knownSpectrum(8, 2, 1.0f)}};
+            const QList<Tensor> peft = {{"base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight", {2, 8}, knownSpectrum(2, 8, 1.0f)},
+                                        {"base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight", {8, 2}, knownSpectrum(8, 2, 1.0f)}};
+            write(folder.filePath("adapter_model.pt"), torchSaveStateDict(tune));
+            write(folder.filePath("adapter_model.safetensors"), safetensorsOf(peft));
+            write(folder.filePath("adapter_config.json"), R"({"peft_type": "LORA", "r": 2, "lora_alpha": 4, "target_modules": ["q_proj"]})");
+            write(folder.filePath("recipe_state.pt"), torchSaveState({{"epochs_run", epoch + 1}}, "optimizer"));
+        }
+        const RunAnalysis analysis = analyse(run.path());
+        QVERIFY2(analysis.issues.isEmpty(), qPrintable(issueTexts(analysis).join('\n')));
+        expectRun(analysis, {{0, models[0]}, {1, models[1]}});
+        const CheckpointListing listing = CheckpointDiscovery::scan(run.path());
+        QVERIFY2(!listing.takenFor.join('\n').contains("PEFT"), qPrintable(listing.takenFor.join('\n')));
+        QVERIFY2(classified(listing, "epoch_1/adapter_model.safetensors").reason.contains("LoRA adapter of this epoch"),
+                 qPrintable(classified(listing, "epoch_1/adapter_model.safetensors").reason));
+        QCOMPARE(classified(listing, "epoch_1/recipe_state.pt").role, FileRole::TrainingSidecar);
+    }
+
+    // FullModelMetaCheckpointer and FullModelTorchTuneCheckpointer (v0.5+): epoch_N/model-00001-of-00001.bin,
+    // torch.save of the state_dict in Meta's names or torchtune's own: every matrix typed.
+    void torchtuneMetaAndTuneNamedEpochs_data()
+    {
+        QTest::addColumn<bool>("meta");
+        QTest::newRow("Meta names") << true;
+        QTest::newRow("torchtune names") << false;
+    }
+    void torchtuneMetaAndTuneNamedEpochs()
+    {
+        QFETCH(bool, meta);
+        QTemporaryDir run;
+        const QDir dir(run.path());
+        const QList<TinyModel> models = meta ? QList<TinyModel>{metaLlama(1), metaLlama(2)} : QList<TinyModel>{torchtuneLlama(1), torchtuneLlama(2)};
+        for (int epoch = 0; epoch < 2; ++epoch)
+            write(dir.filePath(QStringLiteral("epoch_%1/model-00001-of-00001.bin").arg(epoch)), torchSaveStateDict(models[epoch].tensors));
+        write(dir.filePath("recipe_state/recipe_state.pt"), torchSaveState({{"epochs_run", 1}}, "optimizer"));
+        const RunAnalysis analysis = analyse(run.path());
+        QVERIFY2(analysis.issues.isEmpty(), qPrintable(issueTexts(analysis).join('\n')));
+        expectRun(analysis, {{0, models[0]}, {1, models[1]}});
+    }
+
+    // torchtune ≤ 0.4 saved flat: hf_model_0001_0.pt and hf_model_0002_0.pt are epoch 0 (not steps 1
+    // and 2), meta_model_N.pt and torchtune_model_N.pt epoch N; adapter_N.pt beside a merged model
+    // and the PEFT copy adapter_model.bin are named, recipe_state.pt a sidecar.
+    void torchtuneFlatFilesAreOneCheckpointPerEpoch()
+    {
+        QTemporaryDir hf, meta;
+        const QList<TinyModel> models = {hfLlama(1), hfLlama(2)};
+        for (int epoch = 0; epoch < 2; ++epoch) {
+            QList<Tensor> first, second;
+            for (const Tensor &t : models[epoch].tensors)
+                (t.name.contains("layers.1.") || t.name.startsWith("lm_head") ? second : first).append(t);
+            write(QDir(hf.path()).filePath(QStringLiteral("hf_model_0001_%1.pt").arg(epoch)), torchSaveStateDict(first));
+            write(QDir(hf.path()).filePath(QStringLiteral("hf_model_0002_%1.pt").arg(epoch)), torchSaveStateDict(second));
+            write(QDir(hf.path()).filePath(QStringLiteral("adapter_%1.pt").arg(epoch)),
+                  torchSaveStateDict({{"layers.0.attn.q_proj.lora_a.weight", {2, 8}, knownSpectrum(2, 8, 1.0f)},
+                                      {"layers.0.attn.q_proj.lora_b.weight", {8, 2}, knownSpectrum(8, 2, 1.0f)}}));
+        }
+        write(QDir(hf.path()).filePath("adapter_model.bin"),
+              torchSaveStateDict({{"base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight", {2, 8}, knownSpectrum(2, 8, 1.0f)},
+                                  {"base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight", {8, 2}, knownSpectrum(8, 2, 1.0f)}}));
+        write(QDir(hf.path()).filePath("adapter_config.json"), R"({"peft_type": "LORA", "r": 2, "lora_alpha": 4, "target_modules": ["q_proj"]})");
+        write(QDir(hf.path()).filePath("recipe_state.pt"), torchSaveState({{"epochs_run", 1}}, "optimizer"));
+        const RunAnalysis analysis = analyse(hf.path());
+        QVERIFY2(analysis.issues.isEmpty(), qPrintable(issueTexts(analysis).join('\n')));
+        expectRun(analysis, {{0, models[0]}, {1, models[1]}});
+        QVERIFY(skipped(analysis, "adapter_1.pt") && skipped(analysis, "adapter_1.pt")->reason.contains("LoRA adapter of epoch 1"));
+        QVERIFY(skipped(analysis, "adapter_model.bin") && skipped(analysis, "adapter_model.bin")->reason.contains("PEFT copy"));
+        QVERIFY2(CheckpointDiscovery::scan(hf.path()).takenFor.join('\n').contains("a torchtune output_dir: 2 epoch(s), flat files named by epoch"),
+                 qPrintable(CheckpointDiscovery::scan(hf.path()).takenFor.join('\n')));
+
+        const QList<TinyModel> metaModels = {metaLlama(1), metaLlama(2), torchtuneLlama(3)};
+        write(QDir(meta.path()).filePath("meta_model_0.pt"), torchSaveStateDict(metaModels[0].tensors));
+        write(QDir(meta.path()).filePath("meta_model_1.pt"), torchSaveStateDict(metaModels[1].tensors));
+        write(QDir(meta.path()).filePath("torchtune_model_2.pt"), torchSaveStateDict(metaModels[2].tensors));
+        const RunAnalysis flat = analyse(meta.path());
+        QVERIFY2(flat.issues.isEmpty(), qPrintable(issueTexts(flat).join('\n')));
+        expectRun(flat, {{0, metaModels[0]}, {1, metaModels[1]}, {2, metaModels[2]}});
+    }
+
+    // An epoch folder with a shard missing and a flat epoch with a shard missing: each refused by
+    // name, saying which shard, and the other epochs analysed as in a clean folder.
+    void torchtuneMissingShardsAreNamed()
+    {
+        QTemporaryDir clean, messy, flatClean, flatMessy;
+        const QList<TinyModel> models = {hfLlama(1), hfLlama(2), hfLlama(3)};
+        for (const QString &folder : {clean.path(), messy.path()})
+            for (int epoch = 0; epoch < 2; ++epoch)
+                writeTorchtuneHfEpoch(QDir(folder).filePath(QStringLiteral("epoch_%1").arg(epoch)), models[epoch]);
+        writeTorchtuneHfEpoch(QDir(messy.path()).filePath("epoch_2"), models[2], false);
+        const RunAnalysis analysis = analyse(messy.path());
+        expectProblems(analysis, {"epoch_2"}, {"epoch_2: shard model-00002-of-00002.safetensors named by the index is missing"});
+        QCOMPARE(rowsOf(analysis), rowsOf(analyse(clean.path())));
+
+        for (const QString &folder : {flatClean.path(), flatMessy.path()})
+            for (int epoch = 0; epoch < 2; ++epoch) {
+                QList<Tensor> first, second;
+                for (const Tensor &t : models[epoch].tensors)
+                    (t.name.contains("layers.1.") ? second : first).append(t);
+                write(QDir(folder).filePath(QStringLiteral("hf_model_0001_%1.pt").arg(epoch)), torchSaveStateDict(first));
+                write(QDir(folder).filePath(QStringLiteral("hf_model_0002_%1.pt").arg(epoch)), torchSaveStateDict(second));
+            }
+        write(QDir(flatMessy.path()).filePath("hf_model_0001_2.pt"), torchSaveStateDict(models[2].tensors.mid(0, 5)));
+        const RunAnalysis flat = analyse(flatMessy.path());
+        expectProblems(flat, {"hf_model_0001_2.pt"}, {"hf_model_0001_2.pt: shard(s) 2 of 2 of epoch 2 are missing (every epoch is saved in 2 shards)"});
+        QCOMPARE(rowsOf(flat), rowsOf(analyse(flatClean.path())));
     }
 };
 

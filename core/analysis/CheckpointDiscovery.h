@@ -6,7 +6,10 @@
 // are named as runs. Each checkpoint gets what its sidecars (trainer_state.json, nanochat's
 // meta_N.json), its weights (iter_num, global_step) and its name say of its step, and the
 // config.json of its own folder or of the opened folder, never of a folder above it. Links back
-// into a folder already read are followed once.
+// into a folder already read are followed once. A trainer's layout is described in one place each
+// (DeepSpeedSaveFolder, Nemo2SaveFolder, LightningDeepSpeedFolder, AccelerateSaveFolder,
+// TorchtuneOutputFolder, HubCacheLayout, MegatronLayout): which folders are its checkpoints, their
+// steps and what they count, and what the folder was taken for.
 #pragma once
 
 #include "io/CheckpointFormats.h"

@@ -144,8 +144,10 @@ void TorchtuneOutputFolder::regroupFlatFiles(FolderWeights &weights)
             names << s.group.name;
             if (merged.error.isEmpty() && !s.group.error.isEmpty())
                 merged.error = QStringLiteral("%1: %2").arg(s.group.name, s.group.error);
-            setReason(weights.files, s.group.files.first(), FileRole::Shard,
-                      QStringLiteral("shard %1 of epoch %2 (torchtune's flat files)").arg(s.shard).arg(it.key()));
+            for (ClassifiedFile &file : weights.files)
+                if (file.path == s.group.files.first())
+                    file = {file.path, file.role == FileRole::DamagedWeights ? file.role : FileRole::Shard,
+                            QStringLiteral("%1; shard %2 of epoch %3 (torchtune's flat files)").arg(file.reason).arg(s.shard).arg(it.key())};
         }
         merged.name = shards.size() == 1 ? names.first() : QStringLiteral("%1 … %2").arg(names.first(), names.last());
         QStringList missing;

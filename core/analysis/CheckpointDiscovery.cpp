@@ -1,10 +1,13 @@
 #include "analysis/CheckpointDiscovery.h"
 
+#include "analysis/AccelerateSaveFolder.h"
 #include "analysis/CheckpointPlan.h"
 #include "analysis/DeepSpeedSaveFolder.h"
 #include "analysis/HubCacheLayout.h"
+#include "analysis/LightningDeepSpeedFolder.h"
 #include "analysis/Nemo2SaveFolder.h"
 #include "analysis/ResultsFile.h"
+#include "analysis/TorchtuneOutputFolder.h"
 #include "base/PrintableText.h"
 #include "io/CheckpointFormats.h"
 #include "io/LitGptConfig.h"
@@ -280,6 +283,13 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
         m_listing.runs << info.absoluteFilePath();
         return;
     }
+    // A trainer's save whose weights lie in a folder of their own: Lightning's epoch=E-step=N.ckpt/
+    // under DeepSpeed (a DeepSpeed save folder of one tag), Accelerate's FSDP checkpoint_N/.
+    for (const auto checkpointIn : {&LightningDeepSpeedFolder::checkpointIn, &AccelerateSaveFolder::checkpointIn})
+        if (const std::optional<FolderWeights> saved = checkpointIn(folder)) {
+            addCheckpointFolder(folder, *saved);
+            return;
+        }
     const FolderWeights weights = FolderWeights::read(folder);
     if (!weights.listingError.isEmpty()) {
         classify({folder, FileRole::Folder, weights.listingError, true});
@@ -292,9 +302,11 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
             return g.layout == WeightsLayout::MegatronShards || g.layout == WeightsLayout::DeepSpeedTag ||
                    Nemo2SaveFolder::isNemo2Checkpoint(g);
         });
-        const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value() || trainerCheckpoint;
         const bool weightsNamedByStep = std::any_of(weights.groups.begin(), weights.groups.end(),
                                                     [&](const WeightsGroup &g) { return nameCarriesStep(g); });
+        // torchtune's epoch_N/ holds one model, its shards named without a step.
+        const bool epochFolder = TorchtuneOutputFolder::epochOfFolder(info.fileName()).has_value() && !weightsNamedByStep;
+        const bool namedByStep = CheckpointDiscovery::stepFromName(info.fileName()).has_value() || trainerCheckpoint || epochFolder;
         if (namedByStep || !weightsNamedByStep) {
             // model.safetensors in final/ beside checkpoint-N/ is a checkpoint; alone in seed0/, a run.
             if (namedByStep)
@@ -355,8 +367,11 @@ void RunReading::applyMegatronTracker()
     m_listing.takenFor << QStringLiteral("a Megatron-LM save folder: %1 iteration(s)%2 (%3)").arg(iterations).arg(sharding, trackerText);
 }
 
-CheckpointListing RunReading::read(const FolderWeights &top)
+CheckpointListing RunReading::read(const FolderWeights &weights)
 {
+    // torchtune ≤ 0.4 saves an epoch's shards flat beside the other epochs': one checkpoint each.
+    FolderWeights top = weights;
+    TorchtuneOutputFolder::regroupFlatFiles(top);
     if (!top.listingError.isEmpty())
         classify({m_root.absolutePath(), FileRole::Folder, top.listingError, true});
     for (const ClassifiedFile &file : top.files)
@@ -394,6 +409,9 @@ CheckpointListing RunReading::read(const FolderWeights &top)
     applyMegatronTracker();
     DeepSpeedSaveFolder::describe(m_root.absolutePath(), m_listing);
     Nemo2SaveFolder::describe(m_root.absolutePath(), m_listing);
+    LightningDeepSpeedFolder::describe(m_root.absolutePath(), m_listing);
+    AccelerateSaveFolder::describe(m_root.absolutePath(), m_listing);
+    TorchtuneOutputFolder::describe(m_root.absolutePath(), m_listing);
 
     QCollator collator;
     collator.setNumericMode(true);
@@ -520,7 +538,9 @@ CheckpointListing CheckpointDiscovery::scan(const QString &folder)
     if (HubCacheLayout::isRepository(folder))
         return HubCacheLayout::read(folder);
     QSet<QString> visited{QFileInfo(folder).canonicalFilePath()};
-    CheckpointListing listing = RunReading(folder, visited, 0).read(FolderWeights::read(folder));
+    // An Accelerate FSDP save opened on its own is the one checkpoint of its folder.
+    const std::optional<FolderWeights> save = AccelerateSaveFolder::checkpointIn(folder);
+    CheckpointListing listing = RunReading(folder, visited, 0).read(save ? *save : FolderWeights::read(folder));
     // A checkpoint folder inside the opened one is the checkpoint's alone; the opened folder is only
     // when it holds one checkpoint and no run of its own.
     const QString root = QDir::cleanPath(QFileInfo(folder).absoluteFilePath());

@@ -6,7 +6,10 @@
 // are named as runs. Each checkpoint gets what its sidecars (trainer_state.json, nanochat's
 // meta_N.json), its weights (iter_num, global_step) and its name say of its step, and the
 // config.json of its own folder or of the opened folder, never of a folder above it. Links back
-// into a folder already read are followed once.
+// into a folder already read are followed once. A trainer's layout is described in one place each
+// (DeepSpeedSaveFolder, Nemo2SaveFolder, LightningDeepSpeedFolder, AccelerateSaveFolder,
+// TorchtuneOutputFolder, HubCacheLayout, MegatronLayout): which folders are its checkpoints, their
+// steps and what they count, and what the folder was taken for.
 #pragma once
 
 #include "io/CheckpointFormats.h"
@@ -28,8 +31,16 @@ struct CheckpointFile {
     QStringList files; // what its weights are read from: its identity, and what "same content" compares
     QString format;
     QString error;     // why its weights cannot be read, known from the folder alone (missing shards, …)
+    // The step a sidecar file gives, or the one a trainer's layout gives (Lightning's global_step
+    // in DeepSpeed's model states, torchtune's epoch in epoch_N/): it wins over every other.
     std::optional<qint64> stepFromSidecar;
-    QString stepSidecar;       // the file stepFromSidecar was read from
+    QString stepSidecar;       // the file stepFromSidecar was read from, if any
+    // Where stepFromSidecar came from, said instead of the sidecar's name when a layout gave it
+    // ("the epoch in the name epoch_2 (torchtune saves once per epoch)").
+    QString stepSourceText;
+    // Said once for the run when the checkpoint is analysed: what its steps count when that is not
+    // a training step (torchtune's epochs, Accelerate's save indices).
+    QString stepNote;
     std::optional<qint64> stepInFile; // recorded in the weights: iter_num, global_step, an HDF5 attribute
     std::optional<qint64> stepFromName;
     QStringList stepProblems;  // steps found but not usable: too large for 64 bits, negative

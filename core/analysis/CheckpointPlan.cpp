@@ -7,7 +7,9 @@ namespace rankscope {
 std::pair<std::optional<qint64>, QString> CheckpointPlan::stepOf(const CheckpointFile &file, const CheckpointReader *reader)
 {
     if (file.stepFromSidecar)
-        return {file.stepFromSidecar, file.stepSidecar.isEmpty() ? QStringLiteral("a sidecar file") : QFileInfo(file.stepSidecar).fileName()};
+        return {file.stepFromSidecar, !file.stepSourceText.isEmpty() ? file.stepSourceText
+                                      : file.stepSidecar.isEmpty()   ? QStringLiteral("a sidecar file")
+                                                                     : QFileInfo(file.stepSidecar).fileName()};
     // What the weights record (iter_num, global_step, an HDF5 attribute); a negative step is none.
     if (const std::optional<qint64> inFile = reader ? reader->step() : file.stepInFile; inFile && *inFile >= 0)
         return {inFile, QStringLiteral("recorded in the checkpoint")};

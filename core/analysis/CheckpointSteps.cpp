@@ -153,6 +153,10 @@ StepPlan CheckpointSteps::decide(const QList<const CheckpointFile *> &files)
         (c.step ? numbered : unnumbered).append(c);
     }
     placeUnnumbered(unnumbered, keepOnePerStep(numbered, plan), plan);
+    // What the steps count, when a layout says they are not training steps: said once.
+    for (const PlacedCheckpoint &placed : plan.checkpoints)
+        if (!placed.file->stepNote.isEmpty() && !plan.notes.contains(placed.file->stepNote))
+            plan.notes << placed.file->stepNote;
 
     QCollator collator;
     collator.setNumericMode(true);

@@ -44,8 +44,16 @@ bool moduleHoldsWeights(CheckpointListing &listing, const CheckpointFile &tag)
     return false;
 }
 
-// The tag `latest` names, or empty and why not.
-QString latestTag(const QString &path, QString *problem)
+// A tag of this save folder: its DeepSpeed files lie in the checkpoint's own folder (a trainer's
+// checkpoint holding a save folder of its own, Lightning's epoch=…ckpt/checkpoint/, is not one).
+bool isTag(const CheckpointFile &c)
+{
+    return c.layout == WeightsLayout::DeepSpeedTag && !c.files.isEmpty() && canonical(QFileInfo(c.files.first()).absolutePath()) == canonical(c.path);
+}
+
+} // namespace
+
+QString DeepSpeedSaveFolder::latestTag(const QString &path, QString *problem)
 {
     QString error;
     const std::optional<QByteArray> bytes = readSmallRegularFile(path, kMaxLatestBytes, &error);
@@ -57,14 +65,12 @@ QString latestTag(const QString &path, QString *problem)
     return problem->isEmpty() ? tag : QString();
 }
 
-} // namespace
-
 void DeepSpeedSaveFolder::describe(const QString &root, CheckpointListing &listing)
 {
     const QDir dir(root);
     QList<qsizetype> tags;
     for (qsizetype i = 0; i < listing.checkpoints.size(); ++i)
-        if (listing.checkpoints[i].layout == WeightsLayout::DeepSpeedTag)
+        if (isTag(listing.checkpoints[i]))
             tags << i;
     const QString latestPath = dir.filePath(QStringLiteral("latest"));
     if (tags.isEmpty() && !QFileInfo(latestPath).isFile())

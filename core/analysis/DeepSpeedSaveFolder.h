@@ -13,6 +13,9 @@ public:
     // leaves out a tag newer than the one `latest` names: DeepSpeed is still writing it. A
     // `latest` naming a tag that is not here is a problem of the run. Nothing for other folders.
     static void describe(const QString &root, CheckpointListing &listing);
+    // The tag a `latest` file names (engine.py writes it with fd.write(tag); zero_to_fp32 strips
+    // it), or empty and why not: unreadable, empty, or naming no folder of the save folder.
+    static QString latestTag(const QString &path, QString *problem);
 };
 
 } // namespace rankscope

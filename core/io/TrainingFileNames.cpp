@@ -24,6 +24,12 @@ QString trainingSidecarKind(const QString &fileName)
         add(R"(^(lr_)?scheduler.*\.\w+$)", "learning-rate scheduler state");
         add(R"(^(grad_?)?scaler.*\.\w+$)", "gradient scaler state");
         add(R"(^(rng_state|random_states).*\.\w+$)", "random number generator state");
+        // Accelerate's save_state (checkpointing.py): the samplers' and stateful data loaders' state,
+        // and each object registered for checkpointing (custom_checkpoint_{i}.pkl).
+        add(R"(^(sampler|dl_state_dict)(_\d+)?\.bin$)", "data loader state");
+        add(R"(^custom_checkpoint_\d+\.pkl$)", "an object registered for checkpointing (Accelerate's save_state)");
+        // torchtune's intermediate checkpoints: everything but the weights (optimizer, epochs_run, seed).
+        add(R"(^recipe_state\.pt$)", "torchtune's recipe state (optimizer, epochs run, seed)");
         add(R"(^(training_args|args|hparams|hyperparameters)\.\w+$)", "training arguments");
         add(R"(^trainer_state\.json$)", "trainer state (step, logs)");
         add(R"(^meta_\d+\.json$)", "checkpoint metadata (step, model config)");

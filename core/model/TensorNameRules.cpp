@@ -15,7 +15,7 @@ namespace {
 
 // Bumped whenever the built-in rules change what a tensor becomes, so cached analyses typed by an
 // older table are analysed again rather than shown under the old typing.
-constexpr int kBuiltInRulesVersion = 4;
+constexpr int kBuiltInRulesVersion = 5;
 
 QRegularExpression layerPattern(const char *container, const char *suffix)
 {
@@ -32,7 +32,8 @@ QString TensorNameRules::withoutWrapperPrefixes(const QString &name)
     QStringList kept;
     for (const QString &part : name.split(QLatin1Char('.')))
         if (part != QLatin1String("_orig_mod") && part != QLatin1String("module") &&
-            part != QLatin1String("_checkpoint_wrapped_module") && part != QLatin1String("_fsdp_wrapped_module"))
+            part != QLatin1String("_checkpoint_wrapped_module") && part != QLatin1String("_fsdp_wrapped_module") &&
+            part != QLatin1String("_forward_module"))
             kept.append(part);
     return kept.join(QLatin1Char('.'));
 }
@@ -200,6 +201,19 @@ TensorNameRules TensorNameRules::builtIn()
         {.family = "Meta LLaMA", .container = "layers", .suffix = R"(feed_forward\.w1\.weight)", .type = T::MlpGate},
         {.family = "Meta LLaMA", .container = "layers", .suffix = R"(feed_forward\.w3\.weight)", .type = T::MlpUp},
         {.family = "Meta LLaMA", .container = "layers", .suffix = R"(feed_forward\.w2\.weight)", .type = T::MlpDown},
+        // torchtune's own names (its FullModelTorchTuneCheckpointer saves the model's state_dict as is):
+        // TransformerSelfAttentionLayer's attn and mlp (modules/transformer.py); MultiHeadAttention's
+        // q_proj, k_proj, v_proj, output_proj (modules/attention.py); FeedForward's "self.w1 = gate_proj",
+        // "self.w2 = down_proj", "self.w3 = up_proj", forward w2(activation(w1(x)) * w3(x))
+        // (modules/feed_forward.py). Without up_proj (w3 None, CLIP's MLP) w1 is the one input projection.
+        {.family = "torchtune", .container = "layers", .suffix = R"(attn\.q_proj\.weight)", .type = T::Q},
+        {.family = "torchtune", .container = "layers", .suffix = R"(attn\.k_proj\.weight)", .type = T::K},
+        {.family = "torchtune", .container = "layers", .suffix = R"(attn\.v_proj\.weight)", .type = T::V},
+        {.family = "torchtune", .container = "layers", .suffix = R"(attn\.output_proj\.weight)", .type = T::O},
+        {.family = "torchtune", .container = "layers", .suffix = R"(mlp\.w1\.weight)", .type = T::MlpGate, .needsSibling = "mlp.w3.weight"},
+        {.family = "torchtune", .container = "layers", .suffix = R"(mlp\.w1\.weight)", .type = T::MlpUp},
+        {.family = "torchtune", .container = "layers", .suffix = R"(mlp\.w3\.weight)", .type = T::MlpUp},
+        {.family = "torchtune", .container = "layers", .suffix = R"(mlp\.w2\.weight)", .type = T::MlpDown},
 
         // Mixture-of-experts MLPs, one tensor per expert (Mixtral: w1 gate, w3 up, w2 down) ...
         {.family = "Mixtral", .container = "layers", .suffix = R"(block_sparse_moe\.experts\.(?<expert>\d+)\.w1\.weight)", .type = T::MlpGate},

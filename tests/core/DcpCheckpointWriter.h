@@ -371,6 +371,10 @@ struct DcpFolderSpec {
     // as DCP pickled them before pytorch/pytorch#116248 (torch 2.2 and before).
     bool shardProperties = false;
     PyRef memoryFormat = {};      // TensorProperties' memory-format encoding to write instead (a hostile getattr call)
+    // dist_cp.save({stateDictKey: state_dict}) with DefaultSavePlanner (Accelerate's FSDP saves): the
+    // fqns are "stateDictKey.name", and flatten_state_dict's planner_data maps each to the path
+    // (stateDictKey, name). Empty: each fqn's path is (fqn,).
+    QString stateDictKey = {};
 };
 
 inline qint64 elementCount(const QList<qint64> &shape)
@@ -512,7 +516,9 @@ private:
                                           o.fields({{"properties", properties(o, spec)},
                                                     {"size", o.size(t.declaredSize.isEmpty() ? t.size : t.declaredSize)},
                                                     {"chunks", pyList(chunks)}}))});
-            planner.append({fqn, pyTuple({fqn})});
+            const QString key = spec.stateDictKey + QLatin1Char('.');
+            planner.append({fqn, !spec.stateDictKey.isEmpty() && t.fqn.startsWith(key) ? pyTuple({o.interned(spec.stateDictKey), pyStr(t.fqn.mid(key.size()))})
+                                                                                        : pyTuple({fqn})});
         }
         const PyRef path = o.reduce(o.global("pathlib", "PosixPath"), pyTuple({pyStr("/"), pyStr("ckpt"), pyStr(spec.checkpointId.section('/', -1))}));
         const PyRef storageMeta = o.newObj(kMeta, "StorageMeta", o.fields({{"checkpoint_id", path}, {"save_id", pyStr("3f0c5a52-0d1e-4c1b-9a57-2f2d7c1f9e10")},

@@ -30,6 +30,11 @@ private slots:
             {"gradscaler.pth", "gradient scaler state"},
             {"rng_state_0.pth", "random number generator state"},
             {"random_states_3.pkl", "random number generator state"},
+            {"sampler.bin", "data loader state"},
+            {"sampler_1.bin", "data loader state"},
+            {"dl_state_dict.bin", "data loader state"},
+            {"custom_checkpoint_0.pkl", "an object registered for checkpointing (Accelerate's save_state)"},
+            {"recipe_state.pt", "torchtune's recipe state (optimizer, epochs run, seed)"},
             {"training_args.bin", "training arguments"},
             {"args.json", "training arguments"},
             {"hparams.yaml", "training arguments"},
@@ -85,7 +90,8 @@ private slots:
                                  "model_000500.pt", "consolidated.00.pth", "adapter_model.safetensors", "tf_model.h5",
                                  "weights.npz", "last.ckpt", "epoch=3-step=1000.ckpt", "model_optimized.pt", "my_scheduler_free_model.pt",
                                  "config.json.pt", "pretokenized_data.safetensors", "meta_final.json", "model_args.bin", "logsumexp.pt",
-                                 "events.pt", "optimizer", "scheduler", "config", "vocab.json.bak", "trainer_state.json.pt", ""})
+                                 "events.pt", "optimizer", "scheduler", "config", "vocab.json.bak", "trainer_state.json.pt",
+                                 "pytorch_model_fsdp.bin", "hf_model_0001_2.pt", "meta_model_2.pt", "sampler_model.bin", "recipe_state_model.pt", ""})
             QTest::newRow(*name ? name : "(empty)") << QString::fromLatin1(name);
     }
     void neverClaimsWeights()

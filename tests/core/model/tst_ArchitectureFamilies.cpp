@@ -268,6 +268,39 @@ private slots:
         VERIFY_CLEAN(f, f.analyse());
     }
 
+    // torchtune's own names (modules/attention.py MultiHeadAttention q_proj, k_proj, v_proj, output_proj;
+    // modules/feed_forward.py FeedForward "self.w1 = gate_proj", "self.w2 = down_proj", "self.w3 =
+    // up_proj"): typed by the family's rows, not guessed by the generic pass. Without w3 (CLIP's MLP in
+    // torchtune) w1 is the one input projection: up.
+    void torchtune()
+    {
+        FamilyCheckpoint f;
+        for (int l = 0; l < LAYERS; ++l) {
+            const QString p = QStringLiteral("layers.%1.").arg(l);
+            qkvo(f, p + "attn.", {"q_proj", "k_proj", "v_proj", "output_proj"}, l, {}, H, KV * HD);
+            gatedMlp(f, p + "mlp.", {"w1", "w3", "w2"}, l);
+            f.addVector(p + "sa_norm.scale", H);
+            f.addVector(p + "mlp_norm.scale", H);
+        }
+        f.add("tok_embeddings.weight", f.other(64, H));
+        f.addVector("norm.scale", H);
+        f.add("output.weight", f.other(64, H));
+        const RunAnalysis run = f.analyse();
+        VERIFY_CLEAN(f, run);
+        QVERIFY2(!run.notes.join('\n').contains("no family rule knows"), qPrintable(run.notes.join('\n')));
+
+        FamilyCheckpoint clip;
+        for (int l = 0; l < LAYERS; ++l) {
+            const QString p = QStringLiteral("layers.%1.").arg(l);
+            qkvo(clip, p + "attn.", {"q_proj", "k_proj", "v_proj", "output_proj"}, l, {}, H, H);
+            plainMlp(clip, p + "mlp.", "w1", "w2", l);
+        }
+        clip.add("token_embedding.weight", clip.other(64, H));
+        const RunAnalysis ungated = clip.analyse();
+        VERIFY_CLEAN(clip, ungated);
+        QVERIFY2(!ungated.notes.join('\n').contains("no family rule knows"), qPrintable(ungated.notes.join('\n')));
+    }
+
     void gptJ()
     {
         FamilyCheckpoint f;

@@ -12,6 +12,7 @@
 #include "spectral/FactoredSpectrum.h"
 #include "TestMatrices.h"
 #include "TestSuite.h"
+#include "TorchCheckpointWriter.h"
 
 #include <QBuffer>
 #include <QDir>
@@ -320,6 +321,50 @@ private slots:
             QVERIFY2(std::abs(later->deltaSingularValues[i] - change[i]) <= 1e-4 * change[0], qPrintable(QString::number(i)));
         QVERIFY(close(later->metrics.deltaSpectralNorm, change[0]));
         QVERIFY(std::abs(later->metrics.deltaRelFrobenius - change.norm() / exactSingularValues(product[0]).norm()) < 1e-4);
+    }
+
+    // torchtune's own adapter checkpoint (adapter_model.pt, its names: layers.N.attn.q_proj.lora_a.weight
+    // [r, in], lora_b [out, r]; modules/peft/lora.py) in epoch folders: typed by torchtune's rows,
+    // scaled by the adapter_config.json torchtune writes beside it.
+    void torchtuneAdapterEpochs()
+    {
+        QTemporaryDir dir;
+        std::mt19937_64 rng(8);
+        const int r = 2;
+        for (int epoch = 0; epoch < 2; ++epoch) {
+            const QString folder = QDir(dir.path()).filePath(QStringLiteral("epoch_%1").arg(epoch));
+            QDir().mkpath(folder);
+            const Factors q = factorsWith(kHidden, kHidden, Eigen::Vector2d(3 + epoch, 1), rng);
+            const Factors w2 = factorsWith(kHidden, kMlp, Eigen::Vector2d(5 + epoch, 2), rng);
+            QList<FakeTensor> tensors;
+            QList<QPair<QString, QByteArray>> storages;
+            auto add = [&](const QString &name, const Eigen::MatrixXd &m) {
+                const QString key = QString::number(storages.size());
+                tensors.append({name, "FloatStorage", key, m.size(), 0, {m.rows(), m.cols()}, {m.cols(), 1}});
+                storages.append({"archive/data/" + key, floats(m)});
+            };
+            add("layers.0.attn.q_proj.lora_a.weight", q.a);
+            add("layers.0.attn.q_proj.lora_b.weight", q.b);
+            add("layers.0.mlp.w2.lora_a.weight", w2.a);
+            add("layers.0.mlp.w2.lora_b.weight", w2.b);
+            QList<QPair<QString, QByteArray>> entries{{"archive/data.pkl", torchPickle(tensors, epoch)}};
+            entries.append(storages);
+            saveBytes(QDir(folder).filePath("adapter_model.pt"), zipArchive(entries));
+            writeJson(QDir(folder).filePath("adapter_config.json"), loraConfig(r, 4, QJsonArray{"q_proj", "down_proj"}));
+        }
+        const RunAnalysis run = RunAnalyzer(AnalysisSettings()).analyzeFolder(dir.path());
+        for (const AnalysisIssue &issue : run.issues)
+            QFAIL(qPrintable(issue.text()));
+        QCOMPARE(run.results.size(), 4);
+        for (int epoch = 0; epoch < 2; ++epoch) {
+            const MatrixResult *q = find(run, epoch, 0, MatrixType::Q);
+            const MatrixResult *down = find(run, epoch, 0, MatrixType::MlpDown);
+            QVERIFY(q && down);
+            QVERIFY2(spectrumIs(*q, 2.0 * Eigen::Vector2d(3 + epoch, 1)), qPrintable(q->tensor));
+            QVERIFY2(spectrumIs(*down, 2.0 * Eigen::Vector2d(5 + epoch, 2)), qPrintable(down->tensor));
+            QCOMPARE(down->rows, kHidden);
+            QCOMPARE(down->cols, kMlp);
+        }
     }
 
     // What is not a LoRA pair is named with the reason; the rest is analysed.

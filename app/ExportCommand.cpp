@@ -74,7 +74,7 @@ struct ExportOptionSet {
     const QCommandLineOption width{QStringLiteral("width"), QStringLiteral("Figure width in pixels at 96 dpi, default 1200 (or use --size)."), QStringLiteral("W")};
     const QCommandLineOption height{QStringLiteral("height"), QStringLiteral("Figure height in pixels at 96 dpi, default 750."), QStringLiteral("H")};
     const QCommandLineOption scale{QStringLiteral("scale"), QStringLiteral("PNG pixels per layout pixel, e.g. 2 (or use --dpi)."), QStringLiteral("F")};
-    const QCommandLineOption title{QStringLiteral("title"), QStringLiteral("A title instead of the generated one; for a figure of several panels (heatmaps, compared runs) a title over them all, each panel keeping its own."), QStringLiteral("T")};
+    const QCommandLineOption title{QStringLiteral("title"), QStringLiteral("A title instead of the generated one (the column and two-column presets have none: a caption's); for a figure of several panels (heatmaps, compared runs) a title over them all, each panel keeping its own; --title '' for no title at all."), QStringLiteral("T")};
     const QCommandLineOption panelTitle{QStringLiteral("panel-title"), QStringLiteral("A panel's own title, given once per panel in order (heatmaps: compression %, then weighted alpha); an empty one keeps the generated title."), QStringLiteral("T")};
     const QCommandLineOption colourRange{QStringLiteral("colour-range"), QStringLiteral("heatmaps: what the colours span, all-steps (default: one colour is one value at every step) or step (the step shown)."), QStringLiteral("WHAT"), QStringLiteral("all-steps")};
     const QCommandLineOption vmin{QStringLiteral("vmin"), QStringLiteral("heatmaps: the value at the bottom of the colour bar: one number for every panel, or one per panel separated by commas (--vmin 0,1.5); an empty one leaves that panel's end fitted (--vmin ,1.5)."), QStringLiteral("V")};
@@ -595,7 +595,7 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
         return usage(QStringLiteral("nothing to draw: ") + reasons.join(QStringLiteral("; ")));
     QString error;
     const bool csv = QFileInfo(path).suffix().toLower() == QLatin1String("csv");
-    if (csv ? !writeOutputFile(path, view.dataCsv().toUtf8(), &error) : !view.exportTo(path, options.size, &error, options.title.value_or(QString()))) {
+    if (csv ? !writeOutputFile(path, view.dataCsv().toUtf8(), &error) : !view.exportTo(path, options.size, &error, options.title)) {
         err << "rankscope export: " << printableText(error) << '\n';
         return 1;
     }

@@ -376,6 +376,13 @@ void ChartView::setTitle(const QString &text, const QString &shortText)
     applyTitle();
 }
 
+bool ChartView::titleLeftOut() const
+{
+    return m_paper && m_titleOverride.isEmpty() && (m_noTitleAsked || (m_paper->captioned && labelsCanReplaceTitle()));
+}
+
+QString ChartView::shownTitle() const { return m_title->text(); }
+
 void ChartView::applyTitle()
 {
     // A title on one line if it fits, else without the run's name (generated titles end with
@@ -386,6 +393,13 @@ void ChartView::applyTitle()
     if (isPaper())
         m_title->setFont(PlotStyle::paperTitleFont(m_fontPt));
     const QFont font = m_title->font();
+    if (titleLeftOut()) {
+        // No title (asked for none, or under a caption, the axis labels saying what it said);
+        // beside other runs' panels under a caption, the run's name alone says which is which.
+        const QString run = m_titleKeepsRun && !m_noTitleAsked ? titleRun() : QString();
+        m_title->setText(run.isEmpty() ? QString() : PlotStyle::wrapText(run, font, width));
+        return;
+    }
     const qsizetype dash = m_titleText.lastIndexOf(QStringLiteral(" \u2014 "));
     const QString withoutRun = dash > 0 && m_titleOverride.isEmpty() ? m_titleText.left(dash) : QString();
     const QString full = m_titleDropsRun && !withoutRun.isEmpty() ? QString() : m_titleText;
@@ -441,7 +455,7 @@ void ChartView::leaveLegendToFigure(QSize size)
 {
     m_legendInFigure = true;
     if (m_paper)
-        layOutOnPaper({size, m_paper->fontPt, m_paper->dark});
+        layOutOnPaper({size, m_paper->fontPt, m_paper->dark, m_paper->captioned});
 }
 
 void ChartView::alignPlot(int top, int bottom)
@@ -715,10 +729,11 @@ void ChartView::resizeEvent(QResizeEvent *event)
     }
 }
 
-std::unique_ptr<ChartView> ChartView::paperCopy(const PaperLayout &layout, const QString &title) const
+std::unique_ptr<ChartView> ChartView::paperCopy(const PaperLayout &layout, const std::optional<QString> &title) const
 {
     std::unique_ptr<ChartView> copy = createSibling();
-    copy->m_titleOverride = title.isEmpty() ? m_titleOverride : title;
+    copy->m_titleOverride = title && !title->isEmpty() ? *title : m_titleOverride;
+    copy->m_noTitleAsked = title && title->isEmpty();
     for (auto it = m_zoom.begin(); it != m_zoom.end(); ++it)
         if (const qsizetype i = m_zoomRects.indexOf(it.key()); i >= 0 && i < copy->m_zoomRects.size())
             copy->m_zoom.insert(copy->m_zoomRects[i], it.value());

@@ -66,7 +66,7 @@ void LayerBarChart::rebuild()
     m_group->clear();
     p->clearPlottables();
     m_typeOf.clear();
-    m_figure = BarFigureBuilder(*state(), m_metric, m_run).build();
+    m_figure = BarFigureBuilder(*state(), m_metric, m_run, figureMode()).build();
     const BarFigure &f = m_figure;
     for (const BarSeries &series : f.series)
         drawSeries(series);

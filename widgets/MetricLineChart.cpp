@@ -183,7 +183,7 @@ void MetricLineChart::clearFigure()
 void MetricLineChart::rebuild()
 {
     clearFigure();
-    m_figure = LineFigureBuilder(*state(), {m_metric, m_perLayerType, m_alphaGuide, !isPaper()}).setStepWindow(m_steps).build();
+    m_figure = LineFigureBuilder(*state(), {m_metric, m_perLayerType, m_alphaGuide, !isPaper(), !titleLeftOut()}).setStepWindow(m_steps).build();
     const LineFigure &f = m_figure;
     QCustomPlot *p = plot();
     p->xAxis->setLabel(f.xLabel);
@@ -213,7 +213,7 @@ void MetricLineChart::rebuild()
         entry->setName(f.intervalLabel);
         entry->setSelectable(QCP::stNone);
     }
-    p->yAxis->setLabel(f.yLabel);
+    p->yAxis->setLabel(m_shortValueLabel && !f.compactYLabel.isEmpty() ? f.compactYLabel : f.yLabel);
     PlotStyle::setLogScale(p->yAxis, f.logY);
     if (f.xRange)
         p->xAxis->setRange(f.xRange->lower, f.xRange->upper);
@@ -222,6 +222,26 @@ void MetricLineChart::rebuild()
     updateStepMarker();
     setNoDataMessage(f.noData);
     refresh();
+}
+
+void MetricLineChart::adaptLayout(QSize size)
+{
+    ChartView::adaptLayout(size);
+    // Under a caption the value axis says what the title would have ("Stable rank (mean of layers
+    // 0–3)"), on two lines if need be; where two lines leave the step axis fewer than three labels
+    // (figure (1) in one column), the figure's short form ("Stable rank (mean)") instead.
+    QCPAxis *x = plot()->xAxis;
+    const auto ticker = x->ticker().dynamicCast<ReadableTicker>();
+    if (!isPaper() || m_shortValueLabel || m_figure.compactYLabel.isEmpty() || !ticker || x->axisRect()->rect().width() <= 0 ||
+        !plot()->yAxis->label().contains(QLatin1Char('\n')))
+        return;
+    const QCPRange range = x->range();
+    const double step = ticker->stepFor(range);
+    if (std::floor(range.upper / step) - std::ceil(range.lower / step) + 1 >= 3)
+        return;
+    m_shortValueLabel = true;
+    plot()->yAxis->setLabel(m_figure.compactYLabel);
+    ChartView::adaptLayout(size);
 }
 
 QString MetricLineChart::crosshairReadout(double x, double, double *snappedX) const

@@ -210,10 +210,26 @@ void applyFonts(QCustomPlot *plot, double basePt)
     plot->legend->setColumnSpacing(int(std::lround(10 * k)));
 }
 
+namespace {
+// A title that takes no room when it says nothing: QCustomPlot keeps a line for an empty text
+// element (a figure without a title had a blank strip above its legend).
+class TitleElement : public QCPTextElement {
+public:
+    using QCPTextElement::QCPTextElement;
+
+protected:
+    QSize minimumOuterSizeHint() const override { return text().isEmpty() ? QSize(0, 0) : QCPTextElement::minimumOuterSizeHint(); }
+    QSize maximumOuterSizeHint() const override
+    {
+        return text().isEmpty() ? QSize(QWIDGETSIZE_MAX, 0) : QCPTextElement::maximumOuterSizeHint();
+    }
+};
+} // namespace
+
 QCPTextElement *addTitle(QCustomPlot *plot)
 {
     plot->plotLayout()->insertRow(0);
-    auto *title = new QCPTextElement(plot, QString(), titleFont());
+    auto *title = new TitleElement(plot, QString(), titleFont());
     title->setTextColor(QColor(0x22, 0x22, 0x22));
     title->setMargins(QMargins(0, 6, 0, 0));
     plot->plotLayout()->addElement(0, 0, title);

@@ -125,7 +125,7 @@ QList<MatrixType> TypeLayerHeatmap::rowTypes() const
 
 void TypeLayerHeatmap::rebuild()
 {
-    m_figure = HeatmapFigureBuilder(*state(), m_metric, m_run, m_colourRange).build();
+    m_figure = HeatmapFigureBuilder(*state(), m_metric, m_run, m_colourRange, figureMode()).build();
     syncColourControls();
     const HeatmapFigure &f = m_figure;
     setHeatmapGrid(plot(), m_map, f.columnLabels, f.rowLabels, [&f](int y, int x) { return f.value(y, x); });

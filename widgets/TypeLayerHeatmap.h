@@ -50,6 +50,7 @@ public slots:
 protected:
     void adaptLayout(QSize size) override;
     std::unique_ptr<ChartView> createSibling() const override;
+    bool labelsCanReplaceTitle() const override { return true; }
 
 private:
     // Called after every layout: (re)writes the cell labels when the data or the cell size changed.

@@ -58,6 +58,8 @@ BarFigure BarFigureBuilder::build() const
     if (!figure.yRange)
         figure.noData = FigureNoData::reason(s, m_metric, m_run, figure.step, LayerView::Bars);
     figure.title = title(figure);
+    if (!m_mode.titled)
+        sayInLabels(figure);
     const QList<int> shown = s.visibleRuns();
     figure.legendShown = shown.isEmpty() || !shown.contains(m_run) || m_run == shown.last();
     return figure;
@@ -89,6 +91,18 @@ std::optional<AxisRange> BarFigureBuilder::valueRange(const BarFigure &figure) c
     if (m_metric == Metric::CompressionPct && lowest >= 0)
         return AxisRange{0, 100};
     return AxisRange{std::min(0.0, lowest * 1.08), std::max(0.0, highest * 1.08)};
+}
+
+void BarFigureBuilder::sayInLabels(BarFigure &figure) const
+{
+    const ViewState &s = m_state;
+    const QString step = tr("step %1").arg(figure.step);
+    figure.xLabel = labelWithScope(figure.xLabel, s.block().isEmpty() ? step : s.block() + QStringLiteral(", ") + step);
+    const bool anyExperts = std::any_of(figure.series.begin(), figure.series.end(), [](const BarSeries &b) { return b.hasSpread(); });
+    if (anyExperts)
+        figure.yLabel = labelWithScope(figure.yLabel, tr("mean of experts, whiskers min–max"));
+    else if (!s.expert().isEmpty())
+        figure.yLabel = labelWithScope(figure.yLabel, s.expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s.expert()));
 }
 
 QString BarFigureBuilder::title(const BarFigure &figure) const

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "figures/AxisRange.h"
+#include "figures/FigureMode.h"
 #include "figures/ViewState.h"
 #include "spectral/MetricCatalog.h"
 
@@ -43,7 +44,10 @@ struct BarFigure {
 class BarFigureBuilder {
     Q_DECLARE_TR_FUNCTIONS(LayerBarChart)
 public:
-    BarFigureBuilder(const ViewState &state, Metric metric, int run) : m_state(state), m_metric(metric), m_run(run) {}
+    BarFigureBuilder(const ViewState &state, Metric metric, int run, FigureMode mode = {})
+        : m_state(state), m_metric(metric), m_run(run), m_mode(mode)
+    {
+    }
     BarFigure build() const;
 
 private:
@@ -51,10 +55,13 @@ private:
     // The value range of every shown run's panel, with this one's whiskers, padded for the axis.
     std::optional<AxisRange> valueRange(const BarFigure &figure) const;
     QString title(const BarFigure &figure) const;
+    // Without a title: the step (and block) on the layer axis, the experts' mean on the value axis.
+    void sayInLabels(BarFigure &figure) const;
 
     const ViewState &m_state;
     Metric m_metric;
     int m_run;
+    FigureMode m_mode;
 };
 
 } // namespace rankscope

@@ -28,6 +28,14 @@ HeatmapFigure HeatmapFigureBuilder::build() const
         figure.noData = FigureNoData::reason(s, m_metric, m_run, figure.step);
     figure.title = title(figure);
     const auto h = s.highlighted();
+    if (!m_mode.titled) {
+        // The step (and the experts' mean) on the layer axis: the colour bar names the metric.
+        QString scope = tr("step %1").arg(figure.step);
+        if (!s.experts().isEmpty())
+            scope += QStringLiteral(", ") + (s.expert().isEmpty() ? tr("mean of experts")
+                                             : s.expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s.expert()));
+        figure.xLabel = labelWithScope(figure.xLabel, scope);
+    }
     const qsizetype hx = h && h->run == m_run ? figure.columns.indexOf(h->id.layer) : -1;
     const qsizetype hy = h ? figure.rows.indexOf(HeatmapRow{h->id.block, h->id.type}) : -1;
     if (hx >= 0 && hy >= 0)

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "figures/AxisRange.h"
+#include "figures/FigureMode.h"
 #include "figures/ViewState.h"
 #include "spectral/MetricCatalog.h"
 
@@ -58,8 +59,8 @@ struct HeatmapFigure {
 class HeatmapFigureBuilder {
     Q_DECLARE_TR_FUNCTIONS(TypeLayerHeatmap)
 public:
-    HeatmapFigureBuilder(const ViewState &state, Metric metric, int run, HeatmapColourRange colourRange = {})
-        : m_state(state), m_metric(metric), m_run(run), m_colourRange(colourRange)
+    HeatmapFigureBuilder(const ViewState &state, Metric metric, int run, HeatmapColourRange colourRange = {}, FigureMode mode = {})
+        : m_state(state), m_metric(metric), m_run(run), m_colourRange(colourRange), m_mode(mode)
     {
     }
     HeatmapFigure build() const;
@@ -78,6 +79,7 @@ private:
     Metric m_metric;
     int m_run;
     HeatmapColourRange m_colourRange;
+    FigureMode m_mode;
 };
 
 } // namespace rankscope

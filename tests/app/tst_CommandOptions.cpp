@@ -244,6 +244,20 @@ private slots:
         QVERIFY(refusal({"--vmin", "x"}).startsWith("rankscope export: --vmin takes a number"));
     }
 
+    // No --title: the generated titles (none under a paper's caption); --title '': none, kept as
+    // asked, not taken for "not given".
+    void exportEmptyTitleIsKept()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("f.png");
+        auto parsed = parseExportOptions({"export", "run", "--figure", "lines", "--out", out});
+        QVERIFY(parsed.options);
+        QVERIFY(!parsed.options->title);
+        parsed = parseExportOptions({"export", "run", "--figure", "lines", "--out", out, "--title", ""});
+        QVERIFY(parsed.options);
+        QCOMPARE(parsed.options->title, std::optional<QString>(QString()));
+    }
+
     // Without a desktop session Qt's notice of a missing XDG_RUNTIME_DIR is dropped; every other
     // warning, Qt's complaints about a runtime directory that is wrong included, still gets through.
     void headlessCommandsDropOnlyTheRuntimeDirNotice()

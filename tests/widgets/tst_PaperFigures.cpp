@@ -169,6 +169,41 @@ private slots:
         }
     }
 
+    // Under a paper's caption (column, two-column) no panel has a generated title; what it said is
+    // on the axes: the layers the lines average, the step of the bars and heatmaps. A slide keeps
+    // its titles; compared runs' panels under a caption are titled with their run's name alone.
+    void captionedFiguresHaveNoTitle()
+    {
+        for (const QString &preset : FigureSize::presetNames()) {
+            const bool captioned = FigureSize::preset(preset)->captioned;
+            QCOMPARE(captioned, preset != QLatin1String("slide"));
+            for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars"}) {
+                FigureView view(m_state, *FigureView::kindFromName(QString::fromLatin1(figure)));
+                const FigureExporter::PaperFigure laidOut = layOut(view, preset);
+                for (const auto &panel : laidOut.panels[0]) {
+                    const QString what = QStringLiteral("%1 %2: '%3'").arg(figure, preset, panel->shownTitle());
+                    QVERIFY2(panel->shownTitle().isEmpty() == captioned, qPrintable(what));
+                    if (captioned)
+                        QVERIFY2(titleOf(*panel)->outerRect().height() == 0, qPrintable(what)); // no blank strip either
+                    const QString x = panel->plot()->xAxis->label().replace('\n', ' '), y = panel->plot()->yAxis->label().replace('\n', ' ');
+                    // Half a column is too narrow for the two lines of the whole scope: its short form.
+                    const bool narrow = preset == QLatin1String("column") && QLatin1String(figure) == QLatin1String("lines+bars");
+                    if (qobject_cast<MetricLineChart *>(panel.get()))
+                        QCOMPARE(y, !captioned ? QStringLiteral("Stable rank") : narrow ? QStringLiteral("Stable rank (mean)")
+                                                                                        : QStringLiteral("Stable rank (mean of layers 0–3)"));
+                    else
+                        QCOMPARE(x, captioned ? QStringLiteral("Layer (step 1500)") : QStringLiteral("Layer"));
+                }
+            }
+        }
+        m_state->addComparedRun(test::demoRun(), QStringLiteral("again"));
+        FigureView view(m_state, FigureKind::Bars);
+        const FigureExporter::PaperFigure laidOut = layOut(view, QStringLiteral("two-column"));
+        QCOMPARE(laidOut.panels[0].size(), size_t(2));
+        QCOMPARE(laidOut.panels[0][0]->shownTitle(), QStringLiteral("nanogpt-d4"));
+        QCOMPARE(laidOut.panels[0][1]->shownTitle(), QStringLiteral("again"));
+    }
+
     // Layers: each one when they fit, else a regular step of 1, 2, 4, 5, 10, … from the first,
     // with the last always among them ("0/6/12" of 16 layers never again).
     void layerTicksKeepTheFirstAndTheLast()
@@ -274,7 +309,9 @@ private slots:
                     QVERIFY(heatmap->cellTextCount() > 0);
                     QVERIFY(!heatmap->cellTexts().first()->text().contains(QLatin1Char('.')));
                 }
-                QCOMPARE(heatmap->plot()->xAxis->label(), QStringLiteral("Layer"));
+                // Under a caption the layer axis says the step the title would have.
+                QCOMPARE(heatmap->plot()->xAxis->label().replace('\n', ' '),
+                         FigureSize::preset(preset)->captioned ? QStringLiteral("Layer (step 1500)") : QStringLiteral("Layer"));
             }
         }
         // A figure too small for any value: none drawn, and no note on paper.

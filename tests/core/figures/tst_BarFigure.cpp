@@ -111,6 +111,21 @@ private slots:
         figure = build();
         QVERIFY(figure.series[0].highlighted && !figure.series[1].highlighted);
     }
+
+    // Without a title (under a paper's caption) the layer axis says the step, the value axis the
+    // experts' mean that the title said; with one, the axes say only what they show.
+    void untitledBarsSayTheStepOnTheLayerAxis()
+    {
+        BarFigure figure = BarFigureBuilder(*m_state, Metric::StableRank, 0, {false, false}).build();
+        QCOMPARE(figure.xLabel, QStringLiteral("Layer (step 100)"));
+        QCOMPARE(figure.yLabel, QStringLiteral("Stable rank (mean of experts, whiskers min–max)"));
+        m_state->setTypeVisible(MatrixType::K, false); // no whiskers left
+        figure = BarFigureBuilder(*m_state, Metric::CompressionPct, 0, {false, false}).build();
+        QCOMPARE(figure.yLabel, QStringLiteral("Compression % (τ = 0.90)"));
+        figure = BarFigureBuilder(*m_state, Metric::StableRank, 0, {false, true}).build();
+        QCOMPARE(figure.xLabel, QStringLiteral("Layer"));
+        QCOMPARE(figure.yLabel, QStringLiteral("Stable rank"));
+    }
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestBarFigure)

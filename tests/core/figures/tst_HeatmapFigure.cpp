@@ -41,6 +41,13 @@ private slots:
     }
     void cleanup() { delete m_state; }
 
+    // Without a title (under a paper's caption) the layer axis says the step shown.
+    void untitledHeatmapSaysTheStepOnTheLayerAxis()
+    {
+        QCOMPARE(HeatmapFigureBuilder(*m_state, Metric::StableRank, 0, {}, {false, false}).build().xLabel, QStringLiteral("Layer (step 100)"));
+        QCOMPARE(HeatmapFigureBuilder(*m_state, Metric::StableRank, 0, {}, {false, true}).build().xLabel, QStringLiteral("Layer"));
+    }
+
     // Rows are each block's visible types (blocks in the order a model runs them), columns the
     // layers of any block; a cell without a matrix is NaN; a rule goes above each block's first row.
     void cellsByBlockTypeAndLayer()

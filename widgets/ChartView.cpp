@@ -509,16 +509,15 @@ void ChartView::fitTicks(QSize size)
 
 void ChartView::fitAxisLabel(QCPAxis *axis, int length)
 {
-    // An axis label longer than its axis is set a little smaller (down to the tick labels' size),
-    // then breaks onto a second line; the label is kept whole until the view sets a new one.
+    // An axis label longer than its axis breaks onto a second line, in the size of every axis
+    // label (a y label set smaller than the x label beside it reads as a mistake); the label is
+    // kept whole until the view sets a new one.
     QString &fullLabel = m_fullLabels[axis];
     if (axis->label() != m_wrappedLabels.value(axis))
         fullLabel = axis->label();
     if (fullLabel.contains(QLatin1Char('\n')))
         return; // broken into lines by the view itself (a colour bar's label)
-    QFont font = PlotStyle::labelFont(m_fontPt);
-    while (font.pointSizeF() > m_fontPt && QFontMetricsF(font).horizontalAdvance(fullLabel) > length)
-        font.setPointSizeF(font.pointSizeF() - 0.5);
+    const QFont font = PlotStyle::labelFont(m_fontPt);
     axis->setLabelFont(font);
     const QString wrapped = PlotStyle::wrapText(fullLabel, font, length);
     axis->setLabel(wrapped);

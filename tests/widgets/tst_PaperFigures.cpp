@@ -16,6 +16,7 @@
 #include "RankPlanHeatmap.h"
 #include "SpectrumView.h"
 #include "AnalyzeCommand.h"
+#include "PlotStyle.h"
 #include "TestSuite.h"
 #include "TypeLayerHeatmap.h"
 
@@ -230,6 +231,41 @@ private slots:
         for (const TickLabel &t : tickLabels(rows[0][0]->plot()->xAxis))
             shown << t.text;
         QCOMPARE(shown, (QStringList{"0", "1", "2", "3"}));
+    }
+
+    // The legend row sits on the plot, as matplotlib's: no band of white between them (the plot's
+    // top margin holds only the half of its top tick label that stands out), and the plot takes
+    // as much of a column figure's height as matplotlib's constrained layout gives it (68 %).
+    void legendSitsOnThePlot()
+    {
+        for (const char *figure : {"lines", "bars"}) {
+            FigureView view(m_state, *FigureView::kindFromName(QString::fromLatin1(figure)));
+            const FigureExporter::PaperFigure laidOut = layOut(view, QStringLiteral("column"));
+            const ChartView &panel = *laidOut.panels[0][0];
+            const QCPLegend *legend = panel.plot()->legend;
+            QVERIFY(legend->visible());
+            const int gap = panel.plot()->axisRect()->top() - legend->outerRect().bottom();
+            const double tickHeight = QFontMetricsF(panel.plot()->yAxis->tickLabelFont()).height();
+            QVERIFY2(gap <= tickHeight, qPrintable(QStringLiteral("%1: %2 px between the legend and the plot").arg(figure).arg(gap)));
+            const double share = double(panel.plot()->axisRect()->height()) / panel.plot()->viewport().height();
+            QVERIFY2(share >= 0.68, qPrintable(QStringLiteral("%1: the plot has %2 of the height").arg(figure).arg(share)));
+        }
+    }
+
+    // Both axis labels of every panel in one size, at every preset: a y label too long for its
+    // axis breaks onto a second line rather than shrink below the x label.
+    void axisLabelsShareOneSize()
+    {
+        for (const QString &preset : FigureSize::presetNames())
+            for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars"}) {
+                FigureView view(m_state, *FigureView::kindFromName(QString::fromLatin1(figure)));
+                const FigureExporter::PaperFigure laidOut = layOut(view, preset);
+                for (const auto &panel : laidOut.panels[0]) {
+                    const double x = panel->plot()->xAxis->labelFont().pointSizeF(), y = panel->plot()->yAxis->labelFont().pointSizeF();
+                    QVERIFY2(x == y, qPrintable(QStringLiteral("%1 %2: x label %3 pt, y label %4 pt").arg(figure, preset).arg(x).arg(y)));
+                    QCOMPARE(x, PlotStyle::labelFont(FigureSize::preset(preset)->fontPt).pointSizeF());
+                }
+            }
     }
 
     // Lines and markers follow the paper's font: thin in a column, thicker on a slide.

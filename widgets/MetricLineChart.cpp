@@ -294,13 +294,15 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
         addPoints(upper, [](const AggregatePoint &pt) { return pt.max; });
     }
     // Lines and markers scale with the paper's font (penScale); a line of many checkpoints has no
-    // markers, which would merge into a thick band.
+    // markers, which would merge into a thick band, and neither has a line under a paper's caption:
+    // plain lines, as matplotlib draws them (a marker on every point hid Q's line under K's).
     const double k = penScale();
     const double width = (series.highlighted ? 3.4 : 2.0) * k;
     const bool dimOnDark = theme().dark && isDimOn(series.type, theme().background);
-    if ((isLightColour(colour) && !theme().dark) || dimOnDark) {
+    if (((isLightColour(colour) && !theme().dark) || dimOnDark) && !isCaptioned()) {
         // A light line gets a darker casing under it, so it holds its own on white; a dim one (Q's
-        // blue) a lighter casing on the dark theme.
+        // blue) a lighter casing on the dark theme. Under a paper's caption lines are plain, as
+        // matplotlib draws them (K's cased line covered Q's beside it).
         QCPGraph *casing = p->addGraph();
         QPen edge(typeEdgeOn(series.type, theme().background), width + (dimOnDark ? 1.0 : 1.4) * k);
         edge.setStyle(runLineStyle(series.runOrder));
@@ -320,7 +322,7 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
     if (!series.visible)
         pen.setColor(theme().muted);
     graph->setPen(pen);
-    if (series.points.size() <= kMostMarkedPoints)
+    if (series.points.size() <= kMostMarkedPoints && !isCaptioned())
         graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), QPen(edge, 1.2 * k), series.visible ? colour : theme().muted, 7 * k));
     addPoints(graph, [](const AggregatePoint &pt) { return pt.value; });
     graph->setVisible(series.visible);
@@ -338,7 +340,7 @@ QCPGraph *MetricLineChart::drawLayerLine(const LineSeries &series)
     QCPGraph *graph = plot()->addGraph();
     graph->setName(tr("layer %1").arg(series.layer));
     graph->setPen(QPen(colour, (series.highlighted ? 3.2 : 1.8) * penScale()));
-    if (series.points.size() <= kMostMarkedPoints)
+    if (series.points.size() <= kMostMarkedPoints && !isCaptioned())
         graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), colour.darker(130), colour, 5 * penScale()));
     graph->removeFromLegend();
     for (qsizetype i = 0; i < series.points.size(); ++i)

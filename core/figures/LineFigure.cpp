@@ -108,7 +108,8 @@ void LineFigureBuilder::addTypeLines(LineFigure &figure) const
     // Bands sit below every line so no band tints another type's line; with many types they are lighter.
     const QList<MatrixType> types = s.typesIn(s.block());
     const auto shownTypes = std::count_if(types.begin(), types.end(), [&s](MatrixType t) { return s.isTypeVisible(t); });
-    figure.bandAlpha = shownTypes > 3 ? 22 : 45;
+    // On paper as matplotlib's fill_between(alpha=0.2): a band a reader sees in print.
+    figure.bandAlpha = !m_options.interactive ? 51 : shownTypes > 3 ? 22 : 45;
     const auto h = s.highlighted();
     for (qsizetype k = 0; k < runs.size(); ++k) {
         const int run = runs[k];

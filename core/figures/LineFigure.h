@@ -86,7 +86,7 @@ struct LineFigure {
     bool logY = false;
     QList<LineSeries> series;
     bool bands = false;  // a min–max band under each aggregate line (one run only)
-    int bandAlpha = 45;  // lighter when many types share the plot
+    int bandAlpha = 45;  // in the window lighter when many types share the plot; on paper 51 (20 %)
     QList<RunKey> runKeys; // after the types in the legend, when runs are compared
     bool legendShown = true;
     std::optional<AxisRange> guideBand; // α's well-trained range, shaded

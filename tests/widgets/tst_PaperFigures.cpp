@@ -432,6 +432,28 @@ private slots:
         }
     }
 
+    // Under a caption the lines are plain, as matplotlib draws them: no marker on every point (K's
+    // hid Q's line) and no casing; a slide keeps its markers.
+    void captionedLinesArePlain()
+    {
+        for (const QString &preset : FigureSize::presetNames()) {
+            FigureView view(m_state, FigureKind::Lines);
+            const FigureExporter::PaperFigure laidOut = layOut(view, preset);
+            const auto *chart = static_cast<const MetricLineChart *>(laidOut.panels[0][0].get());
+            const double lineWidth = chart->visibleLines().first()->pen().widthF();
+            int marked = 0, wider = 0;
+            for (int i = 0; i < chart->plot()->graphCount(); ++i) {
+                const QCPGraph *graph = chart->plot()->graph(i);
+                marked += !graph->scatterStyle().isNone();
+                wider += graph->pen().style() != Qt::NoPen && graph->pen().widthF() > lineWidth;
+            }
+            if (FigureSize::preset(preset)->captioned)
+                QVERIFY2(marked == 0 && wider == 0, qPrintable(QStringLiteral("%1: %2 marked, %3 cased").arg(preset).arg(marked).arg(wider)));
+            else
+                QVERIFY2(marked >= 6, qPrintable(preset));
+        }
+    }
+
     // Figure (1): the lines of layer 0 beside the bars of every layer, one figure, each panel with
     // its own layer range; the lines in a step window.
     void linesAndBarsIsOneFigure()

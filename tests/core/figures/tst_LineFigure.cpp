@@ -152,6 +152,22 @@ private slots:
         QVERIFY(!build(options).guideBand);
     }
 
+    // On paper the bands are as visible as matplotlib's fill_between(alpha=0.2), however many types
+    // share the plot; the window keeps them lighter when many do.
+    void paperBandsAreAsVisibleAsMatplotlibs()
+    {
+        QVERIFY(build().bandAlpha < 51);
+        m_state->setShowBand(true);
+        LineFigureOptions paper;
+        paper.interactive = false;
+        for (const bool titled : {true, false}) {
+            paper.titled = titled;
+            const LineFigure figure = build(paper);
+            QVERIFY(figure.bands);
+            QVERIFY2(figure.bandAlpha >= 51, qPrintable(QString::number(figure.bandAlpha)));
+        }
+    }
+
     // What marks the interactive state (the highlighted matrix's line, the current step) is left
     // out of a figure on paper.
     void paperFiguresLeaveOutTheInteraction()

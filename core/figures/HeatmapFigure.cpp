@@ -77,11 +77,8 @@ void HeatmapFigureBuilder::addColourRange(HeatmapFigure &figure) const
         const auto [lowest, highest] = *range;
         figure.colours.range = highest > lowest ? AxisRange{lowest, highest} : AxisRange{lowest - 0.5, highest + 0.5};
     }
-    figure.colours.rangeNote = m_colourRange.min && m_colourRange.max ? tr("colours: set by hand")
-                               : byHand                                 ? (allSteps ? tr("colours: all steps, one end by hand") : tr("colours: this step, one end by hand"))
-                               : allSteps                               ? tr("colours: all steps")
-                                                                        : tr("colours: this step");
-    figure.colours.label = metricAxisLabel(m_metric, s.energy()) + QStringLiteral(" \u00b7 ") + figure.colours.rangeNote;
+    figure.colours.label = metricAxisLabel(m_metric, s.energy());
+    figure.colours.shortLabel = QString::fromUtf8(metricInfo(m_metric).label);
 }
 
 void HeatmapFigureBuilder::addRowsAndColumns(HeatmapFigure &figure) const

@@ -20,11 +20,13 @@ struct HeatmapRow {
     bool operator==(const HeatmapRow &other) const = default;
 };
 
-// What the colours span: by default every step of the shown runs, so that while scrubbing or
-// playing one colour means one value; or the step shown; and either end set by hand.
+// What the colours span: by default the step shown (its own range in each metric's panel: the
+// last step's weighted α spans its colours, not a sliver of the range of every step); or every
+// step of the shown runs, so that while scrubbing or playing one colour means one value; and
+// either end set by hand.
 struct HeatmapColourRange {
     enum class Fit { AllSteps, ShownStep };
-    Fit fit = Fit::AllSteps;
+    Fit fit = Fit::ShownStep;
     std::optional<double> min, max; // set by hand: they replace the fitted ends
     bool operator==(const HeatmapColourRange &other) const = default;
 };
@@ -34,8 +36,10 @@ struct HeatmapColourScale {
     enum class Map { YellowOrangeRed, Viridis };
     Map map = Map::Viridis;
     std::optional<AxisRange> range; // nullopt: no finite value, the scale keeps its range
-    QString label;      // the metric, and what the range spans: "Weighted α · colours: all steps"
-    QString rangeNote;  // what the range spans alone, for a bar too narrow for the label
+    // The metric, as its axes name it ("Compression % (τ = 0.90)"), and its short name for a bar
+    // too short for that ("Compression %"). What the range spans is the header's choice, not the figure's.
+    QString label;
+    QString shortLabel;
 };
 
 struct HeatmapFigure {

@@ -544,6 +544,7 @@ private slots:
         QVERIFY2(!svg.contains(QStringLiteral("at step 1500")) && svg.count(QStringLiteral(">Layer (step 1500)<")) == 2, qPrintable(svg.left(200)));
         svg = texts({"--figure", "heatmaps"});
         QVERIFY2(svg.contains(QStringLiteral(">Compression % at step 1500 — nanogpt-d4<")), qPrintable(svg.left(200)));
+        QVERIFY2(!svg.contains(QStringLiteral("colours")), qPrintable(svg.left(200))); // the colour bars name the metric only
     }
 
     // Headless: DISPLAY and QT_QPA_PLATFORM are unset by runRankscope() for every run.

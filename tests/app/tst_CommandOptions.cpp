@@ -235,9 +235,13 @@ private slots:
         QCOMPARE(ranges.size(), 2);
         QCOMPARE(ranges[0], (HeatmapColourRange{HeatmapColourRange::Fit::ShownStep, 0.0, std::nullopt}));
         QCOMPARE(ranges[1], (HeatmapColourRange{HeatmapColourRange::Fit::ShownStep, 1.5, 6.0}));
+        // By default the colours follow the step shown; all-steps spans every step.
         parsed = parseExportOptions({"export", "run", "--figure", "heatmaps", "--out", out, "--vmax", "50"});
         QVERIFY(parsed.options);
-        QCOMPARE(parsed.options->colourRanges, (QList<HeatmapColourRange>{{HeatmapColourRange::Fit::AllSteps, std::nullopt, 50.0}}));
+        QCOMPARE(parsed.options->colourRanges, (QList<HeatmapColourRange>{{HeatmapColourRange::Fit::ShownStep, std::nullopt, 50.0}}));
+        parsed = parseExportOptions({"export", "run", "--figure", "heatmaps", "--out", out, "--colour-range", "all-steps"});
+        QVERIFY(parsed.options);
+        QCOMPARE(parsed.options->colourRanges, (QList<HeatmapColourRange>{{HeatmapColourRange::Fit::AllSteps, std::nullopt, std::nullopt}}));
         auto refusal = [&](const QStringList &more) { return parseExportOptions(QStringList{"export", "run", "--figure", "heatmaps", "--out", out} + more).exit.err; };
         QCOMPARE(refusal({"--vmin", "5", "--vmax", "1"}), QStringLiteral("rankscope export: --vmin must be below --vmax (panel 1: 5 and 1)\n"));
         QCOMPARE(refusal({"--colour-range", "run"}), QStringLiteral("rankscope export: unknown --colour-range 'run'; one of: all-steps, step\n"));

@@ -71,6 +71,21 @@ void checkAxis(const QCPAxis *axis, QSize panel, const QString &what)
     }
 }
 
+// Where a colour bar's label ends on the right, as QCustomPlot lays a right axis out: the bar,
+// the ticks, the widest tick label, the padding, then the label's lines.
+double colourLabelEnd(const QCPColorScale *scale)
+{
+    const QCPAxis *axis = scale->axis();
+    double widest = 0;
+    const QFontMetricsF ticks(axis->tickLabelFont());
+    if (axis->tickLabels())
+        for (const QString &label : axis->tickVectorLabels())
+            widest = std::max(widest, ticks.horizontalAdvance(label));
+    const double label = axis->label().isEmpty() ? 0
+                         : axis->labelPadding() + QFontMetricsF(axis->labelFont()).boundingRect(QRectF(), Qt::TextDontClip, axis->label()).height();
+    return axis->axisRect()->right() + axis->offset() + axis->tickLengthOut() + (axis->tickLabels() ? axis->tickLabelPadding() + widest : 0) + label;
+}
+
 // The plot's title element.
 const QCPTextElement *titleOf(const ChartView &view)
 {
@@ -286,8 +301,9 @@ private slots:
         QVERIFY(slidePen > 1.8 * columnPen);
     }
 
-    // The colour bar names its metric and what its range spans, at every preset.
-    void colourBarsNameMetricAndRange()
+    // The colour bar names its metric only (what its range spans is the window's choice, not the
+    // figure's), at every preset, and its label ends inside the panel, off the figure's edge.
+    void colourBarsNameTheMetricOnly()
     {
         // One run's two panels side by side, and two runs' four in two rows (shorter bars; in a
         // column too short for any label).
@@ -300,12 +316,16 @@ private slots:
             FigureView view(m_state, FigureKind::Heatmaps);
             const FigureExporter::PaperFigure laidOut = layOut(view, preset);
             const FigureExporter::PaperPanels &rows = laidOut.panels;
-            const QStringList metrics{QStringLiteral("Compression %"), QString::fromUtf8("Weighted \u03b1")};
+            const QList<QStringList> metrics{{QStringLiteral("Compression % (\u03c4 = 0.90)"), QStringLiteral("Compression %")},
+                                             {QString::fromUtf8("Weighted \u03b1")}};
             for (size_t i = 0; i < rows.size() * rows[0].size(); ++i) {
                 const size_t metric = compared ? i / rows[0].size() : i;
                 const auto *heatmap = static_cast<const TypeLayerHeatmap *>(compared ? rows[metric][i % rows[0].size()].get() : rows[0][i].get());
                 const QString label = heatmap->colorScale()->axis()->label().replace('\n', ' ');
-                QVERIFY2(label.contains(metrics[int(metric)]) && label.contains(QStringLiteral("all steps")), qPrintable(preset + ": " + label));
+                QVERIFY2(metrics[int(metric)].contains(label), qPrintable(preset + ": " + label));
+                const double end = colourLabelEnd(heatmap->colorScale());
+                QVERIFY2(end <= heatmap->plot()->viewport().width() - 2,
+                         qPrintable(QStringLiteral("%1: '%2' ends at %3 of %4").arg(preset, label).arg(end).arg(heatmap->plot()->viewport().width())));
             }
         }
     }

@@ -14,7 +14,7 @@ BarSeries BarFigureBuilder::seriesOf(MatrixType type, const QList<int> &layers, 
     series.type = type;
     series.visible = s.isTypeVisible(type);
     const auto h = s.highlighted();
-    series.highlighted = h && h->id.type == type && h->id.block == s.block() && h->run == m_run && series.visible;
+    series.highlighted = m_mode.interactive && h && h->id.type == type && h->id.block == s.block() && h->run == m_run && series.visible;
     for (int layer : layers) {
         const MatrixCell cell = s.cell(m_run, step, s.block(), layer, type);
         const AggregatePoint v = cell.isEmpty() ? AggregatePoint{0, std::nan(""), 0, 0, 0, 0} : aggregateValues(cell.matrices, m_metric);

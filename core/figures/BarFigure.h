@@ -18,7 +18,7 @@ namespace rankscope {
 struct BarSeries {
     MatrixType type = MatrixType::Q;
     bool visible = true;     // a hidden type leaves the group, so the others close up
-    bool highlighted = false; // the highlighted matrix's type in this run
+    bool highlighted = false; // the highlighted matrix's type in this run (in the window only)
     QList<double> layers;
     QList<AggregatePoint> values; // of each layer's cell
     // Whiskers below and above each bar (NaN: none), when some layer holds several experts.

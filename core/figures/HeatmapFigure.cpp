@@ -27,7 +27,6 @@ HeatmapFigure HeatmapFigureBuilder::build() const
     if (!anyValue)
         figure.noData = FigureNoData::reason(s, m_metric, m_run, figure.step);
     figure.title = title(figure);
-    const auto h = s.highlighted();
     if (!m_mode.titled) {
         // The step (and the experts' mean) on the layer axis: the colour bar names the metric.
         QString scope = tr("step %1").arg(figure.step);
@@ -36,6 +35,7 @@ HeatmapFigure HeatmapFigureBuilder::build() const
                                              : s.expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s.expert()));
         figure.xLabel = labelWithScope(figure.xLabel, scope);
     }
+    const auto h = m_mode.interactive ? s.highlighted() : std::nullopt;
     const qsizetype hx = h && h->run == m_run ? figure.columns.indexOf(h->id.layer) : -1;
     const qsizetype hy = h ? figure.rows.indexOf(HeatmapRow{h->id.block, h->id.type}) : -1;
     if (hx >= 0 && hy >= 0)

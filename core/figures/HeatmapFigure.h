@@ -54,7 +54,7 @@ struct HeatmapFigure {
     QList<QList<double>> values; // values[row][column]
     QList<int> blockStarts;      // rows that begin another block's group (a rule above them)
     HeatmapColourScale colours;
-    std::optional<std::pair<int, int>> highlighted; // (column, row) of the highlighted matrix
+    std::optional<std::pair<int, int>> highlighted; // (column, row) of the highlighted matrix (in the window only)
     QString noData; // why no cell has a value (FigureNoData), empty when one has
 
     double value(int row, int column) const { return values[row][column]; }

@@ -3,8 +3,11 @@
 // size (docs of ../shared/spec/reference-figures): the legend in a row that leaves the plot the
 // width, tick labels that never touch and fit the figure, at least three labelled numbers, layers
 // at a regular step that keeps the first and the last, titles whole, markers scaled to the paper,
-// colour bars that name their metric and range, cell values that never collide nor read "-0.00",
-// and figure (1) as one figure of two panels, each with its own layer range and the step window.
+// colour bars that name their metric and never reach the edge, cell values that never collide nor
+// read "-0.00", and figure (1) as one figure of two panels, each with its own layer range and the
+// step window. Under a paper's caption (column, two-column): no generated title (the axes say what
+// it said), the legend on the plot, one size for both axis labels, plain lines, and nothing of the
+// window's selection.
 #include "AxisTickers.h"
 #include "DemoFixture.h"
 #include "ExportCommand.h"
@@ -394,6 +397,25 @@ private slots:
         window.plot()->replot(QCustomPlot::rpImmediateRefresh);
         QVERIFY(window.cellTextCount() > 0);
         QVERIFY(window.valuesNote().isEmpty());
+    }
+
+    // What marks the window's state is not exported: the clicked cell's box, the clicked bar's outline.
+    void exportsLeaveTheSelectionOut()
+    {
+        m_state->setHighlighted(MatrixKey{0, 1500, {{}, 1, MatrixType::K, {}}});
+        FigureView heatmaps(m_state, FigureKind::Heatmaps);
+        QVERIFY(heatmaps.heatmapPanels().first()->isHighlightShown()); // in the window
+        FigureView bars(m_state, FigureKind::Bars);
+        const QColor emphasis = PlotStyle::Theme::paper().emphasis;
+        QCOMPARE(bars.barPanels().first()->barsOf(MatrixType::K)->pen().color(), emphasis);
+        for (const QString &preset : FigureSize::presetNames()) {
+            const FigureExporter::PaperFigure cells = layOut(heatmaps, preset);
+            for (const auto &panel : cells.panels[0])
+                QVERIFY2(!static_cast<const TypeLayerHeatmap *>(panel.get())->isHighlightShown(), qPrintable(preset));
+            const FigureExporter::PaperFigure laidOut = layOut(bars, preset);
+            for (const QCPBars *bar : static_cast<const LayerBarChart *>(laidOut.panels[0][0].get())->bars())
+                QVERIFY2(bar->pen().color() != emphasis, qPrintable(preset + ": " + bar->name()));
+        }
     }
 
     // The spectrum's logarithmic axes are labelled at two decades at least, apart, at every preset,

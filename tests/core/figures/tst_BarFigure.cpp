@@ -110,6 +110,9 @@ private slots:
         m_state->setHighlighted(MatrixKey{0, 100, {{}, 0, MatrixType::Q, {}}});
         figure = build();
         QVERIFY(figure.series[0].highlighted && !figure.series[1].highlighted);
+        // On paper nothing marks what was clicked in the window.
+        const BarFigure paper = BarFigureBuilder(*m_state, Metric::StableRank, 0, {false, true}).build();
+        QVERIFY(!paper.series[0].highlighted && !paper.series[1].highlighted);
     }
 
     // Without a title (under a paper's caption) the layer axis says the step, the value axis the

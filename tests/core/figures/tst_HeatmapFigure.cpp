@@ -126,6 +126,9 @@ private slots:
         QCOMPARE(build().highlighted, (std::optional<std::pair<int, int>>{{1, 1}}));
         m_state->setHighlighted(MatrixKey{1, 100, {"encoder", 1, MatrixType::K, {}}});
         QVERIFY(!build().highlighted);
+        // On paper nothing marks what was clicked in the window.
+        m_state->setHighlighted(MatrixKey{0, 100, {"encoder", 1, MatrixType::K, {}}});
+        QVERIFY(!HeatmapFigureBuilder(*m_state, Metric::StableRank, 0, {}, {false, true}).build().highlighted);
     }
 };
 

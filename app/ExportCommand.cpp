@@ -67,7 +67,7 @@ struct ExportOptionSet {
     const QCommandLineOption lineLayers{QStringLiteral("line-layers"), QStringLiteral("lines, lines+bars: the lines' own layer range, e.g. 0 (default: --layers)."), QStringLiteral("A-B")};
     const QCommandLineOption barLayers{QStringLiteral("bar-layers"), QStringLiteral("bars, lines+bars: the bars' own layer range (default: --layers)."), QStringLiteral("A-B")};
     const QCommandLineOption steps{QStringLiteral("steps"), QStringLiteral("lines, lines+bars: the training steps the lines show, e.g. 0-1000 (default: all)."), QStringLiteral("A-B")};
-    const QCommandLineOption preset{QStringLiteral("preset"), QStringLiteral("column (3.3 x 2.4 in, 7 pt, 300 dpi), two-column (7 x 3.5 in, 8 pt, 300 dpi) or slide (13.33 x 7.5 in, 16 pt, 150 dpi)."), QStringLiteral("NAME")};
+    const QCommandLineOption preset{QStringLiteral("preset"), QStringLiteral("column (3.3 x 2.4 in, 7 pt, 300 dpi), two-column (7 x 3.5 in, 8 pt, 300 dpi), both for under a paper's caption (no generated title: the axis labels say what it said; lines without markers), or slide (13.33 x 7.5 in, 16 pt, 150 dpi)."), QStringLiteral("NAME")};
     const QCommandLineOption size{QStringLiteral("size"), QStringLiteral("Figure size with a unit: 3.3x2.4in, 8.5x6cm, 90x60mm, 600x400pt or 1200x750px."), QStringLiteral("WxH")};
     const QCommandLineOption dpi{QStringLiteral("dpi"), QStringLiteral("PNG resolution in dots per inch (default 96, presets 300)."), QStringLiteral("N")};
     const QCommandLineOption font{QStringLiteral("font-size"), QStringLiteral("Tick label size in points; axis labels 1 pt and titles 2 pt larger (default 9)."), QStringLiteral("PT")};

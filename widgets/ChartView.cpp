@@ -549,22 +549,50 @@ void ChartView::fitRowLabels(QCPAxis *axis, QCPAxisTickerText *ticker, int lengt
 
 void ChartView::fitLayerLabels(QCPAxis *axis, QCPAxisTickerText *ticker, int length)
 {
-    // Layer labels: each one when they fit, else at a regular step that keeps the first and the
-    // last (categoryTickIndices), so neighbours never touch.
+    // Layer labels: every one, as an author labels a categorical axis: upright when they fit with
+    // a little room between them; else turned to run up the axis, where a label needs only its
+    // digits' height, a point or two smaller if need be (down to 5 pt). Only an axis too crowded
+    // even for that is labelled at a regular step that keeps the first and the last
+    // (categoryTickIndices), so neighbours never touch.
     const QMap<double, QString> labels = fullTickLabels(axis, ticker);
+    const bool horizontal = axis->orientation() == Qt::Horizontal;
+    QFont font = PlotStyle::tickFont(m_fontPt);
+    axis->setTickLabelFont(font);
+    axis->setTickLabelRotation(0);
     if (labels.size() < 2) {
         ticker->setTicks(labels);
         return;
     }
-    const bool horizontal = axis->orientation() == Qt::Horizontal;
-    const QFontMetricsF metrics(axis->tickLabelFont());
-    double widest = 0;
-    for (const QString &label : labels)
-        widest = std::max(widest, horizontal ? metrics.horizontalAdvance(label) : metrics.height());
-    const double gap = horizontal ? 0.8 * metrics.horizontalAdvance(QLatin1Char('M')) : 0.2 * metrics.height();
+    auto widestIn = [&](const QFont &f) {
+        const QFontMetricsF metrics(f);
+        double widest = 0;
+        for (const QString &label : labels)
+            widest = std::max(widest, horizontal ? metrics.horizontalAdvance(label) : metrics.height());
+        return widest;
+    };
+    const QFontMetricsF metrics(font);
+    const double widest = widestIn(font);
     // The pixels between neighbouring labels: the keys' span over the axis' range, shared by the gaps between them.
     const double keys = labels.lastKey() - labels.firstKey();
     const double spacing = axis->range().size() > 0 ? length * keys / axis->range().size() / double(labels.size() - 1) : length;
+    if (horizontal) {
+        if (widest + 0.35 * metrics.horizontalAdvance(QLatin1Char('M')) <= spacing) {
+            ticker->setTicks(labels);
+            return;
+        }
+        for (double pt = m_fontPt; pt >= 5; pt -= 0.5) {
+            QFont turned = font;
+            turned.setPointSizeF(pt);
+            const double height = QFontMetricsF(turned).capHeight();
+            if (height + std::max(1.5, 0.3 * height) <= spacing) {
+                axis->setTickLabelFont(turned);
+                axis->setTickLabelRotation(-90);
+                ticker->setTicks(labels);
+                return;
+            }
+        }
+    }
+    const double gap = horizontal ? 0.8 * metrics.horizontalAdvance(QLatin1Char('M')) : 0.2 * metrics.height();
     QMap<double, QString> shown;
     const QList<double> positions = labels.keys();
     for (int i : categoryTickIndices(int(labels.size()), spacing, widest + gap))

@@ -7,6 +7,18 @@
 
 namespace rankscope {
 
+BarGeometry BarGeometry::of(int bars, double slotPixels)
+{
+    constexpr double kGroup = 0.8, kThinnest = 3, kOutlined = 4;
+    const int n = std::max(1, bars);
+    if (!(slotPixels > 0))
+        return {kGroup / n, 0, true};
+    const double groupPixels = kGroup * slotPixels;
+    const double gap = n > 1 && (groupPixels - (n - 1)) / n >= kThinnest ? 1.0 : 0.0;
+    const double barPixels = (groupPixels - (n - 1) * gap) / n;
+    return {barPixels / slotPixels, gap / slotPixels, barPixels >= kOutlined};
+}
+
 BarSeries BarFigureBuilder::seriesOf(MatrixType type, const QList<int> &layers, qint64 step) const
 {
     const ViewState &s = m_state;

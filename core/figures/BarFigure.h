@@ -32,13 +32,25 @@ struct BarFigure {
     qint64 step = 0;
     QString title, xLabel, yLabel;
     bool logY = false;
-    double barWidth = 0.8; // each layer's group spans 80 % of the unit, split among the visible types
+    double barWidth = 0.8; // each layer's group spans 80 % of the unit, split among the visible types (barGeometry)
     QList<BarSeries> series; // every type of the block, visible or not, in the contract's order
     QMap<double, QString> layerTicks; // the layer, or its relative depth
     std::optional<AxisRange> xRange, yRange; // nullopt: no data, the axis keeps its range
     QString noData; // why nothing is drawn (FigureNoData), empty when something is
     // Compared runs' panels share one legend of types, on the last shown run's panel.
     bool legendShown = true;
+};
+
+// How one layer's group of bars sits in its slot (a layer is one unit of the axis), drawn
+// `slotPixels` wide: the group spans 80 % of the slot whatever the slot's width, so that groups
+// never run into their neighbours nor past the plot's ends (16 and more layers in a column did),
+// its bars a pixel apart while each keeps 3 px at least, touching when narrower; thin bars lose
+// their outline, which would cover them.
+struct BarGeometry {
+    double barWidth = 0.8; // in axis units
+    double spacing = 0;    // between neighbouring bars, in axis units
+    bool outlined = true;
+    static BarGeometry of(int bars, double slotPixels);
 };
 
 class BarFigureBuilder {

@@ -8,6 +8,7 @@
 // step window. Under a paper's caption (column, two-column): no generated title (the axes say what
 // it said), the legend on the plot, one size for both axis labels, plain lines, and nothing of the
 // window's selection.
+#include "../core/figures/KnownMatrices.h"
 #include "AxisTickers.h"
 #include "DemoFixture.h"
 #include "ExportCommand.h"
@@ -284,6 +285,71 @@ private slots:
                     QCOMPARE(x, PlotStyle::labelFont(FigureSize::preset(preset)->fontPt).pointSizeF());
                 }
             }
+    }
+
+    // A model of 16 or 32 layers, at every preset: each layer's bars stay in its slot, apart and
+    // inside the plot (they ran into the next layer's and past the plot's ends), and every layer
+    // is labelled, upright or turned up the axis, labels never touching; the heatmaps' too.
+    void deepModelsKeepTheirLayers()
+    {
+        for (const int depth : {16, 32}) {
+            RunAnalysis run;
+            for (int layer = 0; layer < depth; ++layer)
+                for (MatrixType type : {MatrixType::Q, MatrixType::K, MatrixType::V, MatrixType::O, MatrixType::MlpUp, MatrixType::MlpDown})
+                    run.results << test::knownMatrix(100, layer, type, {2, 1, double(layer % 3)});
+            sortResults(run.results);
+            m_state->setRun(run, QStringLiteral("deep"));
+            for (const QString &preset : FigureSize::presetNames()) {
+                FigureView bars(m_state, FigureKind::Bars);
+                const FigureExporter::PaperFigure laidOut = layOut(bars, preset);
+                const auto *chart = static_cast<const LayerBarChart *>(laidOut.panels[0][0].get());
+                const QCPAxis *x = chart->plot()->xAxis;
+                const QRect plot = chart->plot()->axisRect()->rect();
+                for (int layer = 0; layer < depth; ++layer) {
+                    const QString what = QStringLiteral("%1 layers, %2, layer %3").arg(depth).arg(preset).arg(layer);
+                    const double slotLeft = x->coordToPixel(layer - 0.5), slotRight = x->coordToPixel(layer + 0.5);
+                    QList<std::pair<double, double>> spans; // each bar's left and right edge, its outline included
+                    for (const QCPBars *bar : chart->bars()) {
+                        const double centre = bar->dataPixelPosition(layer).x();
+                        const double half = std::abs(x->coordToPixel(layer + bar->width() / 2) - x->coordToPixel(layer - bar->width() / 2)) / 2 +
+                                            (bar->pen().style() == Qt::NoPen ? 0 : bar->pen().widthF() / 2);
+                        spans.append({centre - half, centre + half});
+                    }
+                    std::sort(spans.begin(), spans.end());
+                    QVERIFY2(spans.first().first >= std::max(slotLeft, double(plot.left())) - 0.01, qPrintable(what));
+                    QVERIFY2(spans.last().second <= std::min(slotRight, double(plot.right() + 1)) + 0.01, qPrintable(what));
+                    for (qsizetype i = 1; i < spans.size(); ++i)
+                        QVERIFY2(spans[i].first >= spans[i - 1].second - 0.01, qPrintable(what + QStringLiteral(": bars overlap")));
+                }
+                FigureView heatmaps(m_state, FigureKind::Heatmaps);
+                const FigureExporter::PaperFigure cells = layOut(heatmaps, preset);
+                for (const ChartView *panel : {laidOut.panels[0][0].get(), cells.panels[0][0].get()}) {
+                    const QCPAxis *layers = panel->plot()->xAxis;
+                    const QString what = QStringLiteral("%1 layers, %2, %3").arg(depth).arg(preset, panel->metaObject()->className());
+                    QStringList shown;
+                    QList<double> at;
+                    for (qsizetype i = 0; i < layers->tickVector().size(); ++i)
+                        if (layers->range().contains(layers->tickVector()[i]) && !layers->tickVectorLabels()[i].isEmpty()) {
+                            shown << layers->tickVectorLabels()[i];
+                            at << layers->coordToPixel(layers->tickVector()[i]);
+                        }
+                    // Every layer, unless its column is narrower than a 5 pt digit turned up the axis (two
+                    // heatmaps of 16 layers in one paper column): then the first and the last at least.
+                    QFont smallest = PlotStyle::tickFont(5);
+                    const double column = std::abs(layers->coordToPixel(1) - layers->coordToPixel(0));
+                    if (column >= QFontMetricsF(smallest).capHeight() + 1.5)
+                        QVERIFY2(shown.size() == depth, qPrintable(what + QStringLiteral(": %1 labelled").arg(shown.join(' '))));
+                    else
+                        QVERIFY2(shown.first() == QLatin1String("0") && shown.last() == QString::number(depth - 1), qPrintable(what));
+                    const QFontMetricsF metrics(layers->tickLabelFont());
+                    // Upright labels need their width between centres; turned ones their digits' height.
+                    const double need = layers->tickLabelRotation() == 0 ? metrics.horizontalAdvance(QString::number(depth - 1)) : metrics.capHeight();
+                    for (qsizetype i = 1; i < at.size(); ++i)
+                        QVERIFY2(at[i] - at[i - 1] >= need + 1, qPrintable(what + QStringLiteral(": labels %1 and %2 touch").arg(shown[i - 1], shown[i])));
+                    QVERIFY2(layers->tickLabelFont().pointSizeF() >= 5, qPrintable(what));
+                }
+            }
+        }
     }
 
     // Lines and markers follow the paper's font: thin in a column, thicker on a slide.

@@ -129,6 +129,27 @@ private slots:
         QCOMPARE(figure.xLabel, QStringLiteral("Layer"));
         QCOMPARE(figure.yLabel, QStringLiteral("Stable rank"));
     }
+
+    // A layer's group of bars spans 80 % of its slot at any width, so no group reaches into the
+    // next layer's nor past the plot's ends; its bars are a pixel apart while each keeps 3 px,
+    // touching when thinner, and lose their outline under 4 px.
+    void barGeometryFitsTheSlot()
+    {
+        for (int n = 1; n <= 8; ++n)
+            for (double slot : {2.0, 4.0, 8.0, 12.0, 15.4, 20.0, 40.0, 80.0, 200.0}) {
+                const BarGeometry g = BarGeometry::of(n, slot);
+                const QString what = QStringLiteral("%1 bars in %2 px").arg(n).arg(slot);
+                QVERIFY2(g.barWidth > 0, qPrintable(what));
+                QVERIFY2(std::abs(n * g.barWidth + (n - 1) * g.spacing - 0.8) < 1e-12, qPrintable(what));
+                const double barPixels = g.barWidth * slot;
+                if (g.spacing > 0)
+                    QVERIFY2(n > 1 && std::abs(g.spacing * slot - 1) < 1e-12 && barPixels >= 3 - 1e-12, qPrintable(what));
+                else
+                    QVERIFY2(n == 1 || (0.8 * slot - (n - 1)) / n < 3, qPrintable(what)); // a pixel between them would leave less than 3
+                QCOMPARE(g.outlined, barPixels >= 4);
+            }
+        QCOMPARE(BarGeometry::of(6, 0).barWidth, 0.8 / 6); // not laid out yet: the figure's share
+    }
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestBarFigure)

@@ -67,16 +67,16 @@ struct ExportOptionSet {
     const QCommandLineOption lineLayers{QStringLiteral("line-layers"), QStringLiteral("lines, lines+bars: the lines' own layer range, e.g. 0 (default: --layers)."), QStringLiteral("A-B")};
     const QCommandLineOption barLayers{QStringLiteral("bar-layers"), QStringLiteral("bars, lines+bars: the bars' own layer range (default: --layers)."), QStringLiteral("A-B")};
     const QCommandLineOption steps{QStringLiteral("steps"), QStringLiteral("lines, lines+bars: the training steps the lines show, e.g. 0-1000 (default: all)."), QStringLiteral("A-B")};
-    const QCommandLineOption preset{QStringLiteral("preset"), QStringLiteral("column (3.3 x 2.4 in, 7 pt, 300 dpi), two-column (7 x 3.5 in, 8 pt, 300 dpi) or slide (13.33 x 7.5 in, 16 pt, 150 dpi)."), QStringLiteral("NAME")};
+    const QCommandLineOption preset{QStringLiteral("preset"), QStringLiteral("column (3.3 x 2.4 in, 7 pt, 300 dpi), two-column (7 x 3.5 in, 8 pt, 300 dpi), both for under a paper's caption (no generated title: the axis labels say what it said; lines without markers), or slide (13.33 x 7.5 in, 16 pt, 150 dpi)."), QStringLiteral("NAME")};
     const QCommandLineOption size{QStringLiteral("size"), QStringLiteral("Figure size with a unit: 3.3x2.4in, 8.5x6cm, 90x60mm, 600x400pt or 1200x750px."), QStringLiteral("WxH")};
     const QCommandLineOption dpi{QStringLiteral("dpi"), QStringLiteral("PNG resolution in dots per inch (default 96, presets 300)."), QStringLiteral("N")};
     const QCommandLineOption font{QStringLiteral("font-size"), QStringLiteral("Tick label size in points; axis labels 1 pt and titles 2 pt larger (default 9)."), QStringLiteral("PT")};
     const QCommandLineOption width{QStringLiteral("width"), QStringLiteral("Figure width in pixels at 96 dpi, default 1200 (or use --size)."), QStringLiteral("W")};
     const QCommandLineOption height{QStringLiteral("height"), QStringLiteral("Figure height in pixels at 96 dpi, default 750."), QStringLiteral("H")};
     const QCommandLineOption scale{QStringLiteral("scale"), QStringLiteral("PNG pixels per layout pixel, e.g. 2 (or use --dpi)."), QStringLiteral("F")};
-    const QCommandLineOption title{QStringLiteral("title"), QStringLiteral("A title instead of the generated one; for a figure of several panels (heatmaps, compared runs) a title over them all, each panel keeping its own."), QStringLiteral("T")};
+    const QCommandLineOption title{QStringLiteral("title"), QStringLiteral("A title instead of the generated one (the column and two-column presets have none: a caption's); for a figure of several panels (heatmaps, compared runs) a title over them all, each panel keeping its own; --title '' for no title at all."), QStringLiteral("T")};
     const QCommandLineOption panelTitle{QStringLiteral("panel-title"), QStringLiteral("A panel's own title, given once per panel in order (heatmaps: compression %, then weighted alpha); an empty one keeps the generated title."), QStringLiteral("T")};
-    const QCommandLineOption colourRange{QStringLiteral("colour-range"), QStringLiteral("heatmaps: what the colours span, all-steps (default: one colour is one value at every step) or step (the step shown)."), QStringLiteral("WHAT"), QStringLiteral("all-steps")};
+    const QCommandLineOption colourRange{QStringLiteral("colour-range"), QStringLiteral("heatmaps: what the colours span, step (default: each metric's own range at the step shown) or all-steps (one colour is one value at every step)."), QStringLiteral("WHAT"), QStringLiteral("step")};
     const QCommandLineOption vmin{QStringLiteral("vmin"), QStringLiteral("heatmaps: the value at the bottom of the colour bar: one number for every panel, or one per panel separated by commas (--vmin 0,1.5); an empty one leaves that panel's end fitted (--vmin ,1.5)."), QStringLiteral("V")};
     const QCommandLineOption vmax{QStringLiteral("vmax"), QStringLiteral("heatmaps: the value at the top of the colour bar, as --vmin (--vmax 100,6)."), QStringLiteral("V")};
     const QCommandLineOption layer{QStringLiteral("layer"), QStringLiteral("spectrum, spectrogram: the layer (spectrogram without it: the type's mean over --layers); heads: that layer's heads over the steps."), QStringLiteral("L")};
@@ -595,7 +595,7 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
         return usage(QStringLiteral("nothing to draw: ") + reasons.join(QStringLiteral("; ")));
     QString error;
     const bool csv = QFileInfo(path).suffix().toLower() == QLatin1String("csv");
-    if (csv ? !writeOutputFile(path, view.dataCsv().toUtf8(), &error) : !view.exportTo(path, options.size, &error, options.title.value_or(QString()))) {
+    if (csv ? !writeOutputFile(path, view.dataCsv().toUtf8(), &error) : !view.exportTo(path, options.size, &error, options.title)) {
         err << "rankscope export: " << printableText(error) << '\n';
         return 1;
     }

@@ -96,7 +96,7 @@ ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, LegendP
     form->addRow(tr("File (.png, .svg, .pdf)"), pathRow);
     // The figure's own title; left empty, each panel keeps the generated title naming its metric.
     m_title = new QLineEdit(this);
-    m_title->setPlaceholderText(tr("generated: each panel names its metric and run"));
+    m_title->setPlaceholderText(tr("generated: each panel names its metric and run (a paper size: none, the caption's)"));
     m_title->setToolTip(tr("A figure of one panel takes it as its title; one of several panels gets it above them all"));
     form->addRow(tr("Title"), m_title);
     form->addRow(tr("Size"), m_preset);
@@ -139,7 +139,10 @@ QString ExportDialog::title() const { return m_title->text().trimmed(); }
 
 FigureSize ExportDialog::size() const
 {
-    return {m_width->value() * pointsPerUnit(), m_height->value() * pointsPerUnit(), m_dpi->value(), m_font->value(), m_dark->isChecked()};
+    // A paper preset chosen and left as it is: a figure under a caption (no generated title).
+    const std::optional<FigureSize> preset = FigureSize::preset(m_preset->currentData().toString());
+    return {m_width->value() * pointsPerUnit(), m_height->value() * pointsPerUnit(), m_dpi->value(), m_font->value(), m_dark->isChecked(),
+            preset && preset->captioned};
 }
 
 LegendPosition ExportDialog::legendPosition() const { return LegendPosition(m_legend->currentData().toInt()); }

@@ -793,8 +793,9 @@ QString MainWindow::tabFileName(int tab) const
     return m_tabs->widget(tab) == m_rankPlan ? QStringLiteral("rank-plan") : FigureView::name(FigureKind(tab));
 }
 
-bool MainWindow::exportFigure(int tab, const QString &path, const FigureSize &size, QString *error, const QString &title)
+bool MainWindow::exportFigure(int tab, const QString &path, const FigureSize &size, QString *error, const QString &ownTitle)
 {
+    const std::optional<QString> title = ownTitle.isEmpty() ? std::nullopt : std::optional(ownTitle);
     if (m_tabs->widget(tab) == m_rankPlan)
         return FigureExporter::write({m_rankPlan->views()}, path, size, error, title);
     FigureView *f = m_figures.value(tab);

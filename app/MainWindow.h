@@ -81,8 +81,9 @@ public:
 
     // The views of a tab and their export, as the menus do it.
     QList<ChartView *> viewsOfTab(int tab) const;
-    // `title`: the figure's own (FigureView::exportTo), empty for the generated ones.
-    bool exportFigure(int tab, const QString &path, const FigureSize &size, QString *error, const QString &title = {});
+    // `ownTitle`: the figure's own (FigureView::exportTo), empty for the generated ones (none
+    // under a caption: FigureSize::captioned).
+    bool exportFigure(int tab, const QString &path, const FigureSize &size, QString *error, const QString &ownTitle = {});
     // User naming rules (JSON) in front of the built-in ones; the open folder is analysed again.
     bool loadNamingRules(const QString &path);
     // Loads (analysing if needed) another folder or results file and shows it beside this run.

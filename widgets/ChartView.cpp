@@ -376,6 +376,13 @@ void ChartView::setTitle(const QString &text, const QString &shortText)
     applyTitle();
 }
 
+bool ChartView::titleLeftOut() const
+{
+    return m_paper && m_titleOverride.isEmpty() && (m_noTitleAsked || (m_paper->captioned && labelsCanReplaceTitle()));
+}
+
+QString ChartView::shownTitle() const { return m_title->text(); }
+
 void ChartView::applyTitle()
 {
     // A title on one line if it fits, else without the run's name (generated titles end with
@@ -386,6 +393,13 @@ void ChartView::applyTitle()
     if (isPaper())
         m_title->setFont(PlotStyle::paperTitleFont(m_fontPt));
     const QFont font = m_title->font();
+    if (titleLeftOut()) {
+        // No title (asked for none, or under a caption, the axis labels saying what it said);
+        // beside other runs' panels under a caption, the run's name alone says which is which.
+        const QString run = m_titleKeepsRun && !m_noTitleAsked ? titleRun() : QString();
+        m_title->setText(run.isEmpty() ? QString() : PlotStyle::wrapText(run, font, width));
+        return;
+    }
     const qsizetype dash = m_titleText.lastIndexOf(QStringLiteral(" \u2014 "));
     const QString withoutRun = dash > 0 && m_titleOverride.isEmpty() ? m_titleText.left(dash) : QString();
     const QString full = m_titleDropsRun && !withoutRun.isEmpty() ? QString() : m_titleText;
@@ -441,7 +455,7 @@ void ChartView::leaveLegendToFigure(QSize size)
 {
     m_legendInFigure = true;
     if (m_paper)
-        layOutOnPaper({size, m_paper->fontPt, m_paper->dark});
+        layOutOnPaper({size, m_paper->fontPt, m_paper->dark, m_paper->captioned});
 }
 
 void ChartView::alignPlot(int top, int bottom)
@@ -495,16 +509,15 @@ void ChartView::fitTicks(QSize size)
 
 void ChartView::fitAxisLabel(QCPAxis *axis, int length)
 {
-    // An axis label longer than its axis is set a little smaller (down to the tick labels' size),
-    // then breaks onto a second line; the label is kept whole until the view sets a new one.
+    // An axis label longer than its axis breaks onto a second line, in the size of every axis
+    // label (a y label set smaller than the x label beside it reads as a mistake); the label is
+    // kept whole until the view sets a new one.
     QString &fullLabel = m_fullLabels[axis];
     if (axis->label() != m_wrappedLabels.value(axis))
         fullLabel = axis->label();
     if (fullLabel.contains(QLatin1Char('\n')))
         return; // broken into lines by the view itself (a colour bar's label)
-    QFont font = PlotStyle::labelFont(m_fontPt);
-    while (font.pointSizeF() > m_fontPt && QFontMetricsF(font).horizontalAdvance(fullLabel) > length)
-        font.setPointSizeF(font.pointSizeF() - 0.5);
+    const QFont font = PlotStyle::labelFont(m_fontPt);
     axis->setLabelFont(font);
     const QString wrapped = PlotStyle::wrapText(fullLabel, font, length);
     axis->setLabel(wrapped);
@@ -536,22 +549,50 @@ void ChartView::fitRowLabels(QCPAxis *axis, QCPAxisTickerText *ticker, int lengt
 
 void ChartView::fitLayerLabels(QCPAxis *axis, QCPAxisTickerText *ticker, int length)
 {
-    // Layer labels: each one when they fit, else at a regular step that keeps the first and the
-    // last (categoryTickIndices), so neighbours never touch.
+    // Layer labels: every one, as an author labels a categorical axis: upright when they fit with
+    // a little room between them; else turned to run up the axis, where a label needs only its
+    // digits' height, a point or two smaller if need be (down to 5 pt). Only an axis too crowded
+    // even for that is labelled at a regular step that keeps the first and the last
+    // (categoryTickIndices), so neighbours never touch.
     const QMap<double, QString> labels = fullTickLabels(axis, ticker);
+    const bool horizontal = axis->orientation() == Qt::Horizontal;
+    QFont font = PlotStyle::tickFont(m_fontPt);
+    axis->setTickLabelFont(font);
+    axis->setTickLabelRotation(0);
     if (labels.size() < 2) {
         ticker->setTicks(labels);
         return;
     }
-    const bool horizontal = axis->orientation() == Qt::Horizontal;
-    const QFontMetricsF metrics(axis->tickLabelFont());
-    double widest = 0;
-    for (const QString &label : labels)
-        widest = std::max(widest, horizontal ? metrics.horizontalAdvance(label) : metrics.height());
-    const double gap = horizontal ? 0.8 * metrics.horizontalAdvance(QLatin1Char('M')) : 0.2 * metrics.height();
+    auto widestIn = [&](const QFont &f) {
+        const QFontMetricsF metrics(f);
+        double widest = 0;
+        for (const QString &label : labels)
+            widest = std::max(widest, horizontal ? metrics.horizontalAdvance(label) : metrics.height());
+        return widest;
+    };
+    const QFontMetricsF metrics(font);
+    const double widest = widestIn(font);
     // The pixels between neighbouring labels: the keys' span over the axis' range, shared by the gaps between them.
     const double keys = labels.lastKey() - labels.firstKey();
     const double spacing = axis->range().size() > 0 ? length * keys / axis->range().size() / double(labels.size() - 1) : length;
+    if (horizontal) {
+        if (widest + 0.35 * metrics.horizontalAdvance(QLatin1Char('M')) <= spacing) {
+            ticker->setTicks(labels);
+            return;
+        }
+        for (double pt = m_fontPt; pt >= 5; pt -= 0.5) {
+            QFont turned = font;
+            turned.setPointSizeF(pt);
+            const double height = QFontMetricsF(turned).capHeight();
+            if (height + std::max(1.5, 0.3 * height) <= spacing) {
+                axis->setTickLabelFont(turned);
+                axis->setTickLabelRotation(-90);
+                ticker->setTicks(labels);
+                return;
+            }
+        }
+    }
+    const double gap = horizontal ? 0.8 * metrics.horizontalAdvance(QLatin1Char('M')) : 0.2 * metrics.height();
     QMap<double, QString> shown;
     const QList<double> positions = labels.keys();
     for (int i : categoryTickIndices(int(labels.size()), spacing, widest + gap))
@@ -715,10 +756,11 @@ void ChartView::resizeEvent(QResizeEvent *event)
     }
 }
 
-std::unique_ptr<ChartView> ChartView::paperCopy(const PaperLayout &layout, const QString &title) const
+std::unique_ptr<ChartView> ChartView::paperCopy(const PaperLayout &layout, const std::optional<QString> &title) const
 {
     std::unique_ptr<ChartView> copy = createSibling();
-    copy->m_titleOverride = title.isEmpty() ? m_titleOverride : title;
+    copy->m_titleOverride = title && !title->isEmpty() ? *title : m_titleOverride;
+    copy->m_noTitleAsked = title && title->isEmpty();
     for (auto it = m_zoom.begin(); it != m_zoom.end(); ++it)
         if (const qsizetype i = m_zoomRects.indexOf(it.key()); i >= 0 && i < copy->m_zoomRects.size())
             copy->m_zoom.insert(copy->m_zoomRects[i], it.value());

@@ -4,6 +4,7 @@
 
 #include "PlotStyle.h"
 #include "figures/AxisRange.h"
+#include "figures/FigureMode.h"
 #include "figures/ViewState.h"
 #include "spectral/MetricCatalog.h"
 
@@ -19,11 +20,13 @@ namespace rankscope {
 class MetricSelector;
 
 // What a figure on paper is laid out for: its size in layout pixels (96 dpi), the base font size
-// in points, and whether it is drawn on the dark theme's background.
+// in points, whether it is drawn on the dark theme's background, and whether it goes under a
+// paper's caption (FigureSize::captioned: no generated title, lines without markers).
 struct PaperLayout {
     QSize size;
     double fontPt = 9;
     bool dark = false;
+    bool captioned = false;
 };
 
 class ChartView : public QWidget {
@@ -47,9 +50,13 @@ public:
     // run, title and the user's zoom: "Export this view" exports what is seen), laid out for the
     // layout's size, fonts and theme, without what marks the interactive state (the selection, the
     // crosshair, the current-step line). This view is left as it is.
-    // `title`, when given, replaces the copy's title (an export's own title for its one panel).
-    std::unique_ptr<ChartView> paperCopy(const PaperLayout &layout, const QString &title = {}) const;
+    // `title`: nullopt keeps this view's title (the generated one, left out under a caption when
+    // the view's axis labels can say what it says); a text replaces it (an export's own title for
+    // its one panel); an empty text leaves the copy without any.
+    std::unique_ptr<ChartView> paperCopy(const PaperLayout &layout, const std::optional<QString> &title = std::nullopt) const;
     bool isPaper() const { return m_paper.has_value(); }
+    // The title as drawn (empty: none), whatever title() generated.
+    QString shownTitle() const;
     // The layers across this panel's x axis when its width should follow them beside panels of
     // its kind (compared runs' bars and heatmaps: a layer as wide in each); 0: an equal share.
     virtual int layerColumns() const { return 0; }
@@ -113,6 +120,18 @@ protected:
     QSize layoutSize() const { return m_paper ? m_paper->size : m_plot->size(); }
     // A new view of the same kind on the same state, showing what this one shows (for paperCopy).
     virtual std::unique_ptr<ChartView> createSibling() const = 0;
+    // Whether the view's axis labels say what its generated title says when it has none (the
+    // figure builders' FigureMode::titled): only such a view leaves its title out under a caption.
+    virtual bool labelsCanReplaceTitle() const { return false; }
+    // On paper, whether the view has no title: none was asked for (`--title ""`), or under a
+    // caption the generated one is left out for a view whose labels can say what it said. A title
+    // of the user's is shown.
+    bool titleLeftOut() const;
+    // How the builders draw the view: on paper nothing interactive, and with the title left out
+    // what it said in the axis labels.
+    FigureMode figureMode() const { return {!isPaper(), !titleLeftOut()}; }
+    // On paper under a caption: lines without markers (matplotlib's plain lines).
+    bool isCaptioned() const { return m_paper && m_paper->captioned; }
     // The view has a legend of types and runs, placed where the state's position says (auto: in a
     // row above the plot when it fits, as matplotlib users put it; else beside or below it).
     void useSideLegend();
@@ -211,6 +230,7 @@ private:
 
     QString m_lastTooltip;
     QString m_titleOverride;
+    bool m_noTitleAsked = false; // on paper: no title at all, as asked (--title "")
     QString m_titleText;
     QString m_shortTitle;
     bool m_titleDropsRun = false;

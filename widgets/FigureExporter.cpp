@@ -97,11 +97,13 @@ bool paintVectorized(QPaintDevice *device, const FigureExporter::PaperFigure &fi
 
 } // namespace
 
-FigureExporter::PaperFigure FigureExporter::layOut(const QList<QList<ChartView *>> &rows, const FigureSize &size, const QString &title)
+FigureExporter::PaperFigure FigureExporter::layOut(const QList<QList<ChartView *>> &rows, const FigureSize &size, const std::optional<QString> &title)
 {
     const QSize layout = size.layoutSize();
     const bool onePanel = rows.size() == 1 && rows.first().size() == 1;
-    const FigureTitle figureTitle(onePanel ? QString() : title, size);
+    const FigureTitle figureTitle(onePanel ? QString() : title.value_or(QString()), size);
+    // One panel takes the figure's title; several keep their own, or have none when none is asked.
+    const std::optional<QString> panelTitle = onePanel || (title && title->isEmpty()) ? title : std::nullopt;
     const int panelsHeight = layout.height() - figureTitle.height;
     const int rowCount = int(rows.size());
     PaperFigure figure;
@@ -111,8 +113,8 @@ FigureExporter::PaperFigure FigureExporter::layOut(const QList<QList<ChartView *
         panels.emplace_back();
         widths << panelWidths(row, layout.width());
         for (qsizetype c = 0; c < row.size(); ++c)
-            panels.back().push_back(row[c]->paperCopy({QSize(widths.last()[c], panelsHeight / rowCount), size.fontPt, size.dark},
-                                                      onePanel ? title : QString()));
+            panels.back().push_back(row[c]->paperCopy({QSize(widths.last()[c], panelsHeight / rowCount), size.fontPt, size.dark, size.captioned},
+                                                      panelTitle));
     }
     // Panels whose legends say the same share one, in a row over them all.
     if (!onePanel) {
@@ -160,7 +162,7 @@ FigureExporter::PaperFigure FigureExporter::layOut(const QList<QList<ChartView *
 }
 
 bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString &path, const FigureSize &size, QString *error,
-                           const QString &title)
+                           const std::optional<QString> &title)
 {
     if (rows.isEmpty() || std::any_of(rows.begin(), rows.end(), [](const QList<ChartView *> &row) { return row.isEmpty(); })) {
         *error = QStringLiteral("nothing to export");
@@ -176,7 +178,7 @@ bool FigureExporter::write(const QList<QList<ChartView *>> &rows, const QString 
     // Fresh panels drawn for paper: the views on screen stay as they are.
     const QSize layout = size.layoutSize();
     const bool onePanel = rows.size() == 1 && rows.first().size() == 1;
-    const FigureTitle figureTitle(onePanel ? QString() : title, size);
+    const FigureTitle figureTitle(onePanel ? QString() : title.value_or(QString()), size);
     const PaperFigure laidOut = layOut(rows, size, title);
     const Panels &panels = laidOut.panels;
     const int legendHeight = laidOut.legend ? laidOut.legend->height() : 0;

@@ -11,6 +11,7 @@
 #include <QList>
 #include <QString>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace rankscope {
@@ -21,10 +22,12 @@ class FigureExporter {
 public:
     // rows of panels; every row is divided equally among its panels. The format comes from the
     // file's suffix: .png, .svg or .pdf.
-    // `title`: a title of the whole figure (empty: none). A figure of one panel takes it as that
-    // panel's title; one of several panels gets it on a line above them all, each panel keeping its own.
+    // `title`: a title of the whole figure. A figure of one panel takes it as that panel's title;
+    // one of several panels gets it on a line above them all, each panel keeping its own. nullopt:
+    // the generated titles (none under a caption, FigureSize::captioned, where the axis labels say
+    // what they said); empty: no title at all, over the figure or on its panels.
     static bool write(const QList<QList<ChartView *>> &rows, const QString &path, const FigureSize &size, QString *error,
-                      const QString &title = {});
+                      const std::optional<QString> &title = std::nullopt);
     static QStringList formats() { return {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}; }
 
     // The fresh panels write() draws, each laid out for its share of the figure (what is left
@@ -35,7 +38,7 @@ public:
         PaperPanels panels;
         std::unique_ptr<FigureLegend> legend; // null: each panel keeps its own
     };
-    static PaperFigure layOut(const QList<QList<ChartView *>> &rows, const FigureSize &size, const QString &title = {});
+    static PaperFigure layOut(const QList<QList<ChartView *>> &rows, const FigureSize &size, const std::optional<QString> &title = std::nullopt);
 };
 
 } // namespace rankscope

@@ -288,7 +288,7 @@ void FigureView::layoutPanels()
                                         ? int(std::max<qsizetype>(1, m_state->visibleLayersAt(m_panelRuns[c]).size())) : 1);
 }
 
-bool FigureView::exportTo(const QString &path, const FigureSize &size, QString *error, const QString &title)
+bool FigureView::exportTo(const QString &path, const FigureSize &size, QString *error, const std::optional<QString> &title)
 {
     if (m_spectrum && !m_spectrum->matrix()) {
         *error = QStringLiteral("no matrix is chosen for the spectrum");

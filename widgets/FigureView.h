@@ -86,8 +86,8 @@ public:
     QList<TypeLayerHeatmap *> heatmapPanels() const { return m_heatmaps; }
 
     // Writes the figure; a figure with nothing to draw (a spectrum no matrix was chosen for) is an
-    // error. `title`: the whole figure's (FigureExporter::write), empty for none.
-    bool exportTo(const QString &path, const FigureSize &size, QString *error, const QString &title = {});
+    // error. `title`: the whole figure's (FigureExporter::write): nullopt the generated ones, empty none.
+    bool exportTo(const QString &path, const FigureSize &size, QString *error, const std::optional<QString> &title = std::nullopt);
     // The numbers behind every panel, as CSV (ChartView::dataCsv, panel after panel).
     QString dataCsv() const;
 

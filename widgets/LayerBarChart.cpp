@@ -15,8 +15,7 @@ LayerBarChart::LayerBarChart(ViewState *state, QWidget *parent)
 {
     headerLayout()->addStretch(1);
 
-    m_group->setSpacingType(QCPBarsGroup::stAbsolute);
-    m_group->setSpacing(1);
+    m_group->setSpacingType(QCPBarsGroup::stPlotCoords); // BarGeometry: the group fits its slot at any width
     plot()->xAxis->setLabel(tr("Layer"));
     plot()->xAxis->grid()->setVisible(false);
     useSideLegend();
@@ -66,7 +65,7 @@ void LayerBarChart::rebuild()
     m_group->clear();
     p->clearPlottables();
     m_typeOf.clear();
-    m_figure = BarFigureBuilder(*state(), m_metric, m_run).build();
+    m_figure = BarFigureBuilder(*state(), m_metric, m_run, figureMode()).build();
     const BarFigure &f = m_figure;
     for (const BarSeries &series : f.series)
         drawSeries(series);
@@ -81,10 +80,18 @@ void LayerBarChart::rebuild()
     if (f.yRange)
         p->yAxis->setRange(f.yRange->lower, f.yRange->upper);
     standBarsOnAxis();
+    fitBars();
     p->yAxis->setLabel(f.yLabel);
     setTitle(f.title);
     setNoDataMessage(f.noData);
     refresh();
+}
+
+QPen LayerBarChart::barPen(const BarSeries &series) const
+{
+    // On the dark theme a dim fill (Q's blue) gets a light edge; a hidden type's legend entry is grey.
+    const QColor edge = theme().dark ? typeEdgeOn(series.type, theme().background) : typeColour(series.type).darker(150);
+    return series.highlighted ? QPen(theme().emphasis, 2.0) : series.visible ? QPen(edge, theme().dark ? 1.0 : 0.8) : QPen(theme().muted, 0.8);
 }
 
 void LayerBarChart::drawSeries(const BarSeries &series)
@@ -93,9 +100,7 @@ void LayerBarChart::drawSeries(const BarSeries &series)
     auto *bars = new QCPBars(p->xAxis, p->yAxis);
     bars->setName(displayLabel(series.type));
     const QColor colour = typeColour(series.type);
-    // On the dark theme a dim fill (Q's blue) gets a light edge; a hidden type's legend entry is grey.
-    const QColor edge = theme().dark ? typeEdgeOn(series.type, theme().background) : colour.darker(150);
-    bars->setPen(series.highlighted ? QPen(theme().emphasis, 2.0) : series.visible ? QPen(edge, theme().dark ? 1.0 : 0.8) : QPen(theme().muted, 0.8));
+    bars->setPen(barPen(series));
     bars->setBrush(series.visible ? colour : theme().muted);
     bars->setWidth(m_figure.barWidth);
     m_typeOf.insert(bars, series.type);
@@ -117,6 +122,36 @@ void LayerBarChart::drawSeries(const BarSeries &series)
     spread->setSelectable(QCP::stNone);
     spread->setData(QVector<double>(series.spreadBelow.begin(), series.spreadBelow.end()),
                     QVector<double>(series.spreadAbove.begin(), series.spreadAbove.end()));
+}
+
+void LayerBarChart::adaptLayout(QSize size)
+{
+    RunStepView::adaptLayout(size);
+    // The plot's width at `size`: what the last layout gave it, plus the change in size.
+    const QRect rect = plot()->axisRect()->rect();
+    const double width = rect.width() > 0 ? rect.width() + size.width() - plot()->viewport().width() : 0.7 * size.width();
+    const double units = plot()->xAxis->range().size();
+    fitBars(units > 0 ? width / units : 0);
+}
+
+void LayerBarChart::fitBars(double slotPixels)
+{
+    if (slotPixels <= 0) {
+        const double units = plot()->xAxis->range().size();
+        slotPixels = units > 0 ? plot()->axisRect()->rect().width() / units : 0;
+    }
+    // 16 layers in a paper's column ran each layer's bars into the next layer's.
+    const BarGeometry geometry = BarGeometry::of(int(m_group->bars().size()), slotPixels);
+    m_group->setSpacing(geometry.spacing);
+    for (QCPBars *bars : m_group->bars()) {
+        bars->setWidth(geometry.barWidth);
+        const auto series = std::find_if(m_figure.series.begin(), m_figure.series.end(),
+                                         [&](const BarSeries &s) { return s.type == m_typeOf.value(bars); });
+        if (series == m_figure.series.end())
+            continue;
+        // Thin bars lose their outline, which would cover them; the highlighted one keeps its own.
+        bars->setPen(geometry.outlined || series->highlighted ? barPen(*series) : QPen(Qt::NoPen));
+    }
 }
 
 void LayerBarChart::standBarsOnAxis()

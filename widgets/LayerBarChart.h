@@ -27,10 +27,16 @@ protected:
     // The bars' value axis: a bar's tooltip rounds as its tick labels do.
     std::optional<AxisRange> valueAxis(bool *log) const override;
     std::unique_ptr<ChartView> createSibling() const override;
+    bool labelsCanReplaceTitle() const override { return true; }
     LayerView layerView() const override { return LayerView::Bars; }
+    void adaptLayout(QSize size) override;
 
 private:
+    // The bars' widths and spacing for a layer's slot `slotPixels` wide (BarGeometry); 0: the
+    // slot as the plot was last laid out.
+    void fitBars(double slotPixels = 0);
     void drawSeries(const BarSeries &series);
+    QPen barPen(const BarSeries &series) const;
     // Each bar from the value axis' base (zero, or a logarithmic axis' lower bound) up to its value.
     void standBarsOnAxis();
 

@@ -183,7 +183,7 @@ void MetricLineChart::clearFigure()
 void MetricLineChart::rebuild()
 {
     clearFigure();
-    m_figure = LineFigureBuilder(*state(), {m_metric, m_perLayerType, m_alphaGuide, !isPaper()}).setStepWindow(m_steps).build();
+    m_figure = LineFigureBuilder(*state(), {m_metric, m_perLayerType, m_alphaGuide, !isPaper(), !titleLeftOut()}).setStepWindow(m_steps).build();
     const LineFigure &f = m_figure;
     QCustomPlot *p = plot();
     p->xAxis->setLabel(f.xLabel);
@@ -213,7 +213,7 @@ void MetricLineChart::rebuild()
         entry->setName(f.intervalLabel);
         entry->setSelectable(QCP::stNone);
     }
-    p->yAxis->setLabel(f.yLabel);
+    p->yAxis->setLabel(m_shortValueLabel && !f.compactYLabel.isEmpty() ? f.compactYLabel : f.yLabel);
     PlotStyle::setLogScale(p->yAxis, f.logY);
     if (f.xRange)
         p->xAxis->setRange(f.xRange->lower, f.xRange->upper);
@@ -222,6 +222,26 @@ void MetricLineChart::rebuild()
     updateStepMarker();
     setNoDataMessage(f.noData);
     refresh();
+}
+
+void MetricLineChart::adaptLayout(QSize size)
+{
+    ChartView::adaptLayout(size);
+    // Under a caption the value axis says what the title would have ("Stable rank (mean of layers
+    // 0–3)"), on two lines if need be; where two lines leave the step axis fewer than three labels
+    // (figure (1) in one column), the figure's short form ("Stable rank (mean)") instead.
+    QCPAxis *x = plot()->xAxis;
+    const auto ticker = x->ticker().dynamicCast<ReadableTicker>();
+    if (!isPaper() || m_shortValueLabel || m_figure.compactYLabel.isEmpty() || !ticker || x->axisRect()->rect().width() <= 0 ||
+        !plot()->yAxis->label().contains(QLatin1Char('\n')))
+        return;
+    const QCPRange range = x->range();
+    const double step = ticker->stepFor(range);
+    if (std::floor(range.upper / step) - std::ceil(range.lower / step) + 1 >= 3)
+        return;
+    m_shortValueLabel = true;
+    plot()->yAxis->setLabel(m_figure.compactYLabel);
+    ChartView::adaptLayout(size);
 }
 
 QString MetricLineChart::crosshairReadout(double x, double, double *snappedX) const
@@ -274,13 +294,15 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
         addPoints(upper, [](const AggregatePoint &pt) { return pt.max; });
     }
     // Lines and markers scale with the paper's font (penScale); a line of many checkpoints has no
-    // markers, which would merge into a thick band.
+    // markers, which would merge into a thick band, and neither has a line under a paper's caption:
+    // plain lines, as matplotlib draws them (a marker on every point hid Q's line under K's).
     const double k = penScale();
     const double width = (series.highlighted ? 3.4 : 2.0) * k;
     const bool dimOnDark = theme().dark && isDimOn(series.type, theme().background);
-    if ((isLightColour(colour) && !theme().dark) || dimOnDark) {
+    if (((isLightColour(colour) && !theme().dark) || dimOnDark) && !isCaptioned()) {
         // A light line gets a darker casing under it, so it holds its own on white; a dim one (Q's
-        // blue) a lighter casing on the dark theme.
+        // blue) a lighter casing on the dark theme. Under a paper's caption lines are plain, as
+        // matplotlib draws them (K's cased line covered Q's beside it).
         QCPGraph *casing = p->addGraph();
         QPen edge(typeEdgeOn(series.type, theme().background), width + (dimOnDark ? 1.0 : 1.4) * k);
         edge.setStyle(runLineStyle(series.runOrder));
@@ -300,7 +322,7 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
     if (!series.visible)
         pen.setColor(theme().muted);
     graph->setPen(pen);
-    if (series.points.size() <= kMostMarkedPoints)
+    if (series.points.size() <= kMostMarkedPoints && !isCaptioned())
         graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), QPen(edge, 1.2 * k), series.visible ? colour : theme().muted, 7 * k));
     addPoints(graph, [](const AggregatePoint &pt) { return pt.value; });
     graph->setVisible(series.visible);
@@ -318,7 +340,7 @@ QCPGraph *MetricLineChart::drawLayerLine(const LineSeries &series)
     QCPGraph *graph = plot()->addGraph();
     graph->setName(tr("layer %1").arg(series.layer));
     graph->setPen(QPen(colour, (series.highlighted ? 3.2 : 1.8) * penScale()));
-    if (series.points.size() <= kMostMarkedPoints)
+    if (series.points.size() <= kMostMarkedPoints && !isCaptioned())
         graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), colour.darker(130), colour, 5 * penScale()));
     graph->removeFromLegend();
     for (qsizetype i = 0; i < series.points.size(); ++i)

@@ -54,6 +54,8 @@ protected:
     void activate(const QPoint &pixel) override;
     QString crosshairReadout(double x, double y, double *snappedX) const override;
     std::unique_ptr<ChartView> createSibling() const override;
+    bool labelsCanReplaceTitle() const override { return true; }
+    void adaptLayout(QSize size) override;
 
 private:
     struct Hit {
@@ -84,6 +86,7 @@ private:
     QCPColorScale *m_layerScale = nullptr; // the layer colours of the per-layer lines
     MetricSelector *m_metricBox = nullptr;
     QComboBox *m_modeBox;
+    bool m_shortValueLabel = false; // on paper: the figure's compactYLabel, the full one costing the steps their labels
 };
 
 } // namespace rankscope

@@ -210,12 +210,31 @@ void applyFonts(QCustomPlot *plot, double basePt)
     plot->legend->setColumnSpacing(int(std::lround(10 * k)));
 }
 
+namespace {
+// A title that takes no room when it says nothing: QCustomPlot keeps a line for an empty text
+// element (a figure without a title had a blank strip above its legend).
+class TitleElement : public QCPTextElement {
+public:
+    using QCPTextElement::QCPTextElement;
+
+protected:
+    QSize minimumOuterSizeHint() const override { return text().isEmpty() ? QSize(0, 0) : QCPTextElement::minimumOuterSizeHint(); }
+    QSize maximumOuterSizeHint() const override
+    {
+        return text().isEmpty() ? QSize(QWIDGETSIZE_MAX, 0) : QCPTextElement::maximumOuterSizeHint();
+    }
+};
+} // namespace
+
 QCPTextElement *addTitle(QCustomPlot *plot)
 {
     plot->plotLayout()->insertRow(0);
-    auto *title = new QCPTextElement(plot, QString(), titleFont());
+    auto *title = new TitleElement(plot, QString(), titleFont());
     title->setTextColor(QColor(0x22, 0x22, 0x22));
-    title->setMargins(QMargins(0, 6, 0, 0));
+    title->setMargins(QMargins(0, 6, 0, 4));
+    // The rows (title, a legend above, the plot) meet with no gap of QCustomPlot's: each keeps the
+    // room its own text needs, and a legend above sits as close to the plot as matplotlib's.
+    plot->plotLayout()->setRowSpacing(0);
     plot->plotLayout()->addElement(0, 0, title);
     return title;
 }
@@ -233,6 +252,10 @@ QCPLayoutGrid *sideHolder(QCPLayoutGrid *body)
     return nullptr;
 }
 constexpr const char *kAboveHolder = "legend-above";
+// A legend above the plot keeps only its entries' descenders below it (makeRoomForDescenders):
+// the plot's own top margin holds its top tick label.
+const QMargins kAboveMargins(6, 3, 6, 1);
+const QMargins kLegendMargins(6, 4, 6, 8); // room below the last entry's descenders
 
 // The row between the title and the body that holds a legend above the plot.
 QCPLayoutGrid *aboveHolder(QCPLayoutGrid *figure)
@@ -259,6 +282,7 @@ void placeLegendAbove(QCPLayoutGrid *figure, QCPLegend *legend, int columns)
     holder->setColumnStretchFactors({1, 0.001, 1});
     legend->setWrap(std::max(1, columns));
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    legend->setMargins(kAboveMargins);
     legend->setVisible(true);
 }
 
@@ -305,6 +329,7 @@ void placeLegend(QCPLayoutGrid *body, QCPLegend *legend, LegendPlacement where, 
         figure->remove(holder);
         figure->simplify();
     }
+    legend->setMargins(kLegendMargins);
     if (where == LegendPlacement::Above) {
         placeLegendAbove(figure, legend, columns);
         if (QCPLayoutGrid *holder = sideHolder(body)) {

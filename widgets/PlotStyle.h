@@ -39,7 +39,7 @@ void setLegendEntryMuted(QCPAbstractLegendItem *item, const Theme &theme, bool m
 // Every text of the plot (axes of every axis rect and colour scale, legends, titles) at a base
 // size: tick labels at basePt, axis labels one point larger, titles two.
 void applyFonts(QCustomPlot *plot, double basePt);
-// A title row above the axis rect; returns the element so its text can change.
+// A title row above the axis rect; returns the element so its text can change. Empty, it takes no room.
 QCPTextElement *addTitle(QCustomPlot *plot);
 
 // Where a legend sits in a view's body grid (the axis rect at 0, 0): in its own column right of the

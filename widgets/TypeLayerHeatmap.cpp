@@ -9,6 +9,10 @@
 
 namespace rankscope {
 
+namespace {
+constexpr int kScaleLabelRoom = 4; // pixels right of the colour bar's label
+} // namespace
+
 TypeLayerHeatmap::TypeLayerHeatmap(ViewState *state, Metric metric, QWidget *parent)
     : RunStepView(state, metric, parent), m_map(new QCPColorMap(plot()->xAxis, plot()->yAxis)),
       m_scale(new QCPColorScale(plot())), m_cellTexts(plot(), m_map)
@@ -63,7 +67,7 @@ void TypeLayerHeatmap::addColourControls()
     m_colourFit->addItem(tr("This step"));
     m_colourFit->addItem(tr("Set by hand"));
     m_colourFit->setToolTip(tr("What the colours span: every step of the run (one colour is one value while scrubbing or playing), "
-                               "the step shown, or a minimum and maximum of yours"));
+                               "the step shown (the default: each metric's own range at that step), or a minimum and maximum of yours"));
     m_colourMin = new QDoubleSpinBox(this);
     m_colourMax = new QDoubleSpinBox(this);
     for (QDoubleSpinBox *box : {m_colourMin, m_colourMax}) {
@@ -125,7 +129,7 @@ QList<MatrixType> TypeLayerHeatmap::rowTypes() const
 
 void TypeLayerHeatmap::rebuild()
 {
-    m_figure = HeatmapFigureBuilder(*state(), m_metric, m_run, m_colourRange).build();
+    m_figure = HeatmapFigureBuilder(*state(), m_metric, m_run, m_colourRange, figureMode()).build();
     syncColourControls();
     const HeatmapFigure &f = m_figure;
     setHeatmapGrid(plot(), m_map, f.columnLabels, f.rowLabels, [&f](int y, int x) { return f.value(y, x); });
@@ -133,7 +137,7 @@ void TypeLayerHeatmap::rebuild()
     if (f.colours.range)
         m_map->setDataRange(QCPRange(f.colours.range->lower, f.colours.range->upper));
     const bool narrow = layoutSize().width() < 420;
-    m_scale->axis()->setLabel(narrow ? f.colours.rangeNote : f.colours.label); // adaptLayout() fits it to the bar
+    m_scale->axis()->setLabel(narrow ? f.colours.shortLabel : f.colours.label); // adaptLayout() fits it to the bar
     plot()->xAxis->setLabel(f.xLabel);
     plot()->yAxis->setLabel(narrow ? QString() : f.yLabel);
     // A rule in the background's colour between the blocks' groups of rows.
@@ -157,8 +161,8 @@ HeatmapCellTexts::CellText TypeLayerHeatmap::cellText() const
 void TypeLayerHeatmap::adaptLayout(QSize size)
 {
     RunStepView::adaptLayout(size);
-    // A narrow panel keeps its colour bar with only what its range spans (the title names the metric), and
-    // says when its cells are too small to print their values.
+    // A narrow panel keeps its colour bar with the metric's short name, and says when its cells
+    // are too small to print their values.
     const bool narrow = size.width() < 420;
     m_scale->setBarWidth(narrow ? 8 : 12);
     // The cells fill the plot and their labels sit at their centres: no end label stands out on
@@ -166,6 +170,9 @@ void TypeLayerHeatmap::adaptLayout(QSize size)
     QMargins margins = plot()->axisRect()->minimumMargins();
     margins.setRight(2);
     plot()->axisRect()->setMinimumMargins(margins);
+    // The colour bar's label is the panel's last text on the right: a little room keeps it off the
+    // figure's edge (and off the next panel's plot).
+    body()->setMargins(QMargins(0, 0, kScaleLabelRoom, 0));
     const QRect rect = plot()->axisRect()->rect();
     const QRect viewport = plot()->viewport();
     const double width = rect.width() > 0 ? rect.width() + size.width() - viewport.width() : size.width() * 0.6;
@@ -178,19 +185,17 @@ void TypeLayerHeatmap::adaptLayout(QSize size)
 
 void TypeLayerHeatmap::labelColourScale(int length)
 {
-    // The colour bar is as tall as the plot; its label names the metric and what the range spans
-    // ("Compression % (τ = 0.90) · colours: all steps"), on two lines when one is too short, in
-    // short words when two are; only what the range spans when nothing else fits.
-    // A narrow panel gives its bar one line of label; the label may be set as small as the ticks.
-    const QString &full = m_figure.colours.label, &note = m_figure.colours.rangeNote;
-    const QString metric = QString::fromUtf8(metricInfo(m_metric).label);
-    const QString brief = metric + QStringLiteral(" \u00b7 ") + note;
-    const QString briefest = metric + QStringLiteral(" \u00b7 ") + QString(note).remove(QStringLiteral("colours: "));
+    // The colour bar is as tall as the plot; its label names the metric as an axis would
+    // ("Compression % (τ = 0.90)"), on two lines when one is too short, by its short name
+    // ("Compression %") when two are; what the colours span is the header's choice, not the
+    // figure's. A narrow panel gives its bar one line of label; the label may be set as small as
+    // the ticks.
+    const QString &full = m_figure.colours.label, &brief = m_figure.colours.shortLabel;
     const int most = layoutSize().width() >= 260 ? 2 : 1;
     QString label;
     QFont font = PlotStyle::labelFont(fontSize());
     for (const QFont &candidate : {font, PlotStyle::tickFont(fontSize())}) {
-        for (const auto &[text, lines] : {std::pair{full, 1}, std::pair{full, 2}, std::pair{brief, 2}, std::pair{briefest, 1}, std::pair{briefest, 2}})
+        for (const auto &[text, lines] : {std::pair{full, 1}, std::pair{full, 2}, std::pair{brief, 1}, std::pair{brief, 2}})
             if (lines <= most && PlotStyle::wrapsWithin(text, candidate, length, lines)) {
                 label = PlotStyle::wrapText(text, candidate, length, lines);
                 font = candidate;
@@ -200,7 +205,7 @@ void TypeLayerHeatmap::labelColourScale(int length)
             break;
     }
     m_scale->axis()->setLabelFont(font);
-    m_scale->axis()->setLabel(label.isEmpty() && PlotStyle::wrapsWithin(note, font, length, 1) ? note : label);
+    m_scale->axis()->setLabel(label);
 }
 
 void TypeLayerHeatmap::showValuesNote(bool shown)

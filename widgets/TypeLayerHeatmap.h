@@ -39,7 +39,7 @@ public:
 
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
 
-    // What the colours span (all steps by default, the step shown, ends set by hand); the header's
+    // What the colours span (the step shown by default, all steps, ends set by hand); the header's
     // "Colours" choice and its min and max boxes set it.
     HeatmapColourRange colourRange() const { return m_colourRange; }
     void setColourRange(const HeatmapColourRange &range);
@@ -50,6 +50,7 @@ public slots:
 protected:
     void adaptLayout(QSize size) override;
     std::unique_ptr<ChartView> createSibling() const override;
+    bool labelsCanReplaceTitle() const override { return true; }
 
 private:
     // Called after every layout: (re)writes the cell labels when the data or the cell size changed.

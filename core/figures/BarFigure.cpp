@@ -7,6 +7,18 @@
 
 namespace rankscope {
 
+BarGeometry BarGeometry::of(int bars, double slotPixels)
+{
+    constexpr double kGroup = 0.8, kThinnest = 3, kOutlined = 4;
+    const int n = std::max(1, bars);
+    if (!(slotPixels > 0))
+        return {kGroup / n, 0, true};
+    const double groupPixels = kGroup * slotPixels;
+    const double gap = n > 1 && (groupPixels - (n - 1)) / n >= kThinnest ? 1.0 : 0.0;
+    const double barPixels = (groupPixels - (n - 1) * gap) / n;
+    return {barPixels / slotPixels, gap / slotPixels, barPixels >= kOutlined};
+}
+
 BarSeries BarFigureBuilder::seriesOf(MatrixType type, const QList<int> &layers, qint64 step) const
 {
     const ViewState &s = m_state;
@@ -14,7 +26,7 @@ BarSeries BarFigureBuilder::seriesOf(MatrixType type, const QList<int> &layers, 
     series.type = type;
     series.visible = s.isTypeVisible(type);
     const auto h = s.highlighted();
-    series.highlighted = h && h->id.type == type && h->id.block == s.block() && h->run == m_run && series.visible;
+    series.highlighted = m_mode.interactive && h && h->id.type == type && h->id.block == s.block() && h->run == m_run && series.visible;
     for (int layer : layers) {
         const MatrixCell cell = s.cell(m_run, step, s.block(), layer, type);
         const AggregatePoint v = cell.isEmpty() ? AggregatePoint{0, std::nan(""), 0, 0, 0, 0} : aggregateValues(cell.matrices, m_metric);
@@ -58,6 +70,8 @@ BarFigure BarFigureBuilder::build() const
     if (!figure.yRange)
         figure.noData = FigureNoData::reason(s, m_metric, m_run, figure.step, LayerView::Bars);
     figure.title = title(figure);
+    if (!m_mode.titled)
+        sayInLabels(figure);
     const QList<int> shown = s.visibleRuns();
     figure.legendShown = shown.isEmpty() || !shown.contains(m_run) || m_run == shown.last();
     return figure;
@@ -89,6 +103,18 @@ std::optional<AxisRange> BarFigureBuilder::valueRange(const BarFigure &figure) c
     if (m_metric == Metric::CompressionPct && lowest >= 0)
         return AxisRange{0, 100};
     return AxisRange{std::min(0.0, lowest * 1.08), std::max(0.0, highest * 1.08)};
+}
+
+void BarFigureBuilder::sayInLabels(BarFigure &figure) const
+{
+    const ViewState &s = m_state;
+    const QString step = tr("step %1").arg(figure.step);
+    figure.xLabel = labelWithScope(figure.xLabel, s.block().isEmpty() ? step : s.block() + QStringLiteral(", ") + step);
+    const bool anyExperts = std::any_of(figure.series.begin(), figure.series.end(), [](const BarSeries &b) { return b.hasSpread(); });
+    if (anyExperts)
+        figure.yLabel = labelWithScope(figure.yLabel, tr("mean of experts, whiskers min–max"));
+    else if (!s.expert().isEmpty())
+        figure.yLabel = labelWithScope(figure.yLabel, s.expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s.expert()));
 }
 
 QString BarFigureBuilder::title(const BarFigure &figure) const

@@ -29,9 +29,9 @@ std::optional<FigureSize> FigureSize::preset(const QString &name)
     // Journals set figure text at 7 to 9 pt: a column's ticks at 7 pt and its axis labels at 8, as
     // a careful matplotlib user sets them; two columns a point larger.
     if (name == QLatin1String("column"))
-        return FigureSize{3.3 * 72, 2.4 * 72, 300, 7};
+        return FigureSize{3.3 * 72, 2.4 * 72, 300, 7, false, true};
     if (name == QLatin1String("two-column"))
-        return FigureSize{7.0 * 72, 3.5 * 72, 300, 8};
+        return FigureSize{7.0 * 72, 3.5 * 72, 300, 8, false, true};
     if (name == QLatin1String("slide"))
         return FigureSize{13.333 * 72, 7.5 * 72, 150, 16};
     return std::nullopt;

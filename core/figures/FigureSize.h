@@ -19,6 +19,9 @@ struct FigureSize {
     double dpi = 96;       // PNG pixels per inch
     double fontPt = kScreenFontPt; // tick labels; axis labels and titles a little larger
     bool dark = false; // on the dark theme's background; papers get the light one unless asked
+    // A figure for a paper (the column and two-column presets), set under its caption as an author
+    // submits it: no generated title (the axis labels say what it said), lines without markers.
+    bool captioned = false;
 
     // The figure in layout pixels (96 dpi), and a PNG's pixels.
     QSize layoutSize() const;
@@ -26,7 +29,7 @@ struct FigureSize {
 
     // width × height pixels at 96 dpi; a PNG `scale` times as many (the export options before sizes on paper).
     static FigureSize fromPixels(int width, int height, double scale = 1);
-    // column (3.3 × 2.4 in, 7 pt), two-column (7 × 3.5 in, 8 pt), slide (13.33 × 7.5 in, 16 pt).
+    // column (3.3 × 2.4 in, 7 pt), two-column (7 × 3.5 in, 8 pt), both captioned; slide (13.33 × 7.5 in, 16 pt).
     static std::optional<FigureSize> preset(const QString &name);
     static QStringList presetNames();
     // "3.3x2.4in", "8.5x6cm", "90x60mm", "600x400pt", "1200x750px": a width and height in points.

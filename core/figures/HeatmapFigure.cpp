@@ -27,7 +27,15 @@ HeatmapFigure HeatmapFigureBuilder::build() const
     if (!anyValue)
         figure.noData = FigureNoData::reason(s, m_metric, m_run, figure.step);
     figure.title = title(figure);
-    const auto h = s.highlighted();
+    if (!m_mode.titled) {
+        // The step (and the experts' mean) on the layer axis: the colour bar names the metric.
+        QString scope = tr("step %1").arg(figure.step);
+        if (!s.experts().isEmpty())
+            scope += QStringLiteral(", ") + (s.expert().isEmpty() ? tr("mean of experts")
+                                             : s.expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s.expert()));
+        figure.xLabel = labelWithScope(figure.xLabel, scope);
+    }
+    const auto h = m_mode.interactive ? s.highlighted() : std::nullopt;
     const qsizetype hx = h && h->run == m_run ? figure.columns.indexOf(h->id.layer) : -1;
     const qsizetype hy = h ? figure.rows.indexOf(HeatmapRow{h->id.block, h->id.type}) : -1;
     if (hx >= 0 && hy >= 0)
@@ -69,11 +77,8 @@ void HeatmapFigureBuilder::addColourRange(HeatmapFigure &figure) const
         const auto [lowest, highest] = *range;
         figure.colours.range = highest > lowest ? AxisRange{lowest, highest} : AxisRange{lowest - 0.5, highest + 0.5};
     }
-    figure.colours.rangeNote = m_colourRange.min && m_colourRange.max ? tr("colours: set by hand")
-                               : byHand                                 ? (allSteps ? tr("colours: all steps, one end by hand") : tr("colours: this step, one end by hand"))
-                               : allSteps                               ? tr("colours: all steps")
-                                                                        : tr("colours: this step");
-    figure.colours.label = metricAxisLabel(m_metric, s.energy()) + QStringLiteral(" \u00b7 ") + figure.colours.rangeNote;
+    figure.colours.label = metricAxisLabel(m_metric, s.energy());
+    figure.colours.shortLabel = QString::fromUtf8(metricInfo(m_metric).label);
 }
 
 void HeatmapFigureBuilder::addRowsAndColumns(HeatmapFigure &figure) const

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "figures/AxisRange.h"
+#include "figures/FigureMode.h"
 #include "figures/ViewState.h"
 #include "spectral/MetricCatalog.h"
 
@@ -19,11 +20,13 @@ struct HeatmapRow {
     bool operator==(const HeatmapRow &other) const = default;
 };
 
-// What the colours span: by default every step of the shown runs, so that while scrubbing or
-// playing one colour means one value; or the step shown; and either end set by hand.
+// What the colours span: by default the step shown (its own range in each metric's panel: the
+// last step's weighted α spans its colours, not a sliver of the range of every step); or every
+// step of the shown runs, so that while scrubbing or playing one colour means one value; and
+// either end set by hand.
 struct HeatmapColourRange {
     enum class Fit { AllSteps, ShownStep };
-    Fit fit = Fit::AllSteps;
+    Fit fit = Fit::ShownStep;
     std::optional<double> min, max; // set by hand: they replace the fitted ends
     bool operator==(const HeatmapColourRange &other) const = default;
 };
@@ -33,8 +36,10 @@ struct HeatmapColourScale {
     enum class Map { YellowOrangeRed, Viridis };
     Map map = Map::Viridis;
     std::optional<AxisRange> range; // nullopt: no finite value, the scale keeps its range
-    QString label;      // the metric, and what the range spans: "Weighted α · colours: all steps"
-    QString rangeNote;  // what the range spans alone, for a bar too narrow for the label
+    // The metric, as its axes name it ("Compression % (τ = 0.90)"), and its short name for a bar
+    // too short for that ("Compression %"). What the range spans is the header's choice, not the figure's.
+    QString label;
+    QString shortLabel;
 };
 
 struct HeatmapFigure {
@@ -49,7 +54,7 @@ struct HeatmapFigure {
     QList<QList<double>> values; // values[row][column]
     QList<int> blockStarts;      // rows that begin another block's group (a rule above them)
     HeatmapColourScale colours;
-    std::optional<std::pair<int, int>> highlighted; // (column, row) of the highlighted matrix
+    std::optional<std::pair<int, int>> highlighted; // (column, row) of the highlighted matrix (in the window only)
     QString noData; // why no cell has a value (FigureNoData), empty when one has
 
     double value(int row, int column) const { return values[row][column]; }
@@ -58,8 +63,8 @@ struct HeatmapFigure {
 class HeatmapFigureBuilder {
     Q_DECLARE_TR_FUNCTIONS(TypeLayerHeatmap)
 public:
-    HeatmapFigureBuilder(const ViewState &state, Metric metric, int run, HeatmapColourRange colourRange = {})
-        : m_state(state), m_metric(metric), m_run(run), m_colourRange(colourRange)
+    HeatmapFigureBuilder(const ViewState &state, Metric metric, int run, HeatmapColourRange colourRange = {}, FigureMode mode = {})
+        : m_state(state), m_metric(metric), m_run(run), m_colourRange(colourRange), m_mode(mode)
     {
     }
     HeatmapFigure build() const;
@@ -78,6 +83,7 @@ private:
     Metric m_metric;
     int m_run;
     HeatmapColourRange m_colourRange;
+    FigureMode m_mode;
 };
 
 } // namespace rankscope

@@ -2,6 +2,7 @@
 
 #include "analysis/MetricsTable.h"
 #include "figures/AlphaIntervals.h"
+#include "figures/FigureMode.h"
 #include "figures/FigureNoData.h"
 
 #include <algorithm>
@@ -72,6 +73,21 @@ LineFigure LineFigureBuilder::build() const
     if (!figure.intervalLabel.isEmpty() && !figure.legendShown)
         for (QString *title : {&figure.title, &figure.shortTitle})
             *title += QStringLiteral(" (") + figure.intervalLabel + QLatin1Char(')');
+    if (!m_options.titled) {
+        // What the title said that neither the axes nor the legend say: the layers averaged (or
+        // the type whose layers the lines are), and the error bars where no legend names them.
+        QString scope = m_options.perLayerType ? (m_state.block().isEmpty() ? displayLabel(*m_options.perLayerType)
+                                                                            : m_state.block() + QLatin1Char(' ') + displayLabel(*m_options.perLayerType))
+                        : m_state.block().isEmpty() ? layerScopeText() : m_state.block() + QStringLiteral(", ") + layerScopeText();
+        if (!figure.intervalLabel.isEmpty() && !figure.legendShown)
+            scope += QStringLiteral("; ") + figure.intervalLabel;
+        const QString plain = figure.yLabel;
+        figure.yLabel = labelWithScope(plain, scope);
+        const bool everyLayer = m_state.visibleRuns().size() == 1 && m_state.block().isEmpty() && m_state.experts().isEmpty() &&
+                                m_state.layerRangeText(LayerView::Lines).isEmpty() && m_state.visibleLayers(LayerView::Lines).size() > 1;
+        if (!m_options.perLayerType && everyLayer && figure.intervalLabel.isEmpty())
+            figure.compactYLabel = labelWithScope(plain, aggregateName());
+    }
     figure.xRange = stepRange(m_state, m_steps);
     figure.yRange = valueRange(figure);
     if (!figure.yRange) {
@@ -92,7 +108,8 @@ void LineFigureBuilder::addTypeLines(LineFigure &figure) const
     // Bands sit below every line so no band tints another type's line; with many types they are lighter.
     const QList<MatrixType> types = s.typesIn(s.block());
     const auto shownTypes = std::count_if(types.begin(), types.end(), [&s](MatrixType t) { return s.isTypeVisible(t); });
-    figure.bandAlpha = shownTypes > 3 ? 22 : 45;
+    // On paper as matplotlib's fill_between(alpha=0.2): a band a reader sees in print.
+    figure.bandAlpha = !m_options.interactive ? 51 : shownTypes > 3 ? 22 : 45;
     const auto h = s.highlighted();
     for (qsizetype k = 0; k < runs.size(); ++k) {
         const int run = runs[k];

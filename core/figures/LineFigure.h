@@ -28,6 +28,9 @@ struct LineFigureOptions {
     std::optional<MatrixType> perLayerType; // nullopt: one line per type; a type: its layers
     bool alphaGuide = true;                 // WeightWatcher's 2 ≤ α ≤ 6 band, when the metric is α
     bool interactive = true;                // false for a figure on paper: no highlight, no step line
+    // false: no title names what is shown (a figure under a paper's caption); the value axis' label
+    // says what it would have (FigureMode): "Stable rank (mean of layers 0–3)".
+    bool titled = true;
 };
 
 // One line: a type's aggregate over layers in one run, or one layer of one type in the first run.
@@ -74,13 +77,16 @@ struct LineFigure {
     Metric metric = Metric::StableRank;
     bool perLayer = false; // the lines are one type's layers
     QString title, xLabel, yLabel;
+    // Without a title, the value axis' label in short where the lines average every layer of one
+    // run ("Stable rank (mean)"), for a panel too narrow for the whole one; empty: none shorter.
+    QString compactYLabel;
     // The title without what the axes and the caption say ("vs training step", the run): for a
     // panel too narrow for the title on two lines (figure (1) in one column).
     QString shortTitle;
     bool logY = false;
     QList<LineSeries> series;
     bool bands = false;  // a min–max band under each aggregate line (one run only)
-    int bandAlpha = 45;  // lighter when many types share the plot
+    int bandAlpha = 45;  // in the window lighter when many types share the plot; on paper 51 (20 %)
     QList<RunKey> runKeys; // after the types in the legend, when runs are compared
     bool legendShown = true;
     std::optional<AxisRange> guideBand; // α's well-trained range, shaded

@@ -91,7 +91,7 @@ void RankPlanFigureBuilder::addRanks(RankPlanFigure &figure) const
             }
     h.colours.map = HeatmapColourScale::Map::Viridis;
     h.colours.range = highest > lowest ? AxisRange{lowest, highest} : AxisRange{lowest - 0.5, highest + 0.5};
-    h.colours.rangeNote = tr("rank");
+    h.colours.shortLabel = tr("Rank");
     h.colours.label = tr("Rank chosen (a matrix kept dense: its full rank)");
     h.xLabel = tr("Layer");
     h.yLabel = blocks ? tr("Block · matrix type") : tr("Matrix type");

@@ -514,6 +514,39 @@ private slots:
         QCOMPARE(contents(dir.filePath("tiny-after.json")), contents(dir.filePath("tiny-before.json")));
     }
 
+    // The titles an export draws, as the file says them: none of the generated ones under a
+    // paper's caption (column, two-column), its facts on the axes instead; a slide's generated
+    // one; --title's text; and with --title '' none at all, whatever the preset.
+    void exportTitlesAsAsked()
+    {
+        QTemporaryDir dir;
+        auto texts = [&](const QStringList &more) {
+            const QString out = dir.filePath(QStringLiteral("f.svg"));
+            QFile::remove(out);
+            const Run r = runRankscope(QStringList{"export", RANKSCOPE_DEMO_RUN, "--out", out} + more);
+            QFile svg(out);
+            return r.exitCode == 0 && svg.open(QIODevice::ReadOnly) ? QString::fromUtf8(svg.readAll()) : QStringLiteral("failed: ") + r.err;
+        };
+        const QString generated = QStringLiteral("Stable rank vs training step");
+        QString svg = texts({"--figure", "lines", "--preset", "column"});
+        QVERIFY2(!svg.contains(generated) && svg.contains(QStringLiteral(">(mean of layers 0–3)<")), qPrintable(svg.left(200)));
+        svg = texts({"--figure", "lines", "--preset", "slide"});
+        QVERIFY2(svg.contains(generated) && svg.contains(QStringLiteral(">Stable rank<")), qPrintable(svg.left(200)));
+        svg = texts({"--figure", "lines", "--preset", "slide", "--title", ""});
+        QVERIFY2(!svg.contains(generated) && !svg.contains(QStringLiteral("nanogpt-d4")), qPrintable(svg.left(200)));
+        svg = texts({"--figure", "lines", "--preset", "column", "--title", "Figure one"});
+        QVERIFY2(svg.contains(QStringLiteral(">Figure one<")), qPrintable(svg.left(200)));
+        svg = texts({"--figure", "bars", "--preset", "two-column"});
+        QVERIFY2(!svg.contains(QStringLiteral("by layer at step")) && svg.contains(QStringLiteral(">Layer (step 1500)<")), qPrintable(svg.left(200)));
+        // Several panels: none over them, none on them, the step on the layer axes. (An SVG splits a
+        // text where its font changes: "Weighted ", "α".)
+        svg = texts({"--figure", "heatmaps", "--title", ""});
+        QVERIFY2(!svg.contains(QStringLiteral("at step 1500")) && svg.count(QStringLiteral(">Layer (step 1500)<")) == 2, qPrintable(svg.left(200)));
+        svg = texts({"--figure", "heatmaps"});
+        QVERIFY2(svg.contains(QStringLiteral(">Compression % at step 1500 — nanogpt-d4<")), qPrintable(svg.left(200)));
+        QVERIFY2(!svg.contains(QStringLiteral("colours")), qPrintable(svg.left(200))); // the colour bars name the metric only
+    }
+
     // Headless: DISPLAY and QT_QPA_PLATFORM are unset by runRankscope() for every run.
     void exportRendersEveryFigureWithoutADisplay()
     {

@@ -235,13 +235,31 @@ private slots:
         QCOMPARE(ranges.size(), 2);
         QCOMPARE(ranges[0], (HeatmapColourRange{HeatmapColourRange::Fit::ShownStep, 0.0, std::nullopt}));
         QCOMPARE(ranges[1], (HeatmapColourRange{HeatmapColourRange::Fit::ShownStep, 1.5, 6.0}));
+        // By default the colours follow the step shown; all-steps spans every step.
         parsed = parseExportOptions({"export", "run", "--figure", "heatmaps", "--out", out, "--vmax", "50"});
         QVERIFY(parsed.options);
-        QCOMPARE(parsed.options->colourRanges, (QList<HeatmapColourRange>{{HeatmapColourRange::Fit::AllSteps, std::nullopt, 50.0}}));
+        QCOMPARE(parsed.options->colourRanges, (QList<HeatmapColourRange>{{HeatmapColourRange::Fit::ShownStep, std::nullopt, 50.0}}));
+        parsed = parseExportOptions({"export", "run", "--figure", "heatmaps", "--out", out, "--colour-range", "all-steps"});
+        QVERIFY(parsed.options);
+        QCOMPARE(parsed.options->colourRanges, (QList<HeatmapColourRange>{{HeatmapColourRange::Fit::AllSteps, std::nullopt, std::nullopt}}));
         auto refusal = [&](const QStringList &more) { return parseExportOptions(QStringList{"export", "run", "--figure", "heatmaps", "--out", out} + more).exit.err; };
         QCOMPARE(refusal({"--vmin", "5", "--vmax", "1"}), QStringLiteral("rankscope export: --vmin must be below --vmax (panel 1: 5 and 1)\n"));
         QCOMPARE(refusal({"--colour-range", "run"}), QStringLiteral("rankscope export: unknown --colour-range 'run'; one of: all-steps, step\n"));
         QVERIFY(refusal({"--vmin", "x"}).startsWith("rankscope export: --vmin takes a number"));
+    }
+
+    // No --title: the generated titles (none under a paper's caption); --title '': none, kept as
+    // asked, not taken for "not given".
+    void exportEmptyTitleIsKept()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("f.png");
+        auto parsed = parseExportOptions({"export", "run", "--figure", "lines", "--out", out});
+        QVERIFY(parsed.options);
+        QVERIFY(!parsed.options->title);
+        parsed = parseExportOptions({"export", "run", "--figure", "lines", "--out", out, "--title", ""});
+        QVERIFY(parsed.options);
+        QCOMPARE(parsed.options->title, std::optional<QString>(QString()));
     }
 
     // Without a desktop session Qt's notice of a missing XDG_RUNTIME_DIR is dropped; every other

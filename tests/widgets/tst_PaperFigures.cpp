@@ -3,8 +3,12 @@
 // size (docs of ../shared/spec/reference-figures): the legend in a row that leaves the plot the
 // width, tick labels that never touch and fit the figure, at least three labelled numbers, layers
 // at a regular step that keeps the first and the last, titles whole, markers scaled to the paper,
-// colour bars that name their metric and range, cell values that never collide nor read "-0.00",
-// and figure (1) as one figure of two panels, each with its own layer range and the step window.
+// colour bars that name their metric and never reach the edge, cell values that never collide nor
+// read "-0.00", and figure (1) as one figure of two panels, each with its own layer range and the
+// step window. Under a paper's caption (column, two-column): no generated title (the axes say what
+// it said), the legend on the plot, one size for both axis labels, plain lines, and nothing of the
+// window's selection.
+#include "../core/figures/KnownMatrices.h"
 #include "AxisTickers.h"
 #include "DemoFixture.h"
 #include "ExportCommand.h"
@@ -16,6 +20,7 @@
 #include "RankPlanHeatmap.h"
 #include "SpectrumView.h"
 #include "AnalyzeCommand.h"
+#include "PlotStyle.h"
 #include "TestSuite.h"
 #include "TypeLayerHeatmap.h"
 
@@ -68,6 +73,21 @@ void checkAxis(const QCPAxis *axis, QSize panel, const QString &what)
             QVERIFY2(!labels[i].box.intersects(labels[i - 1].box),
                      qPrintable(QStringLiteral("%1: ticks '%2' and '%3' overlap").arg(what, labels[i - 1].text, labels[i].text)));
     }
+}
+
+// Where a colour bar's label ends on the right, as QCustomPlot lays a right axis out: the bar,
+// the ticks, the widest tick label, the padding, then the label's lines.
+double colourLabelEnd(const QCPColorScale *scale)
+{
+    const QCPAxis *axis = scale->axis();
+    double widest = 0;
+    const QFontMetricsF ticks(axis->tickLabelFont());
+    if (axis->tickLabels())
+        for (const QString &label : axis->tickVectorLabels())
+            widest = std::max(widest, ticks.horizontalAdvance(label));
+    const double label = axis->label().isEmpty() ? 0
+                         : axis->labelPadding() + QFontMetricsF(axis->labelFont()).boundingRect(QRectF(), Qt::TextDontClip, axis->label()).height();
+    return axis->axisRect()->right() + axis->offset() + axis->tickLengthOut() + (axis->tickLabels() ? axis->tickLabelPadding() + widest : 0) + label;
 }
 
 // The plot's title element.
@@ -169,6 +189,41 @@ private slots:
         }
     }
 
+    // Under a paper's caption (column, two-column) no panel has a generated title; what it said is
+    // on the axes: the layers the lines average, the step of the bars and heatmaps. A slide keeps
+    // its titles; compared runs' panels under a caption are titled with their run's name alone.
+    void captionedFiguresHaveNoTitle()
+    {
+        for (const QString &preset : FigureSize::presetNames()) {
+            const bool captioned = FigureSize::preset(preset)->captioned;
+            QCOMPARE(captioned, preset != QLatin1String("slide"));
+            for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars"}) {
+                FigureView view(m_state, *FigureView::kindFromName(QString::fromLatin1(figure)));
+                const FigureExporter::PaperFigure laidOut = layOut(view, preset);
+                for (const auto &panel : laidOut.panels[0]) {
+                    const QString what = QStringLiteral("%1 %2: '%3'").arg(figure, preset, panel->shownTitle());
+                    QVERIFY2(panel->shownTitle().isEmpty() == captioned, qPrintable(what));
+                    if (captioned)
+                        QVERIFY2(titleOf(*panel)->outerRect().height() == 0, qPrintable(what)); // no blank strip either
+                    const QString x = panel->plot()->xAxis->label().replace('\n', ' '), y = panel->plot()->yAxis->label().replace('\n', ' ');
+                    // Half a column is too narrow for the two lines of the whole scope: its short form.
+                    const bool narrow = preset == QLatin1String("column") && QLatin1String(figure) == QLatin1String("lines+bars");
+                    if (qobject_cast<MetricLineChart *>(panel.get()))
+                        QCOMPARE(y, !captioned ? QStringLiteral("Stable rank") : narrow ? QStringLiteral("Stable rank (mean)")
+                                                                                        : QStringLiteral("Stable rank (mean of layers 0–3)"));
+                    else
+                        QCOMPARE(x, captioned ? QStringLiteral("Layer (step 1500)") : QStringLiteral("Layer"));
+                }
+            }
+        }
+        m_state->addComparedRun(test::demoRun(), QStringLiteral("again"));
+        FigureView view(m_state, FigureKind::Bars);
+        const FigureExporter::PaperFigure laidOut = layOut(view, QStringLiteral("two-column"));
+        QCOMPARE(laidOut.panels[0].size(), size_t(2));
+        QCOMPARE(laidOut.panels[0][0]->shownTitle(), QStringLiteral("nanogpt-d4"));
+        QCOMPARE(laidOut.panels[0][1]->shownTitle(), QStringLiteral("again"));
+    }
+
     // Layers: each one when they fit, else a regular step of 1, 2, 4, 5, 10, … from the first,
     // with the last always among them ("0/6/12" of 16 layers never again).
     void layerTicksKeepTheFirstAndTheLast()
@@ -197,6 +252,106 @@ private slots:
         QCOMPARE(shown, (QStringList{"0", "1", "2", "3"}));
     }
 
+    // The legend row sits on the plot, as matplotlib's: no band of white between them (the plot's
+    // top margin holds only the half of its top tick label that stands out), and the plot takes
+    // as much of a column figure's height as matplotlib's constrained layout gives it (68 %).
+    void legendSitsOnThePlot()
+    {
+        for (const char *figure : {"lines", "bars"}) {
+            FigureView view(m_state, *FigureView::kindFromName(QString::fromLatin1(figure)));
+            const FigureExporter::PaperFigure laidOut = layOut(view, QStringLiteral("column"));
+            const ChartView &panel = *laidOut.panels[0][0];
+            const QCPLegend *legend = panel.plot()->legend;
+            QVERIFY(legend->visible());
+            const int gap = panel.plot()->axisRect()->top() - legend->outerRect().bottom();
+            const double tickHeight = QFontMetricsF(panel.plot()->yAxis->tickLabelFont()).height();
+            QVERIFY2(gap <= tickHeight, qPrintable(QStringLiteral("%1: %2 px between the legend and the plot").arg(figure).arg(gap)));
+            const double share = double(panel.plot()->axisRect()->height()) / panel.plot()->viewport().height();
+            QVERIFY2(share >= 0.68, qPrintable(QStringLiteral("%1: the plot has %2 of the height").arg(figure).arg(share)));
+        }
+    }
+
+    // Both axis labels of every panel in one size, at every preset: a y label too long for its
+    // axis breaks onto a second line rather than shrink below the x label.
+    void axisLabelsShareOneSize()
+    {
+        for (const QString &preset : FigureSize::presetNames())
+            for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars"}) {
+                FigureView view(m_state, *FigureView::kindFromName(QString::fromLatin1(figure)));
+                const FigureExporter::PaperFigure laidOut = layOut(view, preset);
+                for (const auto &panel : laidOut.panels[0]) {
+                    const double x = panel->plot()->xAxis->labelFont().pointSizeF(), y = panel->plot()->yAxis->labelFont().pointSizeF();
+                    QVERIFY2(x == y, qPrintable(QStringLiteral("%1 %2: x label %3 pt, y label %4 pt").arg(figure, preset).arg(x).arg(y)));
+                    QCOMPARE(x, PlotStyle::labelFont(FigureSize::preset(preset)->fontPt).pointSizeF());
+                }
+            }
+    }
+
+    // A model of 16 or 32 layers, at every preset: each layer's bars stay in its slot, apart and
+    // inside the plot (they ran into the next layer's and past the plot's ends), and every layer
+    // is labelled, upright or turned up the axis, labels never touching; the heatmaps' too.
+    void deepModelsKeepTheirLayers()
+    {
+        for (const int depth : {16, 32}) {
+            RunAnalysis run;
+            for (int layer = 0; layer < depth; ++layer)
+                for (MatrixType type : {MatrixType::Q, MatrixType::K, MatrixType::V, MatrixType::O, MatrixType::MlpUp, MatrixType::MlpDown})
+                    run.results << test::knownMatrix(100, layer, type, {2, 1, double(layer % 3)});
+            sortResults(run.results);
+            m_state->setRun(run, QStringLiteral("deep"));
+            for (const QString &preset : FigureSize::presetNames()) {
+                FigureView bars(m_state, FigureKind::Bars);
+                const FigureExporter::PaperFigure laidOut = layOut(bars, preset);
+                const auto *chart = static_cast<const LayerBarChart *>(laidOut.panels[0][0].get());
+                const QCPAxis *x = chart->plot()->xAxis;
+                const QRect plot = chart->plot()->axisRect()->rect();
+                for (int layer = 0; layer < depth; ++layer) {
+                    const QString what = QStringLiteral("%1 layers, %2, layer %3").arg(depth).arg(preset).arg(layer);
+                    const double slotLeft = x->coordToPixel(layer - 0.5), slotRight = x->coordToPixel(layer + 0.5);
+                    QList<std::pair<double, double>> spans; // each bar's left and right edge, its outline included
+                    for (const QCPBars *bar : chart->bars()) {
+                        const double centre = bar->dataPixelPosition(layer).x();
+                        const double half = std::abs(x->coordToPixel(layer + bar->width() / 2) - x->coordToPixel(layer - bar->width() / 2)) / 2 +
+                                            (bar->pen().style() == Qt::NoPen ? 0 : bar->pen().widthF() / 2);
+                        spans.append({centre - half, centre + half});
+                    }
+                    std::sort(spans.begin(), spans.end());
+                    QVERIFY2(spans.first().first >= std::max(slotLeft, double(plot.left())) - 0.01, qPrintable(what));
+                    QVERIFY2(spans.last().second <= std::min(slotRight, double(plot.right() + 1)) + 0.01, qPrintable(what));
+                    for (qsizetype i = 1; i < spans.size(); ++i)
+                        QVERIFY2(spans[i].first >= spans[i - 1].second - 0.01, qPrintable(what + QStringLiteral(": bars overlap")));
+                }
+                FigureView heatmaps(m_state, FigureKind::Heatmaps);
+                const FigureExporter::PaperFigure cells = layOut(heatmaps, preset);
+                for (const ChartView *panel : {laidOut.panels[0][0].get(), cells.panels[0][0].get()}) {
+                    const QCPAxis *layers = panel->plot()->xAxis;
+                    const QString what = QStringLiteral("%1 layers, %2, %3").arg(depth).arg(preset, panel->metaObject()->className());
+                    QStringList shown;
+                    QList<double> at;
+                    for (qsizetype i = 0; i < layers->tickVector().size(); ++i)
+                        if (layers->range().contains(layers->tickVector()[i]) && !layers->tickVectorLabels()[i].isEmpty()) {
+                            shown << layers->tickVectorLabels()[i];
+                            at << layers->coordToPixel(layers->tickVector()[i]);
+                        }
+                    // Every layer, unless its column is narrower than a 5 pt digit turned up the axis (two
+                    // heatmaps of 16 layers in one paper column): then the first and the last at least.
+                    QFont smallest = PlotStyle::tickFont(5);
+                    const double column = std::abs(layers->coordToPixel(1) - layers->coordToPixel(0));
+                    if (column >= QFontMetricsF(smallest).capHeight() + 1.5)
+                        QVERIFY2(shown.size() == depth, qPrintable(what + QStringLiteral(": %1 labelled").arg(shown.join(' '))));
+                    else
+                        QVERIFY2(shown.first() == QLatin1String("0") && shown.last() == QString::number(depth - 1), qPrintable(what));
+                    const QFontMetricsF metrics(layers->tickLabelFont());
+                    // Upright labels need their width between centres; turned ones their digits' height.
+                    const double need = layers->tickLabelRotation() == 0 ? metrics.horizontalAdvance(QString::number(depth - 1)) : metrics.capHeight();
+                    for (qsizetype i = 1; i < at.size(); ++i)
+                        QVERIFY2(at[i] - at[i - 1] >= need + 1, qPrintable(what + QStringLiteral(": labels %1 and %2 touch").arg(shown[i - 1], shown[i])));
+                    QVERIFY2(layers->tickLabelFont().pointSizeF() >= 5, qPrintable(what));
+                }
+            }
+        }
+    }
+
     // Lines and markers follow the paper's font: thin in a column, thicker on a slide.
     void markersScaleWithThePreset()
     {
@@ -215,8 +370,9 @@ private slots:
         QVERIFY(slidePen > 1.8 * columnPen);
     }
 
-    // The colour bar names its metric and what its range spans, at every preset.
-    void colourBarsNameMetricAndRange()
+    // The colour bar names its metric only (what its range spans is the window's choice, not the
+    // figure's), at every preset, and its label ends inside the panel, off the figure's edge.
+    void colourBarsNameTheMetricOnly()
     {
         // One run's two panels side by side, and two runs' four in two rows (shorter bars; in a
         // column too short for any label).
@@ -229,12 +385,16 @@ private slots:
             FigureView view(m_state, FigureKind::Heatmaps);
             const FigureExporter::PaperFigure laidOut = layOut(view, preset);
             const FigureExporter::PaperPanels &rows = laidOut.panels;
-            const QStringList metrics{QStringLiteral("Compression %"), QString::fromUtf8("Weighted \u03b1")};
+            const QList<QStringList> metrics{{QStringLiteral("Compression % (\u03c4 = 0.90)"), QStringLiteral("Compression %")},
+                                             {QString::fromUtf8("Weighted \u03b1")}};
             for (size_t i = 0; i < rows.size() * rows[0].size(); ++i) {
                 const size_t metric = compared ? i / rows[0].size() : i;
                 const auto *heatmap = static_cast<const TypeLayerHeatmap *>(compared ? rows[metric][i % rows[0].size()].get() : rows[0][i].get());
                 const QString label = heatmap->colorScale()->axis()->label().replace('\n', ' ');
-                QVERIFY2(label.contains(metrics[int(metric)]) && label.contains(QStringLiteral("all steps")), qPrintable(preset + ": " + label));
+                QVERIFY2(metrics[int(metric)].contains(label), qPrintable(preset + ": " + label));
+                const double end = colourLabelEnd(heatmap->colorScale());
+                QVERIFY2(end <= heatmap->plot()->viewport().width() - 2,
+                         qPrintable(QStringLiteral("%1: '%2' ends at %3 of %4").arg(preset, label).arg(end).arg(heatmap->plot()->viewport().width())));
             }
         }
     }
@@ -274,7 +434,9 @@ private slots:
                     QVERIFY(heatmap->cellTextCount() > 0);
                     QVERIFY(!heatmap->cellTexts().first()->text().contains(QLatin1Char('.')));
                 }
-                QCOMPARE(heatmap->plot()->xAxis->label(), QStringLiteral("Layer"));
+                // Under a caption the layer axis says the step the title would have.
+                QCOMPARE(heatmap->plot()->xAxis->label().replace('\n', ' '),
+                         FigureSize::preset(preset)->captioned ? QStringLiteral("Layer (step 1500)") : QStringLiteral("Layer"));
             }
         }
         // A figure too small for any value: none drawn, and no note on paper.
@@ -301,6 +463,25 @@ private slots:
         window.plot()->replot(QCustomPlot::rpImmediateRefresh);
         QVERIFY(window.cellTextCount() > 0);
         QVERIFY(window.valuesNote().isEmpty());
+    }
+
+    // What marks the window's state is not exported: the clicked cell's box, the clicked bar's outline.
+    void exportsLeaveTheSelectionOut()
+    {
+        m_state->setHighlighted(MatrixKey{0, 1500, {{}, 1, MatrixType::K, {}}});
+        FigureView heatmaps(m_state, FigureKind::Heatmaps);
+        QVERIFY(heatmaps.heatmapPanels().first()->isHighlightShown()); // in the window
+        FigureView bars(m_state, FigureKind::Bars);
+        const QColor emphasis = PlotStyle::Theme::paper().emphasis;
+        QCOMPARE(bars.barPanels().first()->barsOf(MatrixType::K)->pen().color(), emphasis);
+        for (const QString &preset : FigureSize::presetNames()) {
+            const FigureExporter::PaperFigure cells = layOut(heatmaps, preset);
+            for (const auto &panel : cells.panels[0])
+                QVERIFY2(!static_cast<const TypeLayerHeatmap *>(panel.get())->isHighlightShown(), qPrintable(preset));
+            const FigureExporter::PaperFigure laidOut = layOut(bars, preset);
+            for (const QCPBars *bar : static_cast<const LayerBarChart *>(laidOut.panels[0][0].get())->bars())
+                QVERIFY2(bar->pen().color() != emphasis, qPrintable(preset + ": " + bar->name()));
+        }
     }
 
     // The spectrum's logarithmic axes are labelled at two decades at least, apart, at every preset,
@@ -356,6 +537,28 @@ private slots:
             QCOMPARE(panel.plot()->plotLayout()->outerRect().width(), width);
             QVERIFY(!panel.plot()->legend->visible());
             QVERIFY2(tickLabels(panel.plot()->xAxis).size() >= 3, qPrintable(preset));
+        }
+    }
+
+    // Under a caption the lines are plain, as matplotlib draws them: no marker on every point (K's
+    // hid Q's line) and no casing; a slide keeps its markers.
+    void captionedLinesArePlain()
+    {
+        for (const QString &preset : FigureSize::presetNames()) {
+            FigureView view(m_state, FigureKind::Lines);
+            const FigureExporter::PaperFigure laidOut = layOut(view, preset);
+            const auto *chart = static_cast<const MetricLineChart *>(laidOut.panels[0][0].get());
+            const double lineWidth = chart->visibleLines().first()->pen().widthF();
+            int marked = 0, wider = 0;
+            for (int i = 0; i < chart->plot()->graphCount(); ++i) {
+                const QCPGraph *graph = chart->plot()->graph(i);
+                marked += !graph->scatterStyle().isNone();
+                wider += graph->pen().style() != Qt::NoPen && graph->pen().widthF() > lineWidth;
+            }
+            if (FigureSize::preset(preset)->captioned)
+                QVERIFY2(marked == 0 && wider == 0, qPrintable(QStringLiteral("%1: %2 marked, %3 cased").arg(preset).arg(marked).arg(wider)));
+            else
+                QVERIFY2(marked >= 6, qPrintable(preset));
         }
     }
 

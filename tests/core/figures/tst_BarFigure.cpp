@@ -110,6 +110,45 @@ private slots:
         m_state->setHighlighted(MatrixKey{0, 100, {{}, 0, MatrixType::Q, {}}});
         figure = build();
         QVERIFY(figure.series[0].highlighted && !figure.series[1].highlighted);
+        // On paper nothing marks what was clicked in the window.
+        const BarFigure paper = BarFigureBuilder(*m_state, Metric::StableRank, 0, {false, true}).build();
+        QVERIFY(!paper.series[0].highlighted && !paper.series[1].highlighted);
+    }
+
+    // Without a title (under a paper's caption) the layer axis says the step, the value axis the
+    // experts' mean that the title said; with one, the axes say only what they show.
+    void untitledBarsSayTheStepOnTheLayerAxis()
+    {
+        BarFigure figure = BarFigureBuilder(*m_state, Metric::StableRank, 0, {false, false}).build();
+        QCOMPARE(figure.xLabel, QStringLiteral("Layer (step 100)"));
+        QCOMPARE(figure.yLabel, QStringLiteral("Stable rank (mean of experts, whiskers min–max)"));
+        m_state->setTypeVisible(MatrixType::K, false); // no whiskers left
+        figure = BarFigureBuilder(*m_state, Metric::CompressionPct, 0, {false, false}).build();
+        QCOMPARE(figure.yLabel, QStringLiteral("Compression % (τ = 0.90)"));
+        figure = BarFigureBuilder(*m_state, Metric::StableRank, 0, {false, true}).build();
+        QCOMPARE(figure.xLabel, QStringLiteral("Layer"));
+        QCOMPARE(figure.yLabel, QStringLiteral("Stable rank"));
+    }
+
+    // A layer's group of bars spans 80 % of its slot at any width, so no group reaches into the
+    // next layer's nor past the plot's ends; its bars are a pixel apart while each keeps 3 px,
+    // touching when thinner, and lose their outline under 4 px.
+    void barGeometryFitsTheSlot()
+    {
+        for (int n = 1; n <= 8; ++n)
+            for (double slot : {2.0, 4.0, 8.0, 12.0, 15.4, 20.0, 40.0, 80.0, 200.0}) {
+                const BarGeometry g = BarGeometry::of(n, slot);
+                const QString what = QStringLiteral("%1 bars in %2 px").arg(n).arg(slot);
+                QVERIFY2(g.barWidth > 0, qPrintable(what));
+                QVERIFY2(std::abs(n * g.barWidth + (n - 1) * g.spacing - 0.8) < 1e-12, qPrintable(what));
+                const double barPixels = g.barWidth * slot;
+                if (g.spacing > 0)
+                    QVERIFY2(n > 1 && std::abs(g.spacing * slot - 1) < 1e-12 && barPixels >= 3 - 1e-12, qPrintable(what));
+                else
+                    QVERIFY2(n == 1 || (0.8 * slot - (n - 1)) / n < 3, qPrintable(what)); // a pixel between them would leave less than 3
+                QCOMPARE(g.outlined, barPixels >= 4);
+            }
+        QCOMPARE(BarGeometry::of(6, 0).barWidth, 0.8 / 6); // not laid out yet: the figure's share
     }
 };
 

@@ -41,6 +41,13 @@ private slots:
     }
     void cleanup() { delete m_state; }
 
+    // Without a title (under a paper's caption) the layer axis says the step shown.
+    void untitledHeatmapSaysTheStepOnTheLayerAxis()
+    {
+        QCOMPARE(HeatmapFigureBuilder(*m_state, Metric::StableRank, 0, {}, {false, false}).build().xLabel, QStringLiteral("Layer (step 100)"));
+        QCOMPARE(HeatmapFigureBuilder(*m_state, Metric::StableRank, 0, {}, {false, true}).build().xLabel, QStringLiteral("Layer"));
+    }
+
     // Rows are each block's visible types (blocks in the order a model runs them), columns the
     // layers of any block; a cell without a matrix is NaN; a rule goes above each block's first row.
     void cellsByBlockTypeAndLayer()
@@ -75,9 +82,11 @@ private slots:
         QCOMPARE(figure.blockStarts, QList<int>{1});
     }
 
-    // By default the colours span every step of the run, so a colour is one value at every step
-    // (the colour bar says so); the step shown, or ends set by hand, when asked.
-    void colourRangeIsTheSameAtEveryStep()
+    // By default the colours span the step shown, each metric its own range (the last step's
+    // weighted α is never a flat block in a range of every step); every step of the run when
+    // asked, so that a colour is one value at every step; ends set by hand replace the fitted
+    // ones. The colour bar names the metric only, whatever its range spans.
+    void colourRangeFollowsTheStepShown()
     {
         RunAnalysis run = twoBlocks();
         // Step 200: encoder Q 1.25 and 5 (layers 0, 1), K 1; decoder Q 1.
@@ -85,22 +94,26 @@ private slots:
                     << test::knownMatrix(200, 1, MatrixType::K, {2, 0}, "encoder") << test::knownMatrix(200, 0, MatrixType::Q, {3, 0}, "decoder");
         sortResults(run.results);
         m_state->setRun(run, QStringLiteral("two steps"));
-        QList<AxisRange> ranges;
+        QList<AxisRange> ranges, allSteps;
+        const HeatmapColourRange everyStep{HeatmapColourRange::Fit::AllSteps, {}, {}};
         for (qint64 step : m_state->steps()) {
             m_state->setCurrentStep(step);
             const HeatmapFigure figure = build();
             QCOMPARE(figure.step, step);
             ranges << *figure.colours.range;
-            QCOMPARE(figure.colours.label, QStringLiteral("Stable rank \u00b7 colours: all steps"));
+            allSteps << *HeatmapFigureBuilder(*m_state, Metric::StableRank, 0, everyStep).build().colours.range;
+            QCOMPARE(figure.colours.label, QStringLiteral("Stable rank"));
         }
-        QCOMPARE(ranges, (QList<AxisRange>{{1, 5}, {1, 5}}));
-        const HeatmapColourRange shownStep{HeatmapColourRange::Fit::ShownStep, {}, {}};
-        m_state->setCurrentStep(100);
-        QCOMPARE(HeatmapFigureBuilder(*m_state, Metric::StableRank, 0, shownStep).build().colours.range, (AxisRange{1, 4}));
+        QCOMPARE(ranges, (QList<AxisRange>{{1, 4}, {1, 5}}));
+        QCOMPARE(allSteps, (QList<AxisRange>{{1, 5}, {1, 5}}));
+        QCOMPARE(HeatmapColourRange{}.fit, HeatmapColourRange::Fit::ShownStep);
         const HeatmapFigure byHand = HeatmapFigureBuilder(*m_state, Metric::StableRank, 0, {HeatmapColourRange::Fit::AllSteps, 0.0, 10.0}).build();
         QCOMPARE(byHand.colours.range, (AxisRange{0, 10}));
-        QCOMPARE(byHand.colours.rangeNote, QStringLiteral("colours: set by hand"));
+        QCOMPARE(byHand.colours.label, QStringLiteral("Stable rank"));
         QCOMPARE(HeatmapFigureBuilder(*m_state, Metric::StableRank, 0, {HeatmapColourRange::Fit::AllSteps, {}, 3.0}).build().colours.range, (AxisRange{1, 3}));
+        const HeatmapFigure compression = build(Metric::CompressionPct);
+        QCOMPARE(compression.colours.label, QStringLiteral("Compression % (τ = 0.90)"));
+        QCOMPARE(compression.colours.shortLabel, QStringLiteral("Compression %"));
         QVERIFY(build(Metric::DeltaStableRank).noData.startsWith(QStringLiteral("W \u2212 W\u2080 was not computed")));
         QVERIFY(build().noData.isEmpty());
     }
@@ -113,6 +126,9 @@ private slots:
         QCOMPARE(build().highlighted, (std::optional<std::pair<int, int>>{{1, 1}}));
         m_state->setHighlighted(MatrixKey{1, 100, {"encoder", 1, MatrixType::K, {}}});
         QVERIFY(!build().highlighted);
+        // On paper nothing marks what was clicked in the window.
+        m_state->setHighlighted(MatrixKey{0, 100, {"encoder", 1, MatrixType::K, {}}});
+        QVERIFY(!HeatmapFigureBuilder(*m_state, Metric::StableRank, 0, {}, {false, true}).build().highlighted);
     }
 };
 

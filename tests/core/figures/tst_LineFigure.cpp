@@ -152,6 +152,22 @@ private slots:
         QVERIFY(!build(options).guideBand);
     }
 
+    // On paper the bands are as visible as matplotlib's fill_between(alpha=0.2), however many types
+    // share the plot; the window keeps them lighter when many do.
+    void paperBandsAreAsVisibleAsMatplotlibs()
+    {
+        QVERIFY(build().bandAlpha < 51);
+        m_state->setShowBand(true);
+        LineFigureOptions paper;
+        paper.interactive = false;
+        for (const bool titled : {true, false}) {
+            paper.titled = titled;
+            const LineFigure figure = build(paper);
+            QVERIFY(figure.bands);
+            QVERIFY2(figure.bandAlpha >= 51, qPrintable(QString::number(figure.bandAlpha)));
+        }
+    }
+
     // What marks the interactive state (the highlighted matrix's line, the current step) is left
     // out of a figure on paper.
     void paperFiguresLeaveOutTheInteraction()
@@ -165,6 +181,35 @@ private slots:
         figure = build(paper);
         QVERIFY(!seriesOf(figure, MatrixType::K)->highlighted);
         QVERIFY(!figure.stepMarker);
+    }
+
+    // Under a paper's caption there is no title: the value axis says what it said (the layers
+    // averaged, or the type whose layers the lines are).
+    void untitledFiguresSayTheirScopeOnTheValueAxis()
+    {
+        const LineFigure window = build();
+        QCOMPARE(window.yLabel, QStringLiteral("Stable rank"));
+        LineFigureOptions paper;
+        paper.interactive = false;
+        paper.titled = false;
+        LineFigure figure = build(paper);
+        QCOMPARE(figure.yLabel, QStringLiteral("Stable rank (mean of layers 0–1)"));
+        QCOMPARE(figure.compactYLabel, QStringLiteral("Stable rank (mean)")); // every layer: for a narrow panel
+        QCOMPARE(figure.xLabel, QStringLiteral("Training step"));
+        m_state->setLayerRange(LayerRange{1, 1});
+        QCOMPARE(build(paper).yLabel, QStringLiteral("Stable rank (layer 1)"));
+        QVERIFY(build(paper).compactYLabel.isEmpty()); // a layer range is never left unsaid
+        m_state->setLayerRange(LayerRange{0, 1});
+        paper.metric = Metric::CompressionPct;
+        QCOMPARE(build(paper).yLabel, QStringLiteral("Compression % (τ = 0.90, mean of layers 0–1)"));
+        paper.metric = Metric::StableRank;
+        paper.perLayerType = MatrixType::Q;
+        QCOMPARE(build(paper).yLabel, QStringLiteral("Stable rank (Q)"));
+        // On paper with a title (a slide) the axis says only the metric.
+        LineFigureOptions slide;
+        slide.interactive = false;
+        QCOMPARE(build(slide).yLabel, QStringLiteral("Stable rank"));
+        QVERIFY(build(slide).compactYLabel.isEmpty());
     }
 
     // The CSV lists the visible types' points: a hidden type leaves it.

@@ -14,6 +14,7 @@
 #include <QHash>
 #include <QTemporaryDir>
 #include <cmath>
+#include <type_traits>
 #include <hdf5.h>
 #include <limits>
 #include <random>
@@ -64,41 +65,28 @@ RunAnalysis threeMatrices(const QString &folder)
     return run;
 }
 
-// One value of a stored float64 dataset replaced, as a hand-edited or hostile results file holds it.
-void overwriteValue(const QString &path, const char *dataset, qsizetype index, double value)
+// One value of a stored dataset (float64 or int64) replaced, as a hand-edited or hostile results
+// file holds it.
+template <typename T>
+void overwrite(const QString &path, const char *dataset, qsizetype index, T value)
 {
+    const hid_t memoryType = std::is_same_v<T, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
     const hid_t file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
     QVERIFY(file >= 0);
     const hid_t data = H5Dopen2(file, dataset, H5P_DEFAULT);
     QVERIFY(data >= 0);
     const hid_t space = H5Dget_space(data);
-    std::vector<double> values(size_t(H5Sget_simple_extent_npoints(space)));
+    std::vector<T> values(size_t(H5Sget_simple_extent_npoints(space)));
     H5Sclose(space);
     QVERIFY(qsizetype(values.size()) > index);
-    QVERIFY(H5Dread(data, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+    QVERIFY(H5Dread(data, memoryType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
     values[size_t(index)] = value;
-    QVERIFY(H5Dwrite(data, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+    QVERIFY(H5Dwrite(data, memoryType, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
     H5Dclose(data);
     H5Fclose(file);
 }
-
-// One value of a stored int64 column replaced.
-void overwriteInteger(const QString &path, const char *dataset, qsizetype index, qint64 value)
-{
-    const hid_t file = H5Fopen(path.toLocal8Bit().constData(), H5F_ACC_RDWR, H5P_DEFAULT);
-    QVERIFY(file >= 0);
-    const hid_t data = H5Dopen2(file, dataset, H5P_DEFAULT);
-    QVERIFY(data >= 0);
-    const hid_t space = H5Dget_space(data);
-    std::vector<qint64> values(size_t(H5Sget_simple_extent_npoints(space)));
-    H5Sclose(space);
-    QVERIFY(qsizetype(values.size()) > index);
-    QVERIFY(H5Dread(data, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
-    values[size_t(index)] = value;
-    QVERIFY(H5Dwrite(data, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
-    H5Dclose(data);
-    H5Fclose(file);
-}
+void overwriteValue(const QString &path, const char *dataset, qsizetype index, double value) { overwrite(path, dataset, index, value); }
+void overwriteInteger(const QString &path, const char *dataset, qsizetype index, qint64 value) { overwrite(path, dataset, index, value); }
 
 // A run that fills every column of every table: spectra and the change from a reference, top
 // vectors for one matrix, what the opt-in metrics were computed against, an issue, skipped files

@@ -55,7 +55,7 @@ mutations=(
 "core/analysis/ResultsFile.cpp@@(r.isHead() ? row.svCount > order : row.svCount != order)) {@@false) {@@tst_resultsfile"
 "core/analysis/ContentFingerprint.cpp@@        if (checkpoint.ownsSubtree) {@@        if (false) {@@tst_cachereuseplan"
 "core/spectral/FactoredSpectrum.cpp@@    sigma.head(nonzero) = std::abs(scale) * core.head(nonzero);@@    sigma.head(nonzero) = core.head(nonzero);@@tst_loraadapters"
-"core/analysis/MatrixSolve.cpp@@    left << own.scale * own.left, -reference->scale * reference->left;@@    left << own.scale * own.left, reference->scale * reference->left;@@tst_loraadapters"
+"core/analysis/MatrixSolve.cpp@@    left << own.scale * own.left, -reference.scale * reference.left;@@    left << own.scale * own.left, reference.scale * reference.left;@@tst_loraadapters"
 )
 
 backup=$(mktemp -d)

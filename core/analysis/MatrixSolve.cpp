@@ -27,8 +27,8 @@ MatrixSolveOutcome MatrixSolve::run(MatrixSolveTask task, BlasThreadBudget &budg
             outcome.headRows = HeadSpectra::ofMatrix(*task.source, *task.heads, task.base, task.energy);
         // Two LoRA updates: their change is a low-rank product too, D = [s·B, −s₀·B₀]·[A; A₀], taken from
         // the factors like their own spectra (never an m × n matrix).
-        std::optional<LowRankFactors> factors;
-        if (task.reference && task.reference->lowRankFactors())
+        std::optional<LowRankFactors> factors, referenceFactors;
+        if (task.reference && (referenceFactors = task.reference->lowRankFactors()))
             factors = task.source->lowRankFactors();
         const bool keepMatrix = task.withShuffle || (task.reference && !factors);
         outcome.ownSolved = task.ownSpectrum;
@@ -41,7 +41,7 @@ MatrixSolveOutcome MatrixSolve::run(MatrixSolveTask task, BlasThreadBudget &budg
         if (keepMatrix && spectrum.ok())
             widened = task.source->widened();
         task.source.reset();
-        const Change change = !spectrum.ok() ? Change{} : factors ? changeOfUpdate(*factors, task, outcome.changeProblem)
+        const Change change = !spectrum.ok() ? Change{} : factors ? changeOfUpdate(*factors, *referenceFactors, task, outcome.changeProblem)
                                                                   : changeFrom(widened, task, outcome.changeProblem);
         task.reference.reset();
         // rand_distance shuffles the entries in place: last.
@@ -100,22 +100,22 @@ MatrixSolve::Change MatrixSolve::changeFrom(const RowMajorMatrix &widened, Matri
     return change;
 }
 
-MatrixSolve::Change MatrixSolve::changeOfUpdate(const LowRankFactors &own, MatrixSolveTask &task, QString &problem) const
+MatrixSolve::Change MatrixSolve::changeOfUpdate(const LowRankFactors &own, const LowRankFactors &reference, MatrixSolveTask &task,
+                                                QString &problem) const
 {
     Change change;
     change.compared = true;
-    const std::optional<LowRankFactors> reference = task.reference->lowRankFactors();
     task.reference.reset();
-    if (!reference->left.allFinite() || !reference->right.allFinite()) {
+    if (!reference.left.allFinite() || !reference.right.allFinite()) {
         problem = (QLatin1String(kDeltaIssuePrefix) + QStringLiteral("the reference checkpoint (step %1) holds non-finite values in this update: "
                                                                       "its delta metrics are NaN")).arg(task.referenceStep);
         return change;
     }
-    const Eigen::Index r = own.left.cols(), r0 = reference->left.cols();
+    const Eigen::Index r = own.left.cols(), r0 = reference.left.cols();
     Eigen::MatrixXd left(own.left.rows(), r + r0), right(own.right.rows(), r + r0);
-    left << own.scale * own.left, -reference->scale * reference->left;
-    right << own.right, reference->right;
-    change.referenceNorm = lowRankProductSingularValues(reference->left, reference->right, reference->scale).norm();
+    left << own.scale * own.left, -reference.scale * reference.left;
+    right << own.right, reference.right;
+    change.referenceNorm = lowRankProductSingularValues(reference.left, reference.right, reference.scale).norm();
     change.spectrum = SingularValueSolver::checkedSpectrum(lowRankProductSingularValues(left, right, 1.0));
     if (!change.spectrum.ok())
         problem = (QLatin1String(kDeltaIssuePrefix) + QStringLiteral("its change from the reference checkpoint (step %1) cannot be decomposed (%2): "

@@ -67,7 +67,7 @@ private:
 
     Spectrum ownSpectrum(MatrixSolveTask &task, bool keepMatrix, BlasThreadBudget &budget, SolvePlace &place) const;
     Change changeFrom(const RowMajorMatrix &widened, MatrixSolveTask &task, QString &problem) const;
-    Change changeOfUpdate(const LowRankFactors &own, MatrixSolveTask &task, QString &problem) const;
+    Change changeOfUpdate(const LowRankFactors &own, const LowRankFactors &reference, MatrixSolveTask &task, QString &problem) const;
     static void setMetrics(MatrixResult &result, Spectrum &spectrum, const MatrixSolveTask &task, double shuffledDistance,
                            const Change &change, const QString &changeProblem);
     static void limitToUpdate(SpectralMetrics &metrics, const Eigen::VectorXd &singularValues, bool unscaled);

@@ -94,8 +94,15 @@ bool sameResults(const RunAnalysis &a, const RunAnalysis &b)
         const MatrixResult &x = a.results[i], &y = b.results[i];
         bool same = x.step == y.step && x.identity() == y.identity() && x.tensor == y.tensor && x.rows == y.rows && x.cols == y.cols &&
                     x.singularValues.size() == y.singularValues.size();
+        // σ² are the Gram matrix's eigenvalues, each known to about n·ε·σ₀² whatever its size, so
+        // they are compared there: a square matrix's smallest σ moves by ε·σ₀²/σ, far more than ε·σ₀.
         for (Eigen::Index k = 0; same && k < x.singularValues.size(); ++k)
-            same = std::abs(x.singularValues[k] - y.singularValues[k]) <= 1e-12 * x.singularValues[0];
+            if (std::abs(x.singularValues[k] * x.singularValues[k] - y.singularValues[k] * y.singularValues[k]) >
+                1e-12 * x.singularValues[0] * x.singularValues[0]) {
+                qWarning("%s: singular value %lld %.17g vs %.17g (largest %.17g)", qPrintable(x.tensor), qlonglong(k), x.singularValues[k],
+                         y.singularValues[k], x.singularValues[0]);
+                same = false;
+            }
         const QList<double> u = spectralMetricValues(x.metrics), v = spectralMetricValues(y.metrics);
         for (qsizetype k = 0; same && k < u.size(); ++k)
             if (!close(u[k], v[k])) {

@@ -13,6 +13,7 @@
 #include "io/LitGptConfig.h"
 #include "io/MegatronLayout.h"
 #include "io/MetaLlamaLayout.h"
+#include "io/NanotronLayout.h"
 #include "io/RegularFile.h"
 #include "io/TrainingFileNames.h"
 
@@ -133,6 +134,9 @@ RunReading::Config RunReading::configIn(const QDir &dir)
     const QString meta = QDir::cleanPath(dir.absoluteFilePath(MetaLlamaLayout::paramsName()));
     if (const QVariantMap values = !config && QFileInfo(meta).isFile() ? MetaLlamaParams::read(meta).modelConfig() : QVariantMap(); !values.isEmpty())
         return Config{values, meta};
+    // nanotron's step folders have model_config.json (transformers' Llama keys) beside checkpoint_metadata.json.
+    if (const QVariantMap values = !config ? NanotronLayout::modelConfig(dir.absolutePath()) : QVariantMap(); !values.isEmpty())
+        return Config{values, QDir::cleanPath(dir.absoluteFilePath(NanotronLayout::modelConfigName()))};
     return config ? Config{config->toVariantMap(), path} : Config{};
 }
 
@@ -299,7 +303,7 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
         // A trainer's step folder is a checkpoint whatever it is called: Megatron-LM's iter_0000100/
         // and release/, a DeepSpeed tag.
         const bool trainerCheckpoint = std::any_of(weights.groups.begin(), weights.groups.end(), [](const WeightsGroup &g) {
-            return g.layout == WeightsLayout::MegatronShards || g.layout == WeightsLayout::DeepSpeedTag ||
+            return g.layout == WeightsLayout::MegatronShards || g.layout == WeightsLayout::DeepSpeedTag || g.layout == WeightsLayout::NanotronParameters ||
                    Nemo2SaveFolder::isNemo2Checkpoint(g);
         });
         const bool weightsNamedByStep = std::any_of(weights.groups.begin(), weights.groups.end(),
@@ -412,6 +416,13 @@ CheckpointListing RunReading::read(const FolderWeights &weights)
     LightningDeepSpeedFolder::describe(m_root.absolutePath(), m_listing);
     AccelerateSaveFolder::describe(m_root.absolutePath(), m_listing);
     TorchtuneOutputFolder::describe(m_root.absolutePath(), m_listing);
+    if (const auto steps = std::count_if(m_listing.checkpoints.begin(), m_listing.checkpoints.end(),
+                                         [](const CheckpointFile &c) { return c.layout == WeightsLayout::NanotronParameters; });
+        steps > 0) {
+        const std::optional<qint64> latest = NanotronLayout::latestStep(m_root.absolutePath());
+        m_listing.takenFor << QStringLiteral("a nanotron checkpoints folder: %1 step folder(s), tensor-parallel shards joined by their recorded slices%2")
+                                  .arg(steps).arg(latest ? QStringLiteral(" (latest.txt: %1)").arg(*latest) : QString());
+    }
 
     QCollator collator;
     collator.setNumericMode(true);

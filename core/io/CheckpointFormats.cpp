@@ -7,6 +7,7 @@
 #include "io/Hdf5CheckpointReader.h"
 #include "io/MegatronCheckpointReader.h"
 #include "io/MetaLlamaReader.h"
+#include "io/NanotronReader.h"
 #include "io/NemoCheckpointReader.h"
 #include "io/NpyFormat.h"
 #include "io/NumpyReaders.h"
@@ -150,6 +151,7 @@ std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, cons
             return MegatronDeepSpeedReader::open(files, error);
         return DeepSpeedCheckpointReader::open(files, error);
     case WeightsLayout::MetaModelParallel: return MetaLlamaReader::open(files, error);
+    case WeightsLayout::NanotronParameters: return NanotronReader::open(files, error);
     }
     return nullptr;
 }

@@ -29,10 +29,11 @@ inline const QString kUnrecognisedFormat = QStringLiteral("not a recognised chec
 // mp_rank_*/model_optim_rng.pt files, one per tensor-parallel rank and pipeline stage, merged; a
 // DeepSpeed tag's model states and partitions (io/DeepSpeedCheckpointReader.h); Meta's Llama
 // consolidated.NN.pth files, one per model-parallel rank, merged by params.json (io/MetaLlamaLayout.h).
-enum class WeightsLayout { OneFile, ShardIndex, NamedShards, NpyArrays, DistributedCheckpoint, MegatronShards, DeepSpeedTag, MetaModelParallel };
+enum class WeightsLayout { OneFile, ShardIndex, NamedShards, NpyArrays, DistributedCheckpoint, MegatronShards, DeepSpeedTag, MetaModelParallel, NanotronParameters };
 // Opens weights laid out so: `files` is the file, the index (then its shards), the shards, the
 // arrays, a DCP folder's .metadata (then its chunk files), a Megatron iteration's rank files, a
-// DeepSpeed tag's files, or Meta's consolidated files in rank order (then params.json).
+// DeepSpeed tag's files, Meta's consolidated files in rank order (then params.json), or a nanotron
+// step folder's checkpoint_metadata.json then its parameter files.
 std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, const QStringList &files, QString *error);
 
 } // namespace rankscope

@@ -6,6 +6,7 @@
 #include "io/FileContent.h"
 #include "io/MegatronLayout.h"
 #include "io/MetaLlamaLayout.h"
+#include "io/NanotronLayout.h"
 #include "base/PrintableText.h"
 #include "io/RegularFile.h"
 #include "io/ShardedCheckpointReader.h"
@@ -279,7 +280,19 @@ FolderWeights FolderWeights::read(const QString &folder)
     // A Megatron-LM iteration folder: its mp_rank_* folders are one checkpoint.
     MegatronLayout::readIteration(folder, result);
     DeepSpeedTagFolder::recognise(folder, result);
+    // A nanotron step folder: checkpoint_metadata.json beside model/, one file per parameter and rank.
+    NanotronLayout::recognise(folder, result);
     return result;
+}
+
+void FolderWeights::classifyAs(const QString &path, FileRole role, const QString &reason)
+{
+    for (ClassifiedFile &file : files)
+        if (file.path == path) {
+            file = {path, role, reason, false};
+            return;
+        }
+    files.append({path, role, reason, false});
 }
 
 const WeightsGroup *FolderWeights::checkpoint(QString *error) const
@@ -310,7 +323,7 @@ const WeightsGroup *FolderWeights::checkpoint(QString *error) const
             return g;
     // A DeepSpeed tag is its model states and partitions, whatever else was saved beside them.
     for (const WeightsGroup &g : groups)
-        if (g.layout == WeightsLayout::DeepSpeedTag)
+        if (g.layout == WeightsLayout::DeepSpeedTag || g.layout == WeightsLayout::NanotronParameters)
             return &g;
     for (const WeightsLayout layout : {WeightsLayout::ShardIndex, WeightsLayout::NamedShards, WeightsLayout::MetaModelParallel})
         for (const WeightsGroup &g : groups)

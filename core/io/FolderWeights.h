@@ -62,6 +62,8 @@ public:
     // among several an index, named shards, or a conventional name (model.safetensors,
     // pytorch_model.bin, …). Null and why when there is none or no way to choose.
     const WeightsGroup *checkpoint(QString *error) const;
+    // Gives a file listed here (or one below the folder that a layout reads) its role and reason.
+    void classifyAs(const QString &path, FileRole role, const QString &reason);
 
     QList<WeightsGroup> groups;   // each one checkpoint's weights, by name
     QList<ClassifiedFile> files;  // every file of the folder, with its role and why

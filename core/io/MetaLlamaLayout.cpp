@@ -53,16 +53,6 @@ QString mismatch(const QString &where, const QString &name, const QList<qint64> 
 }
 
 // The folder's entry for `path`, given a new role and reason.
-void reclassify(FolderWeights &weights, const QString &path, FileRole role, const QString &reason)
-{
-    for (ClassifiedFile &file : weights.files)
-        if (file.path == path) {
-            file = {path, role, reason, false};
-            return;
-        }
-    weights.files.append({path, role, reason, false});
-}
-
 QString fileName(int rank) { return QStringLiteral("consolidated.%1.pth").arg(rank, 2, 10, QLatin1Char('0')); }
 
 } // namespace
@@ -288,7 +278,7 @@ void MetaLlamaLayout::recognise(const QString &folder, FolderWeights &weights)
     const bool hasParams = QFileInfo(paramsPath).isFile();
     const MetaLlamaParams params = hasParams ? MetaLlamaParams::read(paramsPath) : MetaLlamaParams();
     if (hasParams)
-        reclassify(weights, paramsPath, FileRole::TrainingSidecar,
+        weights.classifyAs(paramsPath, FileRole::TrainingSidecar,
                    params.ok() ? QStringLiteral("Meta's Llama model parameters (%1, n_layers %2): the shapes of the consolidated files are checked against them")
                                      .arg(params.summary()).arg(params.layers)
                                : QStringLiteral("a params.json beside consolidated files that is not Llama's model parameters: %1").arg(params.problem));
@@ -323,7 +313,7 @@ void MetaLlamaLayout::recognise(const QString &folder, FolderWeights &weights)
         const bool broken = !file.error.isEmpty();
         if (broken && damaged.isEmpty())
             damaged << QStringLiteral("%1: %2").arg(fileName(it.key()), file.error);
-        reclassify(weights, file.files.first(), broken ? FileRole::DamagedWeights : FileRole::Shard,
+        weights.classifyAs(file.files.first(), broken ? FileRole::DamagedWeights : FileRole::Shard,
                    broken ? file.error
                           : QStringLiteral("Meta Llama model-parallel file %1 of %2 (torch.save): merged with the others").arg(it.key()).arg(count));
     }

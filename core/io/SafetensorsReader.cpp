@@ -144,8 +144,14 @@ bool SafetensorsReader::load(const QString &path, QString *error)
     QList<Entry> byOffset;
     const QJsonObject object = doc.object();
     for (auto it = object.begin(); it != object.end(); ++it) {
-        if (it.key() == QLatin1String("__metadata__"))
+        if (it.key() == QLatin1String("__metadata__")) {
+            // The format's metadata is a map of strings; anything else in it is not kept.
+            const QJsonObject notes = it.value().toObject();
+            for (auto note = notes.begin(); note != notes.end(); ++note)
+                if (note.value().isString())
+                    m_metadata.insert(note.key(), note.value().toString());
             continue;
+        }
         const QJsonObject t = it.value().toObject();
         const QString code = t.value("dtype").toString();
         const QJsonArray shape = t.value("shape").toArray();

@@ -17,6 +17,8 @@ public:
 
     QString formatName() const override { return QStringLiteral("safetensors"); }
     QList<TensorInfo> tensors() const override { return m_tensors; }
+    // The header's "__metadata__": the writer's own string → string notes (nanotron's slices).
+    const QHash<QString, QString> &metadata() const { return m_metadata; }
 
 protected:
     StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
@@ -34,6 +36,7 @@ private:
     QList<TensorInfo> m_tensors;
     QHash<QString, qsizetype> m_index;
     QHash<QString, Range> m_ranges;
+    QHash<QString, QString> m_metadata;
 };
 
 // "F32" → "float32", …; an empty string for a dtype safetensors does not define.

@@ -15,7 +15,7 @@ namespace {
 
 // Bumped whenever the built-in rules change what a tensor becomes, so cached analyses typed by an
 // older table are analysed again rather than shown under the old typing.
-constexpr int kBuiltInRulesVersion = 5;
+constexpr int kBuiltInRulesVersion = 6;
 
 QRegularExpression layerPattern(const char *container, const char *suffix)
 {
@@ -242,6 +242,16 @@ TensorNameRules TensorNameRules::builtIn()
         // Phi-3: fused qkv_proj (grouped-query sizes) and gate_up_proj ([gate; up]).
         {.family = "Phi-3", .container = "layers", .suffix = R"(self_attn\.qkv_proj\.weight)", .layout = L::QkvContiguous, .modelTypes = {"phi3"}},
         {.family = "Phi-3", .container = "layers", .suffix = R"(mlp\.gate_up_proj\.weight)", .type = T::MlpGate, .layout = L::GateUp, .modelTypes = {"phi3"}},
+
+        // nanotron's Llama (models/llama.py), named through its PipelineBlock ("self.pp_block"):
+        // qkv_proj is TensorParallelColumnLinear(d_model, nH·d + 2·nKV·d, contiguous_chunks=(nH·d, nKV·d, nKV·d)),
+        // [Q; K; V] once NanotronReader has joined its shards; gate_up_proj likewise (intermediate, intermediate),
+        // [gate; up] as GLUActivation splits it: "gate_states, up_states = torch.split(merged_states,
+        // merged_states.shape[-1] // 2, dim=-1)".
+        {.family = "nanotron", .container = "decoder", .suffix = R"(pp_block\.attn\.qkv_proj\.weight)", .layout = L::QkvContiguous},
+        {.family = "nanotron", .container = "decoder", .suffix = R"(pp_block\.attn\.o_proj\.weight)", .type = T::O},
+        {.family = "nanotron", .container = "decoder", .suffix = R"(pp_block\.mlp\.gate_up_proj\.weight)", .type = T::MlpGate, .layout = L::GateUp},
+        {.family = "nanotron", .container = "decoder", .suffix = R"(pp_block\.mlp\.down_proj\.weight)", .type = T::MlpDown},
 
         // GPT-NeoX / Pythia: query_key_value rows are [head][q|k|v][head_dim].
         {.family = "GPT-NeoX", .container = "layers", .suffix = R"(attention\.query_key_value\.weight)", .layout = L::QkvPerHead, .modelTypes = {"gpt_neox"}},

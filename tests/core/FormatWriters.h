@@ -31,7 +31,8 @@ struct SafeTensor {
 };
 
 // header JSON padded with spaces to a multiple of 8, as the reference writer does.
-inline QByteArray safetensorsFile(const QList<SafeTensor> &tensors, const QByteArray &headerOverride = {})
+// `metadata`: the writer's own notes in "__metadata__" beside the reference writer's "format".
+inline QByteArray safetensorsFile(const QList<SafeTensor> &tensors, const QByteArray &headerOverride = {}, const QJsonObject &metadata = {})
 {
     QJsonObject header;
     QByteArray data;
@@ -43,7 +44,9 @@ inline QByteArray safetensorsFile(const QList<SafeTensor> &tensors, const QByteA
                                           {"data_offsets", QJsonArray{data.size(), data.size() + t.data.size()}}});
         data.append(t.data);
     }
-    header.insert("__metadata__", QJsonObject{{"format", "pt"}});
+    QJsonObject notes = metadata;
+    notes.insert("format", "pt");
+    header.insert("__metadata__", notes);
     QByteArray json = headerOverride.isEmpty() ? QJsonDocument(header).toJson(QJsonDocument::Compact) : headerOverride;
     while (json.size() % 8)
         json.append(' ');

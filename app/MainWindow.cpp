@@ -731,7 +731,7 @@ void MainWindow::syncControlsToTab()
     // The aggregate and the band are of lines over layers: not of one line per layer.
     const bool byLayer = lineChart()->perLayerType().has_value();
     m_aggregate->setEnabled(lines && !byLayer);
-    m_relativeStep->setEnabled(lines);
+    m_relativeStep->setEnabled(lines || perLayer);
     m_relativeDepth->setEnabled(perLayer);
     // The chips choose the types of the lines, bars and heatmaps; the spectra, the heads (each of
     // their own type box) and the rank plan (every type planned) show what the chips do not choose.

@@ -108,7 +108,7 @@ std::optional<AxisRange> BarFigureBuilder::valueRange(const BarFigure &figure) c
 void BarFigureBuilder::sayInLabels(BarFigure &figure) const
 {
     const ViewState &s = m_state;
-    const QString step = tr("step %1").arg(figure.step);
+    const QString step = s.stepWords(m_run, figure.step, true);
     figure.xLabel = labelWithScope(figure.xLabel, s.block().isEmpty() ? step : s.block() + QStringLiteral(", ") + step);
     const bool anyExperts = std::any_of(figure.series.begin(), figure.series.end(), [](const BarSeries &b) { return b.hasSpread(); });
     if (anyExperts)
@@ -130,7 +130,7 @@ QString BarFigureBuilder::title(const BarFigure &figure) const
         scope = tr("mean of experts (whiskers: min–max), %1").arg(scope);
     else if (!s.expert().isEmpty())
         scope = (s.expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s.expert())) + QStringLiteral(", ") + scope;
-    return tr("%1 by layer at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(figure.step).arg(scope);
+    return tr("%1 by layer at %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label), s.stepWords(m_run, figure.step), scope);
 }
 
 } // namespace rankscope

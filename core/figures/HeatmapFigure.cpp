@@ -29,7 +29,7 @@ HeatmapFigure HeatmapFigureBuilder::build() const
     figure.title = title(figure);
     if (!m_mode.titled) {
         // The step (and the experts' mean) on the layer axis: the colour bar names the metric.
-        QString scope = tr("step %1").arg(figure.step);
+        QString scope = s.stepWords(m_run, figure.step, true);
         if (!s.experts().isEmpty())
             scope += QStringLiteral(", ") + (s.expert().isEmpty() ? tr("mean of experts")
                                              : s.expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s.expert()));
@@ -126,7 +126,7 @@ QString HeatmapFigureBuilder::title(const HeatmapFigure &figure) const
         scope = (s.expert().isEmpty() ? tr("mean of experts")
                  : s.expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s.expert())) +
                 QStringLiteral(", ") + scope;
-    return tr("%1 at step %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(figure.step).arg(scope);
+    return tr("%1 at %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label), m_state.stepWords(m_run, figure.step), scope);
 }
 
 } // namespace rankscope

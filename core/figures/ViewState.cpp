@@ -239,12 +239,19 @@ qint64 ViewState::stepAt(int index) const
     const QList<qint64> steps = stepsAt(index);
     if (index == 0 || steps.isEmpty())
         return index == 0 ? m_currentStep : 0;
-    // The run's step nearest to the current one, by value or by fraction of each run's length.
-    const double target = m_relativeStep ? stepFraction(0, m_currentStep) : double(m_currentStep);
+    if (!m_relativeStep) {
+        const QList<qint64> first = stepsAt(0);
+        if (!first.isEmpty() && m_currentStep == first.last())
+            return steps.last();
+        const auto after = std::upper_bound(steps.begin(), steps.end(), m_currentStep);
+        return after == steps.begin() ? steps.first() : *(after - 1);
+    }
+    // The run's step nearest to the current one by fraction of each run's length.
+    const double target = stepFraction(0, m_currentStep);
     qint64 best = steps.first();
     double bestDistance = std::numeric_limits<double>::infinity();
     for (qint64 step : steps) {
-        const double distance = std::abs((m_relativeStep ? stepFraction(index, step) : double(step)) - target);
+        const double distance = std::abs(stepFraction(index, step) - target);
         if (distance < bestDistance) {
             bestDistance = distance;
             best = step;
@@ -367,6 +374,16 @@ double ViewState::depthFraction(int index, int layer, const QString &block) cons
     const QList<int> layers = layersAt(index, block);
     const int depth = layers.isEmpty() ? 1 : layers.last() + 1;
     return depth > 1 ? double(layer) / (depth - 1) : 0.0;
+}
+
+QString ViewState::stepWords(int index, qint64 step, bool onAxis) const
+{
+    const QList<qint64> steps = stepsAt(index);
+    if (!steps.isEmpty() && step == steps.last())
+        return onAxis ? tr("final step") : tr("final step %1").arg(step);
+    if (index > 0 && !m_relativeStep && step != m_currentStep)
+        return tr("step %1, none at %2").arg(step).arg(m_currentStep);
+    return tr("step %1").arg(step);
 }
 
 double ViewState::stepFraction(int index, qint64 step) const

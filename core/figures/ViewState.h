@@ -89,9 +89,14 @@ public:
     const MatrixResult *find(const MatrixKey &key) const;
     MatrixCell cell(int run, qint64 step, const QString &block, int layer, MatrixType type) const;
     MatrixCell cell(int run, const QString &block, int layer, MatrixType type) const { return cell(run, stepAt(run), block, layer, type); }
-    // The step a run shows for the current step: the same step, or the nearest one (by fraction
-    // of the run when steps are relative).
+    // The step a run shows for the current step: at the first run's last step, each run's own last
+    // step ("final" means each run's end, whichever run is first); else the run's checkpoint at the
+    // step, or its nearest earlier one; with relative steps, the nearest by fraction of the run.
     qint64 stepAt(int index) const;
+    // How a figure names the step a run shows: "final step 3000" ("final step" on an axis, where
+    // the title or caption gives the number), "step 1000, none at 1200" for a compared run without a
+    // checkpoint at the current step, else "step 1200".
+    QString stepWords(int index, qint64 step, bool onAxis = false) const;
     // A run's layers within the layer range. The range means the same for every run: layer numbers,
     // or with relative depth the same share of depth, measured on the deepest shown run.
     QList<int> visibleLayersAt(int index, LayerView view = LayerView::Shared) const { return visibleLayersAt(index, m_block, view); }

@@ -537,13 +537,13 @@ private slots:
         svg = texts({"--figure", "lines", "--preset", "column", "--title", "Figure one"});
         QVERIFY2(svg.contains(QStringLiteral(">Figure one<")), qPrintable(svg.left(200)));
         svg = texts({"--figure", "bars", "--preset", "two-column"});
-        QVERIFY2(!svg.contains(QStringLiteral("by layer at step")) && svg.contains(QStringLiteral(">Layer (step 1500)<")), qPrintable(svg.left(200)));
+        QVERIFY2(!svg.contains(QStringLiteral("by layer at step")) && svg.contains(QStringLiteral(">Layer (final step)<")), qPrintable(svg.left(200)));
         // Several panels: none over them, none on them, the step on the layer axes. (An SVG splits a
         // text where its font changes: "Weighted ", "α".)
         svg = texts({"--figure", "heatmaps", "--title", ""});
-        QVERIFY2(!svg.contains(QStringLiteral("at step 1500")) && svg.count(QStringLiteral(">Layer (step 1500)<")) == 2, qPrintable(svg.left(200)));
+        QVERIFY2(!svg.contains(QStringLiteral("at step 1500")) && svg.count(QStringLiteral(">Layer (final step)<")) == 2, qPrintable(svg.left(200)));
         svg = texts({"--figure", "heatmaps"});
-        QVERIFY2(svg.contains(QStringLiteral(">Compression % at step 1500 — nanogpt-d4<")), qPrintable(svg.left(200)));
+        QVERIFY2(svg.contains(QStringLiteral(">Compression % at final step 1500 — nanogpt-d4<")), qPrintable(svg.left(200)));
         QVERIFY2(!svg.contains(QStringLiteral("colours")), qPrintable(svg.left(200))); // the colour bars name the metric only
     }
 
@@ -583,7 +583,7 @@ private slots:
         QFile compare(dir.filePath("compare.svg"));
         QVERIFY(compare.open(QIODevice::ReadOnly));
         const QString compareText = QString::fromUtf8(compare.readAll());
-        QCOMPARE(compareText.count("Compression % by layer at step 1500"), 2); // a panel per run
+        QCOMPARE(compareText.count("Compression % by layer at final step 1500"), 2); // a panel per run
         QVERIFY(compareText.contains(">0.33<"));
 
         QCOMPARE(runRankscope({"export", RANKSCOPE_DEMO_RUN, "--figure", "pie", "--out", dir.filePath("x.png")}).exitCode, 1);

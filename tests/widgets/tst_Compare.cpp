@@ -2,6 +2,8 @@
 // run on one shared scale, and the relative-depth and step-fraction axes.
 #include "../core/TorchCheckpointWriter.h"
 #include "DemoFixture.h"
+#include "figures/BarFigure.h"
+#include "figures/HeatmapFigure.h"
 #include "figures/ViewState.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
@@ -103,7 +105,7 @@ private slots:
         QCOMPARE(shallow.barsOf(MatrixType::Q)->dataCount(), 2);
         QCOMPARE(deep.barsOf(MatrixType::Q)->dataCount(), 4);
         QCOMPARE(shallow.plot()->yAxis->range(), deep.plot()->yAxis->range());
-        QVERIFY(shallow.title().contains("at step 50 — d2")); // the shallow run's own last step
+        QVERIFY(shallow.title().contains("at final step 50 — d2")); // the shallow run's own last step
 
         TypeLayerHeatmap left(m_state, Metric::StableRank), right(m_state, Metric::StableRank);
         right.setRunIndex(1);
@@ -167,6 +169,37 @@ private slots:
         QCOMPARE(state.visibleLayersAt(1), QList<int>{1});
         QCOMPARE(state.visibleLayersAt(2), QList<int>{1});
         QCOMPARE(state.layerRangeText(), QString::fromUtf8("relative depth 1.00\u20131.00"));
+    }
+
+    // "Final" is each run's own last step, whichever run is first; a run without a checkpoint at
+    // the step shown shows its nearest earlier one, and its panel says so.
+    void finalIsEachRunsOwnLastStep()
+    {
+        m_state->setCurrentStep(m_state->steps().last());
+        QCOMPARE(m_state->stepAt(1), 50);
+        QCOMPARE(m_state->stepWords(1, 50), QStringLiteral("final step 50"));
+        QCOMPARE(m_state->stepWords(0, 1500), QStringLiteral("final step 1500"));
+
+        ViewState reversed;
+        reversed.setRun(shallowRun(m_dir.path()), "d2");
+        reversed.addComparedRun(demoRun(), "d4");
+        reversed.setCurrentStep(50);
+        QCOMPARE(reversed.stepAt(1), 1500); // not d4's step 0, nearest to 50, mid-training
+        QCOMPARE(BarFigureBuilder(reversed, Metric::StableRank, 1, {false, false}).build().xLabel, QStringLiteral("Layer (final step)"));
+        reversed.setCurrentStep(0);
+        QCOMPARE(reversed.stepAt(1), 0);
+
+        ViewState gap;
+        gap.setRun(demoRun(), "d4");
+        RunAnalysis fewer = demoRun();
+        const qint64 missing = gap.steps()[2];
+        fewer.results.removeIf([missing](const MatrixResult &r) { return r.step == missing; });
+        fewer.checkpoints.removeIf([missing](const CheckpointRecord &c) { return c.step == missing; });
+        gap.addComparedRun(fewer, "d4 without one step");
+        gap.setCurrentStep(missing);
+        QCOMPARE(gap.stepAt(1), gap.steps()[1]);
+        QCOMPARE(HeatmapFigureBuilder(gap, Metric::StableRank, 1, {}, {false, false}).build().xLabel,
+                 QStringLiteral("Layer (step %1, none at %2)").arg(gap.steps()[1]).arg(missing));
     }
 
     void aCompareStepFollowsTheCurrentStep()

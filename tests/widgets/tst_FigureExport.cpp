@@ -188,8 +188,8 @@ private slots:
         QVERIFY(FigureExporter::write({{&left, &right}}, path, FigureSize::fromPixels(1400, 600), &error));
         const SvgContent svg = readSvg(path);
         QVERIFY(svg.wellFormed);
-        QVERIFY(svg.texts.contains("Compression % at step 1500 — nanogpt-d4"));
-        QVERIFY(svg.allText().contains("Weighted α at step 1500 — nanogpt-d4"));
+        QVERIFY(svg.texts.contains("Compression % at final step 1500 — nanogpt-d4"));
+        QVERIFY(svg.allText().contains("Weighted α at final step 1500 — nanogpt-d4"));
         QVERIFY(svg.allText().contains("Compression % (τ = 0.90)"));
         // A cell's value, as text, from the expected CSV: layer 0's Q at the last step.
         const double q0 = test::expectedMetrics().value(QStringLiteral("1500/0/Q")).value(QStringLiteral("compression_pct"));

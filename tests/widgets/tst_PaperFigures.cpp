@@ -212,7 +212,7 @@ private slots:
                         QCOMPARE(y, !captioned ? QStringLiteral("Stable rank") : narrow ? QStringLiteral("Stable rank (mean)")
                                                                                         : QStringLiteral("Stable rank (mean of layers 0–3)"));
                     else
-                        QCOMPARE(x, captioned ? QStringLiteral("Layer (step 1500)") : QStringLiteral("Layer"));
+                        QCOMPARE(x, captioned ? QStringLiteral("Layer (final step)") : QStringLiteral("Layer"));
                 }
             }
         }
@@ -436,7 +436,7 @@ private slots:
                 }
                 // Under a caption the layer axis says the step the title would have.
                 QCOMPARE(heatmap->plot()->xAxis->label().replace('\n', ' '),
-                         FigureSize::preset(preset)->captioned ? QStringLiteral("Layer (step 1500)") : QStringLiteral("Layer"));
+                         FigureSize::preset(preset)->captioned ? QStringLiteral("Layer (final step)") : QStringLiteral("Layer"));
             }
         }
         // A figure too small for any value: none drawn, and no note on paper.
@@ -576,7 +576,7 @@ private slots:
         auto *bars = qobject_cast<LayerBarChart *>(rows[0][1]);
         QVERIFY(bars);
         QVERIFY2(rows[0][0]->title().contains(QStringLiteral("layer 0")), qPrintable(rows[0][0]->title()));
-        QCOMPARE(bars->title(), QStringLiteral("Compression % by layer at step 1500 — nanogpt-d4"));
+        QCOMPARE(bars->title(), QStringLiteral("Compression % by layer at final step 1500 — nanogpt-d4"));
         QCOMPARE(bars->bars().first()->data()->size(), 4);
         for (const LineSeries &series : view.lineChart()->figure().series) {
             QVERIFY(!series.points.isEmpty());

@@ -60,7 +60,7 @@ private slots:
         QVERIFY(std::isnan(k.spreadBelow[0]) && std::isnan(k.spreadAbove[0]));
         QVERIFY(near(k.spreadBelow[1], 1) && near(k.spreadAbove[1], 1));
         QCOMPARE(figure.barWidth, 0.4);
-        QCOMPARE(figure.title, QStringLiteral("Stable rank by layer at step 100 — mean of experts (whiskers: min–max), small"));
+        QCOMPARE(figure.title, QStringLiteral("Stable rank by layer at final step 100 — mean of experts (whiskers: min–max), small"));
         QCOMPARE(figure.xRange, (AxisRange{-0.6, 1.6}));
     }
 
@@ -95,7 +95,7 @@ private slots:
         QVERIFY(!figure.series[1].visible && !figure.series[1].hasSpread());
         QCOMPARE(figure.barWidth, 0.8);
         QVERIFY(near(figure.yRange->upper, 3 * 1.08));
-        QCOMPARE(figure.title, QStringLiteral("Stable rank by layer at step 100 — small"));
+        QCOMPARE(figure.title, QStringLiteral("Stable rank by layer at final step 100 — small"));
     }
 
     // Layers are labelled by number, or by their share of depth; the highlighted matrix's type is marked.
@@ -120,7 +120,7 @@ private slots:
     void untitledBarsSayTheStepOnTheLayerAxis()
     {
         BarFigure figure = BarFigureBuilder(*m_state, Metric::StableRank, 0, {false, false}).build();
-        QCOMPARE(figure.xLabel, QStringLiteral("Layer (step 100)"));
+        QCOMPARE(figure.xLabel, QStringLiteral("Layer (final step)"));
         QCOMPARE(figure.yLabel, QStringLiteral("Stable rank (mean of experts, whiskers min–max)"));
         m_state->setTypeVisible(MatrixType::K, false); // no whiskers left
         figure = BarFigureBuilder(*m_state, Metric::CompressionPct, 0, {false, false}).build();

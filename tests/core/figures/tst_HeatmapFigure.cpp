@@ -44,7 +44,7 @@ private slots:
     // Without a title (under a paper's caption) the layer axis says the step shown.
     void untitledHeatmapSaysTheStepOnTheLayerAxis()
     {
-        QCOMPARE(HeatmapFigureBuilder(*m_state, Metric::StableRank, 0, {}, {false, false}).build().xLabel, QStringLiteral("Layer (step 100)"));
+        QCOMPARE(HeatmapFigureBuilder(*m_state, Metric::StableRank, 0, {}, {false, false}).build().xLabel, QStringLiteral("Layer (final step)"));
         QCOMPARE(HeatmapFigureBuilder(*m_state, Metric::StableRank, 0, {}, {false, true}).build().xLabel, QStringLiteral("Layer"));
     }
 
@@ -65,7 +65,7 @@ private slots:
         QVERIFY(std::isnan(figure.value(2, 1)));
         QCOMPARE(figure.blockStarts, QList<int>{2});
         QCOMPARE(figure.yLabel, QStringLiteral("Block · matrix type"));
-        QCOMPARE(figure.title, QStringLiteral("Stable rank at step 100 — small"));
+        QCOMPARE(figure.title, QStringLiteral("Stable rank at final step 100 — small"));
     }
 
     // One colour scale over every cell shown; compression % gets its own map; a hidden type's row goes.

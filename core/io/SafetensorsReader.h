@@ -17,9 +17,11 @@ public:
 
     QString formatName() const override { return QStringLiteral("safetensors"); }
     QList<TensorInfo> tensors() const override { return m_tensors; }
+    bool readsPackedSlices() const override { return true; }
 
 protected:
     StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
+    PackedRead readPackedElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
 
 private:
     struct Range {

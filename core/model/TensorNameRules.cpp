@@ -15,7 +15,7 @@ namespace {
 
 // Bumped whenever the built-in rules change what a tensor becomes, so cached analyses typed by an
 // older table are analysed again rather than shown under the old typing.
-constexpr int kBuiltInRulesVersion = 5;
+constexpr int kBuiltInRulesVersion = 6;
 
 QRegularExpression layerPattern(const char *container, const char *suffix)
 {
@@ -89,15 +89,15 @@ TensorNameRules TensorNameRules::builtIn()
         // @ignored-decoders-1
         // GPT-OSS (modeling_gpt_oss.py): GptOssMLP "self.router = GptOssTopKRouter(config)" ([experts, hidden]);
         // GptOssExperts' gate_up_proj [E, hidden, 2I] read "gate, up = gate_up[..., ::2], gate_up[..., 1::2]", its
-        // 2-D biases [E, 2I] and [E, hidden]; on the Hub MXFP4 "…_blocks" with "…_scales". Before the generic
-        // stacked-experts row, which would halve gate_up_proj.
+        // 2-D biases [E, 2I] and [E, hidden]. On the Hub the experts are MXFP4 "…_blocks" with "…_scales": the reader
+        // lists each pair as the dequantized bf16-shaped tensor (io/Mxfp4Experts.h), typed by the rows below; scales
+        // still listed are those of a pair it refused, said with the file. Before the generic stacked-experts row,
+        // which would halve gate_up_proj.
         {.family = "GPT-OSS", .container = "layers", .suffix = R"(mlp\.router\.weight)", .ignoreReason = kRouter},
         {.family = "GPT-OSS", .container = "layers", .suffix = R"(mlp\.experts\.(?:gate_up|down)_proj_bias)",
          .ignoreReason = "the experts' biases, one vector per expert [experts, outputs] (not a matrix)"},
         {.family = "MXFP4", .container = "layers", .suffix = R"((?:mlp|feed_forward)\.experts\.(?:gate_up|down)_proj_scales)",
          .ignoreReason = "MXFP4 block scales of the …_blocks tensor beside it (not a matrix)"},
-        {.family = "MXFP4", .container = "layers", .suffix = R"((?:mlp|feed_forward)\.experts\.(?:gate_up|down)_proj_blocks)",
-         .type = T::MlpGate, .layout = L::Mxfp4Experts},
         {.family = "GPT-OSS", .container = "layers", .suffix = R"(mlp\.experts\.gate_up_proj)", .type = T::MlpGate,
          .layout = L::ExpertsGluInterleaved, .modelTypes = {"gpt_oss"}, .partner = "mlp.experts.down_proj"},
         // @ignored-decoders-2

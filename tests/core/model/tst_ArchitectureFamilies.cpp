@@ -4,6 +4,7 @@
 // type, expert, shape and stable rank; anything attention/MLP-like not analysed must be reported.
 #include "FamilyCheckpoint.h"
 #include "model/CheckpointLayout.h"
+#include "model/GenericTyping.h"
 #include "TestSuite.h"
 
 #include <QJsonArray>
@@ -1264,6 +1265,95 @@ private slots:
     }
 
     // GPT-OSS as published on the Hub (MXFP4 …_blocks with …_scales) is read dequantized: tests/core/io/tst_Mxfp4Experts.cpp.
+
+    // RWKV-6 (RWKV-LM RWKV-v5/src/model.py RWKV_Tmix_x060, RWKV_CMix_x060) and RWKV-7 (RWKV-v7 RWKV_Tmix_x070,
+    // RWKV_CMix_x070), and the HF remote code's names for RWKV-6 (rwkv.blocks.N.attention / feed_forward). Time mix:
+    // "r = self.receptance(xr)", "k = self.key(xk)", "v = self.value(xv)", x060 "g = F.silu(self.gate(xg))", "x =
+    // self.output(x * g)"; "ww = torch.tanh(xw @ self.time_decay_w1) @ self.time_decay_w2" (x060), "a =
+    // torch.sigmoid(self.a0 + (xa @ self.a1) @ self.a2)", "g = torch.sigmoid(xg @ self.g1) @ self.g2" (x070). Channel
+    // mix: "k = torch.relu(k) ** 2", "kv = self.value(k)", "return torch.sigmoid(self.receptance(xr)) * kv" (x060;
+    // x070 returns self.value(k), no receptance). nn.Linear(in, out): receptance/key/value [A, C], output [C, A],
+    // ffn.key [F, C], ffn.value [C, F], ffn.receptance [C, C].
+    void rwkv_data()
+    {
+        QTest::addColumn<int>("version");
+        QTest::addColumn<QString>("prefix");
+        QTest::newRow("RWKV-6 (RWKV-LM)") << 6 << "";
+        QTest::newRow("RWKV-7 (RWKV-LM)") << 7 << "";
+        QTest::newRow("RWKV-6 (HF remote code)") << 6 << "rwkv.";
+    }
+    void rwkv()
+    {
+        QFETCH(int, version);
+        QFETCH(QString, prefix);
+        const bool hf = !prefix.isEmpty();
+        const QString att = hf ? "attention." : "att.", ffn = hf ? "feed_forward." : "ffn.";
+        FamilyCheckpoint f;
+        const int A = version == 6 ? 12 : H, F = version == 6 ? FF : 4 * H, lora = 4;
+        auto vector3 = [&](const QString &name, int n) { f.add3d(name, {f.other(1, n)}); };
+        for (int l = 0; l < LAYERS; ++l) {
+            const QString p = prefix + QStringLiteral("blocks.%1.").arg(l);
+            for (const char *norm : {"ln1", "ln2"})
+                f.addVector(p + norm + ".weight", H);
+            f.add(p + att + "receptance.weight", f.matrix(id(l, T::Q), A, H));
+            f.add(p + att + "key.weight", f.matrix(id(l, T::K), A, H));
+            f.add(p + att + "value.weight", f.matrix(id(l, T::V), A, H));
+            f.add(p + att + "output.weight", f.matrix(id(l, T::O), H, A));
+            f.addVector(p + att + "ln_x.weight", A);
+            if (version == 6) {
+                f.add(p + att + "gate.weight", f.other(A, H));
+                for (const char *x : {"time_maa_x", "time_maa_w", "time_maa_k", "time_maa_v", "time_maa_r", "time_maa_g"})
+                    vector3(p + att + x, H);
+                f.add(p + att + "time_maa_w1", f.other(H, 5 * lora));
+                f.add3d(p + att + "time_maa_w2", {f.other(lora, H), f.other(lora, H), f.other(lora, H), f.other(lora, H), f.other(lora, H)});
+                vector3(p + att + "time_decay", A);
+                f.add(p + att + "time_decay_w1", f.other(H, lora));
+                f.add(p + att + "time_decay_w2", f.other(lora, A));
+                f.add(p + att + "time_faaaa", f.other(HEADS, A / HEADS));
+                f.add(p + ffn + "receptance.weight", f.matrix(id(l, T::MlpGate), H, H));
+                for (const char *x : {"time_maa_k", "time_maa_r"})
+                    vector3(p + ffn + x, H);
+            } else {
+                for (const char *x : {"x_r", "x_w", "x_k", "x_v", "x_a", "x_g", "w0", "a0", "v0", "k_k", "k_a"})
+                    vector3(p + att + x, H);
+                for (const char *w : {"w", "a", "v", "g"}) {
+                    f.add(p + att + w + "1", f.other(H, lora));
+                    f.add(p + att + w + "2", f.other(lora, H));
+                }
+                f.add(p + att + "r_k", f.other(HEADS, H / HEADS));
+                vector3(p + ffn + "x_k", H);
+            }
+            f.add(p + ffn + "key.weight", f.matrix(id(l, T::MlpUp), F, H));
+            f.add(p + ffn + "value.weight", f.matrix(id(l, T::MlpDown), H, F));
+        }
+        f.addVector(prefix + "blocks.0.ln0.weight", H);
+        f.add(prefix + (hf ? "embeddings.weight" : "emb.weight"), f.other(64, H));
+        f.addVector(prefix + "ln_out.weight", H);
+        f.add("head.weight", f.other(64, H));
+        VERIFY_CLEAN(f, f.analyse());
+    }
+
+    // What RWKV's other parameters are, said as such; and another family's blocks.N.att.key, in a layer without the
+    // time mix's decay, is not taken for RWKV's.
+    void rwkvLeftOutSayWhat()
+    {
+        const QString p = "blocks.0.att.";
+        const QList<NamedShape> tensors{{p + "time_decay", {1, 1, 16}, "F32"}, {p + "gate.weight", {16, 16}, "F32"},
+                                        {p + "time_decay_w1", {16, 4}, "F32"},  {p + "time_maa_w2", {5, 4, 16}, "F32"},
+                                        {p + "key.weight", {16, 16}, "F32"},    {"blocks.1.att.key.weight", {16, 16}, "F32"},
+                                        {"blocks.1.att.output.weight", {16, 16}, "F32"}};
+        const CheckpointLayout layout = CheckpointLayout::plan(tensors, ModelConfig(), TensorNameRules::builtIn());
+        QHash<QString, LeftOutTensor> left;
+        for (const LeftOutTensor &t : layout.leftOut)
+            left.insert(t.tensor, t);
+        QVERIFY2(left[p + "time_decay"].reason.contains("decay") && !left[p + "time_decay"].reported, qPrintable(left[p + "time_decay"].reason));
+        QVERIFY2(left[p + "gate.weight"].reason.contains("output gate") && !left[p + "gate.weight"].reported,
+                 qPrintable(left[p + "gate.weight"].reason));
+        for (const char *lowRank : {"time_decay_w1", "time_maa_w2"})
+            QVERIFY2(left[p + lowRank].reason.contains("low-rank") && !left[p + lowRank].reported, qPrintable(left[p + lowRank].reason));
+        for (const PlannedTensor &t : layout.typed)
+            QVERIFY2(t.family == (t.tensor.startsWith("blocks.0.") ? "RWKV" : GenericTyping::familyName()), qPrintable(t.tensor + ": " + t.family));
+    }
 
     // OLMoE (modeling_olmoe.py / modular_olmoe.py): OlmoeAttention's "self.q_norm = OlmoeRMSNorm(config.hidden_size)"
     // and k_norm are 1-D; OlmoeSparseMoeBlock "self.gate = nn.Linear(config.hidden_size, self.num_experts,

@@ -507,6 +507,15 @@ TensorNameRules TensorNameRules::builtIn()
         {.family = "RWKV", .container = "blocks", .suffix = R"((?:ffn|feed_forward)\.key\.weight)", .type = T::MlpUp, .needsSibling = kRwkvDecay},
         {.family = "RWKV", .container = "blocks", .suffix = R"((?:ffn|feed_forward)\.value\.weight)", .type = T::MlpDown, .needsSibling = kRwkvDecay},
         {.family = "RWKV", .container = "blocks", .suffix = R"((?:ffn|feed_forward)\.receptance\.weight)", .type = T::MlpGate, .needsSibling = kRwkvDecay},
+        // EXAONE 3.0/3.5 (LG AI's modeling_exaone.py, model_type exaone): ExaoneAttention under attn.attention (q_proj,
+        // k_proj, v_proj, out_proj); ExaoneGatedMLP "hidden_act = self.act(self.c_fc_0(x))", "hidden_linear =
+        // self.c_fc_1(x)", then c_proj (typed MLP_DOWN by the GPT-2 row: container h, mlp.c_proj).
+        {.family = "EXAONE", .container = "h", .suffix = R"(attn\.attention\.q_proj\.weight)", .type = T::Q},
+        {.family = "EXAONE", .container = "h", .suffix = R"(attn\.attention\.k_proj\.weight)", .type = T::K},
+        {.family = "EXAONE", .container = "h", .suffix = R"(attn\.attention\.v_proj\.weight)", .type = T::V},
+        {.family = "EXAONE", .container = "h", .suffix = R"(attn\.attention\.out_proj\.weight)", .type = T::O},
+        {.family = "EXAONE", .container = "h", .suffix = R"(mlp\.c_fc_0\.weight)", .type = T::MlpGate, .needsSibling = "mlp.c_fc_1.weight"},
+        {.family = "EXAONE", .container = "h", .suffix = R"(mlp\.c_fc_1\.weight)", .type = T::MlpUp, .needsSibling = "mlp.c_fc_0.weight"},
 
         // @families-encoders-vision (#26: DistilBERT … Mamba-2)
 

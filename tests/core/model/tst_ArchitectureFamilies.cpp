@@ -1355,6 +1355,30 @@ private slots:
             QVERIFY2(t.family == (t.tensor.startsWith("blocks.0.") ? "RWKV" : GenericTyping::familyName()), qPrintable(t.tensor + ": " + t.family));
     }
 
+    // EXAONE 3.0/3.5 (LG AI's modeling_exaone.py, model_type exaone; vLLM's port "Adapted from …/EXAONE-3.0-7.8B-Instruct/
+    // blob/main/modeling_exaone.py"): transformer.h.N.attn.attention.{q_proj, k_proj, v_proj, out_proj} (grouped-query:
+    // num_key_value_heads), ExaoneGatedMLP "hidden_act = self.act(self.c_fc_0(x))", "hidden_linear = self.c_fc_1(x)",
+    // c_proj: c_fc_0 the gate, c_fc_1 up, c_proj down.
+    void exaone()
+    {
+        FamilyCheckpoint f;
+        for (int l = 0; l < LAYERS; ++l) {
+            const QString p = QStringLiteral("transformer.h.%1.").arg(l);
+            f.addVector(p + "ln_1.weight", H);
+            qkvo(f, p + "attn.attention.", outProjLeaves, l, {}, HEADS * HD, KV * HD);
+            f.addVector(p + "ln_2.weight", H);
+            f.add(p + "mlp.c_fc_0.weight", f.matrix(id(l, T::MlpGate), FF, H));
+            f.add(p + "mlp.c_fc_1.weight", f.matrix(id(l, T::MlpUp), FF, H));
+            f.add(p + "mlp.c_proj.weight", f.matrix(id(l, T::MlpDown), H, FF));
+        }
+        f.add("transformer.wte.weight", f.other(64, H));
+        f.addVector("transformer.ln_f.weight", H);
+        f.add("lm_head.weight", f.other(64, H));
+        f.setConfig({{"model_type", "exaone"}, {"num_attention_heads", HEADS}, {"num_key_value_heads", KV}, {"hidden_size", H},
+                     {"num_layers", LAYERS}, {"intermediate_size", FF}, {"activation_function", "silu"}});
+        VERIFY_CLEAN(f, f.analyse());
+    }
+
     // OLMoE (modeling_olmoe.py / modular_olmoe.py): OlmoeAttention's "self.q_norm = OlmoeRMSNorm(config.hidden_size)"
     // and k_norm are 1-D; OlmoeSparseMoeBlock "self.gate = nn.Linear(config.hidden_size, self.num_experts,
     // bias=False)", "self.experts = OlmoeExperts(config)" (an nn.ModuleList of OlmoeMLP gate/up/down) on the Hub;

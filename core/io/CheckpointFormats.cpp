@@ -8,6 +8,7 @@
 #include "io/MegatronCheckpointReader.h"
 #include "io/MetaLlamaReader.h"
 #include "io/NanotronReader.h"
+#include "io/Mxfp4Experts.h"
 #include "io/NemoCheckpointReader.h"
 #include "io/NpyFormat.h"
 #include "io/NumpyReaders.h"
@@ -22,6 +23,8 @@
 namespace rankscope {
 
 namespace {
+
+std::unique_ptr<CheckpointReader> openLaidOut(WeightsLayout layout, const QStringList &files, QString *error);
 
 // The weights inside a checkpoint folder (a Trainer's checkpoint-N/, a save_pretrained folder, a
 // folder of .npy arrays), chosen as discovery chooses them.
@@ -114,7 +117,12 @@ bool hasCheckpointSignature(const QByteArray &head)
 std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *error)
 {
     if (QFileInfo(path).isDir())
-        return openFolder(path, error);
+        return openFolder(path, error); // openCheckpointFiles decodes its MXFP4 experts
+    return Mxfp4Experts::decoding(openCheckpointFile(path, error));
+}
+
+std::unique_ptr<CheckpointReader> openCheckpointFile(const QString &path, QString *error)
+{
     QFile file;
     if (!RegularFile::open(file, path, error))
         return nullptr;
@@ -139,8 +147,19 @@ std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, cons
         *error = QStringLiteral("no weights files");
         return nullptr;
     }
+    if (layout == WeightsLayout::OneFile)
+        return openCheckpoint(files.first(), error);
+    // Over the whole checkpoint, not per shard: an index may put a tensor's blocks and its scales in
+    // different files.
+    return Mxfp4Experts::decoding(openLaidOut(layout, files, error));
+}
+
+namespace {
+
+std::unique_ptr<CheckpointReader> openLaidOut(WeightsLayout layout, const QStringList &files, QString *error)
+{
     switch (layout) {
-    case WeightsLayout::OneFile: return openCheckpoint(files.first(), error);
+    case WeightsLayout::OneFile: return openCheckpointFile(files.first(), error);
     case WeightsLayout::ShardIndex: return ShardedCheckpointReader::open(files.first(), error);
     case WeightsLayout::NamedShards: return ShardedCheckpointReader::openShards(files, error);
     case WeightsLayout::NpyArrays: return NpyFolderReader::openFiles(files, error);
@@ -155,5 +174,7 @@ std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, cons
     }
     return nullptr;
 }
+
+} // namespace
 
 } // namespace rankscope

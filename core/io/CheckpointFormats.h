@@ -15,6 +15,9 @@ namespace rankscope {
 // Never opens what is not a regular file (a FIFO, a device). On failure returns null and sets
 // error to what is wrong (without the file name; callers prefix it).
 std::unique_ptr<CheckpointReader> openCheckpoint(const QString &path, QString *error);
+// The same for one file, as its format stores it: MXFP4 experts left packed (what a reader of one
+// shard among others opens; the checkpoint as a whole decodes them, io/Mxfp4Experts.h).
+std::unique_ptr<CheckpointReader> openCheckpointFile(const QString &path, QString *error);
 // Whether a file's first 16 bytes are those of a format known by its bytes alone (a zip archive as
 // torch.save and .npz write, HDF5, torch.save's format before 1.6), whatever the file is called.
 bool hasCheckpointSignature(const QByteArray &head);
@@ -33,7 +36,8 @@ enum class WeightsLayout { OneFile, ShardIndex, NamedShards, NpyArrays, Distribu
 // Opens weights laid out so: `files` is the file, the index (then its shards), the shards, the
 // arrays, a DCP folder's .metadata (then its chunk files), a Megatron iteration's rank files, a
 // DeepSpeed tag's files, Meta's consolidated files in rank order (then params.json), or a nanotron
-// step folder's checkpoint_metadata.json then its parameter files.
+// step folder's checkpoint_metadata.json then its parameter files. MXFP4 experts are presented
+// dequantized (io/Mxfp4Experts.h).
 std::unique_ptr<CheckpointReader> openCheckpointFiles(WeightsLayout layout, const QStringList &files, QString *error);
 
 } // namespace rankscope

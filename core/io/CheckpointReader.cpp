@@ -23,7 +23,7 @@ MatrixRead CheckpointReader::readMatrix(const QString &name, qint64 slice)
     }
 }
 
-StoredRead CheckpointReader::readStoredMatrix(const QString &name, qint64 slice)
+std::optional<TensorInfo> CheckpointReader::find(const QString &name)
 {
     if (m_lookup.isEmpty()) {
         const QList<TensorInfo> list = tensors();
@@ -32,8 +32,16 @@ StoredRead CheckpointReader::readStoredMatrix(const QString &name, qint64 slice)
     }
     const auto it = m_lookup.constFind(name);
     if (it == m_lookup.constEnd())
+        return std::nullopt;
+    return tensors().at(*it);
+}
+
+StoredRead CheckpointReader::readStoredMatrix(const QString &name, qint64 slice)
+{
+    const std::optional<TensorInfo> found = find(name);
+    if (!found)
         return {{}, QStringLiteral("no such tensor")};
-    const TensorInfo tensor = tensors().at(*it);
+    const TensorInfo &tensor = *found;
     const qsizetype rank = tensor.shape.size();
     if (rank != 2 && rank != 3)
         return {{}, QStringLiteral("has %1 dimensions, not 2").arg(rank)};
@@ -61,6 +69,43 @@ StoredRead CheckpointReader::readStoredMatrix(const QString &name, qint64 slice)
         return {{}, QStringLiteral("there was not enough memory to read it (%1×%2, %3 as float64)")
                         .arg(rows).arg(cols).arg(MemoryBudget::bytesText(rows * cols * qint64(sizeof(double))))};
     }
+}
+
+PackedRead CheckpointReader::readPackedSlice(const QString &name, qint64 slice)
+{
+    const std::optional<TensorInfo> found = find(name);
+    if (!found)
+        return {{}, QStringLiteral("no such tensor")};
+    if (!readsPackedSlices())
+        return {{}, QStringLiteral("packed tensors are not read from %1 files").arg(formatName())};
+    const QList<qint64> &shape = found->shape;
+    if (shape.size() < 3 || slice < 0 || slice >= shape[0])
+        return {{}, QStringLiteral("has no slice %1 of 3 or more dimensions (shape %2)").arg(slice).arg(shape.size())};
+    const int size = storedElementBytes(found->dtype);
+    qint64 cols = 1;
+    for (qsizetype i = 2; i < shape.size(); ++i) {
+        if (shape[i] <= 0 || cols > std::numeric_limits<qint32>::max() / shape[i])
+            return {{}, QStringLiteral("has a slice too large to read")};
+        cols *= shape[i];
+    }
+    const qint64 rows = shape[1];
+    if (size <= 0 || rows <= 0 || rows > std::numeric_limits<qint32>::max() / cols)
+        return {{}, QStringLiteral("has a slice of unknown size (dtype %1)").arg(found->dtype)};
+    if (const QString problem = MemoryBudget::matrixProblem(rows, cols); !problem.isEmpty())
+        return {{}, problem};
+    try {
+        PackedRead read = readPackedElements({name, {shape[0], rows, cols}, found->dtype}, slice, rows, cols);
+        if (read.ok() && read.bytes.size() != rows * cols * size)
+            return {{}, QStringLiteral("read %1 bytes for a slice of %2").arg(read.bytes.size()).arg(rows * cols * size)};
+        return read;
+    } catch (const std::bad_alloc &) {
+        return {{}, QStringLiteral("there was not enough memory to read it (%1 bytes)").arg(rows * cols * size)};
+    }
+}
+
+PackedRead CheckpointReader::readPackedElements(const TensorInfo &, qint64, qint64, qint64)
+{
+    return {{}, QStringLiteral("packed tensors are not read from %1 files").arg(formatName())};
 }
 
 void CheckpointReader::refuseTensor(const QString &name, const QString &why)

@@ -28,6 +28,13 @@ struct StoredRead {
     bool ok() const { return error.isEmpty(); }
 };
 
+// The stored bytes of one slice of a packed tensor (io/Mxfp4Experts.h), whatever its dtype.
+struct PackedRead {
+    QByteArray bytes;
+    QString error;
+    bool ok() const { return error.isEmpty(); }
+};
+
 struct MatrixRead {
     RowMajorMatrix values; // [shape[0], shape[1]] as stored (PyTorch's [out, in] for nn.Linear)
     QString error;         // why it could not be read
@@ -54,12 +61,22 @@ public:
     StoredRead readStoredMatrix(const QString &name, qint64 slice = -1);
     // The same matrix widened to float64 at once.
     MatrixRead readMatrix(const QString &name, qint64 slice = -1);
+    // Slice `slice` along the first dimension of a tensor of 3 or more dimensions, of any dtype whose
+    // element size is known, as its raw bytes: shape[1] rows of the product of the rest. What a
+    // decoder of packed data (MXFP4's uint8 [experts, rows, groups, 16] blocks) reads; no widening.
+    PackedRead readPackedSlice(const QString &name, qint64 slice);
+    // Whether readPackedSlice can read this format's tensors (formats opt in: a reader that follows
+    // a tensor's own strides would misread a flattened view).
+    virtual bool readsPackedSlices() const { return false; }
 
 protected:
     // rows×cols elements of a tensor whose name, rank, slice and dtype have been checked (slice is -1
     // for a 2-D tensor), as stored. The format checks that its bytes exist before it allocates
     // anything. Errors say what is wrong without the tensor's name: callers prefix it.
     virtual StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) = 0;
+    // The bytes of slice `slice` of `view`, a contiguous [shape[0], rows, cols] view of a tensor of the
+    // same name whose dtype size is known: for formats that say readsPackedSlices().
+    virtual PackedRead readPackedElements(const TensorInfo &view, qint64 slice, qint64 rows, qint64 cols);
 
     // A tensor the file declares but cannot hold as declared, found when the file is opened: it is
     // never listed (nothing is planned for it, not one of 10⁸ declared experts) and said with the file.
@@ -67,6 +84,7 @@ protected:
     QStringList m_warnings;
 
 private:
+    std::optional<TensorInfo> find(const QString &name);
     QHash<QString, qsizetype> m_lookup; // tensor name → index in tensors(), built on first use
 };
 

@@ -220,10 +220,18 @@ bool SafetensorsReader::load(const QString &path, QString *error)
 
 StoredRead SafetensorsReader::readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
 {
-    // The header's checks proved the range holds exactly shape × dtype bytes, so one matrix's
-    // bytes lie inside it.
+    PackedRead read = readPackedElements(tensor, slice, rows, cols);
+    if (!read.ok())
+        return {{}, read.error};
+    return {StoredMatrix(std::move(read.bytes), tensor.dtype, false, rows, cols), {}};
+}
+
+PackedRead SafetensorsReader::readPackedElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols)
+{
+    // The header's checks proved the range holds exactly shape × dtype bytes, so one slice's
+    // bytes lie inside it (the header's data is contiguous, so a slice of any rank is a range too).
     const Range range = m_ranges.value(tensor.name);
-    const qint64 bytesPerMatrix = rows * cols * elementSize(tensor.dtype);
+    const qint64 bytesPerMatrix = rows * cols * storedElementBytes(tensor.dtype);
     const qint64 start = qint64(m_dataStart + range.begin) + std::max<qint64>(slice, 0) * bytesPerMatrix;
     if (const QString hole = RegularFile::holeProblem(m_file, start, bytesPerMatrix); !hole.isEmpty())
         return {{}, hole};
@@ -232,7 +240,7 @@ StoredRead SafetensorsReader::readElements(const TensorInfo &tensor, qint64 slic
     QByteArray bytes = m_file.read(bytesPerMatrix);
     if (bytes.size() != bytesPerMatrix)
         return {{}, QStringLiteral("data is truncated")};
-    return {StoredMatrix(std::move(bytes), tensor.dtype, false, rows, cols), {}};
+    return {std::move(bytes), {}};
 }
 
 } // namespace rankscope

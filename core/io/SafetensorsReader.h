@@ -19,9 +19,11 @@ public:
     QList<TensorInfo> tensors() const override { return m_tensors; }
     // The header's "__metadata__": the writer's own string → string notes (nanotron's slices).
     const QHash<QString, QString> &metadata() const { return m_metadata; }
+    bool readsPackedSlices() const override { return true; }
 
 protected:
     StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
+    PackedRead readPackedElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
 
 private:
     struct Range {

@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <algorithm>
 
 namespace rankscope {
 
@@ -57,7 +58,7 @@ std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::open(const QSt
                 return nullptr;
             }
             QString shardError;
-            std::unique_ptr<CheckpointReader> shard = openCheckpoint(shardPath, &shardError);
+            std::unique_ptr<CheckpointReader> shard = openCheckpointFile(shardPath, &shardError);
             if (!shard) {
                 *error = QStringLiteral("%1: %2").arg(shardFile, shardError);
                 return nullptr;
@@ -87,7 +88,7 @@ std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::openShards(con
     for (const QString &path : shardPaths) {
         const QString shardFile = QFileInfo(path).fileName();
         QString shardError;
-        std::unique_ptr<CheckpointReader> shard = openCheckpoint(path, &shardError);
+        std::unique_ptr<CheckpointReader> shard = openCheckpointFile(path, &shardError);
         if (!shard) {
             *error = QStringLiteral("%1: %2").arg(shardFile, shardError);
             return nullptr;
@@ -110,6 +111,16 @@ std::unique_ptr<ShardedCheckpointReader> ShardedCheckpointReader::openShards(con
 StoredRead ShardedCheckpointReader::readElements(const TensorInfo &tensor, qint64 slice, qint64, qint64)
 {
     return m_shardOf.value(tensor.name)->readStoredMatrix(tensor.name, slice);
+}
+
+bool ShardedCheckpointReader::readsPackedSlices() const
+{
+    return std::all_of(m_shards.begin(), m_shards.end(), [](const auto &shard) { return shard->readsPackedSlices(); });
+}
+
+PackedRead ShardedCheckpointReader::readPackedElements(const TensorInfo &view, qint64 slice, qint64, qint64)
+{
+    return m_shardOf.value(view.name)->readPackedSlice(view.name, slice);
 }
 
 } // namespace rankscope

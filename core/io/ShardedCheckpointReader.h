@@ -24,9 +24,11 @@ public:
     QString formatName() const override { return m_format; }
     QList<TensorInfo> tensors() const override { return m_tensors; }
     QStringList warnings() const override { return m_warnings; } // each shard's, named
+    bool readsPackedSlices() const override;
 
 protected:
     StoredRead readElements(const TensorInfo &tensor, qint64 slice, qint64 rows, qint64 cols) override;
+    PackedRead readPackedElements(const TensorInfo &view, qint64 slice, qint64 rows, qint64 cols) override;
 
 private:
     QString m_format;

@@ -373,6 +373,10 @@ Cut cutExpertsGateUpColumns(const CutContext &c, bool interleaved)
     const qint64 experts = c.shape[0], in = c.shape[1], out = c.shape[2];
     if (const std::optional<Cut> refused = tooManyExperts(c, experts))
         return *refused;
+    // GPT-OSS's and Llama 4's configs name the experts; MXFP4 blocks dequantized by the reader are checked here too.
+    if (const auto configured = c.config.integer({QStringLiteral("num_local_experts")}); configured && *configured != experts)
+        return Cut::failed(QStringLiteral("fused experts gate_up_proj of shape %1 holds %2 experts, but num_local_experts is %3 (config: %4)")
+                               .arg(shapeText(c.shape)).arg(experts).arg(*configured).arg(c.config.sources().join(QLatin1String(", "))));
     std::optional<qint64> hidden = c.config.integer({QStringLiteral("hidden_size")});
     std::optional<qint64> inner = c.config.integer({QStringLiteral("intermediate_size")});
     if (c.partnerShape && c.partnerShape->size() == 3) {
@@ -423,16 +427,6 @@ Cut cutExpertsGluInterleaved(const CutContext &c)
         generic.error += QStringLiteral("; GPT-OSS stores [experts, hidden, 2·intermediate] with gate and up interleaved by column: "
                                         "add config.json with model_type gpt_oss (or {\"config\": {\"model_type\": \"gpt_oss\"}} in a --rules file)");
     return generic;
-}
-
-// transformers' MXFP4 storage (GPT-OSS on the Hub: "gate_up_proj_blocks [E, 2I, H/32, 16]" uint8, two E2M1 values a
-// byte, with "…_scales [E, 2I, H/32]" E8M0 exponents): the matrices are there, but RankScope does not decode them.
-Cut cutMxfp4Experts(const CutContext &c)
-{
-    return Cut::failed(QStringLiteral("MXFP4-quantized expert weights %1 (4-bit blocks with …_scales beside them): RankScope does not "
-                                      "decode MXFP4; dequantize the checkpoint first (transformers: from_pretrained with "
-                                      "quantization_config=Mxfp4Config(dequantize=True), then save_pretrained) and analyse that")
-                           .arg(shapeText(c.shape)));
 }
 
 // ---- #26, decoders-2: DBRX, ChatGLM / GLM-4, InternLM2, CodeGen, litgpt (tests/core/tst_ArchitectureFamilies.cpp
@@ -560,8 +554,6 @@ Cut cutLitGpt(const CutContext &c, bool interleaved)
 Cut cut(const CutContext &c)
 {
     using L = FusedLayout;
-    if (c.match.layout == L::Mxfp4Experts) // any rank: never read
-        return cutMxfp4Experts(c);
     const bool threeD = c.match.layout == L::ExpertsGateUp || c.match.layout == L::ExpertsWhole ||
                         c.match.layout == L::ExpertsGateUpColumns || c.match.layout == L::ExpertsGluInterleaved;
     if (c.shape.size() != (threeD ? 3 : 2))
@@ -588,7 +580,6 @@ Cut cut(const CutContext &c)
     case L::Mamba2InProj: return cutMamba2InProj(c);
     case L::ExpertsGateUpColumns: return cutExpertsGateUpColumns(c, false);
     case L::ExpertsGluInterleaved: return cutExpertsGluInterleaved(c);
-    case L::Mxfp4Experts: return cutMxfp4Experts(c);
     case L::ExpertRowBlocks: return cutExpertRowBlocks(c);
     case L::GlmQueryKeyValue: return cutGlmQueryKeyValue(c);
     case L::GlmDenseH4h: return cutGlmDenseH4h(c);

@@ -15,7 +15,7 @@ namespace {
 
 // Bumped whenever the built-in rules change what a tensor becomes, so cached analyses typed by an
 // older table are analysed again rather than shown under the old typing.
-constexpr int kBuiltInRulesVersion = 6;
+constexpr int kBuiltInRulesVersion = 7;
 
 QRegularExpression layerPattern(const char *container, const char *suffix)
 {
@@ -23,6 +23,18 @@ QRegularExpression layerPattern(const char *container, const char *suffix)
     // tensor in the same layer are found from the base.
     return QRegularExpression(QStringLiteral(R"(^(?<base>(?:(?<stack>.+?)\.)?(?:%1)\.(?<layer>\d+))\.%2$)")
                                   .arg(QLatin1String(container), QLatin1String(suffix)));
+}
+
+// needsSibling names one tensor of the layer, or alternatives split by '|' (RWKV-6's att.time_decay,
+// RWKV-7's att.w0): any of them will do.
+bool hasSibling(const QString &base, const QString &needed, const std::function<bool(const QString &)> &exists)
+{
+    if (!exists)
+        return false;
+    for (const QString &sibling : needed.split(QLatin1Char('|')))
+        if (exists(base.isEmpty() ? sibling : base + QLatin1Char('.') + sibling))
+            return true;
+    return false;
 }
 
 } // namespace
@@ -56,7 +68,7 @@ TensorNameRules TensorNameRules::builtIn()
         bool cross = false;
         const char *ignoreReason = nullptr;
         const char *unnamedStack = "";
-        const char *needsSibling = ""; // in the same layer
+        const char *needsSibling = ""; // in the same layer; alternatives split by '|'
         const char *partner = "";      // in the same layer
         // A module saved on its own, not inside a numbered layer (a bare nn.MultiheadAttention's
         // state_dict): `suffix` is the whole name, and it is layer 0.
@@ -64,6 +76,8 @@ TensorNameRules TensorNameRules::builtIn()
     };
     static const char *const kRouter = "the MoE router (scores experts; not a matrix type)";
     static const char *const kAny = "layers|layer|h|blocks|block|resblocks";
+    // The time mix's decay, in every RWKV-6 (time_decay; HF remote code attention.time_decay) and RWKV-7 (w0) layer.
+    static const char *const kRwkvDecay = "att.time_decay|att.w0|attention.time_decay";
     const std::initializer_list<const char *> falconBloom = {"falcon", "RefinedWeb", "RefinedWebModel", "bloom"};
     const std::initializer_list<const char *> neoxFalconBloom = {"gpt_neox", "falcon", "RefinedWeb", "RefinedWebModel", "bloom"};
     const std::initializer_list<const char *> phiMsft = {"phi-msft", "mixformer-sequential"};
@@ -89,15 +103,15 @@ TensorNameRules TensorNameRules::builtIn()
         // @ignored-decoders-1
         // GPT-OSS (modeling_gpt_oss.py): GptOssMLP "self.router = GptOssTopKRouter(config)" ([experts, hidden]);
         // GptOssExperts' gate_up_proj [E, hidden, 2I] read "gate, up = gate_up[..., ::2], gate_up[..., 1::2]", its
-        // 2-D biases [E, 2I] and [E, hidden]; on the Hub MXFP4 "…_blocks" with "…_scales". Before the generic
-        // stacked-experts row, which would halve gate_up_proj.
+        // 2-D biases [E, 2I] and [E, hidden]. On the Hub the experts are MXFP4 "…_blocks" with "…_scales": the reader
+        // lists each pair as the dequantized bf16-shaped tensor (io/Mxfp4Experts.h), typed by the rows below; scales
+        // still listed are those of a pair it refused, said with the file. Before the generic stacked-experts row,
+        // which would halve gate_up_proj.
         {.family = "GPT-OSS", .container = "layers", .suffix = R"(mlp\.router\.weight)", .ignoreReason = kRouter},
         {.family = "GPT-OSS", .container = "layers", .suffix = R"(mlp\.experts\.(?:gate_up|down)_proj_bias)",
          .ignoreReason = "the experts' biases, one vector per expert [experts, outputs] (not a matrix)"},
         {.family = "MXFP4", .container = "layers", .suffix = R"((?:mlp|feed_forward)\.experts\.(?:gate_up|down)_proj_scales)",
          .ignoreReason = "MXFP4 block scales of the …_blocks tensor beside it (not a matrix)"},
-        {.family = "MXFP4", .container = "layers", .suffix = R"((?:mlp|feed_forward)\.experts\.(?:gate_up|down)_proj_blocks)",
-         .type = T::MlpGate, .layout = L::Mxfp4Experts},
         {.family = "GPT-OSS", .container = "layers", .suffix = R"(mlp\.experts\.gate_up_proj)", .type = T::MlpGate,
          .layout = L::ExpertsGluInterleaved, .modelTypes = {"gpt_oss"}, .partner = "mlp.experts.down_proj"},
         // @ignored-decoders-2
@@ -472,6 +486,47 @@ TensorNameRules TensorNameRules::builtIn()
         {.family = "Jamba", .container = "layers", .suffix = R"(feed_forward\.experts\.down_proj)", .type = T::MlpDown, .layout = L::ExpertsWhole,
          .modelTypes = {"jamba"}},
 
+        // @families-rwkv-exaone (#44)
+        // RWKV-6 and RWKV-7 (BlinkDL/RWKV-LM; HF remote code names the same modules rwkv.blocks.N.attention / feed_forward).
+        // Time mix RWKV_Tmix_x060: "r = self.receptance(xr)", "k = self.key(xk)", "v = self.value(xv)", "g =
+        // F.silu(self.gate(xg))", "x = self.output(x * g)"; x070 the same without gate. Channel mix RWKV_CMix_x060:
+        // "k = self.key(xk)", "k = torch.relu(k) ** 2", "kv = self.value(k)", "return torch.sigmoid(self.receptance(xr)) *
+        // kv"; x070 has no receptance. Only in layers with the time mix's decay (x060 att.time_decay, x070 att.w0), so
+        // another family's blocks.N.att.key is not taken for RWKV's.
+        {.family = "RWKV", .container = "blocks", .suffix = R"((?:att|attention)\.(?:time_maa(?:_rkvw)?_w[12]|time_decay_w[12]|gate_w[12]|[wavg][12]))",
+         .ignoreReason = "RWKV's low-rank factors of its data-dependent token shift, decay, in-context learning rate, value residual "
+                         "and gate (raw parameters used as tanh(x @ W1) @ W2; not attention or MLP matrices)",
+         .needsSibling = kRwkvDecay},
+        {.family = "RWKV", .container = "blocks",
+         .suffix = R"((?:(?:att|attention)\.(?:time_maa_[xwkvrg]|time_mix_[kvrg]|time_decay|time_faaaa|time_first|time_state|x_[rwkvag]|k_k|k_a|r_k|[wav]0)|(?:ffn|feed_forward)\.(?:time_maa_[kr]|time_mix_[kr]|x_k)))",
+         .ignoreReason = "RWKV's per-channel token-shift, decay and bonus vectors ([1, 1, C], [heads, head_size]) or learned initial "
+                         "state (not attention or MLP matrices)",
+         .needsSibling = kRwkvDecay},
+        // RWKV-6's gate [A, C] multiplies the time mix's output before att.output: none of Q, K, V, O, and not an MLP's.
+        {.family = "RWKV", .container = "blocks", .suffix = R"((?:att|attention)\.gate\.weight)",
+         .ignoreReason = "RWKV-6's output gate (silu(gate(x)) multiplies the time mix's output before att.output; none of Q, K, V, O)",
+         .needsSibling = kRwkvDecay},
+        // Receptance plays the query (r·k weights v in the WKV recurrence), key and value theirs, output projects back.
+        {.family = "RWKV", .container = "blocks", .suffix = R"((?:att|attention)\.receptance\.weight)", .type = T::Q, .needsSibling = kRwkvDecay},
+        {.family = "RWKV", .container = "blocks", .suffix = R"((?:att|attention)\.key\.weight)", .type = T::K, .needsSibling = kRwkvDecay},
+        {.family = "RWKV", .container = "blocks", .suffix = R"((?:att|attention)\.value\.weight)", .type = T::V, .needsSibling = kRwkvDecay},
+        {.family = "RWKV", .container = "blocks", .suffix = R"((?:att|attention)\.output\.weight)", .type = T::O, .needsSibling = kRwkvDecay},
+        // The channel mix is the MLP: key [F, C] up, value [C, F] down. receptance [C, C] is its gate: an input
+        // projection whose activation (sigmoid) multiplies the other path elementwise, as a GLU's gate does, though
+        // after the down projection (so it is C × C, not F × C).
+        {.family = "RWKV", .container = "blocks", .suffix = R"((?:ffn|feed_forward)\.key\.weight)", .type = T::MlpUp, .needsSibling = kRwkvDecay},
+        {.family = "RWKV", .container = "blocks", .suffix = R"((?:ffn|feed_forward)\.value\.weight)", .type = T::MlpDown, .needsSibling = kRwkvDecay},
+        {.family = "RWKV", .container = "blocks", .suffix = R"((?:ffn|feed_forward)\.receptance\.weight)", .type = T::MlpGate, .needsSibling = kRwkvDecay},
+        // EXAONE 3.0/3.5 (LG AI's modeling_exaone.py, model_type exaone): ExaoneAttention under attn.attention (q_proj,
+        // k_proj, v_proj, out_proj); ExaoneGatedMLP "hidden_act = self.act(self.c_fc_0(x))", "hidden_linear =
+        // self.c_fc_1(x)", then c_proj (typed MLP_DOWN by the GPT-2 row: container h, mlp.c_proj).
+        {.family = "EXAONE", .container = "h", .suffix = R"(attn\.attention\.q_proj\.weight)", .type = T::Q},
+        {.family = "EXAONE", .container = "h", .suffix = R"(attn\.attention\.k_proj\.weight)", .type = T::K},
+        {.family = "EXAONE", .container = "h", .suffix = R"(attn\.attention\.v_proj\.weight)", .type = T::V},
+        {.family = "EXAONE", .container = "h", .suffix = R"(attn\.attention\.out_proj\.weight)", .type = T::O},
+        {.family = "EXAONE", .container = "h", .suffix = R"(mlp\.c_fc_0\.weight)", .type = T::MlpGate, .needsSibling = "mlp.c_fc_1.weight"},
+        {.family = "EXAONE", .container = "h", .suffix = R"(mlp\.c_fc_1\.weight)", .type = T::MlpUp, .needsSibling = "mlp.c_fc_0.weight"},
+
         // @families-encoders-vision (#26: DistilBERT … Mamba-2)
 
         // DistilBERT (modeling_distilbert.py): transformer.layer.N.attention.{q,k,v,out}_lin, ffn.lin1 / ffn.lin2.
@@ -689,8 +744,7 @@ std::optional<RuleMatch> TensorNameRules::match(const QString &tensorName, const
         if (!m.hasMatch())
             continue;
         const QString base = m.captured(QStringLiteral("base"));
-        const QString sibling = base.isEmpty() ? rule.needsSibling : base + QLatin1Char('.') + rule.needsSibling;
-        if (!rule.needsSibling.isEmpty() && !(exists && exists(sibling)))
+        if (!rule.needsSibling.isEmpty() && !hasSibling(base, rule.needsSibling, exists))
             continue;
         RuleMatch out;
         out.family = rule.family;

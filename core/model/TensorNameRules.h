@@ -39,7 +39,6 @@ enum class FusedLayout {
     ExpertsGateUpColumns,  // 3-D [experts, hidden, 2I] used as x @ W: per expert columns [gate | up] (Llama 4)
     ExpertsGluInterleaved, // 3-D [experts, hidden, 2I], x @ W, columns gate₀ up₀ gate₁ up₁ … (GPT-OSS); taken only
                            // when model_type is gpt_oss, else read as ExpertsGateUp would be without its partner
-    Mxfp4Experts,          // MXFP4-packed experts (…_blocks, uint8, with …_scales): never read, always reported
     ExpertRowBlocks,       // 2-D [experts · F, d]: expert e is rows e·F … (e+1)·F; experts = the partner's (router's) rows (DBRX)
     GlmQueryKeyValue,      // ChatGLM2/3, GLM-4: [Q; K; V] of multi_query_group_num groups, else [head][q | k | v]
                            // (kv_channels per head); only under model_type chatglm

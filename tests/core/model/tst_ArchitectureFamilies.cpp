@@ -4,6 +4,7 @@
 // type, expert, shape and stable rank; anything attention/MLP-like not analysed must be reported.
 #include "FamilyCheckpoint.h"
 #include "model/CheckpointLayout.h"
+#include "model/GenericTyping.h"
 #include "TestSuite.h"
 
 #include <QJsonArray>
@@ -1161,15 +1162,15 @@ private slots:
             QVERIFY2(!t.reason.contains("x @ W"), qPrintable(t.tensor + ": " + t.reason));
     }
 
-    // What GPT-OSS's other tensors are, said as such: the router, the experts' 2-D biases, MXFP4 scales and blocks.
+    // What GPT-OSS's other tensors are, said as such: the router, the experts' 2-D biases, MXFP4 scales left listed (those
+    // of a pair the reader refused; a valid pair is listed as the dequantized tensor, tst_Mxfp4Experts).
     void gptOssLeftOutSayWhat()
     {
         const QString p = "model.layers.0.mlp.";
         const QList<NamedShape> tensors{{p + "router.weight", {4, 64}, "BF16"},
                                         {p + "experts.gate_up_proj_bias", {4, 128}, "BF16"},
                                         {p + "experts.down_proj_bias", {4, 64}, "BF16"},
-                                        {p + "experts.gate_up_proj_scales", {4, 128, 2}, "U8"},
-                                        {p + "experts.gate_up_proj_blocks", {4, 128, 2, 16}, "U8"}};
+                                        {p + "experts.gate_up_proj_scales", {4, 128, 2}, "U8"}};
         ModelConfig config;
         config.addSource({{"model_type", "gpt_oss"}}, "config.json");
         const CheckpointLayout layout = CheckpointLayout::plan(tensors, config, TensorNameRules::builtIn());
@@ -1183,7 +1184,6 @@ private slots:
             QVERIFY2(left[p + bias].reason.contains("biases") && !left[p + bias].reported, qPrintable(left[p + bias].reason));
         QVERIFY2(left[p + "experts.gate_up_proj_scales"].reason.contains("MXFP4 block scales"), qPrintable(left[p + "experts.gate_up_proj_scales"].reason));
         QVERIFY(!left[p + "experts.gate_up_proj_scales"].reported);
-        QVERIFY(left[p + "experts.gate_up_proj_blocks"].reason.contains("MXFP4") && left[p + "experts.gate_up_proj_blocks"].reported);
     }
 
     // GPT-OSS (modeling_gpt_oss.py). GptOssExperts: "self.gate_up_proj = nn.Parameter(torch.empty(self.num_experts,
@@ -1193,7 +1193,7 @@ private slots:
     // self.gate_up_proj[expert_idx] + …", "gate, up = gate_up[..., ::2], gate_up[..., 1::2]": gate and up interleaved by
     // column. GptOssTopKRouter ("self.weight = nn.Parameter(torch.empty(self.num_experts, self.hidden_dim))"), as
     // mlp.router; "self.sinks = nn.Parameter(torch.empty(config.num_attention_heads))". This is the bf16 layout
-    // (a dequantized or fine-tuned checkpoint); the Hub's MXFP4 one is gptOssMxfp4IsReported.
+    // (a dequantized or fine-tuned checkpoint); the Hub's MXFP4 one is read dequantized (tst_Mxfp4Experts).
     void gptOss_data()
     {
         QTest::addColumn<bool>("withConfig");
@@ -1264,57 +1264,119 @@ private slots:
             QVERIFY2(r.contains("mlp.experts.gate_up_proj") && r.contains("gpt_oss"), qPrintable(r));
     }
 
-    // GPT-OSS as published on the Hub (openai/gpt-oss-*): MXFP4 experts, "gate_up_proj_blocks [E, 2I, H/32, 16]" uint8 with
-    // "_scales [E, 2I, H/32]" (and down_proj_blocks [E, H, I/32, 16]). RankScope does not decode MXFP4: the blocks are
-    // reported with the reason, the scales and biases are not matrices; attention is analysed.
-    void gptOssMxfp4IsReported()
+    // GPT-OSS as published on the Hub (MXFP4 …_blocks with …_scales) is read dequantized: tests/core/io/tst_Mxfp4Experts.cpp.
+
+    // RWKV-6 (RWKV-LM RWKV-v5/src/model.py RWKV_Tmix_x060, RWKV_CMix_x060) and RWKV-7 (RWKV-v7 RWKV_Tmix_x070,
+    // RWKV_CMix_x070), and the HF remote code's names for RWKV-6 (rwkv.blocks.N.attention / feed_forward). Time mix:
+    // "r = self.receptance(xr)", "k = self.key(xk)", "v = self.value(xv)", x060 "g = F.silu(self.gate(xg))", "x =
+    // self.output(x * g)"; "ww = torch.tanh(xw @ self.time_decay_w1) @ self.time_decay_w2" (x060), "a =
+    // torch.sigmoid(self.a0 + (xa @ self.a1) @ self.a2)", "g = torch.sigmoid(xg @ self.g1) @ self.g2" (x070). Channel
+    // mix: "k = torch.relu(k) ** 2", "kv = self.value(k)", "return torch.sigmoid(self.receptance(xr)) * kv" (x060;
+    // x070 returns self.value(k), no receptance). nn.Linear(in, out): receptance/key/value [A, C], output [C, A],
+    // ffn.key [F, C], ffn.value [C, F], ffn.receptance [C, C].
+    void rwkv_data()
     {
-        const int experts = 2, inner = 32, hidden = 32;
-        std::mt19937_64 rng(7);
-        QList<SafeTensor> tensors;
-        auto floats = [&](const QString &name, int rows, int cols) {
-            const M m = gaussianMatrix(rows, cols, rng, 0.1);
-            QList<float> values;
-            for (Eigen::Index r = 0; r < m.rows(); ++r)
-                for (Eigen::Index c = 0; c < m.cols(); ++c)
-                    values << float(m(r, c));
-            tensors.append({name, "F32", {rows, cols}, rawBytes(values)});
-        };
-        auto bytes = [&](const QString &name, const QList<qint64> &shape) {
-            qint64 n = 1;
-            for (qint64 d : shape)
-                n *= d;
-            tensors.append({name, "U8", shape, QByteArray(n, char(0x11))});
-        };
-        const QString p = "model.layers.0.";
-        floats(p + "self_attn.q_proj.weight", hidden, hidden);
-        floats(p + "self_attn.o_proj.weight", hidden, hidden);
-        floats(p + "mlp.router.weight", experts, hidden);
-        bytes(p + "mlp.experts.gate_up_proj_blocks", {experts, 2 * inner, hidden / 32, 16});
-        bytes(p + "mlp.experts.gate_up_proj_scales", {experts, 2 * inner, hidden / 32});
-        floats(p + "mlp.experts.gate_up_proj_bias", experts, 2 * inner);
-        bytes(p + "mlp.experts.down_proj_blocks", {experts, hidden, inner / 32, 16});
-        bytes(p + "mlp.experts.down_proj_scales", {experts, hidden, inner / 32});
-        floats(p + "mlp.experts.down_proj_bias", experts, hidden);
-        QTemporaryDir dir;
-        saveBytes(dir.filePath("model.safetensors"), safetensorsFile(tensors));
-        const QJsonObject config{{"model_type", "gpt_oss"}, {"num_attention_heads", 4}, {"hidden_size", hidden},
-                                 {"quantization_config", QJsonObject{{"quant_method", "mxfp4"}}}};
-        saveBytes(dir.filePath("config.json"), QJsonDocument(config).toJson());
-        RunAnalyzer analyzer;
-        analyzer.setNameRules(TensorNameRules::builtIn());
-        const RunAnalysis run = analyzer.analyzeFolder(dir.path());
-        QStringList analysed, reported;
-        for (const MatrixResult &r : run.results)
-            analysed << r.identity().text();
-        for (const AnalysisIssue &issue : run.issues)
-            if (!issue.wholeFile) {
-                reported << issue.tensor;
-                QVERIFY2(issue.message.contains("MXFP4"), qPrintable(issue.tensor + ": " + issue.message));
+        QTest::addColumn<int>("version");
+        QTest::addColumn<QString>("prefix");
+        QTest::newRow("RWKV-6 (RWKV-LM)") << 6 << "";
+        QTest::newRow("RWKV-7 (RWKV-LM)") << 7 << "";
+        QTest::newRow("RWKV-6 (HF remote code)") << 6 << "rwkv.";
+    }
+    void rwkv()
+    {
+        QFETCH(int, version);
+        QFETCH(QString, prefix);
+        const bool hf = !prefix.isEmpty();
+        const QString att = hf ? "attention." : "att.", ffn = hf ? "feed_forward." : "ffn.";
+        FamilyCheckpoint f;
+        const int A = version == 6 ? 12 : H, F = version == 6 ? FF : 4 * H, lora = 4;
+        auto vector3 = [&](const QString &name, int n) { f.add3d(name, {f.other(1, n)}); };
+        for (int l = 0; l < LAYERS; ++l) {
+            const QString p = prefix + QStringLiteral("blocks.%1.").arg(l);
+            for (const char *norm : {"ln1", "ln2"})
+                f.addVector(p + norm + ".weight", H);
+            f.add(p + att + "receptance.weight", f.matrix(id(l, T::Q), A, H));
+            f.add(p + att + "key.weight", f.matrix(id(l, T::K), A, H));
+            f.add(p + att + "value.weight", f.matrix(id(l, T::V), A, H));
+            f.add(p + att + "output.weight", f.matrix(id(l, T::O), H, A));
+            f.addVector(p + att + "ln_x.weight", A);
+            if (version == 6) {
+                f.add(p + att + "gate.weight", f.other(A, H));
+                for (const char *x : {"time_maa_x", "time_maa_w", "time_maa_k", "time_maa_v", "time_maa_r", "time_maa_g"})
+                    vector3(p + att + x, H);
+                f.add(p + att + "time_maa_w1", f.other(H, 5 * lora));
+                f.add3d(p + att + "time_maa_w2", {f.other(lora, H), f.other(lora, H), f.other(lora, H), f.other(lora, H), f.other(lora, H)});
+                vector3(p + att + "time_decay", A);
+                f.add(p + att + "time_decay_w1", f.other(H, lora));
+                f.add(p + att + "time_decay_w2", f.other(lora, A));
+                f.add(p + att + "time_faaaa", f.other(HEADS, A / HEADS));
+                f.add(p + ffn + "receptance.weight", f.matrix(id(l, T::MlpGate), H, H));
+                for (const char *x : {"time_maa_k", "time_maa_r"})
+                    vector3(p + ffn + x, H);
+            } else {
+                for (const char *x : {"x_r", "x_w", "x_k", "x_v", "x_a", "x_g", "w0", "a0", "v0", "k_k", "k_a"})
+                    vector3(p + att + x, H);
+                for (const char *w : {"w", "a", "v", "g"}) {
+                    f.add(p + att + w + "1", f.other(H, lora));
+                    f.add(p + att + w + "2", f.other(lora, H));
+                }
+                f.add(p + att + "r_k", f.other(HEADS, H / HEADS));
+                vector3(p + ffn + "x_k", H);
             }
-        QCOMPARE(analysed.size(), 2); // q_proj, o_proj
-        reported.sort();
-        QCOMPARE(reported, (QStringList{p + "mlp.experts.down_proj_blocks", p + "mlp.experts.gate_up_proj_blocks"}));
+            f.add(p + ffn + "key.weight", f.matrix(id(l, T::MlpUp), F, H));
+            f.add(p + ffn + "value.weight", f.matrix(id(l, T::MlpDown), H, F));
+        }
+        f.addVector(prefix + "blocks.0.ln0.weight", H);
+        f.add(prefix + (hf ? "embeddings.weight" : "emb.weight"), f.other(64, H));
+        f.addVector(prefix + "ln_out.weight", H);
+        f.add("head.weight", f.other(64, H));
+        VERIFY_CLEAN(f, f.analyse());
+    }
+
+    // What RWKV's other parameters are, said as such; and another family's blocks.N.att.key, in a layer without the
+    // time mix's decay, is not taken for RWKV's.
+    void rwkvLeftOutSayWhat()
+    {
+        const QString p = "blocks.0.att.";
+        const QList<NamedShape> tensors{{p + "time_decay", {1, 1, 16}, "F32"}, {p + "gate.weight", {16, 16}, "F32"},
+                                        {p + "time_decay_w1", {16, 4}, "F32"},  {p + "time_maa_w2", {5, 4, 16}, "F32"},
+                                        {p + "key.weight", {16, 16}, "F32"},    {"blocks.1.att.key.weight", {16, 16}, "F32"},
+                                        {"blocks.1.att.output.weight", {16, 16}, "F32"}};
+        const CheckpointLayout layout = CheckpointLayout::plan(tensors, ModelConfig(), TensorNameRules::builtIn());
+        QHash<QString, LeftOutTensor> left;
+        for (const LeftOutTensor &t : layout.leftOut)
+            left.insert(t.tensor, t);
+        QVERIFY2(left[p + "time_decay"].reason.contains("decay") && !left[p + "time_decay"].reported, qPrintable(left[p + "time_decay"].reason));
+        QVERIFY2(left[p + "gate.weight"].reason.contains("output gate") && !left[p + "gate.weight"].reported,
+                 qPrintable(left[p + "gate.weight"].reason));
+        for (const char *lowRank : {"time_decay_w1", "time_maa_w2"})
+            QVERIFY2(left[p + lowRank].reason.contains("low-rank") && !left[p + lowRank].reported, qPrintable(left[p + lowRank].reason));
+        for (const PlannedTensor &t : layout.typed)
+            QVERIFY2(t.family == (t.tensor.startsWith("blocks.0.") ? "RWKV" : GenericTyping::familyName()), qPrintable(t.tensor + ": " + t.family));
+    }
+
+    // EXAONE 3.0/3.5 (LG AI's modeling_exaone.py, model_type exaone; vLLM's port "Adapted from …/EXAONE-3.0-7.8B-Instruct/
+    // blob/main/modeling_exaone.py"): transformer.h.N.attn.attention.{q_proj, k_proj, v_proj, out_proj} (grouped-query:
+    // num_key_value_heads), ExaoneGatedMLP "hidden_act = self.act(self.c_fc_0(x))", "hidden_linear = self.c_fc_1(x)",
+    // c_proj: c_fc_0 the gate, c_fc_1 up, c_proj down.
+    void exaone()
+    {
+        FamilyCheckpoint f;
+        for (int l = 0; l < LAYERS; ++l) {
+            const QString p = QStringLiteral("transformer.h.%1.").arg(l);
+            f.addVector(p + "ln_1.weight", H);
+            qkvo(f, p + "attn.attention.", outProjLeaves, l, {}, HEADS * HD, KV * HD);
+            f.addVector(p + "ln_2.weight", H);
+            f.add(p + "mlp.c_fc_0.weight", f.matrix(id(l, T::MlpGate), FF, H));
+            f.add(p + "mlp.c_fc_1.weight", f.matrix(id(l, T::MlpUp), FF, H));
+            f.add(p + "mlp.c_proj.weight", f.matrix(id(l, T::MlpDown), H, FF));
+        }
+        f.add("transformer.wte.weight", f.other(64, H));
+        f.addVector("transformer.ln_f.weight", H);
+        f.add("lm_head.weight", f.other(64, H));
+        f.setConfig({{"model_type", "exaone"}, {"num_attention_heads", HEADS}, {"num_key_value_heads", KV}, {"hidden_size", H},
+                     {"num_layers", LAYERS}, {"intermediate_size", FF}, {"activation_function", "silu"}});
+        VERIFY_CLEAN(f, f.analyse());
     }
 
     // OLMoE (modeling_olmoe.py / modular_olmoe.py): OlmoeAttention's "self.q_norm = OlmoeRMSNorm(config.hidden_size)"

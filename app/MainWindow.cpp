@@ -582,8 +582,12 @@ void MainWindow::syncStepControls()
     const qsizetype index = steps.indexOf(m_state->currentStep());
     m_stepSlider->setValue(int(std::max<qsizetype>(0, index)));
     m_stepSlider->setEnabled(steps.size() > 1);
-    m_stepLabel->setText(steps.isEmpty() ? tr("no checkpoints yet")
-                                         : tr("%1   (%2 of %3, last %4)").arg(m_state->currentStep()).arg(index + 1).arg(steps.size()).arg(steps.last()));
+    if (steps.isEmpty())
+        m_stepLabel->setText(tr("no checkpoints yet"));
+    else if (index < 0) // the run is being read again, and the step shown is not back yet
+        m_stepLabel->setText(tr("%1   (being read)").arg(m_state->currentStep()));
+    else
+        m_stepLabel->setText(tr("%1   (%2 of %3, last %4)").arg(m_state->currentStep()).arg(index + 1).arg(steps.size()).arg(steps.last()));
 }
 
 void MainWindow::syncLogYControls()

@@ -13,6 +13,10 @@ void ViewState::setRun(const RunAnalysis &run, const QString &name)
     // The same run again (a watched folder that grew) keeps the user's step and selection.
     ShownRun &first = m_runs.first();
     const bool sameRun = name == first.name && !first.run.results.isEmpty();
+    // The same run read again (an option that re-reads its checkpoints) arrives a checkpoint at a
+    // time: the step the user chose is held until its results are back, not moved to the first
+    // step read (the random initialisation).
+    m_holdStep = sameRun && run.results.isEmpty() && !m_followLastStep;
     first.run = run;
     first.name = name;
     applyEnergy(first.run.results, m_energy);
@@ -106,7 +110,7 @@ void ViewState::reindex()
         if (types.contains(t))
             m_types.append(t);
     const QList<qint64> &steps = m_runs.first().steps;
-    if (!steps.isEmpty() && (m_followLastStep || !steps.contains(m_currentStep)))
+    if (!steps.isEmpty() && (m_followLastStep || (!m_holdStep && !steps.contains(m_currentStep))))
         m_currentStep = steps.last();
 }
 

@@ -223,6 +223,7 @@ private:
     QMap<LayerView, LayerRange> m_ownLayerRanges; // the lines' and bars' own ranges, when set
     qint64 m_currentStep = 0;
     bool m_followLastStep = true;
+    bool m_holdStep = false; // the run is being read again: the current step waits for its results
     std::optional<MatrixKey> m_highlighted;
     LegendPosition m_legendPosition = LegendPosition::Auto;
     bool m_darkTheme = false;

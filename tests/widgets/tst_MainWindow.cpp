@@ -248,8 +248,15 @@ private slots:
         for (const MatrixResult &r : plain.results)
             QVERIFY(std::isnan(r.metrics.randDistance));
 
+        // The user is looking at step 600: the re-read keeps it, never passing through another step.
+        window.state()->setCurrentStep(600);
+        QList<qint64> shown;
+        connect(window.state(), &ViewState::currentStepChanged, this, [&shown](qint64 step) { shown << step; });
         window.randDistanceAction()->setChecked(true);
         QVERIFY(finished.wait(60000));
+        QCOMPARE(window.state()->currentStep(), 600);
+        for (qint64 step : std::as_const(shown))
+            QCOMPARE(step, 600);
         const RunAnalysis withDistance = finished.takeFirst().first().value<RunAnalysis>();
         QCOMPARE(withDistance.results.size(), 144);
         for (qsizetype i = 0; i < withDistance.results.size(); ++i) {

@@ -71,6 +71,20 @@ SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
         rebuild();
     });
     connect(state, &ViewState::spectrumRequested, this, &SpectrumView::showMatrix);
+    connect(state, &ViewState::currentStepChanged, this, &SpectrumView::followCurrentStep);
+    rebuild();
+}
+
+void SpectrumView::followCurrentStep()
+{
+    if (!m_key || state()->stepsAt(m_key->run).isEmpty())
+        return;
+    MatrixKey key = *m_key;
+    key.step = state()->stepAt(key.run);
+    if (key.step == m_key->step)
+        return;
+    m_key = key;
+    m_picker->setKey(key);
     rebuild();
 }
 
@@ -90,6 +104,9 @@ void SpectrumView::showMatrix(const MatrixKey &key)
     m_showingDefault = false;
     m_picker->setKey(key);
     rebuild();
+    // A step of the first run chosen here is the window's step too: one step everywhere.
+    if (key.run == 0)
+        state()->setCurrentStep(key.step);
 }
 
 void SpectrumView::setOverlayFirstStep(bool overlay)

@@ -49,6 +49,8 @@ protected:
     std::unique_ptr<ChartView> createSibling() const override;
 
 private:
+    // The Step box follows the window's step slider (each run at the step it shows there).
+    void followCurrentStep();
     QColor colourOf(const SpectrumCurve &curve) const;
     void drawCurve(const SpectrumCurve &curve);
     void drawMarker(const SpectrumMarker &marker);

@@ -324,6 +324,21 @@ private slots:
         }
     }
 
+    // One step everywhere: the Spectrum tab's Step box follows the window's slider, and a step chosen
+    // in the box moves the slider.
+    void spectrumStepFollowsTheSlider()
+    {
+        ViewState state;
+        SpectrumView spectrum(&state);
+        state.setRun(test::demoRun(), QStringLiteral("nanogpt-d4"));
+        spectrum.showMatrix({0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
+        state.setCurrentStep(600);
+        QCOMPARE(spectrum.matrix()->step, 600);
+        QCOMPARE(spectrum.matrix()->id.layer, 2); // the same matrix, at the slider's step
+        spectrum.showMatrix({0, 300, {{}, 1, MatrixType::Q, {}}});
+        QCOMPARE(state.currentStep(), 300);
+    }
+
     // With --delta, W − W₀'s singular values are drawn beside W's, both named in the legend.
     void spectrumDrawsTheChangeBesideW()
     {

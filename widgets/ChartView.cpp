@@ -93,16 +93,21 @@ QString describeCell(const MatrixCell &cell, Metric metric, std::optional<AxisRa
         .arg(p.missing ? QStringLiteral(" · %1 NaN left out").arg(p.missing) : QString(), where, intervalText);
 }
 
+QString stepTableCsvHeader() { return QStringLiteral("step,block,layer,type,expert,tensor,rows,cols,value,run,metric"); }
+
 QString stepTableCsv(const ViewState &state, Metric metric, int run, const QStringList &blocks, LayerView view)
 {
-    QString csv = QStringLiteral("step,block,layer,type,expert,tensor,rows,cols,%1\n").arg(QLatin1String(metricInfo(metric).column));
+    // One long table whatever the panels: a heatmap pair's two metrics and a comparison's runs are
+    // rows of the same columns (FigureView writes the header once), ready for a groupby.
+    QString csv = stepTableCsvHeader() + QLatin1Char('\n');
+    const QString tail = QStringLiteral(",%1,%2\n").arg(MetricsTable::csvField(state.runNameAt(run)), QLatin1String(metricInfo(metric).column));
     for (const QString &block : blocks)
         for (int layer : state.visibleLayersAt(run, block, view))
             for (MatrixType type : state.visibleTypes())
                 for (const MatrixResult *r : state.cell(run, block, layer, type).matrices)
-                    csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9\n").arg(r->step).arg(MetricsTable::csvField(block)).arg(layer)
+                    csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9").arg(r->step).arg(MetricsTable::csvField(block)).arg(layer)
                                .arg(csvName(type), MetricsTable::csvField(r->expert), MetricsTable::csvField(r->tensor))
-                               .arg(r->rows).arg(r->cols).arg(MetricsTable::formatNumber(metricValue(r->metrics, metric)));
+                               .arg(r->rows).arg(r->cols).arg(MetricsTable::formatNumber(metricValue(r->metrics, metric))) + tail;
     return csv;
 }
 

@@ -244,9 +244,11 @@ private:
     bool m_stale = false;
 };
 
-// step,block,layer,type,expert,tensor,rows,cols,<metric>: every matrix of the visible layers and
-// types of the given blocks at the run's step (each chosen expert on a row of its own).
+// step,block,layer,type,expert,tensor,rows,cols,value,run,metric: every matrix of the visible layers
+// and types of the given blocks at the run's step (each chosen expert on a row of its own), the
+// value of `metric` named by its column name.
 QString stepTableCsv(const ViewState &state, Metric metric, int run, const QStringList &blocks, LayerView view = LayerView::Shared);
+QString stepTableCsvHeader();
 
 // "Legend" choices (auto, beside, below, inside at a corner, none) that set the state's position:
 // the figures' context menus and the window's View menu.

@@ -304,10 +304,18 @@ bool FigureView::exportTo(const QString &path, const FigureSize &size, QString *
 
 QString FigureView::dataCsv() const
 {
-    QString csv;
+    // Panels of one kind (bars, heatmaps, a comparison's runs) are one table: a header repeated
+    // by the next panel is not written again.
+    QString csv, header;
     for (const QList<ChartView *> &row : panels())
-        for (const ChartView *view : row)
-            csv += view->dataCsv();
+        for (const ChartView *view : row) {
+            QString part = view->dataCsv();
+            const QString first = part.section(QLatin1Char('\n'), 0, 0);
+            if (!header.isEmpty() && first == header)
+                part.remove(0, first.size() + 1);
+            header = first;
+            csv += part;
+        }
     return csv;
 }
 

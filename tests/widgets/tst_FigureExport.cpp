@@ -206,9 +206,15 @@ private slots:
         QVERIFY(rows.contains(QRegularExpression("^nanogpt-d4,1500,,Q,[0-9.]+,[0-9.]+,[0-9.]+,4,0$")));
         LayerBarChart bars(m_state);
         rows = bars.dataCsv().split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(rows.first(), QStringLiteral("step,block,layer,type,expert,tensor,rows,cols,compression_pct"));
+        QCOMPARE(rows.first(), QStringLiteral("step,block,layer,type,expert,tensor,rows,cols,value,run,metric"));
         QCOMPARE(rows.size(), 1 + 4 * 6);
-        QVERIFY(rows.contains("1500,,2,MLP_UP,,transformer.h.2.mlp.c_fc.weight,256,64,35.9375"));
+        QVERIFY(rows.contains("1500,,2,MLP_UP,,transformer.h.2.mlp.c_fc.weight,256,64,35.9375,nanogpt-d4,compression_pct"));
+        // A figure of several panels (two metrics' heatmaps) is one long table with one header.
+        FigureView heatmaps(m_state, FigureKind::Heatmaps);
+        rows = heatmaps.dataCsv().split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(rows.count(rows.first()), 1);
+        QCOMPARE(rows.size(), 1 + 2 * 4 * 6);
+        QCOMPARE(rows.filter(QRegularExpression(",nanogpt-d4,weighted_alpha$")).size(), 4 * 6);
     }
 
     void windowExportsEveryFigure()

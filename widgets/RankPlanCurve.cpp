@@ -51,7 +51,7 @@ void RankPlanCurve::rebuild()
     const double top = m_figure.curve.isEmpty() ? 1 : std::max(m_figure.curve.first().relativeError, m_figure.marked.relativeError);
     plot()->xAxis->setRange(std::max(0.0, left - 0.02), 1.02);
     plot()->yAxis->setRange(0, top > 0 ? top * 1.05 : 1);
-    setTitle(m_figure.curveTitle.isEmpty() ? tr("Error vs budget") : m_figure.curveTitle + QStringLiteral(" · ● ") + m_figure.plan.target.text());
+    setTitle(m_figure.curveTitle.isEmpty() ? tr("Error vs budget") : m_figure.curveTitle + QStringLiteral(" · ● ") + m_figure.plan.target.words());
     setNoDataMessage(m_figure.noData);
     refresh();
 }

@@ -43,6 +43,17 @@ QString RankTarget::text() const
     return QStringLiteral("--%1 %2").arg(optionName(kind)).arg(value, 0, 'g', 12);
 }
 
+QString RankTarget::words() const
+{
+    const QString percent = QString::number(100 * value, 'g', 4) + QLatin1Char('%');
+    switch (kind) {
+    case Kind::Keep: return QStringLiteral("keeping %1 of the parameters").arg(percent);
+    case Kind::Energy: return QStringLiteral("keeping %1 of each matrix's energy").arg(percent);
+    case Kind::MaxError: return QStringLiteral("each within a relative error of %1").arg(value, 0, 'g', 4);
+    }
+    return {};
+}
+
 double RankPlan::totalRelativeError() const
 {
     return energy > 0 ? std::sqrt(std::max(0.0, energyLost) / energy) : 0.0;

@@ -20,6 +20,8 @@ struct RankTarget {
     double value = 0.5;
     // "--keep 0.4": the option that asks for it.
     QString text() const;
+    // "keeping 40% of the parameters": what a figure's reader is told, without the option.
+    QString words() const;
     // What each kind takes, as the command line says it when refused.
     static QString optionName(Kind kind);
 };

@@ -57,8 +57,9 @@ bool HeadFigureBuilder::takes(const MatrixResult &r) const
 QString HeadFigureBuilder::typeText() const
 {
     switch (m_type) {
-    case MatrixType::QK: return tr("QK circuit W_Q\u02b0 W_K\u02b0\u1d40");
-    case MatrixType::OV: return tr("OV circuit W_V\u02b0 W_O\u02b0");
+    // Words, not notation: the circuits' formulas are in the tooltips and docs/metrics.md.
+    case MatrixType::QK: return tr("head's QK circuit");
+    case MatrixType::OV: return tr("head's OV circuit");
     default: return tr("%1 heads").arg(displayLabel(m_type));
     }
 }

@@ -95,7 +95,7 @@ void RankPlanFigureBuilder::addRanks(RankPlanFigure &figure) const
     h.colours.label = tr("Rank chosen (a matrix kept dense: its full rank)");
     h.xLabel = tr("Layer");
     h.yLabel = blocks ? tr("Block · matrix type") : tr("Matrix type");
-    h.title = tr("Ranks for %1 · step %2").arg(plan.target.text(), stepLabel(plan.step, plan.unnumbered));
+    h.title = tr("Ranks %1 · step %2").arg(plan.target.words(), stepLabel(plan.step, plan.unnumbered));
 }
 
 QString RankPlanFigureBuilder::summary(const RankPlanFigure &figure) const

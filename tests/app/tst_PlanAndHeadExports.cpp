@@ -176,8 +176,8 @@ private slots:
         QCOMPARE(contents(pdf).left(4), QByteArray("%PDF"));
         QCOMPARE(runRankscope({"export", m_demo, "--figure", "plan", "--keep", "0.4", "--out", svg}).exitCode, 0);
         const QString text = QString::fromUtf8(contents(svg));
-        QVERIFY(text.contains(QStringLiteral(">Ranks for --keep 0.4 \u00b7 step 1500<")));
-        QVERIFY(text.contains(QStringLiteral(">Error vs budget \u00b7 step 1500 \u00b7 \u25cf --keep 0.4<")));
+        QVERIFY(text.contains(QStringLiteral(">Ranks keeping 40% of the parameters \u00b7 step 1500<")));
+        QVERIFY(text.contains(QStringLiteral(">Error vs budget \u00b7 step 1500 \u00b7 \u25cf keeping 40% of the parameters<")));
     }
 
     // What plan refuses, export --figure plan refuses in the same words, writing nothing.

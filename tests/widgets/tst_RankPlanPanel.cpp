@@ -67,7 +67,7 @@ private slots:
         panel.setTarget({RankTarget::Kind::Energy, 0.9});
         compareCells(*panel.heatmap(), {RankTarget::Kind::Energy, 0.9});
         QCOMPARE(panel.kindBox()->currentIndex(), int(RankTarget::Kind::Energy));
-        QVERIFY(panel.heatmap()->title().contains("--energy 0.9 · step 1500"));
+        QVERIFY(panel.heatmap()->title().contains("keeping 90% of each matrix's energy · step 1500"));
 
         const QPoint cell = panel.heatmap()->cellCentre(MatrixType::MlpUp, 2);
         const QString tip = panel.heatmap()->tooltipAt(cell);

@@ -5,6 +5,7 @@
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -14,7 +15,7 @@
 
 namespace rankscope {
 
-ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, LegendPosition legend, QWidget *parent)
+ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, LegendPosition legend, QWidget *parent, Target target)
     : QDialog(parent), m_path(new QLineEdit(this)), m_preset(new QComboBox(this)), m_width(new QDoubleSpinBox(this)),
       m_height(new QDoubleSpinBox(this)), m_unit(new QComboBox(this)), m_dpi(new QDoubleSpinBox(this)), m_font(new QDoubleSpinBox(this)),
       m_legend(new QComboBox(this)), m_dark(new QCheckBox(tr("Dark background (for slides)"), this)), m_viewSize(viewSize)
@@ -23,14 +24,16 @@ ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, LegendP
         m_legend->addItem(legendPositionLabel(position), int(position));
     m_legend->setCurrentIndex(std::max(0, m_legend->findData(int(legend))));
     m_legend->setToolTip(tr("Lines and bars; the window shows the same"));
-    setWindowTitle(tr("Export figure"));
+    const bool folder = target == Target::Folder;
+    setWindowTitle(folder ? tr("Export all figures") : tr("Export figure"));
     m_path->setText(suggestedPath);
     // Wide enough to read a path of a few folders (a 20-character field cut "/home/me/paper/fig…").
     m_path->setMinimumWidth(std::clamp(m_path->fontMetrics().horizontalAdvance(suggestedPath) + 24, m_path->fontMetrics().averageCharWidth() * 64, 900));
     auto *browse = new QPushButton(tr("Browse…"), this);
-    connect(browse, &QPushButton::clicked, this, [this] {
-        const QString chosen = QFileDialog::getSaveFileName(this, tr("Export figure"), m_path->text(),
-                                                            tr("PNG image (*.png);;SVG vector image (*.svg);;PDF document (*.pdf)"));
+    connect(browse, &QPushButton::clicked, this, [this, folder] {
+        const QString chosen = folder ? QFileDialog::getExistingDirectory(this, tr("Export every figure into a folder"), m_path->text())
+                                      : QFileDialog::getSaveFileName(this, tr("Export figure"), m_path->text(),
+                                                                     tr("PNG image (*.png);;SVG vector image (*.svg);;PDF document (*.pdf)"));
         if (!chosen.isEmpty())
             m_path->setText(chosen);
     });
@@ -93,12 +96,22 @@ ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, LegendP
     sizeRow->addWidget(m_height);
     sizeRow->addWidget(m_unit);
     auto *form = new QFormLayout(this);
-    form->addRow(tr("File (.png, .svg, .pdf)"), pathRow);
-    // The figure's own title; left empty, each panel keeps the generated title naming its metric.
     m_title = new QLineEdit(this);
-    m_title->setPlaceholderText(tr("generated: each panel names its metric and run (a paper size: none, the caption's)"));
-    m_title->setToolTip(tr("A figure of one panel takes it as its title; one of several panels gets it above them all"));
-    form->addRow(tr("Title"), m_title);
+    if (folder) {
+        form->addRow(tr("Folder"), pathRow);
+        m_format = new QComboBox(this);
+        for (const char *format : {"png", "svg", "pdf"})
+            m_format->addItem(QString::fromLatin1(format).toUpper(), QString::fromLatin1(format));
+        m_format->setCurrentIndex(std::max(0, m_format->findData(settings.value(QStringLiteral("export/format"), QStringLiteral("png")))));
+        form->addRow(tr("Format"), m_format);
+        m_title->setVisible(false); // each figure keeps its own
+    } else {
+        form->addRow(tr("File (.png, .svg, .pdf)"), pathRow);
+        // The figure's own title; left empty, each panel keeps the generated title naming its metric.
+        m_title->setPlaceholderText(tr("generated: each panel names its metric and run (a paper size: none, the caption's)"));
+        m_title->setToolTip(tr("A figure of one panel takes it as its title; one of several panels gets it above them all"));
+        form->addRow(tr("Title"), m_title);
+    }
     form->addRow(tr("Size"), m_preset);
     form->addRow(QString(), sizeRow);
     form->addRow(tr("Resolution"), m_dpi);
@@ -117,6 +130,8 @@ ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, LegendP
         s.setValue(QStringLiteral("export/dpi"), chosen.dpi);
         s.setValue(QStringLiteral("export/fontPt"), chosen.fontPt);
         s.setValue(QStringLiteral("export/dark"), chosen.dark);
+        if (m_format)
+            s.setValue(QStringLiteral("export/format"), format());
         accept();
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -134,6 +149,11 @@ void ExportDialog::showSize(const FigureSize &size)
 }
 
 QString ExportDialog::path() const { return m_path->text(); }
+
+QString ExportDialog::format() const
+{
+    return m_format ? m_format->currentData().toString() : QFileInfo(path()).suffix().toLower();
+}
 
 QString ExportDialog::title() const { return m_title->text().trimmed(); }
 

@@ -1,7 +1,8 @@
 // Asks where and how large to export a figure: the file (format by suffix), a preset (a paper
 // column, two columns, a slide) or a size in inches, centimetres or pixels, the PNG resolution and
 // the base font size, remembered between exports; where the legend goes, and a dark background
-// (for slides) instead of paper's white.
+// (for slides) instead of paper's white. For every figure at once, a folder and a format instead of
+// a file, and no title (each figure keeps its own).
 #pragma once
 
 #include "figures/FigureSize.h"
@@ -19,8 +20,12 @@ namespace rankscope {
 class ExportDialog : public QDialog {
     Q_OBJECT
 public:
-    ExportDialog(const QString &suggestedPath, QSize viewSize, LegendPosition legend, QWidget *parent = nullptr);
+    enum class Target { File, Folder };
+    ExportDialog(const QString &suggestedPath, QSize viewSize, LegendPosition legend, QWidget *parent = nullptr, Target target = Target::File);
+    // The file, or for Target::Folder the folder.
     QString path() const;
+    // "png", "svg" or "pdf": the file's suffix, or the format chosen for a folder.
+    QString format() const;
     // The title the user gave the figure (empty: the generated titles).
     QString title() const;
     FigureSize size() const;
@@ -32,6 +37,7 @@ private:
     void showSize(const FigureSize &size);
 
     QLineEdit *m_path;
+    QComboBox *m_format = nullptr;
     QLineEdit *m_title = nullptr;
     QComboBox *m_preset;
     QDoubleSpinBox *m_width;

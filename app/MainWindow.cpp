@@ -38,7 +38,6 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -306,17 +305,15 @@ void MainWindow::buildMenus()
     for (FigureView *figureView : m_figures)
         connect(figureView, &FigureView::exportRequested, exportAction, &QAction::trigger);
     file->addAction(tr("Export &all figures…"), this, [this] {
-        const QString folder = QFileDialog::getExistingDirectory(this, tr("Export every figure into a folder"), exportFolder());
-        if (folder.isEmpty())
+        // The same choices as one figure's export (a paper preset, a size, the format), for every figure.
+        ExportDialog dialog(exportFolder(), m_tabs->currentWidget()->size(), m_state->legendPosition(), this, ExportDialog::Target::Folder);
+        if (dialog.exec() != QDialog::Accepted || dialog.path().isEmpty())
             return;
+        const QString folder = dialog.path();
         rememberExportFolder(folder);
-        QStringList formats = {tr("PNG"), tr("SVG"), tr("PDF")};
-        bool ok = false;
-        const QString format = QInputDialog::getItem(this, tr("Export all figures"), tr("Format"), formats, 0, false, &ok).toLower();
-        if (!ok)
-            return;
+        m_state->setLegendPosition(dialog.legendPosition());
         QString error;
-        const QStringList written = exportAllFigures(folder, format, FigureSize::fromPixels(1200, 750, 2), &error);
+        const QStringList written = exportAllFigures(folder, dialog.format(), dialog.size(), &error);
         if (!error.isEmpty())
             QMessageBox::warning(this, tr("Export all figures"), error);
         statusBar()->showMessage(tr("Wrote %1 figures into %2").arg(written.size()).arg(QDir::toNativeSeparators(folder)), 8000);
@@ -325,9 +322,13 @@ void MainWindow::buildMenus()
         const QString path = QFileDialog::getSaveFileName(this, tr("Export the data behind this view"), QString(), tr("CSV (*.csv)"));
         if (path.isEmpty())
             return;
+        const int tab = m_tabs->currentIndex();
         QString csv, error;
-        for (ChartView *view : viewsOfTab(m_tabs->currentIndex()))
-            csv += view->dataCsv();
+        if (const FigureView *figure = m_figures.value(tab); figure && m_tabs->widget(tab) != m_rankPlan)
+            csv = figure->dataCsv(); // its panels as one table
+        else
+            for (ChartView *view : viewsOfTab(tab))
+                csv += view->dataCsv();
         if (!writeOutputFile(path, csv.toUtf8(), &error))
             QMessageBox::warning(this, tr("Export view data"), error);
     });
@@ -812,15 +813,24 @@ bool MainWindow::exportFigure(int tab, const QString &path, const FigureSize &si
 
 QStringList MainWindow::exportAllFigures(const QString &folder, const QString &format, const FigureSize &size, QString *error)
 {
-    // Every tab's figure, the Rank plan's too, each as the tab shows it.
+    // Every tab's figure, the Rank plan's too, each as the tab shows it; a figure with nothing
+    // computed to draw (no matrix chosen, no per-head spectra) is left out, not written as a message.
+    // A comparison's files are named after every run in it.
+    QStringList names;
+    for (int run : m_state->visibleRuns())
+        names << m_state->runNameAt(run);
+    const QString stem = names.isEmpty() ? m_state->runName() : names.join(QStringLiteral("-vs-"));
     QStringList written;
     for (int tab = 0; tab < m_tabs->count(); ++tab) {
         const FigureKind kind = FigureKind(tab);
         if (m_tabs->widget(tab) != m_rankPlan && kind == FigureKind::Spectrum && !spectrumView()->matrix())
-            continue; // no matrix chosen: no spectrum to draw
+            continue;
         if (m_tabs->widget(tab) != m_rankPlan && kind == FigureKind::Heads && m_state->headResults().isEmpty())
-            continue; // analysed without --heads: nothing per head to draw
-        const QString path = QDir(folder).filePath(QStringLiteral("%1-%2.%3").arg(m_state->runName(), tabFileName(tab), format));
+            continue;
+        const QList<ChartView *> views = viewsOfTab(tab);
+        if (std::all_of(views.begin(), views.end(), [](const ChartView *v) { return !v->noDataMessage().isEmpty(); }))
+            continue;
+        const QString path = QDir(folder).filePath(QStringLiteral("%1-%2.%3").arg(stem, tabFileName(tab), format));
         QString problem;
         if (exportFigure(tab, path, size, &problem))
             written << path;

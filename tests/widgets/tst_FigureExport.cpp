@@ -233,6 +233,15 @@ private slots:
             QVERIFY(QFileInfo(file).size() > 1000);
         QVERIFY(written[2].endsWith("nanogpt-d4-heatmaps.pdf"));
         QVERIFY(written.last().endsWith("nanogpt-d4-rank-plan.pdf")); // the Rank plan tab's too
+
+        // A comparison's files are named after both runs; a paper preset is honoured (no titles).
+        window.state()->addComparedRun(test::demoRun(), "again");
+        QTemporaryDir compared;
+        const QStringList both = window.exportAllFigures(compared.path(), "svg", *FigureSize::preset("two-column"), &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(!both.isEmpty() && both[1].endsWith("nanogpt-d4-vs-again-bars.svg"));
+        const SvgContent svg = readSvg(both[1]);
+        QVERIFY2(!svg.allText().contains("by layer at"), qPrintable(svg.allText().left(300)));
     }
 
     // Every figure at every paper preset: no text runs off the figure, and no two texts overlap

@@ -226,7 +226,9 @@ void SpectrumOverStepsView::labelAxes(QSize size)
     const bool narrow = size.width() < 420;
     m_scale->setBarWidth(narrow ? 8 : 12);
     plot()->xAxis->setLabel(m_figure.xLabel);
-    plot()->yAxis->setLabel(narrow ? QStringLiteral("\u03c3") : m_figure.yLabel);
+    // Under a caption (no title) the σ axis says whose spectrum it is.
+    const QString sigma = narrow ? QStringLiteral("\u03c3") : m_figure.yLabel;
+    plot()->yAxis->setLabel(titleLeftOut() && !m_figure.subjectText.isEmpty() ? QStringLiteral("%1 (%2)").arg(sigma, m_figure.subjectText) : sigma);
     plot()->yAxis2->setLabel(m_figure.rankLabel);
     m_scale->axis()->setLabel(narrow ? tr("share of \u03c3") : m_figure.colourLabel);
 }

@@ -40,6 +40,7 @@ public:
 
     QString tooltipAt(const QPoint &pixel) const override;
     QString dataCsv() const override { return m_figure.csv(); }
+    bool labelsCanReplaceTitle() const override { return true; } // the matrix goes on the σ axis
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
 
 public slots:

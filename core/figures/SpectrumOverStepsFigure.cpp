@@ -86,7 +86,8 @@ SpectrumOverStepsFigure SpectrumOverStepsFigureBuilder::build() const
             steps << step;
             byStep << matrices;
         }
-    figure.title = tr("Spectrum over steps: %1 — %2").arg(subjectText(), m_state.runNameAt(m_subject.run));
+    figure.subjectText = subjectText();
+    figure.title = tr("Spectrum over steps: %1 — %2").arg(figure.subjectText, m_state.runNameAt(m_subject.run));
     figure.shortTitle = figure.title;
     if (!m_subject.meanOverLayers && !byStep.isEmpty()) {
         const MatrixResult &last = *byStep.last().first();
@@ -175,18 +176,22 @@ void SpectrumOverStepsFigureBuilder::addColumn(SpectrumOverStepsFigure &figure, 
 
 void SpectrumOverStepsFigureBuilder::placeColumns(SpectrumOverStepsFigure &figure)
 {
-    // Each cell reaches halfway to its neighbours, the first and last as far out as their inner
-    // halves: uneven steps keep their true positions. A single step spans half a unit each way.
+    // Each cell reaches halfway to its neighbours, so uneven steps keep their true positions; the
+    // first starts at the first checkpoint and the last ends at the last: nothing is drawn for
+    // steps no checkpoint was taken at. A single step spans half a unit each way. The axis has a
+    // little room beyond, so the stable-rank line's first and last points are whole.
     QList<SpectrumOverStepsColumn> &c = figure.columns;
     const qsizetype n = c.size();
     for (qsizetype i = 0; i < n; ++i) {
-        const double before = i > 0 ? (c[i].x - c[i - 1].x) / 2 : n > 1 ? (c[1].x - c[0].x) / 2 : 0.5;
-        const double after = i + 1 < n ? (c[i + 1].x - c[i].x) / 2 : n > 1 ? (c[i].x - c[i - 1].x) / 2 : 0.5;
+        const double before = i > 0 ? (c[i].x - c[i - 1].x) / 2 : n > 1 ? 0 : 0.5;
+        const double after = i + 1 < n ? (c[i + 1].x - c[i].x) / 2 : n > 1 ? 0 : 0.5;
         c[i].left = c[i].x - before;
         c[i].right = c[i].x + after;
     }
-    if (n > 0)
-        figure.xRange = AxisRange{c.first().left, c.last().right};
+    if (n > 0) {
+        const double pad = 0.03 * (c.last().right - c.first().left);
+        figure.xRange = AxisRange{c.first().left - pad, c.last().right + pad};
+    }
 }
 
 void SpectrumOverStepsFigureBuilder::fitRanges(SpectrumOverStepsFigure &figure)

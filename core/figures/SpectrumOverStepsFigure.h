@@ -43,6 +43,7 @@ struct SpectrumOverStepsFigure {
     SpectrumOverStepsSubject subject;
     std::optional<MatrixType> type; // the subject's type; nullopt: nothing to draw
     QString title, xLabel, yLabel, rankLabel, colourLabel;
+    QString subjectText; // "layer 1 Q": what a figure without a title says on its σ axis
     QString shortTitle;             // the title without the tensor's name and shape, for narrow figures
     QList<double> binEdges;         // σ at the bins' edges, ascending: bins + 1 of them
     QList<SpectrumOverStepsColumn> columns; // by step

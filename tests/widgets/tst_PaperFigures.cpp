@@ -21,6 +21,7 @@
 #include "SpectrumView.h"
 #include "AnalyzeCommand.h"
 #include "PlotStyle.h"
+#include "SpectrumOverStepsView.h"
 #include "TestSuite.h"
 #include "TypeLayerHeatmap.h"
 
@@ -197,7 +198,7 @@ private slots:
         for (const QString &preset : FigureSize::presetNames()) {
             const bool captioned = FigureSize::preset(preset)->captioned;
             QCOMPARE(captioned, preset != QLatin1String("slide"));
-            for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars"}) {
+            for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars", "spectrogram"}) {
                 FigureView view(m_state, *FigureView::kindFromName(QString::fromLatin1(figure)));
                 const FigureExporter::PaperFigure laidOut = layOut(view, preset);
                 for (const auto &panel : laidOut.panels[0]) {
@@ -208,7 +209,9 @@ private slots:
                     const QString x = panel->plot()->xAxis->label().replace('\n', ' '), y = panel->plot()->yAxis->label().replace('\n', ' ');
                     // Half a column is too narrow for the two lines of the whole scope: its short form.
                     const bool narrow = preset == QLatin1String("column") && QLatin1String(figure) == QLatin1String("lines+bars");
-                    if (qobject_cast<MetricLineChart *>(panel.get()))
+                    if (qobject_cast<SpectrumOverStepsView *>(panel.get()))
+                        QVERIFY2(y.endsWith(QStringLiteral("(layer 0 Q)")) == captioned, qPrintable(what + QStringLiteral(", σ axis '%1'").arg(y)));
+                    else if (qobject_cast<MetricLineChart *>(panel.get()))
                         QCOMPARE(y, !captioned ? QStringLiteral("Stable rank") : narrow ? QStringLiteral("Stable rank (mean)")
                                                                                         : QStringLiteral("Stable rank (mean of layers 0–3)"));
                     else
@@ -276,7 +279,7 @@ private slots:
     void axisLabelsShareOneSize()
     {
         for (const QString &preset : FigureSize::presetNames())
-            for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars"}) {
+            for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars", "spectrogram"}) {
                 FigureView view(m_state, *FigureView::kindFromName(QString::fromLatin1(figure)));
                 const FigureExporter::PaperFigure laidOut = layOut(view, preset);
                 for (const auto &panel : laidOut.panels[0]) {

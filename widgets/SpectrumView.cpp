@@ -75,6 +75,8 @@ SpectrumView::SpectrumView(ViewState *state, QWidget *parent)
     rebuild();
 }
 
+QString SpectrumView::rankAxisLabel() const { return m_rankRect->axis(QCPAxis::atLeft)->label(); }
+
 void SpectrumView::followCurrentStep()
 {
     if (!m_key || state()->stepsAt(m_key->run).isEmpty())
@@ -245,6 +247,7 @@ void SpectrumView::rebuild()
     setRanges(m_rankRect, f.rankX, f.rankY);
     setRanges(m_densityRect, f.densityX, f.densityY);
     m_densityRect->axis(QCPAxis::atLeft)->setLabel(f.tailYLabel);
+    labelRankAxis();
     // Each marker right after its curve: it is drawn over that curve and under the next. The
     // bulk's edge on the CCDF, which draws no bulk, comes last (in the legend too).
     const bool bulkDrawn = f.curve(SpectrumCurve::Kind::Bulk) != nullptr;
@@ -278,8 +281,16 @@ QString SpectrumView::fitTextFor(QSize size) const
     return PlotStyle::wrapText(m_figure.fitText, m_densityLegend->font(), width, 4);
 }
 
+void SpectrumView::labelRankAxis()
+{
+    // Under a caption (no title) the σ axis says whose spectrum it is.
+    const bool leftOut = titleLeftOut() && !m_figure.subjectText.isEmpty();
+    m_rankRect->axis(QCPAxis::atLeft)->setLabel(leftOut ? tr("\u03c3\u1d62 (%1)").arg(m_figure.subjectText) : tr("Singular value \u03c3\u1d62"));
+}
+
 void SpectrumView::adaptLayout(QSize size)
 {
+    labelRankAxis();
     if (m_lawGraph)
         m_lawGraph->setName(fitTextFor(size));
     ChartView::adaptLayout(size);

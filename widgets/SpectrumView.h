@@ -39,6 +39,8 @@ public:
     QCPGraph *deltaGraph() const { return m_deltaGraph; }
     QString tooltipAt(const QPoint &pixel) const override;
     QString dataCsv() const override;
+    bool labelsCanReplaceTitle() const override { return true; } // the matrix goes on the σ axis
+    QString rankAxisLabel() const;
     std::optional<MatrixKey> matrixAt(const QPoint &) const override { return std::nullopt; }
 
 public slots:
@@ -51,6 +53,7 @@ protected:
 private:
     // The Step box follows the window's step slider (each run at the step it shows there).
     void followCurrentStep();
+    void labelRankAxis();
     QColor colourOf(const SpectrumCurve &curve) const;
     void drawCurve(const SpectrumCurve &curve);
     void drawMarker(const SpectrumMarker &marker);

@@ -57,6 +57,7 @@ SpectrumFigure SpectrumFigureBuilder::build() const
         if (const MatrixResult *first = m_state.find({m_key->run, runSteps.first(), r->identity()}); first && spectrumProblem(first->singularValues).isEmpty())
             addSpectrum(figure, *first, false);
     addSpectrum(figure, *r, true);
+    figure.subjectText = QStringLiteral("%1, %2").arg(r->identity().text(), m_state.stepWords(m_key->run, r->step, true));
     figure.title = tr("Spectrum of %1%2, step %3: %4 [%5\u00d7%6] — %7")
                        .arg(r->identity().text(), r->updateRank > 0 ? tr(" (LoRA update, r = %1)").arg(r->updateRank) : QString())
                        .arg(r->step).arg(r->tensor).arg(r->rows).arg(r->cols).arg(m_state.runNameAt(m_key->run));

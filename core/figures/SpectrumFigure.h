@@ -49,6 +49,7 @@ enum class SpectrumTail {
 
 struct SpectrumFigure {
     QString title;
+    QString subjectText; // "layer 1 Q, final step": what a figure without a title says on its σ axis
     std::optional<MatrixType> type;  // the matrix's type (its colour); nullopt: nothing to draw
     qsizetype spectrumSize = 0;      // how many singular values: many get smaller markers
     qsizetype changeSize = 0;

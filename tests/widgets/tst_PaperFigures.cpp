@@ -198,8 +198,10 @@ private slots:
         for (const QString &preset : FigureSize::presetNames()) {
             const bool captioned = FigureSize::preset(preset)->captioned;
             QCOMPARE(captioned, preset != QLatin1String("slide"));
-            for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars", "spectrogram"}) {
+            for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars", "spectrogram", "spectrum"}) {
                 FigureView view(m_state, *FigureView::kindFromName(QString::fromLatin1(figure)));
+                if (view.spectrumView())
+                    view.spectrumView()->showMatrix({0, 1500, {{}, 0, MatrixType::Q, {}}});
                 const FigureExporter::PaperFigure laidOut = layOut(view, preset);
                 for (const auto &panel : laidOut.panels[0]) {
                     const QString what = QStringLiteral("%1 %2: '%3'").arg(figure, preset, panel->shownTitle());
@@ -209,7 +211,9 @@ private slots:
                     const QString x = panel->plot()->xAxis->label().replace('\n', ' '), y = panel->plot()->yAxis->label().replace('\n', ' ');
                     // Half a column is too narrow for the two lines of the whole scope: its short form.
                     const bool narrow = preset == QLatin1String("column") && QLatin1String(figure) == QLatin1String("lines+bars");
-                    if (qobject_cast<SpectrumOverStepsView *>(panel.get()))
+                    if (auto *spectrum = qobject_cast<SpectrumView *>(panel.get()))
+                        QVERIFY2(spectrum->rankAxisLabel().contains(QStringLiteral("(layer 0 Q, final step)")) == captioned, qPrintable(what + ", σ axis " + spectrum->rankAxisLabel()));
+                    else if (qobject_cast<SpectrumOverStepsView *>(panel.get()))
                         QVERIFY2(y.endsWith(QStringLiteral("(layer 0 Q)")) == captioned, qPrintable(what + QStringLiteral(", σ axis '%1'").arg(y)));
                     else if (qobject_cast<MetricLineChart *>(panel.get()))
                         QCOMPARE(y, !captioned ? QStringLiteral("Stable rank") : narrow ? QStringLiteral("Stable rank (mean)")
@@ -279,7 +283,7 @@ private slots:
     void axisLabelsShareOneSize()
     {
         for (const QString &preset : FigureSize::presetNames())
-            for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars", "spectrogram"}) {
+            for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars", "spectrogram", "spectrum"}) {
                 FigureView view(m_state, *FigureView::kindFromName(QString::fromLatin1(figure)));
                 const FigureExporter::PaperFigure laidOut = layOut(view, preset);
                 for (const auto &panel : laidOut.panels[0]) {

@@ -45,8 +45,7 @@ void RankPlanCurve::rebuild()
     m_mark->setData({m_figure.marked.keptFraction}, {m_figure.marked.relativeError});
     m_mark->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, theme().fit, theme().fit, 9));
     m_mark->setVisible(!m_figure.curve.isEmpty());
-    plot()->xAxis->setLabel(m_figure.curveXLabel);
-    plot()->yAxis->setLabel(m_figure.curveYLabel);
+    labelAxes();
     const double left = m_figure.curve.isEmpty() ? 0 : m_figure.curve.first().keptFraction;
     const double top = m_figure.curve.isEmpty() ? 1 : std::max(m_figure.curve.first().relativeError, m_figure.marked.relativeError);
     plot()->xAxis->setRange(std::max(0.0, left - 0.02), 1.02);
@@ -54,6 +53,19 @@ void RankPlanCurve::rebuild()
     setTitle(m_figure.curveTitle.isEmpty() ? tr("Error vs budget") : m_figure.curveTitle + QStringLiteral(" · ● ") + m_figure.plan.target.words());
     setNoDataMessage(m_figure.noData);
     refresh();
+}
+
+void RankPlanCurve::labelAxes()
+{
+    // Under a caption (no title) the x axis says what the marked point is.
+    plot()->xAxis->setLabel(titleLeftOut() ? tr("%1 (\u25cf %2)").arg(m_figure.curveXLabel, m_figure.plan.target.words()) : m_figure.curveXLabel);
+    plot()->yAxis->setLabel(m_figure.curveYLabel);
+}
+
+void RankPlanCurve::adaptLayout(QSize size)
+{
+    labelAxes();
+    ChartView::adaptLayout(size);
 }
 
 QString RankPlanCurve::tooltipAt(const QPoint &pixel) const

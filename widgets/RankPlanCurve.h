@@ -23,14 +23,17 @@ public:
     std::optional<MatrixKey> matrixAt(const QPoint &) const override { return std::nullopt; }
     // kept_fraction,relative_error: the curve's points.
     QString dataCsv() const override;
+    bool labelsCanReplaceTitle() const override { return true; } // the plan's target goes on the x axis
 
 public slots:
     void rebuild() override;
 
 protected:
     std::unique_ptr<ChartView> createSibling() const override;
+    void adaptLayout(QSize size) override;
 
 private:
+    void labelAxes();
     RankTarget m_target;
     RankPlanFigure m_figure;
     QCPGraph *m_curve;

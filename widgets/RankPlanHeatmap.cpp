@@ -70,6 +70,10 @@ void RankPlanHeatmap::adaptLayout(QSize size)
     const bool narrow = size.width() < 420;
     m_scale->setBarWidth(narrow ? 8 : 12);
     m_scale->axis()->setLabel(narrow ? QString() : m_figure.ranks.colours.label);
+    // Under a caption (no title) the layer axis says which step was planned.
+    plot()->xAxis->setLabel(titleLeftOut() && m_figure.noData.isEmpty()
+                                ? QStringLiteral("%1 (%2)").arg(m_figure.ranks.xLabel, state()->stepWords(0, m_figure.plan.step, true))
+                                : m_figure.ranks.xLabel);
     ChartView::adaptLayout(size);
 }
 

@@ -26,6 +26,7 @@ public:
     std::optional<MatrixKey> matrixAt(const QPoint &pixel) const override;
     // The plan as `rankscope plan --out FILE.csv` writes it.
     QString dataCsv() const override;
+    bool labelsCanReplaceTitle() const override { return true; } // the planned step goes on the layer axis
 
     QCPColorScale *colorScale() const { return m_scale; }
 

@@ -178,6 +178,12 @@ private slots:
         const QString text = QString::fromUtf8(contents(svg));
         QVERIFY(text.contains(QStringLiteral(">Ranks keeping 40% of the parameters \u00b7 step 1500<")));
         QVERIFY(text.contains(QStringLiteral(">Error vs budget \u00b7 step 1500 \u00b7 \u25cf keeping 40% of the parameters<")));
+        // Under a caption: no titles; the axes say which step was planned and what the point is.
+        QCOMPARE(runRankscope({"export", m_demo, "--figure", "plan", "--keep", "0.4", "--preset", "two-column", "--out", svg}).exitCode, 0);
+        const QString paper = QString::fromUtf8(contents(svg));
+        QVERIFY2(!paper.contains(QStringLiteral("Ranks keeping")) && !paper.contains(QStringLiteral("Error vs budget")), qPrintable(paper.left(300)));
+        QVERIFY(paper.contains(QStringLiteral(">Layer (final step)<")));
+        QVERIFY(paper.contains(QStringLiteral("keeping 40% of the parameters)<")));
     }
 
     // What plan refuses, export --figure plan refuses in the same words, writing nothing.

@@ -165,6 +165,9 @@ void HeadView::drawHeatmap()
     m_scale->setBarWidth(12);
     m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, m_margins);
     m_scale->axis()->setLabel(QString::fromUtf8(metricInfo(f.metric).label));
+    // Made anew on each rebuild: at the figure's font size, as its axes are (a paper size's too).
+    m_scale->axis()->setLabelFont(PlotStyle::labelFont(fontSize()));
+    m_scale->axis()->setTickLabelFont(PlotStyle::tickFont(fontSize()));
     m_map->setColorScale(m_scale);
     m_map->setInterpolate(false);
     m_map->setTightBoundary(false);
@@ -180,10 +183,24 @@ void HeadView::drawHeatmap()
                                                             : QCPRange(f.range->lower - 0.5, f.range->upper + 0.5));
     m_cellTexts = std::make_unique<HeatmapCellTexts>(plot(), m_map);
     plot()->yAxis->setRangeReversed(true); // head 0 at the top
-    plot()->xAxis->setLabel(f.xLabel);
-    plot()->yAxis->setLabel(f.yLabel);
+    labelHeatmapAxes();
     setTitle(f.title);
     setNoDataMessage(f.noData);
+}
+
+void HeadView::labelHeatmapAxes()
+{
+    // Under a caption (no title) the axes say the step and the circuit.
+    const bool leftOut = titleLeftOut() && m_heatmap.noData.isEmpty();
+    plot()->xAxis->setLabel(leftOut ? m_heatmap.captionedXLabel : m_heatmap.xLabel);
+    plot()->yAxis->setLabel(leftOut ? m_heatmap.captionedYLabel : m_heatmap.yLabel);
+}
+
+void HeadView::adaptLayout(QSize size)
+{
+    if (m_mode == Mode::Heatmap)
+        labelHeatmapAxes();
+    ChartView::adaptLayout(size);
 }
 
 void HeadView::drawLines()

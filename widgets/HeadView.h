@@ -42,12 +42,15 @@ public:
     QString tooltipAt(const QPoint &pixel) const override;
     std::optional<MatrixKey> matrixAt(const QPoint &) const override { return std::nullopt; }
     QString dataCsv() const override;
+    // The heatmap's axes can say what its title says (the lines and the spectrum keep theirs).
+    bool labelsCanReplaceTitle() const override { return m_mode == Mode::Heatmap; }
 
 public slots:
     void rebuild() override;
 
 protected:
     std::unique_ptr<ChartView> createSibling() const override;
+    void adaptLayout(QSize size) override;
 
 signals:
     // Another mode: the window's Layers boxes act on the heatmap only (the lines and the spectrum
@@ -55,6 +58,7 @@ signals:
     void modeChanged(HeadView::Mode mode);
 
 private:
+    void labelHeatmapAxes();
     void addControls();
     void syncControls();
     void drawHeatmap();

@@ -85,6 +85,8 @@ HeadHeatmap HeadFigureBuilder::heatmap() const
     figure.title = tr("%1 of each %2 \u00b7 step %3").arg(label, typeText()).arg(figure.step);
     figure.xLabel = tr("Layer");
     figure.yLabel = tr("Head");
+    figure.captionedXLabel = tr("Layer (%1)").arg(m_state.stepWords(0, figure.step, true));
+    figure.captionedYLabel = tr("Head (%1)").arg(m_type == MatrixType::QK ? tr("QK circuit") : m_type == MatrixType::OV ? tr("OV circuit") : displayLabel(m_type));
     if (m_state.headResults().isEmpty()) {
         figure.noData = noHeadsReason();
         return figure;

@@ -19,6 +19,7 @@ struct HeadHeatmap {
     MatrixType type = MatrixType::QK;
     qint64 step = 0;
     QString title, xLabel, yLabel;
+    QString captionedXLabel, captionedYLabel; // under a caption, without the title: "Layer (final step)", "Head (QK circuit)"
     QList<int> layers;            // columns
     QList<int> heads;             // rows, head 0 at the top
     QList<QList<double>> values;  // values[row][column]; NaN where the head has none

@@ -230,6 +230,11 @@ private slots:
         const QString png = m_dir.filePath("head.png");
         QCOMPARE(runRankscope({"export", m_demo, "--figure", "heads", "--layer", "2", "--head", "1", "--preset", "column", "--out", png}).exitCode, 0);
         QCOMPARE(QImage(png).size(), QSize(990, 720));
+        // The heads' heatmap under a caption: no title, the circuit and the step on the axes.
+        const QString svg = m_dir.filePath("heads.svg");
+        QCOMPARE(runRankscope({"export", m_demo, "--figure", "heads", "--type", "QK", "--preset", "column", "--out", svg}).exitCode, 0);
+        const QString text = QString::fromUtf8(contents(svg));
+        QVERIFY2(!text.contains("of each") && text.contains(">Head (QK circuit)<") && text.contains(">Layer (final step)<"), qPrintable(text.left(400)));
         Run r = runRankscope({"export", m_demo, "--figure", "heads", "--head", "1", "--out", png + ".png"});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("rankscope export: heads: --head needs --layer L"), qPrintable(r.err));

@@ -73,12 +73,10 @@ QString describeMatrix(const MatrixResult &r)
         .arg(r.dtype);
 }
 
-QString describeCell(const MatrixCell &cell, Metric metric, std::optional<AxisRange> axis, bool logAxis)
+QString describeCell(const MatrixCell &cell, Metric metric)
 {
     const QString name = QString::fromUtf8(metricInfo(metric).label);
-    auto number = [axis, logAxis](double v) {
-        return axis ? axisNumber(v, *axis, logAxis) : std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("NaN");
-    };
+    auto number = [](double v) { return valueNumber(v); };
     // α with --alpha-ci: "α = 3.12 [2.95, 3.30]", the interval of the matrix (or of its experts' mean).
     const std::optional<AxisRange> interval = metric == Metric::Alpha ? meanAlphaInterval(cell.matrices) : std::nullopt;
     const QString intervalText = interval ? QStringLiteral(" ") + alphaIntervalText(*interval, 2) : QString();

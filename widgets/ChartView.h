@@ -256,8 +256,7 @@ void addLegendMenu(QMenu *menu, ViewState *state);
 
 // A one-line text for a matrix: "decoder · MLP↑ · layer 2 · expert 3 · step 1500", its tensor and shape.
 QString describeMatrix(const MatrixResult &r);
-// A cell's value for the tooltips: its one matrix, or the mean (min, max) of its experts; rounded
-// as an axis spanning `axis` shows it (axisNumber), when one is given.
-QString describeCell(const MatrixCell &cell, Metric metric, std::optional<AxisRange> axis = std::nullopt, bool logAxis = false);
+// A cell's value for the tooltips: its one matrix, or the mean (min, max) of its experts (valueNumber).
+QString describeCell(const MatrixCell &cell, Metric metric);
 
 } // namespace rankscope

@@ -174,13 +174,6 @@ void LayerBarChart::standBarsOnAxis()
     }
 }
 
-std::optional<AxisRange> LayerBarChart::valueAxis(bool *log) const
-{
-    *log = m_figure.logY;
-    const QCPRange shown = plot()->yAxis->range();
-    return AxisRange{shown.lower, shown.upper};
-}
-
 std::optional<MatrixKey> LayerBarChart::matrixAt(const QPoint &pixel) const
 {
     for (QCPBars *bars : m_group->bars()) {

@@ -24,8 +24,6 @@ public slots:
     void rebuild() override;
 
 protected:
-    // The bars' value axis: a bar's tooltip rounds as its tick labels do.
-    std::optional<AxisRange> valueAxis(bool *log) const override;
     std::unique_ptr<ChartView> createSibling() const override;
     bool labelsCanReplaceTitle() const override { return true; }
     LayerView layerView() const override { return LayerView::Bars; }

@@ -442,12 +442,10 @@ QString MetricLineChart::tooltipAt(const QPoint &pixel) const
         return {};
     const AggregatePoint &pt = hit.line->points[hit.index];
     const QString metricName = QString::fromUtf8(metricInfo(m_metric).label);
-    // Rounded as the value axis shows it, as the crosshair readout is.
-    const AxisRange axis{plot()->yAxis->range().lower, plot()->yAxis->range().upper};
-    auto number = [&](double v) { return axisNumber(v, axis, m_figure.logY); };
+    auto number = [](double v) { return valueNumber(v); };
     if (hit.line->layer >= 0) {
         const MatrixCell cell = state()->cell(0, pt.step, state()->block(), hit.line->layer, hit.line->type);
-        return cell.isEmpty() ? QString() : describeCell(cell, m_metric, axis, m_figure.logY);
+        return cell.isEmpty() ? QString() : describeCell(cell, m_metric);
     }
     const QString aggregateName = state()->aggregate() == Aggregate::Mean ? tr("mean") : tr("median");
     QString text = QStringLiteral("<b>%1</b> · step %2<br>%3 %4 = <b>%5</b><br>min %6 · max %7 · %8 %9")

@@ -33,9 +33,7 @@ QString RunStepView::tooltipAt(const QPoint &pixel) const
     const MatrixCell cell = state()->cell(key->run, key->step, key->id.block, key->id.layer, key->id.type);
     if (cell.isEmpty())
         return tr("%1 · layer %2 · step %3: no matrix").arg(displayLabel(key->id.type)).arg(key->id.layer).arg(key->step);
-    bool log = false;
-    const std::optional<AxisRange> axis = valueAxis(&log);
-    return describeCell(cell, m_metric, axis, log);
+    return describeCell(cell, m_metric);
 }
 
 } // namespace rankscope

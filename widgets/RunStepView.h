@@ -29,12 +29,6 @@ protected:
     virtual QStringList shownBlocks() const { return {state()->block()}; }
     // Whose layer range the view follows: the shared one (heatmaps), or the bars' own.
     virtual LayerView layerView() const { return LayerView::Shared; }
-    // The value axis the tooltip rounds as (nullopt: five significant digits), and whether it is logarithmic.
-    virtual std::optional<AxisRange> valueAxis(bool *log) const
-    {
-        *log = false;
-        return std::nullopt;
-    }
     Metric m_metric;
     int m_run = 0;
 

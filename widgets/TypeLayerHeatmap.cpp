@@ -139,7 +139,7 @@ void TypeLayerHeatmap::rebuild()
     const bool narrow = layoutSize().width() < 420;
     m_scale->axis()->setLabel(narrow ? f.colours.shortLabel : f.colours.label); // adaptLayout() fits it to the bar
     plot()->xAxis->setLabel(f.xLabel);
-    plot()->yAxis->setLabel(narrow ? QString() : f.yLabel);
+    plot()->yAxis->setLabel(rowAxisLabelShown(narrow) ? f.yLabel : QString());
     // A rule in the background's colour between the blocks' groups of rows.
     setRowSeparators(plot(), m_separators, f.blockStarts, theme().background);
     setTitle(f.title);
@@ -179,8 +179,17 @@ void TypeLayerHeatmap::adaptLayout(QSize size)
     const double height = rect.height() > 0 ? rect.height() + size.height() - viewport.height() : size.height() * 0.6;
     labelColourScale(int(height) - 8);
     plot()->xAxis->setLabel(PlotStyle::wrapText(m_figure.xLabel, plot()->xAxis->labelFont(), int(width) + 40));
-    plot()->yAxis->setLabel(narrow ? QString() : m_figure.yLabel);
+    plot()->yAxis->setLabel(rowAxisLabelShown(narrow) ? m_figure.yLabel : QString());
     m_cellTexts.invalidate(); // placeCellTexts() decides on the values and the note from the cells as laid out
+}
+
+bool TypeLayerHeatmap::rowAxisLabelShown(bool narrow) const
+{
+    // The rows are the same in every run's panel: the leftmost (the first run shown) names them,
+    // however narrow; a single run's narrow panel gives the width to its cells.
+    const QList<int> shown = state()->visibleRuns();
+    const bool comparing = shown.size() > 1;
+    return (shown.isEmpty() || m_run == shown.first()) && (comparing || !narrow);
 }
 
 void TypeLayerHeatmap::labelColourScale(int length)

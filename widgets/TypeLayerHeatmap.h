@@ -59,6 +59,7 @@ private:
     HeatmapCellTexts::CellText cellText() const;
     // The colour bar's label at a bar `length` pixels tall.
     void labelColourScale(int length);
+    bool rowAxisLabelShown(bool narrow) const;
     // The note under the plot that the cells are too small for their values.
     void showValuesNote(bool shown);
     QCPTextElement *m_valuesNote = nullptr;

@@ -202,6 +202,18 @@ private slots:
                  QStringLiteral("Layer (step %1, none at %2)").arg(gap.steps()[1]).arg(missing));
     }
 
+    // The rows are the same in every run's panel: the leftmost names them, however narrow, and
+    // the others leave the width to their cells.
+    void theFirstRunsHeatmapNamesTheRows()
+    {
+        TypeLayerHeatmap first(m_state, Metric::StableRank), second(m_state, Metric::StableRank);
+        second.setRunIndex(1);
+        for (TypeLayerHeatmap *panel : {&first, &second})
+            panel->resize(300, 300);
+        QCOMPARE(first.plot()->yAxis->label(), QStringLiteral("Matrix type"));
+        QCOMPARE(second.plot()->yAxis->label(), QString());
+    }
+
     void aCompareStepFollowsTheCurrentStep()
     {
         m_state->setCurrentStep(0);

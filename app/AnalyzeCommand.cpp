@@ -3,6 +3,7 @@
 #include "CommandOptions.h"
 #include "MpiTeam.h"
 #include "analysis/MetricsTable.h"
+#include "io/TrainingLogs.h"
 #include "analysis/RunLoader.h"
 #include "analysis/ResultsCacheLocation.h"
 #include "analysis/RunAnalyzer.h"
@@ -97,6 +98,11 @@ struct AnalyzeOptionSet {
     const QCommandLineOption runs{QStringLiteral("runs"), QStringLiteral("FOLDER holds runs (seed0/, seed1/, …): analyse each into its own results file "
                                                                        "(in the cache, or FOLDER.h5 files in the folder --results names); --csv/--json get the run's name before their suffix.")};
     const QCommandLineOption randDistance{QStringLiteral("rand-distance"), QStringLiteral("Also compute WeightWatcher's rand_distance: every matrix is decomposed a second time with its entries shuffled (fixed seed).")};
+    const QCommandLineOption scalar{QStringLiteral("scalar"),
+                                    QStringLiteral("Add TAG, a scalar training logged (TensorBoard events, the Trainer's log_history, Lightning's metrics.csv, "
+                                                   "nanochat's meta files; rankscope info lists them), as a column of --csv and --json: its value at each "
+                                                   "row's step, or the last one logged before it. Repeatable."),
+                                    QStringLiteral("TAG")};
     const QCommandLineOption autosave{QStringLiteral("autosave"), QStringLiteral("Seconds between saves of the results file while the analysis runs (default 10; 0: after every checkpoint). A killed job loses at most this much."), QStringLiteral("S"), QStringLiteral("10")};
     const QCommandLineOption delta{QStringLiteral("delta"), QStringLiteral("Also compute the change from the reference checkpoint, D = W - W_ref (delta_* columns and D's spectrum): a second decomposition of every matrix.")};
     const QCommandLineOption reference{QStringLiteral("reference"), QStringLiteral("--delta: the step of the reference checkpoint (default: the run's first)."), QStringLiteral("STEP")};
@@ -205,7 +211,7 @@ ParsedOptions<AnalyzeOptions> parseAnalyzeOptions(const QStringList &arguments)
     parser.addEnergyOption();
     parser.addOptions({o.jobs, o.csv, o.json, o.method, o.device});
     parser.addRulesOption();
-    parser.addOptions({o.results, o.noCache, o.quiet, o.watch, o.settle, o.runs, o.randDistance, o.delta, o.reference, o.subspace, o.subspaceK, o.alphaCi, o.heads, o.autosave});
+    parser.addOptions({o.results, o.noCache, o.quiet, o.watch, o.settle, o.runs, o.randDistance, o.delta, o.reference, o.subspace, o.subspaceK, o.alphaCi, o.heads, o.autosave, o.scalar});
     if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
         return *exit;
     if (parser.positionalArguments().size() != 1)
@@ -223,6 +229,7 @@ ParsedOptions<AnalyzeOptions> parseAnalyzeOptions(const QStringList &arguments)
     options.quiet = parser.isSet(o.quiet);
     options.watch = parser.isSet(o.watch);
     options.eachRun = parser.isSet(o.runs);
+    options.scalars = parser.values(o.scalar);
     return options;
 }
 
@@ -280,6 +287,8 @@ private:
     int pass(const RunTarget &target);
     void reportRun(const RunAnalysis &run);
     bool writeTables(const RunAnalysis &run, const RunTarget &target);
+    // The --scalar series of a run's logs; nullopt, said, when one is not there.
+    std::optional<QList<ScalarSeries>> loggedScalars(const QString &folder);
     void reportTotals(const RunAnalysis &run, const RunTarget &target, double seconds);
     void reportNothingFound(const RunAnalysis &run, const RunTarget &target);
     int analyzeEachRun();
@@ -356,6 +365,8 @@ std::optional<int> AnalyzeRun::prepare()
     }
     m_single = {m_options.folder, m_load.settings.resultsPath, m_options.csv.value_or(QString()), m_options.json.value_or(QString())};
     if (!m_options.eachRun && refusedOutputs(m_single, true))
+        return 1;
+    if (!m_options.scalars.isEmpty() && !m_options.eachRun && !loggedScalars(m_options.folder)) // said before anything is analysed
         return 1;
     return openDevice();
 }
@@ -452,8 +463,32 @@ void AnalyzeRun::reportRun(const RunAnalysis &run)
 }
 
 // Whole or not at all, and any failure (a full disk, /dev/full) is exit status 1.
+std::optional<QList<ScalarSeries>> AnalyzeRun::loggedScalars(const QString &folder)
+{
+    if (m_options.scalars.isEmpty())
+        return QList<ScalarSeries>{};
+    const ScalarLog log = TrainingLogs::read(folder);
+    QList<ScalarSeries> chosen;
+    for (const QString &tag : m_options.scalars) {
+        if (const ScalarSeries *s = log.find(tag)) {
+            chosen << *s;
+            continue;
+        }
+        QStringList tags;
+        for (const ScalarSeries &s : log.series())
+            tags << s.tag;
+        m_err << "rankscope analyze: --scalar " << printableText(tag) << ": not among the scalars " << printableText(folder) << "'s logs hold ("
+              << (tags.isEmpty() ? QStringLiteral("none found; rankscope info says where it looked") : printableText(briefList(tags))) << ")\n";
+        return std::nullopt;
+    }
+    return chosen;
+}
+
 bool AnalyzeRun::writeTables(const RunAnalysis &run, const RunTarget &target)
 {
+    const std::optional<QList<ScalarSeries>> scalars = loggedScalars(target.folder);
+    if (!scalars)
+        return false;
     bool written = true;
     auto write = [&](const QString &outputPath, const QByteArray &bytes) {
         QString error;
@@ -465,11 +500,11 @@ bool AnalyzeRun::writeTables(const RunAnalysis &run, const RunTarget &target)
     if (!target.csvPath.isEmpty()) {
         QBuffer table;
         table.open(QIODevice::WriteOnly);
-        MetricsTable::writeCsv(run.results + run.headResults, table);
+        MetricsTable::writeCsv(run.results + run.headResults, table, *scalars);
         write(target.csvPath, table.data());
     }
     if (!target.jsonPath.isEmpty())
-        write(target.jsonPath, MetricsTable::toJson(run.results + run.headResults).toJson(QJsonDocument::Indented));
+        write(target.jsonPath, MetricsTable::toJson(run.results + run.headResults, *scalars).toJson(QJsonDocument::Indented));
     return written;
 }
 

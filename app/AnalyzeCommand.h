@@ -23,6 +23,7 @@ struct AnalyzeOptions {
     bool quiet = false;
     bool watch = false;
     bool eachRun = false; // --runs
+    QStringList scalars;  // --scalar: tags training logged, a column each in --csv/--json
 };
 
 // arguments: "analyze" and what follows it.

@@ -14,6 +14,8 @@
 #include "io/OutputFile.h"
 #include "base/PrintableText.h"
 #include "io/CheckpointReader.h"
+#include "io/TrainingLogs.h"
+#include "figures/AxisRange.h"
 #include "model/TensorNameRules.h"
 
 #include <QCommandLineParser>
@@ -23,6 +25,7 @@
 #include <QSet>
 #include <QJsonObject>
 #include <QTextStream>
+#include <cmath>
 
 namespace rankscope {
 
@@ -141,6 +144,7 @@ private:
     QList<CheckpointRow> readCheckpoints(const StepPlan &steps);
     void printCheckpoints(const QList<CheckpointRow> &rows, const StepPlan &steps, const CheckpointListing &listing);
     void printStoredTrajectory();
+    void printScalars();
     int printTensors(const CheckpointRow &chosen);
     void printTensorTotals(const CheckpointPlan &plan, int typed);
     bool writeDraft(const CheckpointPlan &plan);
@@ -265,6 +269,42 @@ void InfoReport::printStoredTrajectory()
         m_out << "  warning: " << printableText(finding.text) << " (from its results file)\n";
 }
 
+// The scalars training logged beside the checkpoints (TrainingLogs), a tag a row: where from,
+// how many steps, over which steps and values.
+void InfoReport::printScalars()
+{
+    const ScalarLog log = TrainingLogs::read(m_options.folder);
+    if (log.isEmpty() && log.problems().isEmpty())
+        return;
+    m_out << "\nTraining scalars in " << printableText(QDir::toNativeSeparators(m_base.absolutePath())) << " (" << log.series().size() << "):\n";
+    QList<QStringList> table{{"tag", "source", "points", "steps", "values"}};
+    for (const ScalarSeries &s : log.series()) {
+        double low = INFINITY, high = -INFINITY;
+        qsizetype nan = 0;
+        for (const ScalarPoint &p : s.points) {
+            if (std::isnan(p.value))
+                ++nan;
+            else {
+                low = std::min(low, p.value);
+                high = std::max(high, p.value);
+            }
+        }
+        QStringList sources;
+        for (const QString &source : s.sources)
+            sources << relative(source);
+        QString values = low <= high ? QStringLiteral("%1 – %2").arg(valueNumber(low), valueNumber(high)) : QStringLiteral("none finite");
+        if (nan > 0)
+            values += QStringLiteral(" (%1 NaN)").arg(nan);
+        table << QStringList{s.tag, briefList(sources), QString::number(s.points.size()),
+                             QStringLiteral("%1 – %2").arg(s.points.first().step).arg(s.points.last().step), values};
+    }
+    printTable(m_out, table);
+    for (const ScalarLogProblem &problem : log.problems()) {
+        m_out << "  not read: " << printableText(relative(problem.path)) << ": " << printableText(problem.text) << '\n';
+        m_anyProblem = true;
+    }
+}
+
 // The chosen checkpoint's model and tensors, and the draft rules when asked; the exit status.
 int InfoReport::printTensors(const CheckpointRow &chosen)
 {
@@ -357,6 +397,7 @@ int InfoReport::run()
     const QList<CheckpointRow> rows = readCheckpoints(steps);
     printCheckpoints(rows, steps, listing);
     printStoredTrajectory();
+    printScalars();
     const CheckpointRow *chosen = nullptr;
     for (const CheckpointRow &row : rows)
         if (m_options.step == QLatin1String("last") ? row.problem.isEmpty() : row.step == m_options.step)

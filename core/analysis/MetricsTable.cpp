@@ -1,6 +1,7 @@
 #include "analysis/MetricsTable.h"
 
 #include "base/PrintableText.h"
+#include "io/TrainingLogs.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -61,21 +62,28 @@ QString MetricsTable::csvField(const QString &text)
     return QLatin1Char('"') + QString(printable).replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
 }
 
-bool MetricsTable::writeCsv(const QList<MatrixResult> &results, QIODevice &out)
+bool MetricsTable::writeCsv(const QList<MatrixResult> &results, QIODevice &out, const QList<ScalarSeries> &scalars)
 {
     QTextStream stream(&out);
-    stream << columns().join(QLatin1Char(',')) << '\n';
+    QStringList header = columns();
+    for (const ScalarSeries &s : scalars)
+        header << csvField(s.tag);
+    stream << header.join(QLatin1Char(',')) << '\n';
     for (const MatrixResult &r : results) {
         QStringList fields;
         for (const QVariant &v : record(r))
             fields << (v.typeId() == QMetaType::Double ? formatNumber(v.toDouble()) : csvField(v.toString()));
+        for (const ScalarSeries &s : scalars) {
+            const std::optional<double> logged = TrainingLogs::valueAt(s, r.step);
+            fields << (logged ? formatNumber(*logged) : QString());
+        }
         stream << fields.join(QLatin1Char(',')) << '\n';
     }
     stream.flush();
     return stream.status() == QTextStream::Ok;
 }
 
-QJsonDocument MetricsTable::toJson(const QList<MatrixResult> &results)
+QJsonDocument MetricsTable::toJson(const QList<MatrixResult> &results, const QList<ScalarSeries> &scalars)
 {
     const QStringList names = columns();
     QJsonArray records;
@@ -88,6 +96,10 @@ QJsonDocument MetricsTable::toJson(const QList<MatrixResult> &results)
                 o.insert(names[i], std::isfinite(v.toDouble()) ? QJsonValue(v.toDouble()) : QJsonValue(QJsonValue::Null));
             else
                 o.insert(names[i], QJsonValue::fromVariant(v));
+        }
+        for (const ScalarSeries &s : scalars) {
+            const std::optional<double> logged = TrainingLogs::valueAt(s, r.step);
+            o.insert(s.tag, logged && std::isfinite(*logged) ? QJsonValue(*logged) : QJsonValue(QJsonValue::Null));
         }
         records.append(o);
     }

@@ -337,6 +337,37 @@ private slots:
         QCOMPARE(text.count("\"expert\": \"\""), 144);
     }
 
+    // The scalars training logged: listed by info, and with --scalar a column of the CSV at each
+    // row's step (the last value logged at or before it).
+    void loggedScalarsBesideTheMetrics()
+    {
+        QTemporaryDir dir;
+        for (const QString &name : QDir(RANKSCOPE_DEMO_RUN).entryList({"*.pt"}, QDir::Files))
+            QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath(name), dir.filePath(name)));
+        QFile state(dir.filePath("trainer_state.json"));
+        QVERIFY(state.open(QIODevice::WriteOnly));
+        state.write(R"({"global_step": 1500, "log_history": [{"loss": 4.5, "learning_rate": 0.0006, "step": 100},
+                        {"loss": 3.25, "learning_rate": 0.0003, "step": 1000}, {"eval_loss": 3.5, "step": 1000}]})");
+        state.close();
+        const Run info = runRankscope({"info", dir.path()});
+        QVERIFY2(info.out.contains(QRegularExpression("\\n  loss +trainer_state.json +2 +100 – 1000 +3.250 – 4.500\\n")), qPrintable(info.out));
+        const QString csv = dir.filePath("m.csv");
+        Run r = runRankscope({"analyze", dir.path(), "--scalar", "loss", "--scalar", "eval_loss", "--csv", csv, "--quiet"});
+        QCOMPARE(r.exitCode, 0);
+        QFile table(csv);
+        QVERIFY(table.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(table.readAll()).split('\n', Qt::SkipEmptyParts);
+        QVERIFY(lines.first().endsWith(",loss,eval_loss"));
+        QVERIFY2(lines[1].startsWith("0,") && lines[1].endsWith(",,"), qPrintable(lines[1])); // nothing logged by step 0
+        const QString at1500 = lines.filter(QRegularExpression("^1500,")).value(0);
+        QVERIFY2(at1500.endsWith(",3.25,3.5"), qPrintable(at1500));
+        const QString at300 = lines.filter(QRegularExpression("^300,")).value(0);
+        QVERIFY2(at300.endsWith(",4.5,"), qPrintable(at300));
+        r = runRankscope({"analyze", dir.path(), "--scalar", "val_loss", "--csv", csv, "--quiet"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("--scalar val_loss: not among the scalars") && r.err.contains("(eval_loss, learning_rate, loss)"), qPrintable(r.err));
+    }
+
     void exitStatusSaysWhatWasSkipped()
     {
         QTemporaryDir dir;

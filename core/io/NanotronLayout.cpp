@@ -29,14 +29,6 @@ constexpr Beside kBesideModel[] = {
     {"random", "nanotron's random states (not weights)"},
 };
 
-std::optional<qint64> wholeNumber(const QJsonValue &value)
-{
-    if (!value.isDouble())
-        return std::nullopt;
-    const double d = value.toDouble();
-    return std::isfinite(d) && d == std::floor(d) && d >= 0 && d < 1e15 ? std::optional<qint64>(qint64(d)) : std::nullopt;
-}
-
 } // namespace
 
 const QString &NanotronLayout::metadataName()
@@ -111,11 +103,11 @@ bool NanotronLayout::recognise(const QString &folder, FolderWeights &weights)
         group.error = QStringLiteral("%1: %2").arg(metadataName(), why);
         metadataNote = QStringLiteral("nanotron's checkpoint metadata, unreadable: %1").arg(why);
     } else {
-        group.stepInFile = wholeNumber(meta->value(QStringLiteral("metas")).toObject().value(QStringLiteral("last_train_step")));
+        group.stepInFile = jsonWholeNumber(meta->value(QStringLiteral("metas")).toObject().value(QStringLiteral("last_train_step")));
         metadataNote = QStringLiteral("nanotron's checkpoint metadata (version %1, TP %2, DP %3%4)")
                            .arg(printableText(meta->value(QStringLiteral("version")).toString().left(20)),
-                                QString::number(wholeNumber(meta->value(QStringLiteral("tp"))).value_or(0)),
-                                QString::number(wholeNumber(meta->value(QStringLiteral("dp"))).value_or(0)),
+                                QString::number(jsonWholeNumber(meta->value(QStringLiteral("tp"))).value_or(0)),
+                                QString::number(jsonWholeNumber(meta->value(QStringLiteral("dp"))).value_or(0)),
                                 group.stepInFile ? QStringLiteral(", last_train_step %1").arg(*group.stepInFile) : QString());
     }
     weights.classifyAs(metadata, FileRole::TrainingSidecar, metadataNote);

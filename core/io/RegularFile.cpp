@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <dirent.h>
@@ -171,6 +172,14 @@ std::optional<QJsonObject> parsePythonJsonObject(const QByteArray &json, QString
         return std::nullopt;
     }
     return document.object();
+}
+
+std::optional<qint64> jsonWholeNumber(const QJsonValue &value)
+{
+    if (!value.isDouble())
+        return std::nullopt;
+    const double d = value.toDouble();
+    return std::isfinite(d) && d == std::floor(d) && d >= 0 && d < 1e15 ? std::optional<qint64>(qint64(d)) : std::nullopt;
 }
 
 std::optional<QJsonObject> readSmallJsonObject(const QString &path, qint64 maxBytes, QString *error)

@@ -44,6 +44,10 @@ std::optional<QJsonObject> parsePythonJsonObject(const QByteArray &json, QString
 // missing, not a regular file, larger than maxBytes or not a JSON object.
 std::optional<QJsonObject> readSmallJsonObject(const QString &path, qint64 maxBytes = kMaxSidecarBytes, QString *error = nullptr);
 
+// A JSON number that is a step or a count: whole, not negative, below 10^15; nullopt otherwise
+// (a NaN, read as null, included).
+std::optional<qint64> jsonWholeNumber(const QJsonValue &value);
+
 // Checkpoints, which are read in place rather than slurped.
 class RegularFile {
 public:

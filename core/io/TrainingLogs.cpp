@@ -39,14 +39,6 @@ std::optional<double> numberOf(const QJsonValue &value)
     return std::nullopt;
 }
 
-std::optional<qint64> stepOf(const QJsonValue &value)
-{
-    if (!value.isDouble())
-        return std::nullopt;
-    const double d = value.toDouble();
-    return std::isfinite(d) && d == std::floor(d) && d >= 0 && d < 1e15 ? std::optional<qint64>(qint64(d)) : std::nullopt;
-}
-
 // One CSV record as Python's csv module writes it (the excel dialect: a field with a comma, a
 // quote or a line break is quoted, a quote inside doubled).
 QStringList csvFields(const QString &line)
@@ -127,7 +119,7 @@ QString latestTrainerState(const QStringList &paths)
     qint64 best = -1;
     for (const QString &path : paths) {
         const std::optional<QJsonObject> state = readSmallJsonObject(path, qint64(256) << 20);
-        const qint64 step = state ? stepOf(state->value(QStringLiteral("global_step"))).value_or(0) : -1;
+        const qint64 step = state ? jsonWholeNumber(state->value(QStringLiteral("global_step"))).value_or(0) : -1;
         if (step > best) {
             best = step;
             latest = path;
@@ -168,7 +160,7 @@ void TrainingLogs::readTrainerState(const QString &path, ScalarLog &log)
     QMap<QString, QList<ScalarPoint>> byTag;
     for (const QJsonValue &entry : state->value(QStringLiteral("log_history")).toArray()) {
         const QJsonObject logged = entry.toObject();
-        const std::optional<qint64> step = stepOf(logged.value(QStringLiteral("step")));
+        const std::optional<qint64> step = jsonWholeNumber(logged.value(QStringLiteral("step")));
         if (!step)
             continue;
         for (auto it = logged.begin(); it != logged.end(); ++it)
@@ -228,7 +220,7 @@ void TrainingLogs::readNanochatMeta(const QStringList &paths, ScalarLog &log)
             log.addProblem(path, why);
             continue;
         }
-        const std::optional<qint64> step = stepOf(meta->value(QStringLiteral("step")));
+        const std::optional<qint64> step = jsonWholeNumber(meta->value(QStringLiteral("step")));
         if (!step)
             continue;
         for (auto it = meta->begin(); it != meta->end(); ++it)

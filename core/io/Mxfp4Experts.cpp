@@ -1,5 +1,7 @@
 #include "io/Mxfp4Experts.h"
 
+#include "base/PrintableText.h"
+
 #include <QRegularExpression>
 #include <QSet>
 #include <QSysInfo>
@@ -16,13 +18,7 @@ const QLatin1String kBlocks("_blocks"), kScales("_scales");
 constexpr float kFp4Values[16] = {+0.0f, +0.5f, +1.0f, +1.5f, +2.0f, +3.0f, +4.0f, +6.0f,
                                   -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
 
-QString shapeOf(const TensorInfo &t)
-{
-    QStringList dims;
-    for (const qint64 d : t.shape)
-        dims << QString::number(d);
-    return QStringLiteral("[%1] %2").arg(dims.join(QLatin1String(", ")), t.dtype);
-}
+QString shapeOf(const TensorInfo &t) { return shapeText(t.shape) + QLatin1Char(' ') + t.dtype; }
 
 // The names transformers quantizes to MXFP4 (GPT-OSS's experts): a lone …_blocks of these is a
 // broken pair, never some other model's tensor.

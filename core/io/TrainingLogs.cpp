@@ -2,6 +2,7 @@
 
 #include "base/PrintableText.h"
 #include "io/RegularFile.h"
+#include "io/TensorBoardEvents.h"
 
 #include <QCollator>
 #include <QDir>
@@ -101,7 +102,7 @@ void collect(const QString &folder, int depth, bool inLogFolder, Found &found, i
                 found.trainerStates << QDir(info.filePath()).filePath(QStringLiteral("trainer_state.json"));
             continue;
         }
-        if (name.startsWith(QLatin1String("events.out.tfevents.")))
+        if (TensorBoardEvents::isEventFile(name))
             found.events << info.filePath();
         else if (name == QLatin1String("trainer_state.json") && depth == 0)
             found.trainerStates << info.filePath();
@@ -138,7 +139,11 @@ ScalarLog TrainingLogs::read(const QString &runFolder)
     collect(runFolder, 0, false, found, entries);
     if (entries > kMaxLogEntries)
         log.addProblem(runFolder, QStringLiteral("more than %1 files and folders where logs are kept: the rest not searched").arg(kMaxLogEntries));
+    // Several event files (a restart writes a new one) in the order they were written: the later
+    // write of a step wins.
     std::stable_sort(found.events.begin(), found.events.end(), [](const QString &a, const QString &b) { return writtenAt(a) < writtenAt(b); });
+    for (const QString &events : std::as_const(found.events))
+        TensorBoardEvents::read(events, log);
     if (!found.trainerStates.isEmpty())
         readTrainerState(latestTrainerState(found.trainerStates), log);
     for (const QString &csv : std::as_const(found.lightningCsvs))

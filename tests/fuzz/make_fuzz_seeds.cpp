@@ -6,10 +6,44 @@
 #include "../core/TorchCheckpointWriter.h"
 #include "FolderFuzzInput.h"
 
+#include "io/TensorBoardEvents.h"
+
 #include <QDir>
+#include <QtEndian>
 #include <cstdio>
 
 using namespace rankscope::test;
+
+namespace {
+
+// A TFRecord as tensorboard/summary/writer/record_writer.py frames one: length, masked CRC-32C of
+// the length, data, masked CRC-32C of the data (little-endian).
+QByteArray tfRecord(const QByteArray &data)
+{
+    QByteArray header(8, '\0'), crcs(8, '\0');
+    qToLittleEndian<quint64>(quint64(data.size()), header.data());
+    qToLittleEndian<quint32>(rankscope::TensorBoardEvents::maskedCrc32c(header), crcs.data());
+    qToLittleEndian<quint32>(rankscope::TensorBoardEvents::maskedCrc32c(data), crcs.data() + 4);
+    return header + crcs.left(4) + data + crcs.mid(4);
+}
+QByteArray field(char key, const QByteArray &message) { return key + QByteArray(1, char(message.size())) + message; } // < 128 bytes
+QByteArray float32(float v) { QByteArray b(4, '\0'); qToLittleEndian(v, b.data()); return b; }
+
+// An event file: the version record, then Event{step 7, summary: loss as simple_value, lr as a
+// new_style tensor with plugin "scalars"}, then the same tag at step 8 without its metadata.
+QByteArray tensorBoardEvents()
+{
+    const QByteArray wallTime = QByteArray("\x09", 1) + QByteArray(8, '\x01'); // Event.wall_time = 1
+    const QByteArray version = tfRecord(wallTime + field('\x1a', "brain.Event:2")); // file_version = 3
+    const QByteArray loss = field('\x0a', field('\x0a', "loss") + '\x15' + float32(2.5f)); // Value{tag 1, simple_value 2}
+    const QByteArray tensor = QByteArray("\x08\x01", 2) + field('\x2a', float32(3e-4f)); // dtype 1 = DT_FLOAT, float_val 5 packed
+    const QByteArray metadata = field('\x0a', field('\x0a', "scalars")); // plugin_data 1 {plugin_name 1}
+    const QByteArray lr = field('\x0a', field('\x0a', "lr") + field('\x42', tensor) + field('\x4a', metadata)); // tensor 8, metadata 9
+    const QByteArray lrBare = field('\x0a', field('\x0a', "lr") + field('\x42', tensor));
+    return version + tfRecord(wallTime + "\x10\x07" + field('\x2a', loss + lr)) + tfRecord(wallTime + "\x10\x08" + field('\x2a', lrBare));
+}
+
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -94,6 +128,7 @@ int main(int argc, char **argv)
     write("fuzz_save_folders", "nemo-yaml-twice",
           folderEntry("megatron_gpt--step=100.nemo", tarArchive({{".", {}, true}, {"./model_config.yaml", yaml}, {"./model_weights.ckpt", nemoWeights.stateDictArchive()},
                                                                   {"./model_config.yaml", "num_layers: 9\n"}})));
+    write("fuzz_tensorboard_events", "events.out.tfevents.1700000000.host.1.0", tensorBoardEvents());
     std::printf("seeds written to %s\n", argv[1]);
     return 0;
 }

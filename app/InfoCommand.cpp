@@ -300,7 +300,9 @@ void InfoReport::printScalars()
     }
     printTable(m_out, table);
     for (const ScalarLogProblem &problem : log.problems()) {
-        m_out << "  not read: " << printableText(relative(problem.path)) << ": " << printableText(problem.text) << '\n';
+        // The event reader names the file in its own words ("… at byte 4096 of events.out…").
+        const bool named = problem.text.contains(QFileInfo(problem.path).fileName());
+        m_out << "  not read: " << printableText(named ? problem.text : relative(problem.path) + QStringLiteral(": ") + problem.text) << '\n';
         m_anyProblem = true;
     }
 }

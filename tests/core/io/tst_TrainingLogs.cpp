@@ -3,6 +3,7 @@
 // checkpoint's trainer_state.json), Lightning's CSVLogger metrics.csv (a "step" column, sparse rows),
 // nanochat's meta_N.json; merged by step, the later write winning.
 #include "FormatWriters.h"
+#include "TensorBoardEventWriter.h"
 #include "io/TrainingLogs.h"
 #include "TestSuite.h"
 
@@ -107,6 +108,28 @@ private slots:
         const QList<ScalarPoint> bpb = pointsOf(log, "val_bpb");
         QCOMPARE(stepsOf(bpb), (QList<qint64>{0, 500, 1000}));
         QVERIFY(std::isnan(bpb[0].value));
+    }
+
+    // Event files where trainers write them (the Trainer's runs/<date>_<host>/, Lightning's
+    // lightning_logs/version_N/), merged in the order they were written: a restart's file, named
+    // with its later time, wins the steps it logs again. Deeper than three levels is not searched.
+    void eventFilesInTheLogFolders()
+    {
+        QTemporaryDir dir;
+        QDir().mkpath(dir.filePath("runs/Dec07_10-00_host"));
+        QDir().mkpath(dir.filePath("runs/A-restart_host"));
+        QDir().mkpath(dir.filePath("logs/a/b/c/d"));
+        // The restart (written later, its folder listed first by name) logs steps 20 and 30 again.
+        saveBytes(dir.filePath("runs/A-restart_host/events.out.tfevents.1700003600.host.7.0"), lossAndRate({20, 30}, 9.0).bytes);
+        saveBytes(dir.filePath("runs/Dec07_10-00_host/events.out.tfevents.1700000000.host.5.0"), lossAndRate({10, 20, 30}).bytes);
+        saveBytes(dir.filePath("logs/a/b/c/d/events.out.tfevents.1700000000.host.9.0"), lossAndRate({99}).bytes);
+        const ScalarLog log = TrainingLogs::read(dir.path());
+        QVERIFY(log.problems().isEmpty());
+        const QList<ScalarPoint> loss = pointsOf(log, "loss");
+        QCOMPARE(stepsOf(loss), (QList<qint64>{10, 20, 30}));
+        QCOMPARE(float(loss[0].value), float(4.0 - 0.1));
+        QCOMPARE(float(loss[2].value), float(9.0 - 0.3)); // the restart's
+        QCOMPARE(log.find("loss")->sources.size(), 2);
     }
 
     // A file that cannot be read is said with its reason; the other logs are read.

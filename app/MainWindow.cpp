@@ -10,6 +10,7 @@
 #include "FigureExporter.h"
 #include "HeadView.h"
 #include "RankPlanPanel.h"
+#include "io/TrainingLogs.h"
 #include "RunListPanel.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
@@ -221,6 +222,7 @@ MainWindow::MainWindow(QWidget *parent)
         m_state->resetLayerRanges(); // every layer of the new run, in every view
         m_state->clearComparedRuns(); // a new run starts a new comparison
         m_state->setRun(RunAnalysis{}, runNameOf(source));
+        readTrainingLogs(source);
         clearLayerControls();
         setWindowTitle(tr("%1 — RankScope").arg(runNameOf(source)));
         m_status->setText(tr("Opening %1…").arg(QDir::toNativeSeparators(source)));
@@ -657,6 +659,19 @@ void MainWindow::showFiguresOr(const QString &message)
 {
     m_message->setText(message);
     m_central->setCurrentWidget(message.isEmpty() ? static_cast<QWidget *>(m_tabs) : m_message);
+}
+
+void MainWindow::readTrainingLogs(const QString &source)
+{
+    // Read beside the analysis, never before it: a large event file does not delay the spectra.
+    m_state->setScalarLog({});
+    auto *watcher = new QFutureWatcher<ScalarLog>(this);
+    connect(watcher, &QFutureWatcher<ScalarLog>::finished, this, [this, watcher, source] {
+        if (source == m_source) // not a run opened since
+            m_state->setScalarLog(watcher->result());
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run([source] { return QFileInfo(source).isDir() ? TrainingLogs::read(source) : ScalarLog(); }));
 }
 
 QString MainWindow::centralMessage() const

@@ -113,6 +113,8 @@ private:
     void syncLogYControls();
     void clearLayerControls();
     void syncRunsDock();
+    // The scalars the run logged (TrainingLogs), read in the background for the curves under the lines.
+    void readTrainingLogs(const QString &source);
     // The display controls enabled where they change what the tab shows (the band for one run's lines).
     void syncControlsToTab();
     // Where exports go first: the folder of the last one (QSettings), else the run's.

@@ -475,6 +475,16 @@ void ChartView::alignPlot(int top, int bottom)
     }
 }
 
+void ChartView::alignPlotLeft(int left)
+{
+    if (left == m_plotLeft)
+        return;
+    m_plotLeft = left;
+    fitPlotMargins();
+}
+
+int ChartView::plotLeft() const { return m_plot->axisRect()->left(); }
+
 void ChartView::useSideLegend()
 {
     m_sideLegend = true;
@@ -676,7 +686,8 @@ void ChartView::fitPlotMargins()
             top = std::max(top, m_plotTop - outer.top());
             bottom = std::max(bottom, m_plotBottom - (layoutSize().height() - 1 - outer.bottom()));
         }
-        rect->setMinimumMargins(QMargins(15, top, std::max(6, right), bottom));
+        const int left = rect == m_plot->axisRect() ? std::max(15, m_plotLeft - rect->outerRect().left()) : 15;
+        rect->setMinimumMargins(QMargins(left, top, std::max(6, right), bottom));
     }
 }
 

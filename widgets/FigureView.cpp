@@ -4,6 +4,7 @@
 #include "HeadView.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
+#include "TrainingCurveChart.h"
 #include "RankPlanCurve.h"
 #include "RankPlanHeatmap.h"
 #include "SpectrumOverStepsView.h"
@@ -50,6 +51,7 @@ FigureView::FigureView(ViewState *state, FigureKind kind, QWidget *parent)
         m_grid->addWidget(m_lines, 0, 0);
         connect(m_lines, &ChartView::exportRequested, this, &FigureView::exportRequested);
         connect(m_lines, &MetricLineChart::metricChanged, this, [this](Metric m) { m_metrics = {m}; });
+        addTrainingCurves();
         return;
     case FigureKind::LinesAndBars:
         m_lines = new MetricLineChart(state, this);
@@ -91,6 +93,56 @@ FigureView::FigureView(ViewState *state, FigureKind kind, QWidget *parent)
     connect(state, &ViewState::resultsChanged, this, &FigureView::syncPanels);
     connect(state, &ViewState::displayChanged, this, &FigureView::syncPanels);
     syncPanels();
+}
+
+void FigureView::addTrainingCurves()
+{
+    // One step axis: zooming or panning either moves both (the lines' own range otherwise).
+    m_curves = new TrainingCurveChart(m_state, this);
+    m_grid->setRowStretch(0, 3);
+    m_grid->setRowStretch(1, 2);
+    auto follow = [](QCPAxis *from, QCPAxis *to) {
+        connect(from, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), to, [to](const QCPRange &range) {
+            if (to->range() != range) {
+                to->setRange(range);
+                to->parentPlot()->replot(QCustomPlot::rpQueuedReplot);
+            }
+        });
+    };
+    follow(m_lines->plot()->xAxis, m_curves->plot()->xAxis);
+    follow(m_curves->plot()->xAxis, m_lines->plot()->xAxis);
+    auto showWhenLogged = [this] {
+        m_curves->setVisible(!m_state->scalarLog().isEmpty());
+        layoutPanels();
+        if (!m_state->scalarLog().isEmpty())
+            m_curves->plot()->xAxis->setRange(m_lines->plot()->xAxis->range());
+        m_alignTimer.start();
+    };
+    connect(m_state, &ViewState::scalarsChanged, this, showWhenLogged);
+    showWhenLogged();
+    // The plots' left edges level, so a step of the curves stands under the same step of the lines.
+    m_alignTimer.setSingleShot(true);
+    connect(&m_alignTimer, &QTimer::timeout, this, &FigureView::alignStepAxes);
+    connect(m_state, &ViewState::scalarsChanged, &m_alignTimer, qOverload<>(&QTimer::start));
+    connect(m_state, &ViewState::resultsChanged, &m_alignTimer, qOverload<>(&QTimer::start));
+    connect(m_state, &ViewState::displayChanged, &m_alignTimer, qOverload<>(&QTimer::start));
+    connect(m_lines, &MetricLineChart::metricChanged, &m_alignTimer, qOverload<>(&QTimer::start));
+}
+
+void FigureView::alignStepAxes()
+{
+    if (!m_curves || !m_curves->isVisible())
+        return;
+    // Each plot where its own labels put it, then both where the wider needs.
+    for (ChartView *view : {static_cast<ChartView *>(m_lines), static_cast<ChartView *>(m_curves)}) {
+        view->alignPlotLeft(0);
+        view->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    }
+    const int left = std::max(m_lines->plotLeft(), m_curves->plotLeft());
+    for (ChartView *view : {static_cast<ChartView *>(m_lines), static_cast<ChartView *>(m_curves)}) {
+        view->alignPlotLeft(left);
+        view->plot()->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 void FigureView::setMetrics(const QList<Metric> &metrics)
@@ -218,7 +270,8 @@ QList<QList<ChartView *>> FigureView::panels(QSize size) const
     if (!size.isValid())
         size = this->size();
     switch (m_kind) {
-    case FigureKind::Lines: return {{m_lines}};
+    case FigureKind::Lines: // the training curves under the lines when the run logged any
+        return m_curves && !m_state->scalarLog().isEmpty() ? QList<QList<ChartView *>>{{m_lines}, {m_curves}} : QList<QList<ChartView *>>{{m_lines}};
     case FigureKind::Spectrum: return {{m_spectrum}};
     case FigureKind::SpectrumOverSteps: return {{m_spectrumOverSteps}};
     case FigureKind::Heads: return {{m_heads}};
@@ -269,6 +322,8 @@ void FigureView::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
     layoutPanels();
+    if (m_curves)
+        m_alignTimer.start();
 }
 
 void FigureView::layoutPanels()

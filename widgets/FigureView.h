@@ -11,12 +11,15 @@
 #include "figures/ViewState.h"
 #include "spectral/MetricCatalog.h"
 
+#include <QTimer>
 #include <QWidget>
 #include <optional>
 
 class QGridLayout;
 
 namespace rankscope {
+
+class TrainingCurveChart;
 
 class ChartView;
 class HeadView;
@@ -74,6 +77,8 @@ public:
     // The panels as drawn at a size (default: the widget's): rows of views.
     QList<QList<ChartView *>> panels(QSize size = {}) const;
     MetricLineChart *lineChart() const { return m_lines; }
+    // Under the lines: what training logged, on their step axis (shown when the run has logs).
+    TrainingCurveChart *curveChart() const { return m_curves; }
     SpectrumView *spectrumView() const { return m_spectrum; }
     SpectrumOverStepsView *spectrumOverStepsView() const { return m_spectrumOverSteps; }
     // --heads: the per-head heatmap, lines or one head's spectrum ("heads").
@@ -94,6 +99,8 @@ public:
 private:
     // Recreates the per-run panels when the shown runs change.
     void syncPanels();
+    void addTrainingCurves();
+    void alignStepAxes();
     void layoutPanels();
     void resizeEvent(QResizeEvent *event) override;
 
@@ -111,6 +118,8 @@ private:
     QGridLayout *m_grid;
     QList<int> m_panelRuns;
     MetricLineChart *m_lines = nullptr;
+    TrainingCurveChart *m_curves = nullptr;
+    QTimer m_alignTimer; // levels the lines' and the curves' plots once the layout settles
     SpectrumView *m_spectrum = nullptr;
     SpectrumOverStepsView *m_spectrumOverSteps = nullptr;
     HeadView *m_heads = nullptr;

@@ -481,6 +481,12 @@ void ViewState::resetLayerRanges()
     emit displayChanged();
 }
 
+void ViewState::setScalarLog(const ScalarLog &log)
+{
+    m_scalars = log;
+    emit scalarsChanged();
+}
+
 void ViewState::setCurrentStep(qint64 step)
 {
     const QList<qint64> &steps = m_runs.first().steps;

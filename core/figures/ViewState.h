@@ -7,6 +7,7 @@
 #include "analysis/MetricAggregation.h"
 #include "analysis/RunAnalysis.h"
 #include "figures/LegendPosition.h"
+#include "io/ScalarLog.h"
 
 #include <QHash>
 #include <QMap>
@@ -159,6 +160,10 @@ public:
     std::optional<MatrixKey> highlighted() const { return m_highlighted; }
     void setHighlighted(std::optional<MatrixKey> key);
 
+    // The scalars the first run's training logged (loss, learning rate), for the curves under its lines.
+    const ScalarLog &scalarLog() const { return m_scalars; }
+    void setScalarLog(const ScalarLog &log);
+
     // Where the lines' and bars' legend goes.
     LegendPosition legendPosition() const { return m_legendPosition; }
     void setLegendPosition(LegendPosition position);
@@ -173,6 +178,7 @@ signals:
     void currentStepChanged(qint64 step);
     void highlightChanged();
     void themeChanged();
+    void scalarsChanged();
     // A view asks for one matrix's spectrum (a click on a bar, cell or point).
     void spectrumRequested(const rankscope::MatrixKey &key);
 
@@ -222,6 +228,7 @@ private:
     LayerRange m_layerRange;
     QMap<LayerView, LayerRange> m_ownLayerRanges; // the lines' and bars' own ranges, when set
     qint64 m_currentStep = 0;
+    ScalarLog m_scalars;
     bool m_followLastStep = true;
     bool m_holdStep = false; // the run is being read again: the current step waits for its results
     std::optional<MatrixKey> m_highlighted;

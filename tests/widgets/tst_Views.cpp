@@ -3,6 +3,8 @@
 #include "analysis/RunAnalyzer.h"
 #include "DemoFixture.h"
 #include "figures/ViewState.h"
+#include "FigureView.h"
+#include "TrainingCurveChart.h"
 #include "LayerBarChart.h"
 #include "MatrixPicker.h"
 #include "MetricLineChart.h"
@@ -320,6 +322,34 @@ private slots:
             const double expected = fit.scale * marchenkoPasturDensity(fit.scale * it->key, fit.sigma, fit.q);
             QVERIFY2(std::abs(it->value - expected) <= 1e-6 * expected, qPrintable(QStringLiteral("%1 at %2, law %3").arg(it->value).arg(it->key).arg(expected)));
         }
+    }
+
+    // What training logged, under the lines on one step axis: shown once the run's logs are read,
+    // the loss chosen first; zooming either plot moves both, and their plots start at one edge.
+    void trainingCurvesUnderTheLines()
+    {
+        ViewState state;
+        state.setRun(test::demoRun(), QStringLiteral("nanogpt-d4"));
+        FigureView view(&state, FigureKind::Lines);
+        view.resize(1000, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.panels().size(), 1); // no logs: the lines alone
+        QVERIFY(!view.curveChart()->isVisible());
+        ScalarLog log;
+        log.add(QStringLiteral("learning_rate"), QStringLiteral("trainer_state.json"), {{0, 1e-3}, {1500, 1e-4}});
+        log.add(QStringLiteral("loss"), QStringLiteral("trainer_state.json"), {{0, 4}, {500, 3}, {1500, 2}});
+        state.setScalarLog(log);
+        QCOMPARE(view.panels().size(), 2);
+        QVERIFY(view.curveChart()->isVisible());
+        QCOMPARE(view.curveChart()->tag(), QStringLiteral("loss"));
+        QCOMPARE(view.curveChart()->figure().markX.size(), 6); // every checkpoint marked
+        view.lineChart()->plot()->xAxis->setRange(200, 800);
+        QCOMPARE(view.curveChart()->plot()->xAxis->range(), QCPRange(200, 800));
+        view.curveChart()->plot()->xAxis->setRange(100, 900);
+        QCOMPARE(view.lineChart()->plot()->xAxis->range(), QCPRange(100, 900));
+        QTRY_COMPARE(view.curveChart()->plotLeft(), view.lineChart()->plotLeft());
+        QVERIFY(view.dataCsv().contains(QStringLiteral("step,tag,value,smoothed\n0,loss,4,4\n")));
     }
 
     // One step everywhere: the Spectrum tab's Step box follows the window's slider, and a step chosen

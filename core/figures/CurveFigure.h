@@ -1,0 +1,50 @@
+// A scalar training logged (loss, learning rate) as a curve on the lines' step axis: the points as
+// logged, TensorBoard's smoothing of them, and where the first run's checkpoints were taken on the
+// smoothed curve. TrainingCurveChart draws it; tests read it.
+#pragma once
+
+#include "figures/AxisRange.h"
+#include "figures/ViewState.h"
+
+#include <QCoreApplication>
+#include <QList>
+#include <QString>
+#include <optional>
+
+namespace rankscope {
+
+// TensorBoard's "classic" smoothing (webapp/widgets/line_chart_v2/data_transformer.ts,
+// classicSmoothing): an exponential moving average debiased for its start, last = last·w + (1 − w)·y,
+// y' = last / (1 − wⁿ) after n finite points; a point that is not finite passes through and does
+// not count; a constant series is left as it is. w in [0, 1]; 0 leaves every point as it is.
+QList<double> debiasedSmoothing(const QList<double> &values, double weight);
+
+struct CurveFigure {
+    QString tag;
+    QString xLabel, yLabel;
+    QList<qint64> steps;         // as logged
+    QList<double> x;             // where each point sits on the lines' step axis
+    QList<double> raw, smoothed; // the values, and TensorBoard's smoothing of them
+    QList<double> markX, markY;  // each checkpoint's step on the smoothed curve
+    bool logY = false;
+    std::optional<AxisRange> yRange;
+    QString noData; // why nothing is drawn, empty when something is
+};
+
+class CurveFigureBuilder {
+    Q_DECLARE_TR_FUNCTIONS(CurveFigureBuilder)
+public:
+    CurveFigureBuilder(const ViewState &state, const QString &tag, double smoothing, bool logY)
+        : m_state(state), m_tag(tag), m_smoothing(smoothing), m_logY(logY)
+    {
+    }
+    CurveFigure build() const;
+
+private:
+    const ViewState &m_state;
+    QString m_tag;
+    double m_smoothing;
+    bool m_logY;
+};
+
+} // namespace rankscope

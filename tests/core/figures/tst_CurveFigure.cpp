@@ -1,0 +1,85 @@
+// A scalar training logged, as the curves under the lines draw it: TensorBoard's smoothing
+// (webapp/widgets/line_chart_v2/data_transformer.ts classicSmoothing) worked by hand, and the
+// checkpoints marked on the smoothed curve at the last point logged at or before each.
+#include "KnownMatrices.h"
+#include "figures/CurveFigure.h"
+#include "TestSuite.h"
+
+#include <cmath>
+
+using namespace rankscope;
+using namespace rankscope::test;
+
+namespace {
+
+void show(ViewState &state, QList<qint64> steps)
+{
+    RunAnalysis run;
+    for (qint64 step : steps)
+        run.results << knownMatrix(step, 0, MatrixType::Q, {2, 1});
+    sortResults(run.results);
+    state.setRun(run, QStringLiteral("known"));
+}
+
+} // namespace
+
+class TestCurveFigure : public QObject {
+    Q_OBJECT
+
+private slots:
+    void smoothingAsTensorBoardDoesIt()
+    {
+        // w = 0.6: last = 0.4, 1.04, 1.824 over 1 − 0.6ⁿ = 0.4, 0.64, 0.784.
+        const QList<double> s = debiasedSmoothing({1, 2, 3}, 0.6);
+        QCOMPARE(s.size(), 3);
+        QVERIFY(std::abs(s[0] - 1.0) < 1e-12);
+        QVERIFY(std::abs(s[1] - 1.625) < 1e-12);
+        QVERIFY(std::abs(s[2] - 1.824 / 0.784) < 1e-12);
+        // A NaN passes through and does not count: the next point is the second one averaged.
+        const QList<double> gap = debiasedSmoothing({1, std::nan(""), 2}, 0.6);
+        QVERIFY(std::isnan(gap[1]));
+        QVERIFY(std::abs(gap[2] - 1.625) < 1e-12);
+        QCOMPARE(debiasedSmoothing({3, 3, 3}, 0.9), (QList<double>{3, 3, 3})); // a constant stays as it is
+        QCOMPARE(debiasedSmoothing({1, 5, 2}, 0), (QList<double>{1, 5, 2}));
+    }
+
+    void checkpointsMarkedOnTheSmoothedCurve()
+    {
+        ViewState state;
+        show(state, {0, 100, 250});
+        ScalarLog log;
+        log.add("loss", "trainer_state.json", {{0, 4}, {50, 3}, {100, 2}, {200, 1.5}});
+        state.setScalarLog(log);
+        const CurveFigure f = CurveFigureBuilder(state, "loss", 0.5, false).build();
+        QVERIFY(f.noData.isEmpty());
+        QCOMPARE(f.steps, (QList<qint64>{0, 50, 100, 200}));
+        QCOMPARE(f.raw, (QList<double>{4, 3, 2, 1.5}));
+        QCOMPARE(f.markX, (QList<double>{0, 100, 250}));
+        // Step 250 has no point of its own: the smoothed value at 200, the last before it.
+        QCOMPARE(f.markY, (QList<double>{f.smoothed[0], f.smoothed[2], f.smoothed[3]}));
+        QCOMPARE(f.yLabel, QStringLiteral("loss"));
+        // Steps as fractions of the run, as the lines have them.
+        state.setRelativeStep(true);
+        QCOMPARE(CurveFigureBuilder(state, "loss", 0.5, false).build().x, (QList<double>{0, 0.2, 0.4, 0.8}));
+        // On a log axis a value at or below zero is a gap, and the range is of the rest.
+        log.add("lr", "trainer_state.json", {{0, 0}, {100, 1e-3}, {200, 1e-4}});
+        state.setScalarLog(log);
+        const CurveFigure lr = CurveFigureBuilder(state, "lr", 0, true).build();
+        QVERIFY(std::isnan(lr.raw[0]));
+        QVERIFY(lr.yRange && lr.yRange->lower > 0);
+    }
+
+    void saysWhyNothingIsDrawn()
+    {
+        ViewState state;
+        show(state, {0, 100});
+        QVERIFY(CurveFigureBuilder(state, "loss", 0.6, false).build().noData.startsWith("No scalars logged"));
+        ScalarLog log;
+        log.add("eval_loss", "x", {{100, 1}});
+        state.setScalarLog(log);
+        QCOMPARE(CurveFigureBuilder(state, "loss", 0.6, false).build().noData, QStringLiteral("No scalar loss in the run's logs"));
+    }
+};
+
+RANKSCOPE_TEST_GUILESS_MAIN(TestCurveFigure)
+#include "tst_CurveFigure.moc"

@@ -1,0 +1,142 @@
+#include "TrainingCurveChart.h"
+
+#include "PlotStyle.h"
+#include "analysis/MetricsTable.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QTimer>
+#include <algorithm>
+#include <cmath>
+
+namespace rankscope {
+
+namespace {
+// TensorBoard's default (METRICS_SETTINGS_DEFAULT scalarSmoothing).
+constexpr double kDefaultSmoothing = 0.6;
+} // namespace
+
+TrainingCurveChart::TrainingCurveChart(ViewState *state, QWidget *parent)
+    : ChartView(state, parent), m_tagBox(new QComboBox(this)), m_smoothingBox(new QDoubleSpinBox(this)), m_logBox(new QCheckBox(tr("Log y"), this)),
+      m_raw(plot()->addGraph()), m_smoothed(plot()->addGraph()), m_marks(plot()->addGraph())
+{
+    headerLayout()->addWidget(new QLabel(tr("Training scalar"), this));
+    headerLayout()->addWidget(m_tagBox);
+    headerLayout()->addWidget(new QLabel(tr("Smoothing"), this));
+    m_smoothingBox->setRange(0, 0.99);
+    m_smoothingBox->setSingleStep(0.05);
+    m_smoothingBox->setValue(kDefaultSmoothing);
+    m_smoothingBox->setToolTip(tr("TensorBoard's smoothing: an exponential moving average, debiased at the start; 0 draws the points as logged"));
+    headerLayout()->addWidget(m_smoothingBox);
+    headerLayout()->addWidget(m_logBox);
+    headerLayout()->addStretch(1);
+    connect(m_tagBox, &QComboBox::activated, this, [this] { setTag(m_tagBox->currentText()); });
+    connect(m_smoothingBox, &QDoubleSpinBox::valueChanged, this, &TrainingCurveChart::rebuild);
+    connect(m_logBox, &QCheckBox::toggled, this, &TrainingCurveChart::rebuild);
+    m_marks->setLineStyle(QCPGraph::lsNone);
+    for (QCPGraph *graph : {m_raw, m_smoothed, m_marks})
+        graph->setSelectable(QCP::stNone);
+    plot()->legend->setVisible(false);
+    enableZoom({plot()->axisRect()});
+    enableCrosshair();
+    connect(state, &ViewState::scalarsChanged, this, &TrainingCurveChart::rebuild);
+    connect(state, &ViewState::resultsChanged, this, &TrainingCurveChart::rebuild); // the checkpoints marked
+    connect(state, &ViewState::displayChanged, this, &TrainingCurveChart::rebuild); // steps as fractions
+    rebuild();
+}
+
+void TrainingCurveChart::showEvent(QShowEvent *event)
+{
+    ChartView::showEvent(event);
+    // Shown when a run's logs arrive, after the layout was fitted to the hidden size: fitted again
+    // once the layout has given it its size (its axes' labels, for one).
+    QTimer::singleShot(0, this, [this] {
+        adaptLayout(plot()->size());
+        refresh();
+    });
+}
+
+std::unique_ptr<ChartView> TrainingCurveChart::createSibling() const
+{
+    auto sibling = std::make_unique<TrainingCurveChart>(state());
+    sibling->m_smoothingBox->setValue(m_smoothingBox->value());
+    sibling->m_logBox->setChecked(m_logBox->isChecked());
+    sibling->setTag(m_tag);
+    return sibling;
+}
+
+void TrainingCurveChart::setTag(const QString &tag)
+{
+    m_tag = tag;
+    rebuild();
+}
+
+void TrainingCurveChart::setSmoothing(double weight) { m_smoothingBox->setValue(weight); }
+
+void TrainingCurveChart::listTags()
+{
+    QStringList tags;
+    for (const ScalarSeries &s : state()->scalarLog().series())
+        tags << s.tag;
+    if (!tags.contains(m_tag)) {
+        // The loss, as the Trainer, Lightning or TensorBoard spell it, before anything else.
+        const QStringList preferred = {QStringLiteral("loss"), QStringLiteral("train/loss"), QStringLiteral("train_loss"), QStringLiteral("val_bpb")};
+        const auto it = std::find_if(preferred.begin(), preferred.end(), [&](const QString &t) { return tags.contains(t); });
+        m_tag = it != preferred.end() ? *it : tags.value(0);
+    }
+    const QSignalBlocker quiet(m_tagBox);
+    m_tagBox->clear();
+    m_tagBox->addItems(tags);
+    m_tagBox->setCurrentIndex(int(tags.indexOf(m_tag)));
+    m_tagBox->setEnabled(tags.size() > 1);
+}
+
+void TrainingCurveChart::rebuild()
+{
+    listTags();
+    m_figure = CurveFigureBuilder(*state(), m_tag, m_smoothingBox->value(), m_logBox->isChecked()).build();
+    const CurveFigure &f = m_figure;
+    const QColor ink = theme().ink;
+    QColor faint = ink;
+    faint.setAlphaF(0.25);
+    m_raw->setPen(QPen(faint, 1.2));
+    m_smoothed->setPen(QPen(ink, 1.8));
+    m_marks->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, theme().fit, theme().fit, 6));
+    const QVector<double> x(f.x.begin(), f.x.end());
+    m_raw->setData(x, QVector<double>(f.raw.begin(), f.raw.end()), true);
+    m_smoothed->setData(x, QVector<double>(f.smoothed.begin(), f.smoothed.end()), true);
+    m_marks->setData(QVector<double>(f.markX.begin(), f.markX.end()), QVector<double>(f.markY.begin(), f.markY.end()), true);
+    m_raw->setVisible(m_smoothingBox->value() > 0); // unsmoothed, the smoothed line is the points themselves
+    PlotStyle::setLogScale(plot()->yAxis, f.logY);
+    if (f.yRange)
+        plot()->yAxis->setRange(f.yRange->lower, f.yRange->upper);
+    plot()->xAxis->setLabel(f.xLabel);
+    plot()->yAxis->setLabel(f.yLabel);
+    setTitle(QString());
+    setNoDataMessage(f.noData);
+    refresh();
+}
+
+QString TrainingCurveChart::tooltipAt(const QPoint &pixel) const
+{
+    if (m_figure.x.isEmpty() || !plot()->axisRect()->rect().contains(pixel))
+        return {};
+    const double x = plot()->xAxis->pixelToCoord(pixel.x());
+    const auto nearest = std::min_element(m_figure.x.begin(), m_figure.x.end(), [x](double a, double b) { return std::abs(a - x) < std::abs(b - x); });
+    const qsizetype i = nearest - m_figure.x.begin();
+    return tr("<b>step %1</b><br>%2 = %3 (smoothed %4)")
+        .arg(m_figure.steps[i])
+        .arg(m_figure.tag.toHtmlEscaped(), valueNumber(m_figure.raw[i]), valueNumber(m_figure.smoothed[i]));
+}
+
+QString TrainingCurveChart::dataCsv() const
+{
+    QString csv = QStringLiteral("step,tag,value,smoothed\n");
+    for (qsizetype i = 0; i < m_figure.steps.size(); ++i)
+        csv += QStringLiteral("%1,%2,%3,%4\n").arg(m_figure.steps[i]).arg(MetricsTable::csvField(m_figure.tag)).arg(m_figure.raw[i], 0, 'g', 10).arg(m_figure.smoothed[i], 0, 'g', 10);
+    return csv;
+}
+
+} // namespace rankscope

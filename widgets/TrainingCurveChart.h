@@ -1,0 +1,50 @@
+// Under the metric-vs-step lines: a scalar training logged (loss, learning rate), chosen by tag,
+// as logged (faint) and smoothed as TensorBoard smooths it, with the checkpoints marked on it. It
+// shares the lines' step axis (FigureView keeps the two ranges together). Drawn from CurveFigure.
+#pragma once
+
+#include "ChartView.h"
+#include "figures/CurveFigure.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+
+namespace rankscope {
+
+class TrainingCurveChart : public ChartView {
+    Q_OBJECT
+public:
+    explicit TrainingCurveChart(ViewState *state, QWidget *parent = nullptr);
+
+    QString tag() const { return m_tag; }
+    void setTag(const QString &tag);
+    void setSmoothing(double weight);
+    const CurveFigure &figure() const { return m_figure; }
+    QCPGraph *smoothedGraph() const { return m_smoothed; }
+
+    QString tooltipAt(const QPoint &pixel) const override;
+    std::optional<MatrixKey> matrixAt(const QPoint &) const override { return std::nullopt; }
+    // step,tag,value,smoothed: the points as drawn.
+    QString dataCsv() const override;
+
+public slots:
+    void rebuild() override;
+
+protected:
+    std::unique_ptr<ChartView> createSibling() const override;
+    void showEvent(QShowEvent *event) override;
+
+private:
+    // The tags of the run's logs in the box; the chosen one kept, else the loss, else the first.
+    void listTags();
+
+    QComboBox *m_tagBox;
+    QDoubleSpinBox *m_smoothingBox;
+    QCheckBox *m_logBox;
+    QString m_tag;
+    CurveFigure m_figure;
+    QCPGraph *m_raw, *m_smoothed, *m_marks;
+};
+
+} // namespace rankscope

@@ -1,5 +1,8 @@
 #include "ExportCommand.h"
 
+#include "TrainingCurveChart.h"
+#include "io/TrainingLogs.h"
+
 #include "figures/HeadFigure.h"
 
 #include "CommandOptions.h"
@@ -93,6 +96,7 @@ struct ExportOptionSet {
     const QCommandLineOption keep = keepOption();
     const QCommandLineOption maxError = maxErrorOption();
     const QCommandLineOption head{QStringLiteral("head"), QStringLiteral("heads, with --layer: that head's spectrum (of --type; a K/V head for K and V)."), QStringLiteral("H")};
+    const QCommandLineOption scalar{QStringLiteral("scalar"), QStringLiteral("lines: under them, on their step axis, TAG as the first run's training logged it (rankscope info lists the tags), smoothed as TensorBoard smooths it, the checkpoints marked."), QStringLiteral("TAG")};
     const QCommandLineOption expert{QStringLiteral("expert"), QStringLiteral("MoE models: one expert (a number or 'shared') instead of the mean over the routed experts."), QStringLiteral("E")};
 };
 
@@ -295,6 +299,7 @@ void readNames(const CommandParser &parser, const ExportOptionSet &o, ExportOpti
     options.type = parser.value(o.type);
     options.relativeDepth = parser.isSet(o.relativeDepth);
     options.relativeStep = parser.isSet(o.relativeStep);
+    options.scalar = valueIfSet(parser, o.scalar);
     options.alphaGuide = !parser.isSet(o.noGuide);
     options.alphaCi = parser.isSet(o.alphaCi);
 }
@@ -319,7 +324,7 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
     parser.addEnergyOption();
     parser.addOptions({o.preset, o.size, o.dpi, o.font, o.width, o.height, o.scale, o.title, o.panelTitle, o.layer, o.type, o.byLayer, o.noGuide,
                        o.alphaCi, o.relativeDepth, o.relativeStep, o.block, o.expert, o.legend, o.theme, o.colourRange, o.vmin, o.vmax, o.spectrumTail,
-                       o.keep, o.maxError, o.head});
+                       o.keep, o.maxError, o.head, o.scalar});
     if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
         return *exit;
     if (parser.positionalArguments().isEmpty())
@@ -509,6 +514,26 @@ QString configurePlan(FigureView &view, const ExportOptions &options)
     return figure.noData.isEmpty() ? figure.targetProblem : figure.noData;
 }
 
+// --scalar: the first source's logs (TrainingLogs), for the curves under the lines. Empty, or why not.
+QString loadScalars(const ExportOptions &options, ViewState &state)
+{
+    if (!options.scalar)
+        return {};
+    if (options.kind != FigureKind::Lines)
+        return QStringLiteral("--scalar draws under the lines: use it with --figure lines");
+    const ScalarLog log = QFileInfo(options.sources.first()).isDir() ? TrainingLogs::read(options.sources.first()) : ScalarLog();
+    if (!log.find(*options.scalar)) {
+        QStringList tags;
+        for (const ScalarSeries &s : log.series())
+            tags << s.tag;
+        return QStringLiteral("--scalar %1: not among the scalars %2's logs hold (%3)")
+            .arg(printableText(*options.scalar), printableText(options.sources.first()),
+                 tags.isEmpty() ? QStringLiteral("none found; rankscope info says where it looked") : printableText(briefList(tags)));
+    }
+    state.setScalarLog(log);
+    return {};
+}
+
 // The figure drawn from the state by the window's own view, and written to --out.
 int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded, QTextStream &err)
 {
@@ -521,6 +546,10 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
     FigureView view(&state, options.kind);
     if (view.lineChart())
         view.lineChart()->setStepWindow(options.steps);
+    if (options.scalar && view.curveChart()) {
+        view.curveChart()->setStepWindow(options.steps);
+        view.curveChart()->setTag(*options.scalar);
+    }
     switch (options.kind) {
     case FigureKind::Lines:
     case FigureKind::LinesAndBars:
@@ -621,6 +650,10 @@ int runExportCommand(const QStringList &arguments)
     if (!loaded)
         return 1;
     if (const QString problem = configureState(options, state); !problem.isEmpty()) {
+        err << "rankscope export: " << problem << '\n';
+        return 1;
+    }
+    if (const QString problem = loadScalars(options, state); !problem.isEmpty()) {
         err << "rankscope export: " << problem << '\n';
         return 1;
     }

@@ -41,6 +41,7 @@ struct ExportOptions {
     SpectrumTail spectrumTail = SpectrumTail::Ccdf; // spectrum: --eigenvalues
     bool relativeDepth = false;
     bool relativeStep = false;
+    std::optional<QString> scalar; // lines: the training scalar drawn under them
     bool alphaGuide = true;
     bool alphaCi = false;        // lines of alpha: its bootstrap interval as error bars (--alpha-ci)
     RankTarget rankTarget;       // plan: --keep, --energy or --max-error, as `rankscope plan` takes them

@@ -480,7 +480,10 @@ void ChartView::alignPlotLeft(int left)
     if (left == m_plotLeft)
         return;
     m_plotLeft = left;
-    fitPlotMargins();
+    if (m_paper)
+        layOutOnPaper(*m_paper);
+    else
+        fitPlotMargins();
 }
 
 int ChartView::plotLeft() const { return m_plot->axisRect()->left(); }

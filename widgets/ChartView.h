@@ -82,9 +82,9 @@ public:
     // in height: on paper, or a comparison's one legend above the last panel in the window);
     // laid out again.
     void alignPlot(int top, int bottom);
-    // On screen: the plot's left edge at least `left` pixels into the view, so a plot above or
-    // below with the same x axis (the training curves under the lines) starts where it does; 0
-    // leaves the edge where the axis labels put it.
+    // The plot's left edge at least `left` pixels into the view, so a plot above or below with the
+    // same x axis (the training curves under the lines) starts where it does; 0 leaves the edge
+    // where the axis labels put it.
     void alignPlotLeft(int left);
     int plotLeft() const;
     // The plot's top edge as the rows above it (title, legend) and its tick labels put it,
@@ -245,7 +245,7 @@ private:
     bool m_sideLegend = false;
     bool m_legendInFigure = false; // on paper: the figure draws this legend in a row of its own
     int m_plotTop = 0, m_plotBottom = 0; // on paper: where the plot's edges are at least (alignPlot)
-    int m_plotLeft = 0;                  // on screen: where the plot's left edge is at least (alignPlotLeft)
+    int m_plotLeft = 0;                  // where the plot's left edge is at least (alignPlotLeft)
     QPoint m_pressPos;
     bool m_stale = false;
 };

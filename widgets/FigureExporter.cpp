@@ -158,6 +158,16 @@ FigureExporter::PaperFigure FigureExporter::layOut(const QList<QList<ChartView *
                 p->alignPlot(top, bottom);
         }
     }
+    // Plots stacked in one column (the training curves under the lines) share their x axis: their
+    // left edges level, so a step stands above the same step.
+    if (panels.size() > 1 && std::all_of(panels.begin(), panels.end(), [](const auto &row) { return row.size() == 1; })) {
+        int left = 0;
+        for (const auto &row : panels)
+            left = std::max(left, row.front()->plotLeft());
+        for (const auto &row : panels)
+            if (row.front()->plotLeft() != left)
+                row.front()->alignPlotLeft(left);
+    }
     return figure;
 }
 

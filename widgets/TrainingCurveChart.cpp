@@ -63,6 +63,7 @@ std::unique_ptr<ChartView> TrainingCurveChart::createSibling() const
     auto sibling = std::make_unique<TrainingCurveChart>(state());
     sibling->m_smoothingBox->setValue(m_smoothingBox->value());
     sibling->m_logBox->setChecked(m_logBox->isChecked());
+    sibling->m_steps = m_steps;
     sibling->setTag(m_tag);
     return sibling;
 }
@@ -74,6 +75,12 @@ void TrainingCurveChart::setTag(const QString &tag)
 }
 
 void TrainingCurveChart::setSmoothing(double weight) { m_smoothingBox->setValue(weight); }
+
+void TrainingCurveChart::setStepWindow(std::optional<StepWindow> steps)
+{
+    m_steps = steps;
+    rebuild();
+}
 
 void TrainingCurveChart::listTags()
 {
@@ -96,14 +103,16 @@ void TrainingCurveChart::listTags()
 void TrainingCurveChart::rebuild()
 {
     listTags();
-    m_figure = CurveFigureBuilder(*state(), m_tag, m_smoothingBox->value(), m_logBox->isChecked()).build();
+    m_figure = CurveFigureBuilder(*state(), m_tag, m_smoothingBox->value(), m_logBox->isChecked()).setStepWindow(m_steps).build();
     const CurveFigure &f = m_figure;
     const QColor ink = theme().ink;
     QColor faint = ink;
     faint.setAlphaF(0.25);
-    m_raw->setPen(QPen(faint, 1.2));
-    m_smoothed->setPen(QPen(ink, 1.8));
-    m_marks->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, theme().fit, theme().fit, 6));
+    // On paper at the font's scale, as the lines are.
+    const double k = penScale();
+    m_raw->setPen(QPen(faint, 1.2 * k));
+    m_smoothed->setPen(QPen(ink, 1.8 * k));
+    m_marks->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, theme().fit, theme().fit, 5 * k));
     const QVector<double> x(f.x.begin(), f.x.end());
     m_raw->setData(x, QVector<double>(f.raw.begin(), f.raw.end()), true);
     m_smoothed->setData(x, QVector<double>(f.smoothed.begin(), f.smoothed.end()), true);
@@ -112,6 +121,8 @@ void TrainingCurveChart::rebuild()
     PlotStyle::setLogScale(plot()->yAxis, f.logY);
     if (f.yRange)
         plot()->yAxis->setRange(f.yRange->lower, f.yRange->upper);
+    if (f.xRange && !isZoomed())
+        plot()->xAxis->setRange(f.xRange->lower, f.xRange->upper);
     plot()->xAxis->setLabel(f.xLabel);
     plot()->yAxis->setLabel(f.yLabel);
     setTitle(QString());

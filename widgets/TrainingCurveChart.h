@@ -20,6 +20,8 @@ public:
     QString tag() const { return m_tag; }
     void setTag(const QString &tag);
     void setSmoothing(double weight);
+    // The lines' window of steps (export --steps), so the two share one range.
+    void setStepWindow(std::optional<StepWindow> steps);
     const CurveFigure &figure() const { return m_figure; }
     QCPGraph *smoothedGraph() const { return m_smoothed; }
 
@@ -43,6 +45,7 @@ private:
     QDoubleSpinBox *m_smoothingBox;
     QCheckBox *m_logBox;
     QString m_tag;
+    std::optional<StepWindow> m_steps;
     CurveFigure m_figure;
     QCPGraph *m_raw, *m_smoothed, *m_marks;
 };

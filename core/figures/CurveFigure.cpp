@@ -1,6 +1,5 @@
 #include "figures/CurveFigure.h"
 
-#include "figures/LineFigure.h"
 #include "io/TrainingLogs.h"
 
 #include <algorithm>
@@ -38,6 +37,7 @@ CurveFigure CurveFigureBuilder::build() const
     figure.logY = m_logY;
     figure.yLabel = m_tag;
     figure.xLabel = m_state.relativeStep() ? tr("Fraction of training (step / last step)") : tr("Training step");
+    figure.xRange = LineFigureBuilder::stepRange(m_state, m_steps);
     const ScalarSeries *series = m_state.scalarLog().find(m_tag);
     if (!series || series->points.isEmpty()) {
         figure.noData = m_state.scalarLog().isEmpty() ? tr("No scalars logged beside the checkpoints (TensorBoard, trainer_state.json, Lightning's metrics.csv, nanochat)")

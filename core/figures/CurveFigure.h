@@ -4,6 +4,7 @@
 #pragma once
 
 #include "figures/AxisRange.h"
+#include "figures/LineFigure.h"
 #include "figures/ViewState.h"
 
 #include <QCoreApplication>
@@ -26,6 +27,7 @@ struct CurveFigure {
     QList<double> x;             // where each point sits on the lines' step axis
     QList<double> raw, smoothed; // the values, and TensorBoard's smoothing of them
     QList<double> markX, markY;  // each checkpoint's step on the smoothed curve
+    std::optional<AxisRange> xRange; // the lines' step range (LineFigureBuilder::stepRange)
     bool logY = false;
     std::optional<AxisRange> yRange;
     QString noData; // why nothing is drawn, empty when something is
@@ -38,9 +40,16 @@ public:
         : m_state(state), m_tag(tag), m_smoothing(smoothing), m_logY(logY)
     {
     }
+    // The lines' window of steps (nullopt: every step): the range the curve shares with them.
+    CurveFigureBuilder &setStepWindow(std::optional<StepWindow> steps)
+    {
+        m_steps = steps;
+        return *this;
+    }
     CurveFigure build() const;
 
 private:
+    std::optional<StepWindow> m_steps;
     const ViewState &m_state;
     QString m_tag;
     double m_smoothing;

@@ -20,8 +20,15 @@ constexpr double kDefaultSmoothing = 0.6;
 
 TrainingCurveChart::TrainingCurveChart(ViewState *state, QWidget *parent)
     : ChartView(state, parent), m_tagBox(new QComboBox(this)), m_smoothingBox(new QDoubleSpinBox(this)), m_logBox(new QCheckBox(tr("Log y"), this)),
-      m_raw(plot()->addGraph()), m_smoothed(plot()->addGraph()), m_marks(plot()->addGraph())
+      m_raw(plot()->addGraph()), m_smoothed(plot()->addGraph()), m_marks(plot()->addGraph()), m_stepMarker(new QCPItemStraightLine(plot()))
 {
+    // The window's step, as the lines above mark it: the slider moves both.
+    m_stepMarker->setPen(QPen(QColor(0x88, 0x88, 0x88), 1, Qt::DashLine));
+    m_stepMarker->setSelectable(false);
+    connect(state, &ViewState::currentStepChanged, this, [this] {
+        updateStepMarker();
+        plot()->replot(QCustomPlot::rpQueuedReplot);
+    });
     headerLayout()->addWidget(new QLabel(tr("Training scalar"), this));
     headerLayout()->addWidget(m_tagBox);
     headerLayout()->addWidget(new QLabel(tr("Smoothing"), this));
@@ -125,10 +132,21 @@ void TrainingCurveChart::rebuild()
         plot()->xAxis->setRange(f.xRange->lower, f.xRange->upper);
     plot()->xAxis->setLabel(f.xLabel);
     plot()->yAxis->setLabel(f.yLabel);
+    updateStepMarker();
     setTitle(QString());
     setNoDataMessage(f.noData);
     refresh();
 }
+
+void TrainingCurveChart::updateStepMarker()
+{
+    const double x = LineFigureBuilder::xOf(*state(), 0, state()->currentStep());
+    m_stepMarker->point1->setCoords(x, 0);
+    m_stepMarker->point2->setCoords(x, 1);
+    m_stepMarker->setVisible(state()->steps().size() > 1 && !isPaper() && m_figure.noData.isEmpty());
+}
+
+double TrainingCurveChart::stepMarkerX() const { return m_stepMarker->visible() ? m_stepMarker->point1->coords().x() : std::nan(""); }
 
 QString TrainingCurveChart::tooltipAt(const QPoint &pixel) const
 {

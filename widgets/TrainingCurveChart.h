@@ -24,6 +24,8 @@ public:
     void setStepWindow(std::optional<StepWindow> steps);
     const CurveFigure &figure() const { return m_figure; }
     QCPGraph *smoothedGraph() const { return m_smoothed; }
+    // Where the window's step is marked (NaN when it is not: on paper, one step, nothing drawn).
+    double stepMarkerX() const;
 
     QString tooltipAt(const QPoint &pixel) const override;
     std::optional<MatrixKey> matrixAt(const QPoint &) const override { return std::nullopt; }
@@ -40,6 +42,7 @@ protected:
 private:
     // The tags of the run's logs in the box; the chosen one kept, else the loss, else the first.
     void listTags();
+    void updateStepMarker();
 
     QComboBox *m_tagBox;
     QDoubleSpinBox *m_smoothingBox;
@@ -48,6 +51,7 @@ private:
     std::optional<StepWindow> m_steps;
     CurveFigure m_figure;
     QCPGraph *m_raw, *m_smoothed, *m_marks;
+    QCPItemStraightLine *m_stepMarker;
 };
 
 } // namespace rankscope

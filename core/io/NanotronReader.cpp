@@ -9,6 +9,7 @@
 #include <QMap>
 #include <QRegularExpression>
 #include <QSet>
+#include <limits>
 
 namespace rankscope {
 
@@ -281,6 +282,8 @@ StoredRead NanotronReader::readElements(const TensorInfo &tensor, qint64 slice, 
     QByteArray joined(qsizetype(rows * cols * size), '\0');
     for (const Piece &piece : parameter.pieces) {
         std::unique_ptr<SafetensorsReader> file;
+        StoredRead share; // the shard's matrix, read once for all its blocks (qkv_proj has three)
+        qint64 shareIndex = std::numeric_limits<qint64>::min();
         for (const Block &block : piece.blocks) {
             // A 3-D tensor's matrix `slice` along its first dimension; this block may not hold it.
             bool holds = true;
@@ -292,7 +295,10 @@ StoredRead NanotronReader::readElements(const TensorInfo &tensor, qint64 slice, 
             if (!file && !(file = SafetensorsReader::open(piece.path, &why)))
                 return {{}, QStringLiteral("%1: %2").arg(QFileInfo(piece.path).fileName(), why)};
             const qint64 local = r == 0 ? -1 : slice - block.global.start[0] + block.local.start[0];
-            const StoredRead share = file->readStoredMatrix(QStringLiteral("data"), local);
+            if (local != shareIndex) {
+                share = file->readStoredMatrix(QStringLiteral("data"), local);
+                shareIndex = local;
+            }
             if (!share.ok())
                 return {{}, QStringLiteral("%1: %2").arg(QFileInfo(piece.path).fileName(), share.error)};
             const qint64 width = block.global.stop[c] - block.global.start[c];

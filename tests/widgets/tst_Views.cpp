@@ -349,6 +349,8 @@ private slots:
         view.curveChart()->plot()->xAxis->setRange(100, 900);
         QCOMPARE(view.lineChart()->plot()->xAxis->range(), QCPRange(100, 900));
         QTRY_COMPARE(view.curveChart()->plotLeft(), view.lineChart()->plotLeft());
+        state.setCurrentStep(600); // the slider moves the curves' mark too
+        QCOMPARE(view.curveChart()->stepMarkerX(), 600.0);
         QVERIFY(view.dataCsv().contains(QStringLiteral("step,tag,value,smoothed\n0,loss,4,4\n")));
     }
 

@@ -94,6 +94,31 @@ bool namedLikeWeights(const QString &fileName)
     return looksLikeTensorName(info.completeBaseName()) || checkpointWords.match(info.completeBaseName()).hasMatch();
 }
 
+// torchtune writes a LoRA adapter twice in one folder: adapter_model.pt in its own names and, for
+// most models, adapter_model.safetensors (.bin without safe_serialization) in PEFT's, the copy its
+// adapter_config.json describes (training/checkpointing/_checkpointer.py, FullModelHFCheckpointer.
+// save_checkpoint). One adapter, read once: from the PEFT copy.
+void keepOnePeftAdapterCopy(FolderWeights &weights)
+{
+    const auto named = [&](const QString &name) {
+        return std::find_if(weights.groups.begin(), weights.groups.end(), [&](const WeightsGroup &g) { return g.name == name; });
+    };
+    const auto own = named(QStringLiteral("adapter_model.pt"));
+    if (own == weights.groups.end() || !own->error.isEmpty())
+        return;
+    for (const char *copy : {"adapter_model.safetensors", "adapter_model.bin"}) {
+        const auto peft = named(QLatin1String(copy));
+        if (peft == weights.groups.end() || !peft->error.isEmpty())
+            continue;
+        const QString path = own->files.first();
+        weights.groups.erase(own);
+        weights.classifyAs(path, FileRole::Other,
+                           QStringLiteral("the same LoRA adapter as %1, in torchtune's names (torchtune writes both): read once, from %1")
+                               .arg(QLatin1String(copy)));
+        return;
+    }
+}
+
 } // namespace
 
 QString fileRoleName(FileRole role)
@@ -275,6 +300,7 @@ FolderWeights FolderWeights::read(const QString &folder)
         classify(file, content.kind == FileContent::Kind::Weights ? FileRole::Weights : FileRole::DamagedWeights, content.detail);
         result.groups.append(group);
     }
+    keepOnePeftAdapterCopy(result);
     // Meta's Llama: consolidated.NN.pth beside params.json, one checkpoint of all its files.
     MetaLlamaLayout::recognise(folder, result);
     // A Megatron-LM iteration folder: its mp_rank_* folders are one checkpoint.

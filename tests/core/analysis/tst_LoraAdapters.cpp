@@ -325,9 +325,20 @@ private slots:
 
     // torchtune's own adapter checkpoint (adapter_model.pt, its names: layers.N.attn.q_proj.lora_a.weight
     // [r, in], lora_b [out, r]; modules/peft/lora.py) in epoch folders: typed by torchtune's rows,
-    // scaled by the adapter_config.json torchtune writes beside it.
+    // scaled by the adapter_config.json torchtune writes beside it. For most models torchtune also
+    // writes the same adapter in PEFT's names (_checkpointer.py FullModelHFCheckpointer.save_checkpoint:
+    // adapter_model.safetensors, or .bin without safe_serialization; tune_to_peft_adapter_weights
+    // permutes Q's and K's rows for Hugging Face's rotary layout): read once, from the PEFT copy.
+    void torchtuneAdapterEpochs_data()
+    {
+        QTest::addColumn<QString>("peftCopy");
+        QTest::newRow("adapter_model.pt alone (Phi-3, Llama 4)") << QString();
+        QTest::newRow("and adapter_model.safetensors") << QStringLiteral("adapter_model.safetensors");
+        QTest::newRow("and adapter_model.bin") << QStringLiteral("adapter_model.bin");
+    }
     void torchtuneAdapterEpochs()
     {
+        QFETCH(QString, peftCopy);
         QTemporaryDir dir;
         std::mt19937_64 rng(8);
         const int r = 2;
@@ -350,6 +361,26 @@ private slots:
             QList<QPair<QString, QByteArray>> entries{{"archive/data.pkl", torchPickle(tensors, epoch)}};
             entries.append(storages);
             saveBytes(QDir(folder).filePath("adapter_model.pt"), zipArchive(entries));
+            if (peftCopy.endsWith(".safetensors")) {
+                // Q's rows permuted as tune_to_peft_adapter_weights does: the same spectrum.
+                const Eigen::MatrixXd qb = q.b.colwise().reverse();
+                saveBytes(QDir(folder).filePath(peftCopy),
+                          safetensorsFile({tensor("base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight", q.a),
+                                           tensor("base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight", qb),
+                                           tensor("base_model.model.model.layers.0.mlp.down_proj.lora_A.weight", w2.a),
+                                           tensor("base_model.model.model.layers.0.mlp.down_proj.lora_B.weight", w2.b)}));
+            } else if (!peftCopy.isEmpty()) {
+                QList<FakeTensor> peftTensors = tensors;
+                const char *names[] = {"base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight",
+                                       "base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight",
+                                       "base_model.model.model.layers.0.mlp.down_proj.lora_A.weight",
+                                       "base_model.model.model.layers.0.mlp.down_proj.lora_B.weight"};
+                for (int i = 0; i < 4; ++i)
+                    peftTensors[i].name = names[i];
+                QList<QPair<QString, QByteArray>> peftEntries{{"archive/data.pkl", torchPickle(peftTensors, epoch)}};
+                peftEntries.append(storages);
+                saveBytes(QDir(folder).filePath(peftCopy), zipArchive(peftEntries));
+            }
             writeJson(QDir(folder).filePath("adapter_config.json"), loraConfig(r, 4, QJsonArray{"q_proj", "down_proj"}));
         }
         const RunAnalysis run = RunAnalyzer(AnalysisSettings()).analyzeFolder(dir.path());
@@ -364,6 +395,19 @@ private slots:
             QVERIFY2(spectrumIs(*down, 2.0 * Eigen::Vector2d(5 + epoch, 2)), qPrintable(down->tensor));
             QCOMPARE(down->rows, kHidden);
             QCOMPARE(down->cols, kMlp);
+            if (!peftCopy.isEmpty())
+                QVERIFY2(q->tensor.startsWith("base_model.model."), qPrintable(q->tensor));
+        }
+        if (!peftCopy.isEmpty()) {
+            // The torchtune-named copy is named as such in the listing, not silently dropped.
+            const QString listing = [&] {
+                QStringList all;
+                for (const SkippedFile &f : run.sidecars)
+                    all << f.path + ": " + f.reason;
+                return all.join('\n');
+            }();
+            QVERIFY2(listing.contains(QStringLiteral("epoch_1/adapter_model.pt: other: the same LoRA adapter as %1, in torchtune's names").arg(peftCopy)),
+                     qPrintable(listing));
         }
     }
 

@@ -515,6 +515,20 @@ QString metaLlamaTakenFor(const CheckpointListing &listing)
         .arg(briefList(sizes));
 }
 
+// Where base_model_name_or_path is on this machine, as from_pretrained would look for it: a folder
+// (relative to the working folder), else a model in the local Hugging Face cache. Nothing is fetched.
+QString baseModelWhereabouts(const QString &base)
+{
+    const QString shown = printableText(base.left(200));
+    const QString open = QStringLiteral("open it beside this run to compare them");
+    if (QFileInfo(base).isDir())
+        return QStringLiteral("%1 (a local folder: %2)").arg(shown, open);
+    if (const QString cached = HubCacheLayout::cachedModel(base); !cached.isEmpty())
+        return QStringLiteral("%1 (in the local Hugging Face cache, %2: %3)").arg(shown, printableText(cached), open);
+    return QStringLiteral("%1 (not on this machine: neither a folder nor in the Hugging Face cache at %2)")
+        .arg(shown, printableText(HubCacheLayout::cacheFolder()));
+}
+
 // "a PEFT LoRA adapter run: r = 8, 7 target modules, 3 checkpoints; base model meta-llama/…": said
 // from the adapter_config.json of its newest checkpoint.
 QString adapterRunTakenFor(const CheckpointListing &listing)
@@ -537,8 +551,11 @@ QString adapterRunTakenFor(const CheckpointListing &listing)
                        .arg(config.peftType().isEmpty() ? QStringLiteral("LoRA") : config.peftType(), what.join(QLatin1String(", ")));
     if (config.usesDora())
         text += QStringLiteral(" (DoRA: the magnitude vector is not part of the update)");
+    if (!config.modulesToSave().isEmpty())
+        text += QStringLiteral("; modules_to_save %1: trained whole, analysed as the model's own matrices")
+                    .arg(printableText(briefList(config.modulesToSave())));
     if (!config.baseModel().isEmpty())
-        text += QStringLiteral("; base model %1").arg(printableText(config.baseModel().left(200)));
+        text += QStringLiteral("; base model %1").arg(baseModelWhereabouts(config.baseModel()));
     return text;
 }
 

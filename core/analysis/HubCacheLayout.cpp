@@ -298,4 +298,26 @@ CheckpointListing HubCacheLayout::read(const QString &repository)
     return RepositoryReading(repository).read();
 }
 
+QString HubCacheLayout::cacheFolder()
+{
+    for (const char *variable : {"HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"})
+        if (const QString path = qEnvironmentVariable(variable); !path.isEmpty())
+            return QDir::cleanPath(path);
+    QString home = qEnvironmentVariable("HF_HOME");
+    if (home.isEmpty()) {
+        const QString xdg = qEnvironmentVariable("XDG_CACHE_HOME");
+        home = QDir(xdg.isEmpty() ? QDir::home().filePath(QStringLiteral(".cache")) : xdg).filePath(QStringLiteral("huggingface"));
+    }
+    return QDir::cleanPath(QDir(home).filePath(QStringLiteral("hub")));
+}
+
+QString HubCacheLayout::cachedModel(const QString &id)
+{
+    // repo_folder_name: "/" becomes "--", so whatever the id says the folder is one name in the cache.
+    if (id.isEmpty())
+        return {};
+    const QString folder = QDir(cacheFolder()).filePath(QStringLiteral("models--") + QString(id).replace(QLatin1Char('/'), QLatin1String("--")));
+    return isRepository(folder) ? folder : QString();
+}
+
 } // namespace rankscope

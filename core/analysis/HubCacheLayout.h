@@ -32,6 +32,12 @@ public:
     // "EleutherAI/pythia-70m" for models--EleutherAI--pythia-70m (as _scan_cached_repo reads it).
     static QString repositoryId(const QString &folder);
     static CheckpointListing read(const QString &repository);
+    // The cache folder huggingface_hub uses (constants.py): $HF_HUB_CACHE, the older
+    // $HUGGINGFACE_HUB_CACHE, $HF_HOME/hub, else $XDG_CACHE_HOME (or ~/.cache)/huggingface/hub.
+    static QString cacheFolder();
+    // The repository folder of model `id` ("meta-llama/Llama-3.2-1B") in that cache; empty when it
+    // is not there.
+    static QString cachedModel(const QString &id);
 };
 
 } // namespace rankscope

@@ -5,6 +5,7 @@
 // orthonormal factors with its own singular values, different for every module and for Q, K and V
 // of GPT-2's fused c_attn, so a wrong pairing, orientation, split or scale fails; its norms are
 // checked against s·σ (stable rank cannot see a wrong scale).
+#include "analysis/CheckpointDiscovery.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
@@ -409,6 +410,76 @@ private slots:
             QVERIFY2(listing.contains(QStringLiteral("epoch_1/adapter_model.pt: other: the same LoRA adapter as %1, in torchtune's names").arg(peftCopy)),
                      qPrintable(listing));
         }
+    }
+
+    // modules_to_save (peft utils/other.py ModulesToSaveWrapper.adapter_state_dict): a full copy of
+    // the module, trained as a whole and saved as base_model.model.<module>.weight. Inside a layer it
+    // is one of the model's own matrices (weights column empty), beside the updates of the others.
+    void modulesToSaveAreTheModelsOwn()
+    {
+        QTemporaryDir dir;
+        std::mt19937_64 rng(12);
+        QJsonObject config = loraConfig(2, 4, QJsonArray{"q_proj"});
+        config["modules_to_save"] = QJsonArray{"down_proj", "lm_head"};
+        const QString folder = QDir(dir.path()).filePath("checkpoint-5");
+        QDir().mkpath(folder);
+        const Factors q = factorsWith(kHidden, kHidden, Eigen::Vector2d(3, 1), rng);
+        const Eigen::VectorXd downValues = Eigen::VectorXd::LinSpaced(kHidden, 9, 1);
+        const Eigen::MatrixXd down = orthonormal(kHidden, kHidden, rng) * downValues.asDiagonal() * orthonormal(kMlp, kHidden, rng).transpose();
+        saveBytes(QDir(folder).filePath("adapter_model.safetensors"),
+                  safetensorsFile({tensor("base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight", q.a),
+                                   tensor("base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight", q.b),
+                                   tensor("base_model.model.model.layers.0.mlp.down_proj.weight", down),
+                                   tensor("base_model.model.lm_head.weight", gaussianMatrix(40, kHidden, rng))}));
+        writeJson(QDir(folder).filePath("adapter_config.json"), config);
+        writeJson(QDir(folder).filePath("trainer_state.json"), {{"global_step", 5}});
+        const RunAnalysis run = RunAnalyzer(AnalysisSettings()).analyzeFolder(dir.path());
+        for (const AnalysisIssue &issue : run.issues)
+            QFAIL(qPrintable(issue.text()));
+        QCOMPARE(run.results.size(), 2);
+        const MatrixResult *qUpdate = find(run, 5, 0, MatrixType::Q);
+        const MatrixResult *own = find(run, 5, 0, MatrixType::MlpDown);
+        QVERIFY(qUpdate && own);
+        QCOMPARE(qUpdate->weights, QString("update"));
+        QVERIFY(spectrumIs(*qUpdate, 2.0 * Eigen::Vector2d(3, 1)));
+        QCOMPARE(own->weights, QString());
+        QCOMPARE(own->updateRank, 0);
+        QCOMPARE(own->rows, kHidden);
+        QCOMPARE(own->cols, kMlp);
+        QVERIFY2(spectrumIs(*own, downValues), qPrintable(own->tensor));
+        QCOMPARE(own->tensor, QString("base_model.model.model.layers.0.mlp.down_proj.weight"));
+        const QString takenFor = CheckpointDiscovery::scan(dir.path()).takenFor.join('\n');
+        QVERIFY2(takenFor.contains("modules_to_save down_proj, lm_head: trained whole, analysed as the model's own matrices"), qPrintable(takenFor));
+    }
+
+    // base_model_name_or_path is looked up as from_pretrained would, on this machine only: a folder,
+    // else the model's repository in the Hugging Face cache (HF_HUB_CACHE), else said to be absent.
+    void baseModelIsLocated()
+    {
+        QTemporaryDir dir, cache;
+        std::mt19937_64 rng(13);
+        const QString local = QDir(cache.path()).filePath("my-base");
+        QDir().mkpath(local);
+        const auto takenForWithBase = [&](const QString &base) {
+            QJsonObject config = loraConfig(2, 4, kSevenTargets);
+            config["base_model_name_or_path"] = base;
+            writeLlamaCheckpoint(dir.path(), 1, 2, config, rng);
+            return CheckpointDiscovery::scan(dir.path()).takenFor.join('\n');
+        };
+        qputenv("HF_HUB_CACHE", cache.path().toUtf8());
+        QString said = takenForWithBase("meta-llama/Llama-3.2-1B");
+        QVERIFY2(said.contains(QStringLiteral("base model meta-llama/Llama-3.2-1B (not on this machine: neither a folder nor in the "
+                                              "Hugging Face cache at %1)").arg(cache.path())),
+                 qPrintable(said));
+        const QString repository = QDir(cache.path()).filePath("models--meta-llama--Llama-3.2-1B");
+        QDir().mkpath(repository + "/snapshots/0123456789abcdef0123456789abcdef01234567");
+        said = takenForWithBase("meta-llama/Llama-3.2-1B");
+        QVERIFY2(said.contains(QStringLiteral("base model meta-llama/Llama-3.2-1B (in the local Hugging Face cache, %1: open it beside "
+                                              "this run to compare them)").arg(repository)),
+                 qPrintable(said));
+        said = takenForWithBase(local);
+        QVERIFY2(said.contains(QStringLiteral("base model %1 (a local folder: open it").arg(local)), qPrintable(said));
+        qunsetenv("HF_HUB_CACHE");
     }
 
     // What is not a LoRA pair is named with the reason; the rest is analysed.

@@ -34,7 +34,7 @@ const QList<Subcommand> &subcommands()
     static const QList<Subcommand> list = {
         {"analyze", "analyse a folder of checkpoints; write the metrics as CSV or JSON", runAnalyzeCommand},
         {"info", "list how a folder's files were classified, its checkpoints, and how one's tensors are typed", runInfoCommand},
-        {"export", "render a figure (lines, bars, heatmaps, spectrum, spectrogram, heads, plan, lines+bars) to PNG, SVG, PDF or its numbers to CSV", runExportCommand, true},
+        {"export", "render a figure (lines, bars, heatmaps, spectrum, spectrogram, heads, plan, lines+bars, lines+curves) to PNG, SVG, PDF or its numbers to CSV", runExportCommand, true},
         {"plan", "choose a rank per matrix for a parameter budget, an energy or an error; write it as JSON (PEFT rank_pattern) or CSV", runPlanCommand},
     };
     return list;

@@ -61,7 +61,7 @@ std::optional<LayerRange> parseLayers(const QString &name, const QString &text, 
 
 // export's own options; --energy is every command's (CommandParser).
 struct ExportOptionSet {
-    const QCommandLineOption figure{QStringLiteral("figure"), QStringLiteral("lines, bars, heatmaps, spectrum, spectrogram, heads, plan, or lines+bars (the lines beside the per-layer bars, one figure)."), QStringLiteral("NAME")};
+    const QCommandLineOption figure{QStringLiteral("figure"), QStringLiteral("lines, bars, heatmaps, spectrum, spectrogram, heads, plan, lines+bars (the lines beside the per-layer bars, one figure), or lines+curves (the lines above the training curve of --scalar)."), QStringLiteral("NAME")};
     const QCommandLineOption output{QStringLiteral("out"), QStringLiteral("The file to write: .png, .svg or .pdf; .csv writes the numbers behind the figure."), QStringLiteral("FILE")};
     const QCommandLineOption metric{QStringLiteral("metric"), QStringLiteral("The metric's column name, e.g. stable_rank, compression_pct, weighted_alpha."), QStringLiteral("M")};
     const QCommandLineOption step{QStringLiteral("step"), QStringLiteral("The step for bars, heatmaps and spectrum (default: last)."), QStringLiteral("S"), QStringLiteral("last")};
@@ -96,7 +96,7 @@ struct ExportOptionSet {
     const QCommandLineOption keep = keepOption();
     const QCommandLineOption maxError = maxErrorOption();
     const QCommandLineOption head{QStringLiteral("head"), QStringLiteral("heads, with --layer: that head's spectrum (of --type; a K/V head for K and V)."), QStringLiteral("H")};
-    const QCommandLineOption scalar{QStringLiteral("scalar"), QStringLiteral("lines: under them, on their step axis, TAG as the first run's training logged it (rankscope info lists the tags), smoothed as TensorBoard smooths it, the checkpoints marked."), QStringLiteral("TAG")};
+    const QCommandLineOption scalar{QStringLiteral("scalar"), QStringLiteral("lines, lines+curves: under the lines, on their step axis, TAG as the first run's training logged it (rankscope info lists the tags), smoothed as TensorBoard smooths it, the checkpoints marked."), QStringLiteral("TAG")};
     const QCommandLineOption expert{QStringLiteral("expert"), QStringLiteral("MoE models: one expert (a number or 'shared') instead of the mean over the routed experts."), QStringLiteral("E")};
 };
 
@@ -109,9 +109,15 @@ std::optional<QString> valueIfSet(const CommandParser &parser, const QCommandLin
 // that nothing read is lost there) and the metric.
 bool readFigure(const CommandParser &parser, const ExportOptionSet &o, ExportOptions &options, QString *error)
 {
-    const std::optional<FigureKind> kind = FigureView::kindFromName(parser.value(o.figure));
+    // lines+curves: the lines with the training curve of --scalar under them, on one step axis.
+    const bool withCurves = parser.value(o.figure) == QLatin1String("lines+curves");
+    const std::optional<FigureKind> kind = withCurves ? FigureKind::Lines : FigureView::kindFromName(parser.value(o.figure));
     if (!kind) {
-        *error = QStringLiteral("unknown --figure '%1'; one of: lines, bars, heatmaps, spectrum, spectrogram, heads, plan, lines+bars").arg(printableText(parser.value(o.figure)));
+        *error = QStringLiteral("unknown --figure '%1'; one of: lines, bars, heatmaps, spectrum, spectrogram, heads, plan, lines+bars, lines+curves").arg(printableText(parser.value(o.figure)));
+        return false;
+    }
+    if (withCurves && !parser.isSet(o.scalar)) {
+        *error = QStringLiteral("--figure lines+curves needs --scalar TAG, the curve to draw (rankscope info lists the tags)");
         return false;
     }
     options.kind = *kind;
@@ -316,7 +322,8 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
         "heads (analysed with --heads: head x layer of --type Q, K, V, O, QK or OV, default QK; with --layer L, L's heads over the steps;\n"
         "with --layer L --head H, that head's spectrum), plan (the ranks `rankscope plan` chooses at --step for --keep F, --energy τ or\n"
         "--max-error E, as a type x layer heatmap, beside the error-vs-budget curve),\n"
-        "lines+bars (stable rank vs step beside compression % per layer, one figure; e.g. --line-layers 0 --steps 0-1000).\n"
+        "lines+bars (stable rank vs step beside compression % per layer, one figure; e.g. --line-layers 0 --steps 0-1000),\n"
+        "lines+curves (the lines above a training curve from the run's logs, one step axis: --scalar loss).\n"
         "Sizes on paper: --preset column|two-column|slide, or --size 3.3x2.4in with --dpi and --font-size."));
     parser.addPositionalArgument(QStringLiteral("SOURCE"), QStringLiteral("A checkpoint folder (analysed first if needed) or a results file; several to compare runs."), QStringLiteral("SOURCE…"));
     const ExportOptionSet o;
@@ -520,7 +527,7 @@ QString loadScalars(const ExportOptions &options, ViewState &state)
     if (!options.scalar)
         return {};
     if (options.kind != FigureKind::Lines)
-        return QStringLiteral("--scalar draws under the lines: use it with --figure lines");
+        return QStringLiteral("--scalar draws under the lines: use it with --figure lines+curves (or lines)");
     const ScalarLog log = QFileInfo(options.sources.first()).isDir() ? TrainingLogs::read(options.sources.first()) : ScalarLog();
     if (!log.find(*options.scalar)) {
         QStringList tags;

@@ -368,7 +368,7 @@ private slots:
         QVERIFY2(r.err.contains("--scalar val_loss: not among the scalars") && r.err.contains("(eval_loss, learning_rate, loss)"), qPrintable(r.err));
         // Drawn under the lines, on their step axis, at a paper size.
         const QString svg = dir.filePath("curves.svg");
-        r = runRankscope({"export", dir.path(), "--figure", "lines", "--scalar", "loss", "--preset", "two-column", "--out", svg});
+        r = runRankscope({"export", dir.path(), "--figure", "lines+curves", "--scalar", "loss", "--preset", "two-column", "--out", svg});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QFile figure(svg);
         QVERIFY(figure.open(QIODevice::ReadOnly));
@@ -377,6 +377,9 @@ private slots:
         r = runRankscope({"export", dir.path(), "--figure", "bars", "--scalar", "loss", "--out", svg});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("--scalar draws under the lines"), qPrintable(r.err));
+        r = runRankscope({"export", dir.path(), "--figure", "lines+curves", "--out", svg});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("--figure lines+curves needs --scalar TAG"), qPrintable(r.err));
     }
 
     void exitStatusSaysWhatWasSkipped()

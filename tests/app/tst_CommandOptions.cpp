@@ -189,7 +189,7 @@ private slots:
         auto refusal = [&](const QStringList &more) {
             return parseExportOptions(QStringList{"export", "run", "--out", out} + more).exit.err;
         };
-        QCOMPARE(refusal({"--figure", "pie"}), QStringLiteral("rankscope export: unknown --figure 'pie'; one of: lines, bars, heatmaps, spectrum, spectrogram, heads, plan, lines+bars\n"));
+        QCOMPARE(refusal({"--figure", "pie"}), QStringLiteral("rankscope export: unknown --figure 'pie'; one of: lines, bars, heatmaps, spectrum, spectrogram, heads, plan, lines+bars, lines+curves\n"));
         QCOMPARE(parseExportOptions({"export", "run", "--figure", "lines", "--out", dir.filePath("f.gif")}).exit.err,
                  QStringLiteral("rankscope export: --out needs a .png, .svg, .pdf or .csv file\n"));
         QVERIFY(refusal({"--figure", "lines", "--metric", "nope"}).startsWith(QStringLiteral("rankscope export: unknown --metric 'nope'; one of: stable_rank, compression_pct, ")));

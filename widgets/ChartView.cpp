@@ -237,6 +237,30 @@ void ChartView::updateCrosshair(const QPoint &pixel)
         hideCrosshair();
         return;
     }
+    m_followingCrosshair = false;
+    const double x = rect->axis(QCPAxis::atBottom)->pixelToCoord(pixel.x());
+    // The step read out here (a checkpoint's, a logged one's) is the one the other view reads.
+    if (const std::optional<double> snapped = drawCrosshair(x, rect->axis(QCPAxis::atLeft)->pixelToCoord(pixel.y()), pixel.y()))
+        emit crosshairMoved(*snapped);
+}
+
+void ChartView::followCrosshair(double x)
+{
+    if (!m_crosshairEnabled || isPaper() || !std::isfinite(x)) {
+        m_followingCrosshair = true; // taken away for the other view: not sent back to it
+        hideCrosshair();
+        m_followingCrosshair = false;
+        return;
+    }
+    m_followingCrosshair = true;
+    const QCPRange y = m_plot->axisRect()->axis(QCPAxis::atLeft)->range();
+    if (!drawCrosshair(x, y.center(), std::nullopt))
+        m_followingCrosshair = false;
+}
+
+std::optional<double> ChartView::drawCrosshair(double x, double y, std::optional<int> yPixel)
+{
+    QCPAxisRect *rect = m_plot->axisRect();
     if (!m_crossX) {
         // Items of their own on the overlay layer: a replot of the crosshair redraws nothing else.
         const QString layer = m_plot->layer(QStringLiteral("overlay")) ? QStringLiteral("overlay") : QString();
@@ -252,10 +276,14 @@ void ChartView::updateCrosshair(const QPoint &pixel)
         for (QCPItemStraightLine *line : {m_crossX.data(), m_crossY.data()})
             for (QCPItemPosition *position : {line->point1, line->point2})
                 position->setType(QCPItemPosition::ptAbsolute);
-        m_readout->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
         m_readout->position->setType(QCPItemPosition::ptAxisRectRatio);
-        m_readout->position->setCoords(0.01, 0.01);
         m_readout->setPadding(QMargins(4, 2, 4, 2));
+    }
+    double snapped = x;
+    const QString text = crosshairReadout(x, y, &snapped);
+    if (text.isEmpty()) {
+        hideCrosshair();
+        return std::nullopt;
     }
     QColor hair = theme().ink;
     hair.setAlpha(110);
@@ -263,29 +291,24 @@ void ChartView::updateCrosshair(const QPoint &pixel)
         line->setPen(QPen(hair, 1, Qt::DotLine));
     m_readout->setBrush(theme().overlay);
     m_readout->setColor(theme().text);
-    m_crossX->point1->setCoords(pixel.x(), rect->top());
-    m_crossX->point2->setCoords(pixel.x(), rect->bottom());
-    m_crossY->point1->setCoords(rect->left(), pixel.y());
-    m_crossY->point2->setCoords(rect->right(), pixel.y());
-    QCPAxis *xAxis = rect->axis(QCPAxis::atBottom);
-    double snapped = xAxis->pixelToCoord(pixel.x());
-    const QString text = crosshairReadout(snapped, rect->axis(QCPAxis::atLeft)->pixelToCoord(pixel.y()), &snapped);
-    if (text.isEmpty()) {
-        hideCrosshair();
-        return;
-    }
-    const double snappedPixel = xAxis->coordToPixel(snapped);
+    const double snappedPixel = rect->axis(QCPAxis::atBottom)->coordToPixel(snapped);
     m_crossX->point1->setCoords(snappedPixel, rect->top());
     m_crossX->point2->setCoords(snappedPixel, rect->bottom());
+    if (yPixel) {
+        m_crossY->point1->setCoords(rect->left(), *yPixel);
+        m_crossY->point2->setCoords(rect->right(), *yPixel);
+    }
     m_readout->setText(text);
     // The readout sits in the top corner away from the cursor, so it never covers what is pointed at.
     const bool right = snappedPixel < rect->center().x();
     m_readout->setPositionAlignment(Qt::AlignTop | (right ? Qt::AlignRight : Qt::AlignLeft));
     m_readout->position->setCoords(right ? 0.99 : 0.01, 0.01);
     m_readout->setTextAlignment(Qt::AlignLeft);
-    for (QCPAbstractItem *item : std::initializer_list<QCPAbstractItem *>{m_crossX, m_crossY, m_readout})
-        item->setVisible(true);
+    m_crossX->setVisible(true);
+    m_crossY->setVisible(bool(yPixel)); // following another view: only the step is shared
+    m_readout->setVisible(true);
     m_plot->layer(m_crossX->layer()->name())->replot();
+    return snapped;
 }
 
 QString ChartView::crosshairReadout(double x, double y, double *snappedX) const
@@ -355,6 +378,8 @@ void ChartView::hideCrosshair()
     for (QCPAbstractItem *item : std::initializer_list<QCPAbstractItem *>{m_crossX, m_crossY, m_readout})
         item->setVisible(false);
     m_plot->layer(m_crossX->layer()->name())->replot();
+    if (!m_followingCrosshair)
+        emit crosshairMoved(std::nan(""));
 }
 
 QString ChartView::crosshairText() const

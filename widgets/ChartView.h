@@ -12,6 +12,7 @@
 #include <memory>
 #include <QWidget>
 #include <qcustomplot.h>
+#include <optional>
 
 class QMenu;
 
@@ -107,9 +108,15 @@ public:
     // Why the view draws nothing, as printed in its plot (empty: it draws data).
     QString noDataMessage() const { return m_noDataText; }
 
+    // Another view's crosshair at x on a shared axis (FigureView's lines and curves): the vertical
+    // line and readout here at this view's nearest point; NaN takes them away. Never sent on.
+    void followCrosshair(double x);
+
 signals:
     // The context menu's "Export this view…": the window opens its export dialog.
     void exportRequested();
+    // The user's cursor put the crosshair at x on the step axis; NaN: it went.
+    void crosshairMoved(double x);
 
 public slots:
     virtual void rebuild() = 0;
@@ -180,6 +187,9 @@ private:
     // Makes this (fresh) view the figure on paper: fonts, rebuilt at the size, laid out twice.
     void layOutOnPaper(const PaperLayout &layout);
     void updateCrosshair(const QPoint &pixel);
+    // The vertical line at x's readout, and the horizontal one at yPixel when the cursor is here;
+    // returns the x the readout snapped to, none when there is no readout at x (nothing shown).
+    std::optional<double> drawCrosshair(double x, double y, std::optional<int> yPixel);
     void hideCrosshair();
     // Shows or takes away the no-data message, and hides or restores what it replaces.
     void applyNoData();
@@ -197,6 +207,7 @@ private:
     QHash<QCPAxisRect *, Zoom> m_zoom;
     bool m_userInteracting = false;
     bool m_crosshairEnabled = false;
+    bool m_followingCrosshair = false; // shown for another view: its moves are not sent back
     QPointer<QCPItemStraightLine> m_crossX, m_crossY;
     QPointer<QCPItemText> m_readout;
     QString m_noDataText;

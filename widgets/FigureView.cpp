@@ -111,6 +111,9 @@ void FigureView::addTrainingCurves()
     };
     follow(m_lines->plot()->xAxis, m_curves->plot()->xAxis);
     follow(m_curves->plot()->xAxis, m_lines->plot()->xAxis);
+    // One crosshair: the step under the cursor in either plot is read out in both.
+    connect(m_lines, &ChartView::crosshairMoved, m_curves, &ChartView::followCrosshair);
+    connect(m_curves, &ChartView::crosshairMoved, m_lines, &ChartView::followCrosshair);
     auto showWhenLogged = [this] {
         m_curves->setVisible(!m_state->scalarLog().isEmpty());
         layoutPanels();

@@ -150,14 +150,22 @@ double TrainingCurveChart::stepMarkerX() const { return m_stepMarker->visible() 
 
 QString TrainingCurveChart::tooltipAt(const QPoint &pixel) const
 {
-    if (m_figure.x.isEmpty() || !plot()->axisRect()->rect().contains(pixel))
+    if (!plot()->axisRect()->rect().contains(pixel))
         return {};
-    const double x = plot()->xAxis->pixelToCoord(pixel.x());
-    const auto nearest = std::min_element(m_figure.x.begin(), m_figure.x.end(), [x](double a, double b) { return std::abs(a - x) < std::abs(b - x); });
-    const qsizetype i = nearest - m_figure.x.begin();
-    return tr("<b>step %1</b><br>%2 = %3 (smoothed %4)")
-        .arg(m_figure.steps[i])
-        .arg(m_figure.tag.toHtmlEscaped(), valueNumber(m_figure.raw[i]), valueNumber(m_figure.smoothed[i]));
+    const auto readout = m_figure.readoutAt(plot()->xAxis->pixelToCoord(pixel.x()));
+    if (!readout)
+        return {};
+    return tr("<b>step %1</b><br>%2 = %3").arg(readout->step).arg(m_figure.tag.toHtmlEscaped(), readout->entries.first().value.toHtmlEscaped());
+}
+
+QString TrainingCurveChart::crosshairReadout(double x, double, double *snappedX) const
+{
+    // Snapped to the nearest logged step, as the lines above snap to their nearest checkpoint.
+    const auto readout = m_figure.readoutAt(x);
+    if (!readout)
+        return {};
+    *snappedX = readout->x;
+    return readout->text();
 }
 
 QString TrainingCurveChart::dataCsv() const

@@ -37,6 +37,7 @@ public slots:
 
 protected:
     std::unique_ptr<ChartView> createSibling() const override;
+    QString crosshairReadout(double x, double y, double *snappedX) const override;
     void showEvent(QShowEvent *event) override;
 
 private:

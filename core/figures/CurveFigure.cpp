@@ -74,4 +74,17 @@ CurveFigure CurveFigureBuilder::build() const
     return figure;
 }
 
+std::optional<LineReadout> CurveFigure::readoutAt(double at) const
+{
+    if (x.isEmpty())
+        return std::nullopt;
+    const auto nearest = std::min_element(x.begin(), x.end(), [at](double a, double b) { return std::abs(a - at) < std::abs(b - at); });
+    const qsizetype i = nearest - x.begin();
+    LineReadout readout;
+    readout.x = x[i];
+    readout.step = steps[i];
+    readout.entries.append({tag, QStringLiteral("%1 (smoothed %2)").arg(valueNumber(raw[i]), valueNumber(smoothed[i]))});
+    return readout;
+}
+
 } // namespace rankscope

@@ -31,6 +31,10 @@ struct CurveFigure {
     bool logY = false;
     std::optional<AxisRange> yRange;
     QString noData; // why nothing is drawn, empty when something is
+
+    // The logged point nearest x on the step axis, as the crosshair and the hover read it out:
+    // "step 1200\nloss  2.345 (smoothed 2.401)". None when nothing is drawn.
+    std::optional<LineReadout> readoutAt(double x) const;
 };
 
 class CurveFigureBuilder {

@@ -352,6 +352,25 @@ private slots:
         state.setCurrentStep(600); // the slider moves the curves' mark too
         QCOMPARE(view.curveChart()->stepMarkerX(), 600.0);
         QVERIFY(view.dataCsv().contains(QStringLiteral("step,tag,value,smoothed\n0,loss,4,4\n")));
+
+        // One crosshair: the step read out under the cursor in either plot (the lines' nearest
+        // checkpoint, the curve's nearest logged step) is read out in the other at its nearest point.
+        view.lineChart()->plot()->xAxis->setRange(-50, 1550); // every step in sight
+        view.lineChart()->plot()->replot();
+        view.curveChart()->plot()->replot();
+        const auto pixelAt = [](ChartView *chart, double step) {
+            return QPoint(int(chart->plot()->xAxis->coordToPixel(step)), chart->plot()->axisRect()->rect().center().y());
+        };
+        QTest::mouseMove(view.lineChart()->plot(), pixelAt(view.lineChart(), 520));
+        QVERIFY2(view.lineChart()->crosshairText().startsWith("step 600\n"), qPrintable(view.lineChart()->crosshairText()));
+        QVERIFY2(view.curveChart()->crosshairText().startsWith("step 500\nloss  3.000 (smoothed "), qPrintable(view.curveChart()->crosshairText()));
+        QTest::mouseMove(view.curveChart()->plot(), pixelAt(view.curveChart(), 1100));
+        QVERIFY2(view.curveChart()->crosshairText().startsWith("step 1500\nloss  2.000 (smoothed "), qPrintable(view.curveChart()->crosshairText()));
+        QVERIFY2(view.lineChart()->crosshairText().startsWith("step 1500\n"), qPrintable(view.lineChart()->crosshairText()));
+        QEvent leave(QEvent::Leave);
+        QCoreApplication::sendEvent(view.curveChart()->plot(), &leave);
+        QVERIFY(view.curveChart()->crosshairText().isEmpty());
+        QVERIFY(view.lineChart()->crosshairText().isEmpty());
     }
 
     // One step everywhere: the Spectrum tab's Step box follows the window's slider, and a step chosen

@@ -58,6 +58,14 @@ private slots:
         // Step 250 has no point of its own: the smoothed value at 200, the last before it.
         QCOMPARE(f.markY, (QList<double>{f.smoothed[0], f.smoothed[2], f.smoothed[3]}));
         QCOMPARE(f.yLabel, QStringLiteral("loss"));
+        // The crosshair's readout: the nearest logged point, as logged and smoothed.
+        const auto readout = f.readoutAt(140);
+        QVERIFY(readout);
+        QCOMPARE(readout->step, 100);
+        QCOMPARE(readout->x, 100.0);
+        QCOMPARE(readout->text(), QStringLiteral("step 100\nloss  2.000 (smoothed %1)").arg(valueNumber(f.smoothed[2])));
+        QCOMPARE(f.readoutAt(180)->step, 200);
+        QVERIFY(!CurveFigure().readoutAt(0));
         // Steps as fractions of the run, as the lines have them.
         state.setRelativeStep(true);
         QCOMPARE(CurveFigureBuilder(state, "loss", 0.5, false).build().x, (QList<double>{0, 0.2, 0.4, 0.8}));

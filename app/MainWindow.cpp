@@ -232,6 +232,11 @@ MainWindow::MainWindow(QWidget *parent)
         m_issuesButton->setVisible(false);
         showFiguresOr(tr("Opening %1…").arg(QDir::toNativeSeparators(source)));
     });
+    // The run's logs looked at again every two seconds: a curve grows as training writes it.
+    m_logTimer = new QTimer(this);
+    m_logTimer->setInterval(2000);
+    connect(m_logTimer, &QTimer::timeout, this, &MainWindow::followTrainingLogs);
+    m_logTimer->start();
     connect(m_controller, &AnalysisController::checkpointArrived, m_state, &ViewState::addResults);
     connect(m_controller, &AnalysisController::progressed, this, &MainWindow::onProgress);
     connect(m_controller, &AnalysisController::finished, this, &MainWindow::onFinished);
@@ -665,13 +670,37 @@ void MainWindow::readTrainingLogs(const QString &source)
 {
     // Read beside the analysis, never before it: a large event file does not delay the spectra.
     m_state->setScalarLog({});
-    auto *watcher = new QFutureWatcher<ScalarLog>(this);
-    connect(watcher, &QFutureWatcher<ScalarLog>::finished, this, [this, watcher, source] {
-        if (source == m_source) // not a run opened since
-            m_state->setScalarLog(watcher->result());
+    readTrainingLogsAgain(source, QString());
+}
+
+void MainWindow::readTrainingLogsAgain(const QString &source, const QString &knownStamp)
+{
+    // Listed off the window's thread and read again only when a file grew, changed or arrived (a
+    // half-written last record is read once it is whole: the points before it are kept meanwhile).
+    m_readingLogs = true;
+    auto *watcher = new QFutureWatcher<std::optional<ScalarLog>>(this);
+    connect(watcher, &QFutureWatcher<std::optional<ScalarLog>>::finished, this, [this, watcher, source] {
+        m_readingLogs = false;
+        const std::optional<ScalarLog> log = watcher->result();
+        if (log && source == m_source) // not a run opened since
+            m_state->setScalarLog(*log);
         watcher->deleteLater();
     });
-    watcher->setFuture(QtConcurrent::run([source] { return QFileInfo(source).isDir() ? TrainingLogs::read(source) : ScalarLog(); }));
+    watcher->setFuture(QtConcurrent::run([source, knownStamp]() -> std::optional<ScalarLog> {
+        if (!QFileInfo(source).isDir())
+            return ScalarLog();
+        if (!knownStamp.isNull() && TrainingLogs::stamp(source) == knownStamp)
+            return std::nullopt;
+        return TrainingLogs::read(source);
+    }));
+}
+
+void MainWindow::followTrainingLogs()
+{
+    // A run still training writes its logs as it goes, as it writes checkpoints: both are followed.
+    if (m_readingLogs || m_source.isEmpty() || m_showingDemo)
+        return;
+    readTrainingLogsAgain(m_source, m_state->scalarLog().sourceStamp());
 }
 
 QString MainWindow::centralMessage() const

@@ -115,6 +115,9 @@ private:
     void syncRunsDock();
     // The scalars the run logged (TrainingLogs), read in the background for the curves under the lines.
     void readTrainingLogs(const QString &source);
+    // In the background; knownStamp not null: only if the logs' files changed since (TrainingLogs::stamp).
+    void readTrainingLogsAgain(const QString &source, const QString &knownStamp);
+    void followTrainingLogs();
     // The display controls enabled where they change what the tab shows (the band for one run's lines).
     void syncControlsToTab();
     // Where exports go first: the folder of the last one (QSettings), else the run's.
@@ -165,6 +168,8 @@ private:
     QLabel *m_stepLabel = nullptr;
     QToolButton *m_play = nullptr;
     QTimer *m_playTimer = nullptr;
+    QTimer *m_logTimer = nullptr; // looks at the run's logs again (followTrainingLogs)
+    bool m_readingLogs = false;
     QLabel *m_status = nullptr;
     QProgressBar *m_progress = nullptr;
     QToolButton *m_cancel = nullptr;

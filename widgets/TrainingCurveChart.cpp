@@ -19,7 +19,7 @@ constexpr double kDefaultSmoothing = 0.6;
 } // namespace
 
 TrainingCurveChart::TrainingCurveChart(ViewState *state, QWidget *parent)
-    : ChartView(state, parent), m_tagBox(new QComboBox(this)), m_smoothingBox(new QDoubleSpinBox(this)), m_logBox(new QCheckBox(tr("Log y"), this)),
+    : ChartView(state, parent), m_tagBox(new QComboBox(this)), m_smoothingBox(new QDoubleSpinBox(this)), m_logBox(new QCheckBox(tr("Log y"), this)), m_problems(new QLabel(this)),
       m_raw(plot()->addGraph()), m_smoothed(plot()->addGraph()), m_marks(plot()->addGraph()), m_stepMarker(new QCPItemStraightLine(plot()))
 {
     // The window's step, as the lines above mark it: the slider moves both.
@@ -38,6 +38,7 @@ TrainingCurveChart::TrainingCurveChart(ViewState *state, QWidget *parent)
     m_smoothingBox->setToolTip(tr("TensorBoard's smoothing: an exponential moving average, debiased at the start; 0 draws the points as logged"));
     headerLayout()->addWidget(m_smoothingBox);
     headerLayout()->addWidget(m_logBox);
+    headerLayout()->addWidget(m_problems);
     headerLayout()->addStretch(1);
     connect(m_tagBox, &QComboBox::activated, this, [this] { setTag(m_tagBox->currentText()); });
     connect(m_smoothingBox, &QDoubleSpinBox::valueChanged, this, &TrainingCurveChart::rebuild);
@@ -133,6 +134,14 @@ void TrainingCurveChart::rebuild()
     plot()->xAxis->setLabel(f.xLabel);
     plot()->yAxis->setLabel(f.yLabel);
     updateStepMarker();
+    // Never silent: a damaged record or an unreadable log is said here, the points before it drawn.
+    const QList<ScalarLogProblem> &problems = state()->scalarLog().problems();
+    m_problems->setVisible(!problems.isEmpty());
+    m_problems->setText(problems.size() == 1 ? tr("\u26a0 a log could not be read whole") : tr("\u26a0 %1 logs could not be read whole").arg(problems.size()));
+    QStringList said;
+    for (const ScalarLogProblem &p : problems)
+        said << QStringLiteral("%1: %2").arg(p.path, p.text).toHtmlEscaped();
+    m_problems->setToolTip(said.join(QLatin1String("<br>")));
     setTitle(QString());
     setNoDataMessage(f.noData);
     refresh();
@@ -175,5 +184,7 @@ QString TrainingCurveChart::dataCsv() const
         csv += QStringLiteral("%1,%2,%3,%4\n").arg(m_figure.steps[i]).arg(MetricsTable::csvField(m_figure.tag)).arg(m_figure.raw[i], 0, 'g', 10).arg(m_figure.smoothed[i], 0, 'g', 10);
     return csv;
 }
+
+QString TrainingCurveChart::problemsText() const { return m_problems->isVisibleTo(this) ? m_problems->text() + QLatin1Char('\n') + m_problems->toolTip() : QString(); }
 
 } // namespace rankscope

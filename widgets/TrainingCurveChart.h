@@ -8,6 +8,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QLabel;
 class QDoubleSpinBox;
 
 namespace rankscope {
@@ -26,6 +27,9 @@ public:
     QCPGraph *smoothedGraph() const { return m_smoothed; }
     // Where the window's step is marked (NaN when it is not: on paper, one step, nothing drawn).
     double stepMarkerX() const;
+    // What could not be read in the logs, as the header's warning says it ("" when all was read);
+    // its tooltip names each file and what is wrong.
+    QString problemsText() const;
 
     QString tooltipAt(const QPoint &pixel) const override;
     std::optional<MatrixKey> matrixAt(const QPoint &) const override { return std::nullopt; }
@@ -48,6 +52,7 @@ private:
     QComboBox *m_tagBox;
     QDoubleSpinBox *m_smoothingBox;
     QCheckBox *m_logBox;
+    QLabel *m_problems;
     QString m_tag;
     std::optional<StepWindow> m_steps;
     CurveFigure m_figure;

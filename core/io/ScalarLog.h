@@ -38,10 +38,15 @@ public:
     const ScalarSeries *find(const QString &tag) const;
     const QList<ScalarLogProblem> &problems() const { return m_problems; }
     bool isEmpty() const { return m_series.isEmpty(); }
+    // The names, sizes and times of the files it was read from, as they were when reading began
+    // (TrainingLogs::stamp): another stamp now means the logs have grown or changed.
+    QString sourceStamp() const { return m_stamp; }
+    void setSourceStamp(const QString &stamp) { m_stamp = stamp; }
 
 private:
     QList<ScalarSeries> m_series; // by tag
     QList<ScalarLogProblem> m_problems;
+    QString m_stamp;
 };
 
 } // namespace rankscope

@@ -5,6 +5,7 @@
 #include "io/TensorBoardEvents.h"
 
 #include <QCollator>
+#include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -129,7 +130,29 @@ QString latestTrainerState(const QStringList &paths)
     return latest.isEmpty() ? paths.value(0) : latest;
 }
 
+QString stampOf(const Found &found)
+{
+    QStringList files = found.events + found.trainerStates + found.lightningCsvs;
+    for (const QStringList &metas : found.metas)
+        files += metas;
+    files.sort();
+    QStringList stamp;
+    for (const QString &file : std::as_const(files)) {
+        const QFileInfo info(file);
+        stamp << QStringLiteral("%1|%2|%3").arg(file).arg(info.size()).arg(info.lastModified().toMSecsSinceEpoch());
+    }
+    return stamp.join(QLatin1Char('\n'));
+}
+
 } // namespace
+
+QString TrainingLogs::stamp(const QString &runFolder)
+{
+    Found found;
+    int entries = 0;
+    collect(runFolder, 0, false, found, entries);
+    return stampOf(found);
+}
 
 ScalarLog TrainingLogs::read(const QString &runFolder)
 {
@@ -137,6 +160,7 @@ ScalarLog TrainingLogs::read(const QString &runFolder)
     Found found;
     int entries = 0;
     collect(runFolder, 0, false, found, entries);
+    log.setSourceStamp(stampOf(found));
     if (entries > kMaxLogEntries)
         log.addProblem(runFolder, QStringLiteral("more than %1 files and folders where logs are kept: the rest not searched").arg(kMaxLogEntries));
     // Several event files (a restart writes a new one) in the order they were written: the later

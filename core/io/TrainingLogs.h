@@ -23,6 +23,10 @@ namespace rankscope {
 class TrainingLogs {
 public:
     static ScalarLog read(const QString &runFolder);
+    // The names, sizes and modification times of the files read() would read: a log that grew,
+    // a new event file or checkpoint's trainer_state.json changes it (the window follows the logs
+    // of the run it watches by it). Cheap: the files are listed, not read.
+    static QString stamp(const QString &runFolder);
 
     static void readTrainerState(const QString &path, ScalarLog &log);
     static void readLightningCsv(const QString &path, ScalarLog &log);

@@ -9,6 +9,7 @@
 #include "MetricLineChart.h"
 #include "RankPlanPanel.h"
 #include "SpectrumView.h"
+#include "TensorBoardEventWriter.h"
 #include "TestSuite.h"
 
 #include <QDateTime>
@@ -157,6 +158,21 @@ private slots:
         QCOMPARE(window.stepSlider()->maximum(), 1);
         const QStringList arrived = updated.last().at(1).toStringList();
         QVERIFY(arrived.contains(QFileInfo(run.filePath("ckpt_001000.pt")).absoluteFilePath()));
+
+        // Its TensorBoard log followed as training writes it: a half-written last record waits,
+        // the points before it shown; once whole, its point is drawn too.
+        QDir(run.path()).mkpath("runs/exp");
+        const test::LogFile log = test::lossAndRate({0, 500, 1000});
+        QFile events(run.filePath("runs/exp/events.out.tfevents.1700000000.host.1.0"));
+        QVERIFY(events.open(QIODevice::WriteOnly));
+        const qint64 half = log.offsets[2] + 10;
+        events.write(log.bytes.left(half));
+        events.flush();
+        QTRY_VERIFY_WITH_TIMEOUT(window.state()->scalarLog().find("loss"), 10000);
+        QCOMPARE(window.state()->scalarLog().find("loss")->points.size(), 2);
+        events.write(log.bytes.mid(half));
+        events.close();
+        QTRY_COMPARE_WITH_TIMEOUT(window.state()->scalarLog().find("loss")->points.size(), 3, 10000);
     }
 
     // File ▸ Add run to compare: a second run gets its own bar panel and two heatmaps.

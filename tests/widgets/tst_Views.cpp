@@ -352,6 +352,11 @@ private slots:
         state.setCurrentStep(600); // the slider moves the curves' mark too
         QCOMPARE(view.curveChart()->stepMarkerX(), 600.0);
         QVERIFY(view.dataCsv().contains(QStringLiteral("step,tag,value,smoothed\n0,loss,4,4\n")));
+        QCOMPARE(view.curveChart()->problemsText(), QString());
+        log.addProblem(QStringLiteral("runs/events.out.tfevents.1.host"), QStringLiteral("damaged record (CRC mismatch) at byte 96"));
+        state.setScalarLog(log);
+        QCOMPARE(view.curveChart()->problemsText(),
+                 QStringLiteral("\u26a0 a log could not be read whole\nruns/events.out.tfevents.1.host: damaged record (CRC mismatch) at byte 96"));
 
         // One crosshair: the step read out under the cursor in either plot (the lines' nearest
         // checkpoint, the curve's nearest logged step) is read out in the other at its nearest point.

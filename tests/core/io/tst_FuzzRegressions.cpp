@@ -10,9 +10,11 @@
 #include "io/CheckpointReader.h"
 #include "io/NpyFormat.h"
 #include "io/PickleReader.h"
+#include "io/TensorBoardEvents.h"
 #include "model/CheckpointLayout.h"
 #include "TestSuite.h"
 
+#include <QBuffer>
 #include <QDir>
 #include <QTemporaryDir>
 
@@ -118,6 +120,20 @@ class TestFuzzRegressions : public QObject {
             fuzz::writeFolder(input, folder);
             return fuzz::folderProblems(folder);
         }
+        if (target == QLatin1String("fuzz_tensorboard_events")) {
+            // Each input's first records are whole: their point is kept before the problem is said.
+            QByteArray bytes = input;
+            QBuffer buffer(&bytes);
+            buffer.open(QIODevice::ReadOnly);
+            ScalarLog log;
+            TensorBoardEvents::read(buffer, QStringLiteral("events.out.tfevents.1700000000.fuzz.1.0"), log);
+            QStringList problems;
+            for (const ScalarLogProblem &p : log.problems())
+                problems << p.text;
+            if (const ScalarSeries *loss = log.find(QStringLiteral("loss")); !loss || loss->points.isEmpty())
+                problems << QStringLiteral("the whole records before the problem were lost");
+            return problems;
+        }
         return {QStringLiteral("no replay for %1").arg(target)};
     }
 
@@ -135,7 +151,7 @@ private slots:
     {
         QTest::addColumn<QString>("target");
         for (const char *target : {"fuzz_pickle", "fuzz_torch_checkpoint", "fuzz_safetensors", "fuzz_numpy", "fuzz_name_rules", "fuzz_hdf5", "fuzz_dcp_metadata",
-                                   "fuzz_save_folders"})
+                                   "fuzz_save_folders", "fuzz_tensorboard_events"})
             QTest::newRow(target) << QString::fromLatin1(target);
     }
 

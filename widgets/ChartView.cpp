@@ -513,6 +513,13 @@ void ChartView::alignPlotLeft(int left)
 
 int ChartView::plotLeft() const { return m_plot->axisRect()->left(); }
 
+void ChartView::leaveStepAxisToBelow()
+{
+    m_stepAxisBelow = true;
+    if (m_paper)
+        layOutOnPaper(*m_paper);
+}
+
 void ChartView::useSideLegend()
 {
     m_sideLegend = true;
@@ -560,7 +567,13 @@ void ChartView::fitAxisLabel(QCPAxis *axis, int length)
         return; // broken into lines by the view itself (a colour bar's label)
     const QFont font = PlotStyle::labelFont(m_fontPt);
     axis->setLabelFont(font);
-    const QString wrapped = PlotStyle::wrapText(fullLabel, font, length);
+    // Where even two lines cannot hold it, a label's qualifier in brackets goes before the quantity
+    // is cut: "Stable rank (mean of layers 0–3)" reads "Stable rank" (a caption says the rest).
+    QString shown = fullLabel;
+    if (const qsizetype bracket = shown.indexOf(QLatin1String(" ("));
+        bracket > 0 && shown.endsWith(QLatin1Char(')')) && !PlotStyle::wrapsWithin(shown, font, length, 2))
+        shown.truncate(bracket);
+    const QString wrapped = PlotStyle::wrapText(shown, font, length);
     axis->setLabel(wrapped);
     m_wrappedLabels[axis] = wrapped;
 }
@@ -684,7 +697,8 @@ void ChartView::fitNumbers(QCPAxis *axis, int length)
     const int label = horizontal ? widest + 8 : 2 * metrics.height();
     // A logarithmic axis is labelled at decades its ticker spaces apart (every other one, or
     // further, on a short axis): room for its widest decade label is enough.
-    axis->setTickLabels(length >= (axis->scaleType() == QCPAxis::stLogarithmic ? label : 2 * label));
+    const bool sharedBelow = m_stepAxisBelow && axis == m_plot->xAxis; // the plot below numbers it
+    axis->setTickLabels(!sharedBelow && length >= (axis->scaleType() == QCPAxis::stLogarithmic ? label : 2 * label));
 }
 
 void ChartView::adaptLayout(QSize size)
@@ -816,6 +830,8 @@ void ChartView::layOutOnPaper(const PaperLayout &layout)
     m_fontPt = layout.fontPt;
     PlotStyle::applyFonts(m_plot, layout.fontPt);
     rebuild();
+    if (m_stepAxisBelow)
+        m_plot->xAxis->setLabel(QString());
     adaptLayout(layout.size);
     // Lay the plot out at the paper's size, so what depends on it (cell labels, ticks) matches what is drawn.
     m_plot->setViewport(QRect(QPoint(0, 0), layout.size));

@@ -88,6 +88,11 @@ public:
     // where the axis labels put it.
     void alignPlotLeft(int left);
     int plotLeft() const;
+    // On paper, over a plot of the same step axis (the lines over the training curve): this plot
+    // leaves the axis's numbers and label to the one below, as matplotlib's sharex does.
+    void leaveStepAxisToBelow();
+    // The x axis as it is labelled and the range it shows: what two stacked plots share.
+    QString xAxisLabel() const { return fullLabel(m_plot->xAxis); }
     // The plot's top edge as the rows above it (title, legend) and its tick labels put it,
     // whatever alignPlot asked.
     int naturalPlotTop() const;
@@ -208,6 +213,7 @@ private:
     bool m_userInteracting = false;
     bool m_crosshairEnabled = false;
     bool m_followingCrosshair = false; // shown for another view: its moves are not sent back
+    bool m_stepAxisBelow = false;      // leaveStepAxisToBelow
     QPointer<QCPItemStraightLine> m_crossX, m_crossY;
     QPointer<QCPItemText> m_readout;
     QString m_noDataText;

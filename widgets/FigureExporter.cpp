@@ -161,6 +161,13 @@ FigureExporter::PaperFigure FigureExporter::layOut(const QList<QList<ChartView *
     // Plots stacked in one column (the training curves under the lines) share their x axis: their
     // left edges level, so a step stands above the same step.
     if (panels.size() > 1 && std::all_of(panels.begin(), panels.end(), [](const auto &row) { return row.size() == 1; })) {
+        // The numbers and label of a shared step axis once, under the lowest plot.
+        const ChartView *lowest = panels.back().front().get();
+        for (size_t r = 0; r + 1 < panels.size(); ++r) {
+            ChartView *above = panels[r].front().get();
+            if (above->xAxisLabel() == lowest->xAxisLabel() && above->plot()->xAxis->range() == lowest->plot()->xAxis->range())
+                above->leaveStepAxisToBelow();
+        }
         int left = 0;
         for (const auto &row : panels)
             left = std::max(left, row.front()->plotLeft());

@@ -17,6 +17,7 @@
 #include "FigureView.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
+#include "TrainingCurveChart.h"
 #include "RankPlanHeatmap.h"
 #include "SpectrumView.h"
 #include "AnalyzeCommand.h"
@@ -571,6 +572,29 @@ private slots:
 
     // Figure (1): the lines of layer 0 beside the bars of every layer, one figure, each panel with
     // its own layer range; the lines in a step window.
+    // The training curve under the lines (lines+curves): one step axis, numbered and labelled once
+    // under the curve as matplotlib's sharex leaves it; the lines' y label keeps the quantity whole
+    // where its qualifier does not fit ("Stable rank", not "Stable rank (m…").
+    void linesOverTheCurveShareTheStepAxis()
+    {
+        ScalarLog log;
+        log.add(QStringLiteral("loss"), QStringLiteral("trainer_state.json"), {{0, 4}, {500, 3}, {1500, 2}});
+        m_state->setScalarLog(log);
+        FigureView view(m_state, FigureKind::Lines);
+        view.curveChart()->setTag(QStringLiteral("loss"));
+        for (const QString &preset : {QStringLiteral("column"), QStringLiteral("two-column"), QStringLiteral("slide")}) {
+            const FigureExporter::PaperFigure laidOut = layOut(view, preset);
+            QCOMPARE(laidOut.panels.size(), size_t(2));
+            const QCustomPlot *lines = laidOut.panels[0].front()->plot();
+            const QCustomPlot *curve = laidOut.panels[1].front()->plot();
+            QVERIFY2(!lines->xAxis->tickLabels() && lines->xAxis->label().isEmpty(), qPrintable(preset));
+            QVERIFY2(curve->xAxis->tickLabels() && curve->xAxis->label() == QStringLiteral("Training step"), qPrintable(preset));
+            QCOMPARE(lines->axisRect()->left(), curve->axisRect()->left());
+            const QString yLabel = QString(lines->yAxis->label()).replace('\n', ' ');
+            QVERIFY2(yLabel.startsWith(QStringLiteral("Stable rank")) && !yLabel.contains(QChar(0x2026)), qPrintable(preset + ": " + yLabel));
+        }
+    }
+
     void linesAndBarsIsOneFigure()
     {
         m_state->setLayerRange(LayerView::Lines, LayerRange{0, 0});

@@ -72,6 +72,13 @@ private slots:
         QCOMPARE(TensorBoardEvents::maskedCrc32c(bytes), masked(bytes));
         // Continuing a checksum over two pieces is the checksum of both.
         QCOMPARE(TensorBoardEvents::crc32c("56789", TensorBoardEvents::crc32c("1234")), 0xE3069283u);
+        // Eight bytes at a time: every length and every start (unaligned), against the definition.
+        for (qsizetype start = 0; start < 9; ++start)
+            for (qsizetype length = 0; length < 40; ++length) {
+                const QByteArray piece = bytes.mid(start, length);
+                QVERIFY2(TensorBoardEvents::crc32c(QByteArrayView(bytes.constData() + start, length)) == crc32cReference(piece),
+                         qPrintable(QStringLiteral("%1 bytes from %2").arg(length).arg(start)));
+            }
     }
 
     void eventFileNames()

@@ -521,24 +521,31 @@ QString configurePlan(FigureView &view, const ExportOptions &options)
     return figure.noData.isEmpty() ? figure.targetProblem : figure.noData;
 }
 
-// --scalar: the first source's logs (TrainingLogs), for the curves under the lines. Empty, or why not.
+// --scalar: each source's logs (TrainingLogs), for the curves under the lines, one per run that
+// logged the tag. Empty, or why not.
 QString loadScalars(const ExportOptions &options, ViewState &state)
 {
     if (!options.scalar)
         return {};
     if (options.kind != FigureKind::Lines)
         return QStringLiteral("--scalar draws under the lines: use it with --figure lines+curves (or lines)");
-    const ScalarLog log = QFileInfo(options.sources.first()).isDir() ? TrainingLogs::read(options.sources.first()) : ScalarLog();
-    if (!log.find(*options.scalar)) {
-        QStringList tags;
+    QStringList tags;
+    bool found = false;
+    for (qsizetype i = 0; i < options.sources.size(); ++i) {
+        const ScalarLog log = QFileInfo(options.sources[i]).isDir() ? TrainingLogs::read(options.sources[i]) : ScalarLog();
+        found = found || log.find(*options.scalar);
         for (const ScalarSeries &s : log.series())
-            tags << s.tag;
-        return QStringLiteral("--scalar %1: not among the scalars %2's logs hold (%3)")
-            .arg(printableText(*options.scalar), printableText(options.sources.first()),
-                 tags.isEmpty() ? QStringLiteral("none found; rankscope info says where it looked") : printableText(briefList(tags)));
+            if (!tags.contains(s.tag))
+                tags << s.tag;
+        state.setScalarLogAt(int(i), log);
     }
-    state.setScalarLog(log);
-    return {};
+    if (found)
+        return {};
+    tags.sort();
+    return QStringLiteral("--scalar %1: not among the scalars %2 hold (%3)")
+        .arg(printableText(*options.scalar),
+             options.sources.size() == 1 ? printableText(options.sources.first()) + QStringLiteral("'s logs") : QStringLiteral("the runs' logs"),
+             tags.isEmpty() ? QStringLiteral("none found; rankscope info says where it looked") : printableText(briefList(tags)));
 }
 
 // The figure drawn from the state by the window's own view, and written to --out.

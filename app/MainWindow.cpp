@@ -835,6 +835,16 @@ void MainWindow::onComparisonReady(const RunAnalysis &run, const QString &path)
     }
     m_state->addComparedRun(run, runNameOf(path));
     m_status->setText(tr("Comparing %1 runs").arg(m_state->runCount()));
+    // Its training logs too, for its curve beside the first run's: read in the background and
+    // given to the run (found again by its folder: runs may be removed meanwhile).
+    auto *watcher = new QFutureWatcher<ScalarLog>(this);
+    connect(watcher, &QFutureWatcher<ScalarLog>::finished, this, [this, watcher, folder = run.folder] {
+        for (int index = 1; index < m_state->runCount(); ++index)
+            if (m_state->runAt(index).folder == folder)
+                m_state->setScalarLogAt(index, watcher->result());
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run([path] { return QFileInfo(path).isDir() ? TrainingLogs::read(path) : ScalarLog(); }));
 }
 
 QString MainWindow::tabFileName(int tab) const

@@ -5,6 +5,7 @@
 #include "PlotStyle.h"
 #include "analysis/MetricsTable.h"
 #include "figures/AlphaIntervals.h"
+#include "figures/LineFigure.h"
 
 #include <QActionGroup>
 #include <QClipboard>
@@ -512,6 +513,22 @@ void ChartView::alignPlotLeft(int left)
 }
 
 int ChartView::plotLeft() const { return m_plot->axisRect()->left(); }
+
+QCPItemStraightLine *ChartView::addStepMarker()
+{
+    auto *marker = new QCPItemStraightLine(m_plot);
+    marker->setPen(QPen(QColor(0x88, 0x88, 0x88), 1, Qt::DashLine));
+    marker->setSelectable(false);
+    return marker;
+}
+
+void ChartView::placeStepMarker(QCPItemStraightLine *marker, bool drawn) const
+{
+    const double x = LineFigureBuilder::xOf(*m_state, 0, m_state->currentStep());
+    marker->point1->setCoords(x, 0);
+    marker->point2->setCoords(x, 1);
+    marker->setVisible(drawn && m_state->steps().size() > 1 && !isPaper());
+}
 
 void ChartView::leaveStepAxisToBelow()
 {

@@ -171,6 +171,11 @@ protected:
     MetricSelector *addMetricSelector(Metric initial);
     // Zoom and pan on these axis rects (the views whose axes are continuous: not the heatmaps).
     void enableZoom(const QList<QCPAxisRect *> &rects);
+    // The window's current step as a dashed grey line on the first run's step axis: the lines and
+    // the training curve under them mark the same step. Made once; placed at every step change and
+    // rebuild, shown on screen when the run has several steps and the view draws something.
+    QCPItemStraightLine *addStepMarker();
+    void placeStepMarker(QCPItemStraightLine *marker, bool drawn = true) const;
     // A crosshair with the axis values under the cursor in the main axis rect.
     void enableCrosshair() { m_crosshairEnabled = true; }
     // The crosshair's readout at the axis coordinates under the cursor, and the x its vertical

@@ -115,9 +115,9 @@ void FigureView::addTrainingCurves()
     connect(m_lines, &ChartView::crosshairMoved, m_curves, &ChartView::followCrosshair);
     connect(m_curves, &ChartView::crosshairMoved, m_lines, &ChartView::followCrosshair);
     auto showWhenLogged = [this] {
-        m_curves->setVisible(!m_state->scalarLog().isEmpty());
+        m_curves->setVisible(m_state->hasScalars());
         layoutPanels();
-        if (!m_state->scalarLog().isEmpty())
+        if (m_state->hasScalars())
             m_curves->plot()->xAxis->setRange(m_lines->plot()->xAxis->range());
         m_alignTimer.start();
     };
@@ -274,7 +274,7 @@ QList<QList<ChartView *>> FigureView::panels(QSize size) const
         size = this->size();
     switch (m_kind) {
     case FigureKind::Lines: // the training curves under the lines when the run logged any
-        return m_curves && !m_state->scalarLog().isEmpty() ? QList<QList<ChartView *>>{{m_lines}, {m_curves}} : QList<QList<ChartView *>>{{m_lines}};
+        return m_curves && m_state->hasScalars() ? QList<QList<ChartView *>>{{m_lines}, {m_curves}} : QList<QList<ChartView *>>{{m_lines}};
     case FigureKind::Spectrum: return {{m_spectrum}};
     case FigureKind::SpectrumOverSteps: return {{m_spectrumOverSteps}};
     case FigureKind::Heads: return {{m_heads}};

@@ -15,13 +15,6 @@ namespace rankscope {
 
 namespace {
 
-// Types differ by colour and marker; the k-th visible run by its line's dash pattern.
-Qt::PenStyle runLineStyle(int k)
-{
-    static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine, Qt::DashDotDotLine};
-    return styles[k % 5];
-}
-
 QCPScatterStyle::ScatterShape markerShape(MatrixType type)
 {
     switch (typeMarker(type)) {
@@ -96,14 +89,12 @@ MetricLineChart::MetricLineChart(ViewState *state, QWidget *parent)
         corner->setTypeX(QCPItemPosition::ptAxisRectRatio);
         corner->setTypeY(QCPItemPosition::ptPlotCoords);
     }
-    m_stepMarker = new QCPItemStraightLine(plot());
-    m_stepMarker->setPen(QPen(QColor(0x88, 0x88, 0x88), 1, Qt::DashLine));
-    m_stepMarker->setSelectable(false);
+    m_stepMarker = addStepMarker();
 
     connect(state, &ViewState::resultsChanged, this, [this] { fillModeBox(); rebuild(); });
     connect(state, &ViewState::displayChanged, this, [this] { fillModeBox(); rebuild(); });
     connect(state, &ViewState::highlightChanged, this, &MetricLineChart::rebuild);
-    connect(state, &ViewState::currentStepChanged, this, [this] { updateStepMarker(); refresh(); });
+    connect(state, &ViewState::currentStepChanged, this, [this] { placeStepMarker(m_stepMarker); refresh(); });
     fillModeBox();
     rebuild();
 }
@@ -194,7 +185,7 @@ void MetricLineChart::rebuild()
     for (const RunKey &run : f.runKeys) {
         QCPGraph *key = p->addGraph(); // no data: a legend entry for the run's line style
         key->setName(run.name);
-        key->setPen(QPen(theme().ink, 1.6 * penScale(), runLineStyle(run.runOrder)));
+        key->setPen(QPen(theme().ink, 1.6 * penScale(), PlotStyle::runLineStyle(run.runOrder)));
         key->setSelectable(QCP::stNone);
     }
     p->legend->setVisible(f.legendShown);
@@ -219,7 +210,7 @@ void MetricLineChart::rebuild()
         p->xAxis->setRange(f.xRange->lower, f.xRange->upper);
     if (f.yRange)
         p->yAxis->setRange(f.yRange->lower, f.yRange->upper);
-    updateStepMarker();
+    placeStepMarker(m_stepMarker);
     setNoDataMessage(f.noData);
     refresh();
 }
@@ -305,7 +296,7 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
         // matplotlib draws them (K's cased line covered Q's beside it).
         QCPGraph *casing = p->addGraph();
         QPen edge(typeEdgeOn(series.type, theme().background), width + (dimOnDark ? 1.0 : 1.4) * k);
-        edge.setStyle(runLineStyle(series.runOrder));
+        edge.setStyle(PlotStyle::runLineStyle(series.runOrder));
         casing->setPen(edge);
         casing->removeFromLegend();
         casing->setSelectable(QCP::stNone);
@@ -316,7 +307,7 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
     graph->setName(displayLabel(series.type));
     // Colour and marker are the type; the dash pattern is the run.
     QPen pen = typePen(series.type, width);
-    pen.setStyle(runLineStyle(series.runOrder));
+    pen.setStyle(PlotStyle::runLineStyle(series.runOrder));
     // A hidden type's graph is not drawn; its legend entry is, in grey, so it reads as switched off.
     const QColor edge = series.visible ? typeEdgeOn(series.type, theme().background) : theme().muted;
     if (!series.visible)
@@ -395,13 +386,6 @@ void MetricLineChart::addLayerScale(const LayerColourScale &scale)
     m_layerScale->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
 }
 
-void MetricLineChart::updateStepMarker()
-{
-    const double x = LineFigureBuilder::xOf(*state(), 0, state()->currentStep());
-    m_stepMarker->point1->setCoords(x, 0);
-    m_stepMarker->point2->setCoords(x, 1);
-    m_stepMarker->setVisible(state()->steps().size() > 1 && !isPaper());
-}
 
 QList<QCPGraph *> MetricLineChart::visibleLines() const
 {

@@ -63,7 +63,6 @@ private:
         int index = -1;
     };
     Hit hitAt(const QPoint &pixel) const;
-    void updateStepMarker();
     void fillModeBox();
     // Drawing the figure: the last one's graphs and colour bar go, the new one's parts are added.
     void clearFigure();

@@ -77,6 +77,12 @@ bool wrapsWithin(const QString &text, const QFont &font, int width, int maxLines
            std::all_of(lines.begin(), lines.end(), [&](const QString &line) { return metrics.horizontalAdvance(line) <= width; });
 }
 
+Qt::PenStyle runLineStyle(int k)
+{
+    static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine, Qt::DashDotDotLine};
+    return styles[k % 5];
+}
+
 QString wrapText(const QString &text, const QFont &font, int width, int maxLines)
 {
     const QFontMetricsF metrics(font);

@@ -61,6 +61,9 @@ int legendRowsAbove(QCPLegend *legend, int width);
 void makeRoomForDescenders(QCPLegend *legend);
 
 void setLogScale(QCPAxis *axis, bool log);
+// Types differ by colour and marker; the k-th visible run of a comparison by its line's dash
+// pattern (the metric lines and the training curves under them alike).
+Qt::PenStyle runLineStyle(int k);
 
 QFont titleFont(double basePt = 9);
 // A panel's title on paper: one point over the axis labels, as journals set figure text.

@@ -20,13 +20,11 @@ constexpr double kDefaultSmoothing = 0.6;
 
 TrainingCurveChart::TrainingCurveChart(ViewState *state, QWidget *parent)
     : ChartView(state, parent), m_tagBox(new QComboBox(this)), m_smoothingBox(new QDoubleSpinBox(this)), m_logBox(new QCheckBox(tr("Log y"), this)), m_problems(new QLabel(this)),
-      m_raw(plot()->addGraph()), m_smoothed(plot()->addGraph()), m_marks(plot()->addGraph()), m_stepMarker(new QCPItemStraightLine(plot()))
+      m_stepMarker(addStepMarker())
 {
     // The window's step, as the lines above mark it: the slider moves both.
-    m_stepMarker->setPen(QPen(QColor(0x88, 0x88, 0x88), 1, Qt::DashLine));
-    m_stepMarker->setSelectable(false);
     connect(state, &ViewState::currentStepChanged, this, [this] {
-        updateStepMarker();
+        placeStepMarker(m_stepMarker, m_figure.noData.isEmpty());
         plot()->replot(QCustomPlot::rpQueuedReplot);
     });
     headerLayout()->addWidget(new QLabel(tr("Training scalar"), this));
@@ -43,10 +41,7 @@ TrainingCurveChart::TrainingCurveChart(ViewState *state, QWidget *parent)
     connect(m_tagBox, &QComboBox::activated, this, [this] { setTag(m_tagBox->currentText()); });
     connect(m_smoothingBox, &QDoubleSpinBox::valueChanged, this, &TrainingCurveChart::rebuild);
     connect(m_logBox, &QCheckBox::toggled, this, &TrainingCurveChart::rebuild);
-    m_marks->setLineStyle(QCPGraph::lsNone);
-    for (QCPGraph *graph : {m_raw, m_smoothed, m_marks})
-        graph->setSelectable(QCP::stNone);
-    plot()->legend->setVisible(false);
+
     enableZoom({plot()->axisRect()});
     enableCrosshair();
     connect(state, &ViewState::scalarsChanged, this, &TrainingCurveChart::rebuild);
@@ -92,9 +87,12 @@ void TrainingCurveChart::setStepWindow(std::optional<StepWindow> steps)
 
 void TrainingCurveChart::listTags()
 {
+    // The tags of every shown run's logs, the first run's first.
     QStringList tags;
-    for (const ScalarSeries &s : state()->scalarLog().series())
-        tags << s.tag;
+    for (int run : state()->visibleRuns())
+        for (const ScalarSeries &s : state()->scalarLogAt(run).series())
+            if (!tags.contains(s.tag))
+                tags << s.tag;
     if (!tags.contains(m_tag)) {
         // The loss, as the Trainer, Lightning or TensorBoard spell it, before anything else.
         const QStringList preferred = {QStringLiteral("loss"), QStringLiteral("train/loss"), QStringLiteral("train_loss"), QStringLiteral("val_bpb")};
@@ -113,46 +111,57 @@ void TrainingCurveChart::rebuild()
     listTags();
     m_figure = CurveFigureBuilder(*state(), m_tag, m_smoothingBox->value(), m_logBox->isChecked()).setStepWindow(m_steps).build();
     const CurveFigure &f = m_figure;
+    QCustomPlot *p = plot();
+    p->clearGraphs();
+    m_smoothed.clear();
     const QColor ink = theme().ink;
     QColor faint = ink;
     faint.setAlphaF(0.25);
-    // On paper at the font's scale, as the lines are.
+    // On paper at the font's scale, as the lines are; each run in its lines' dash pattern.
     const double k = penScale();
-    m_raw->setPen(QPen(faint, 1.2 * k));
-    m_smoothed->setPen(QPen(ink, 1.8 * k));
-    m_marks->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, theme().fit, theme().fit, 5 * k));
-    const QVector<double> x(f.x.begin(), f.x.end());
-    m_raw->setData(x, QVector<double>(f.raw.begin(), f.raw.end()), true);
-    m_smoothed->setData(x, QVector<double>(f.smoothed.begin(), f.smoothed.end()), true);
-    m_marks->setData(QVector<double>(f.markX.begin(), f.markX.end()), QVector<double>(f.markY.begin(), f.markY.end()), true);
-    m_raw->setVisible(m_smoothingBox->value() > 0); // unsmoothed, the smoothed line is the points themselves
-    PlotStyle::setLogScale(plot()->yAxis, f.logY);
+    for (const CurveSeries &series : f.series) {
+        const Qt::PenStyle dash = PlotStyle::runLineStyle(series.runOrder);
+        const QVector<double> x(series.x.begin(), series.x.end());
+        QCPGraph *raw = p->addGraph();
+        raw->setPen(QPen(faint, 1.2 * k, dash));
+        raw->setData(x, QVector<double>(series.raw.begin(), series.raw.end()), true);
+        raw->setVisible(m_smoothingBox->value() > 0); // unsmoothed, the smoothed line is the points themselves
+        raw->removeFromLegend();
+        QCPGraph *smoothed = p->addGraph();
+        smoothed->setPen(QPen(ink, 1.8 * k, dash));
+        smoothed->setData(x, QVector<double>(series.smoothed.begin(), series.smoothed.end()), true);
+        QCPGraph *marks = p->addGraph();
+        marks->setLineStyle(QCPGraph::lsNone);
+        marks->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, theme().fit, theme().fit, 5 * k));
+        marks->setData(QVector<double>(series.markX.begin(), series.markX.end()), QVector<double>(series.markY.begin(), series.markY.end()), true);
+        marks->removeFromLegend();
+        for (QCPGraph *graph : {raw, smoothed, marks})
+            graph->setSelectable(QCP::stNone);
+        m_smoothed << smoothed;
+    }
+    // Compared runs are told apart by dash pattern, keyed once in the legend of the lines above.
+    p->legend->setVisible(false);
+    PlotStyle::setLogScale(p->yAxis, f.logY);
     if (f.yRange)
-        plot()->yAxis->setRange(f.yRange->lower, f.yRange->upper);
+        p->yAxis->setRange(f.yRange->lower, f.yRange->upper);
     if (f.xRange && !isZoomed())
-        plot()->xAxis->setRange(f.xRange->lower, f.xRange->upper);
-    plot()->xAxis->setLabel(f.xLabel);
-    plot()->yAxis->setLabel(f.yLabel);
-    updateStepMarker();
+        p->xAxis->setRange(f.xRange->lower, f.xRange->upper);
+    p->xAxis->setLabel(f.xLabel);
+    p->yAxis->setLabel(f.yLabel);
+    placeStepMarker(m_stepMarker, f.noData.isEmpty());
     // Never silent: a damaged record or an unreadable log is said here, the points before it drawn.
-    const QList<ScalarLogProblem> &problems = state()->scalarLog().problems();
+    QList<ScalarLogProblem> problems;
+    for (int run = 0; run < state()->runCount(); ++run)
+        problems += state()->scalarLogAt(run).problems();
     m_problems->setVisible(!problems.isEmpty());
     m_problems->setText(problems.size() == 1 ? tr("\u26a0 a log could not be read whole") : tr("\u26a0 %1 logs could not be read whole").arg(problems.size()));
     QStringList said;
-    for (const ScalarLogProblem &p : problems)
-        said << QStringLiteral("%1: %2").arg(p.path, p.text).toHtmlEscaped();
+    for (const ScalarLogProblem &problem : problems)
+        said << QStringLiteral("%1: %2").arg(problem.path, problem.text).toHtmlEscaped();
     m_problems->setToolTip(said.join(QLatin1String("<br>")));
     setTitle(QString());
     setNoDataMessage(f.noData);
     refresh();
-}
-
-void TrainingCurveChart::updateStepMarker()
-{
-    const double x = LineFigureBuilder::xOf(*state(), 0, state()->currentStep());
-    m_stepMarker->point1->setCoords(x, 0);
-    m_stepMarker->point2->setCoords(x, 1);
-    m_stepMarker->setVisible(state()->steps().size() > 1 && !isPaper() && m_figure.noData.isEmpty());
 }
 
 double TrainingCurveChart::stepMarkerX() const { return m_stepMarker->visible() ? m_stepMarker->point1->coords().x() : std::nan(""); }
@@ -164,7 +173,10 @@ QString TrainingCurveChart::tooltipAt(const QPoint &pixel) const
     const auto readout = m_figure.readoutAt(plot()->xAxis->pixelToCoord(pixel.x()));
     if (!readout)
         return {};
-    return tr("<b>step %1</b><br>%2 = %3").arg(readout->step).arg(m_figure.tag.toHtmlEscaped(), readout->entries.first().value.toHtmlEscaped());
+    QString text = tr("<b>step %1</b>").arg(readout->step);
+    for (const LineReadout::Entry &entry : readout->entries)
+        text += QStringLiteral("<br>%1 = %2").arg(entry.name.toHtmlEscaped(), entry.value.toHtmlEscaped());
+    return text;
 }
 
 QString TrainingCurveChart::crosshairReadout(double x, double, double *snappedX) const
@@ -177,13 +189,7 @@ QString TrainingCurveChart::crosshairReadout(double x, double, double *snappedX)
     return readout->text();
 }
 
-QString TrainingCurveChart::dataCsv() const
-{
-    QString csv = QStringLiteral("step,tag,value,smoothed\n");
-    for (qsizetype i = 0; i < m_figure.steps.size(); ++i)
-        csv += QStringLiteral("%1,%2,%3,%4\n").arg(m_figure.steps[i]).arg(MetricsTable::csvField(m_figure.tag)).arg(m_figure.raw[i], 0, 'g', 10).arg(m_figure.smoothed[i], 0, 'g', 10);
-    return csv;
-}
+QString TrainingCurveChart::dataCsv() const { return m_figure.csv(); }
 
 QString TrainingCurveChart::problemsText() const { return m_problems->isVisibleTo(this) ? m_problems->text() + QLatin1Char('\n') + m_problems->toolTip() : QString(); }
 

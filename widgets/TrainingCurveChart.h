@@ -24,7 +24,8 @@ public:
     // The lines' window of steps (export --steps), so the two share one range.
     void setStepWindow(std::optional<StepWindow> steps);
     const CurveFigure &figure() const { return m_figure; }
-    QCPGraph *smoothedGraph() const { return m_smoothed; }
+    // Each run's smoothed curve, in the figure's order.
+    const QList<QCPGraph *> &smoothedGraphs() const { return m_smoothed; }
     // Where the window's step is marked (NaN when it is not: on paper, one step, nothing drawn).
     double stepMarkerX() const;
     // What could not be read in the logs, as the header's warning says it ("" when all was read);
@@ -33,7 +34,7 @@ public:
 
     QString tooltipAt(const QPoint &pixel) const override;
     std::optional<MatrixKey> matrixAt(const QPoint &) const override { return std::nullopt; }
-    // step,tag,value,smoothed: the points as drawn.
+    // step,tag,value,smoothed (and run when compared): the points as drawn (CurveFigure::csv).
     QString dataCsv() const override;
 
 public slots:
@@ -47,7 +48,6 @@ protected:
 private:
     // The tags of the run's logs in the box; the chosen one kept, else the loss, else the first.
     void listTags();
-    void updateStepMarker();
 
     QComboBox *m_tagBox;
     QDoubleSpinBox *m_smoothingBox;
@@ -56,7 +56,7 @@ private:
     QString m_tag;
     std::optional<StepWindow> m_steps;
     CurveFigure m_figure;
-    QCPGraph *m_raw, *m_smoothed, *m_marks;
+    QList<QCPGraph *> m_smoothed;
     QCPItemStraightLine *m_stepMarker;
 };
 

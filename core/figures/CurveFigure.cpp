@@ -1,5 +1,6 @@
 #include "figures/CurveFigure.h"
 
+#include "analysis/MetricsTable.h"
 #include "io/TrainingLogs.h"
 
 #include <algorithm>
@@ -38,33 +39,45 @@ CurveFigure CurveFigureBuilder::build() const
     figure.yLabel = m_tag;
     figure.xLabel = m_state.relativeStep() ? tr("Fraction of training (step / last step)") : tr("Training step");
     figure.xRange = LineFigureBuilder::stepRange(m_state, m_steps);
-    const ScalarSeries *series = m_state.scalarLog().find(m_tag);
-    if (!series || series->points.isEmpty()) {
-        figure.noData = m_state.scalarLog().isEmpty() ? tr("No scalars logged beside the checkpoints (TensorBoard, trainer_state.json, Lightning's metrics.csv, nanochat)")
-                                                      : tr("No scalar %1 in the run's logs").arg(m_tag);
+    const QList<int> runs = m_state.visibleRuns();
+    figure.compared = runs.size() > 1;
+    for (qsizetype k = 0; k < runs.size(); ++k) {
+        const ScalarSeries *logged = m_state.scalarLogAt(runs[k]).find(m_tag);
+        if (!logged || logged->points.isEmpty())
+            continue;
+        CurveSeries series;
+        series.run = runs[k];
+        series.runOrder = int(k);
+        series.runName = m_state.runNameAt(runs[k]);
+        for (const ScalarPoint &p : logged->points) {
+            series.steps << p.step;
+            series.x << LineFigureBuilder::xOf(m_state, runs[k], p.step);
+            series.raw << plottedValue(p.value, m_logY);
+        }
+        series.smoothed = debiasedSmoothing(series.raw, m_smoothing);
+        // The run's checkpoints on its curve: the smoothed value at the last point logged at or before each.
+        for (qint64 step : m_state.stepsAt(runs[k])) {
+            const auto after = std::upper_bound(series.steps.begin(), series.steps.end(), step);
+            if (after == series.steps.begin())
+                continue;
+            const qsizetype i = (after - series.steps.begin()) - 1;
+            series.markX << LineFigureBuilder::xOf(m_state, runs[k], step);
+            series.markY << series.smoothed[i];
+        }
+        figure.series.append(std::move(series));
+    }
+    if (figure.series.isEmpty()) {
+        figure.noData = !m_state.hasScalars() ? tr("No scalars logged beside the checkpoints (TensorBoard, trainer_state.json, Lightning's metrics.csv, nanochat)")
+                                              : tr("No scalar %1 in the run's logs").arg(m_tag);
         return figure;
     }
-    for (const ScalarPoint &p : series->points) {
-        figure.steps << p.step;
-        figure.x << LineFigureBuilder::xOf(m_state, 0, p.step);
-        figure.raw << plottedValue(p.value, m_logY);
-    }
-    figure.smoothed = debiasedSmoothing(figure.raw, m_smoothing);
-    // The checkpoints on the curve: the smoothed value at the last point logged at or before each.
-    for (qint64 step : m_state.stepsAt(0)) {
-        const auto after = std::upper_bound(figure.steps.begin(), figure.steps.end(), step);
-        if (after == figure.steps.begin())
-            continue;
-        const qsizetype i = (after - figure.steps.begin()) - 1;
-        figure.markX << LineFigureBuilder::xOf(m_state, 0, step);
-        figure.markY << figure.smoothed[i];
-    }
     double low = INFINITY, high = -INFINITY;
-    for (double v : figure.raw)
-        if (std::isfinite(v)) {
-            low = std::min(low, v);
-            high = std::max(high, v);
-        }
+    for (const CurveSeries &series : std::as_const(figure.series))
+        for (double v : series.raw)
+            if (std::isfinite(v)) {
+                low = std::min(low, v);
+                high = std::max(high, v);
+            }
     if (low <= high) {
         const double pad = m_logY ? 0 : 0.05 * std::max(high - low, std::abs(high) * 1e-6);
         figure.yRange = m_logY ? AxisRange{low / 1.2, high * 1.2} : AxisRange{low - pad, high + pad};
@@ -74,17 +87,52 @@ CurveFigure CurveFigureBuilder::build() const
     return figure;
 }
 
+namespace {
+qsizetype nearestIndex(const QList<double> &x, double at)
+{
+    return std::min_element(x.begin(), x.end(), [at](double a, double b) { return std::abs(a - at) < std::abs(b - at); }) - x.begin();
+}
+} // namespace
+
 std::optional<LineReadout> CurveFigure::readoutAt(double at) const
 {
-    if (x.isEmpty())
+    // The nearest logged point of any run; then each run's own nearest point to it.
+    const CurveSeries *closest = nullptr;
+    qsizetype closestAt = 0;
+    for (const CurveSeries &s : series) {
+        if (s.x.isEmpty())
+            continue;
+        const qsizetype i = nearestIndex(s.x, at);
+        if (!closest || std::abs(s.x[i] - at) < std::abs(closest->x[closestAt] - at))
+            closest = &s, closestAt = i;
+    }
+    if (!closest)
         return std::nullopt;
-    const auto nearest = std::min_element(x.begin(), x.end(), [at](double a, double b) { return std::abs(a - at) < std::abs(b - at); });
-    const qsizetype i = nearest - x.begin();
     LineReadout readout;
-    readout.x = x[i];
-    readout.step = steps[i];
-    readout.entries.append({tag, QStringLiteral("%1 (smoothed %2)").arg(valueNumber(raw[i]), valueNumber(smoothed[i]))});
+    readout.x = closest->x[closestAt];
+    readout.step = closest->steps[closestAt];
+    for (const CurveSeries &s : series) {
+        if (s.x.isEmpty())
+            continue;
+        const qsizetype i = nearestIndex(s.x, readout.x);
+        const QString name = compared ? QStringLiteral("%1 \u00b7 %2").arg(tag, s.runName) : tag;
+        QString value = QStringLiteral("%1 (smoothed %2)").arg(valueNumber(s.raw[i]), valueNumber(s.smoothed[i]));
+        if (s.steps[i] != readout.step)
+            value += QStringLiteral(" at step %1").arg(s.steps[i]);
+        readout.entries.append({name, value});
+    }
     return readout;
+}
+
+QString CurveFigure::csv() const
+{
+    QString csv = compared ? QStringLiteral("step,tag,value,smoothed,run\n") : QStringLiteral("step,tag,value,smoothed\n");
+    for (const CurveSeries &s : series)
+        for (qsizetype i = 0; i < s.steps.size(); ++i) {
+            csv += QStringLiteral("%1,%2,%3,%4").arg(s.steps[i]).arg(MetricsTable::csvField(tag)).arg(s.raw[i], 0, 'g', 10).arg(s.smoothed[i], 0, 'g', 10);
+            csv += compared ? QStringLiteral(",%1\n").arg(MetricsTable::csvField(s.runName)) : QStringLiteral("\n");
+        }
+    return csv;
 }
 
 } // namespace rankscope

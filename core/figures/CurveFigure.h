@@ -20,21 +20,35 @@ namespace rankscope {
 // not count; a constant series is left as it is. w in [0, 1]; 0 leaves every point as it is.
 QList<double> debiasedSmoothing(const QList<double> &values, double weight);
 
-struct CurveFigure {
-    QString tag;
-    QString xLabel, yLabel;
+// One run's curve: the first run's, or a compared run's.
+struct CurveSeries {
+    int run = 0;      // the run in the ViewState
+    int runOrder = 0; // its place among the shown runs: its dash pattern, as its lines have it
+    QString runName;
     QList<qint64> steps;         // as logged
     QList<double> x;             // where each point sits on the lines' step axis
     QList<double> raw, smoothed; // the values, and TensorBoard's smoothing of them
-    QList<double> markX, markY;  // each checkpoint's step on the smoothed curve
+    QList<double> markX, markY;  // each of the run's checkpoints on its smoothed curve
+};
+
+struct CurveFigure {
+    QString tag;
+    QString xLabel, yLabel;
+    // Each shown run whose logs hold the tag, in the runs' order (the first run alone when no
+    // run is compared).
+    QList<CurveSeries> series;
+    bool compared = false; // several runs shown: the runs' dash patterns and names are keyed
     std::optional<AxisRange> xRange; // the lines' step range (LineFigureBuilder::stepRange)
     bool logY = false;
     std::optional<AxisRange> yRange;
     QString noData; // why nothing is drawn, empty when something is
 
     // The logged point nearest x on the step axis, as the crosshair and the hover read it out:
-    // "step 1200\nloss  2.345 (smoothed 2.401)". None when nothing is drawn.
+    // "step 1200\nloss  2.345 (smoothed 2.401)"; compared, each run's nearest point there
+    // ("loss · run-b  2.310 (smoothed 2.380)"). None when nothing is drawn.
     std::optional<LineReadout> readoutAt(double x) const;
+    // step,tag,value,smoothed (and run, when runs are compared): the points as drawn.
+    QString csv() const;
 };
 
 class CurveFigureBuilder {

@@ -199,18 +199,24 @@ void ViewState::removeComparedRun(int index)
 {
     if (index < 1 || index >= m_runs.size())
         return;
+    const bool logged = !m_runs[index].scalars.isEmpty();
     m_runs.removeAt(index);
     reindex();
     emit resultsChanged();
+    if (logged)
+        emit scalarsChanged(); // its curves go with it
 }
 
 void ViewState::clearComparedRuns()
 {
     if (m_runs.size() == 1)
         return;
+    const bool logged = std::any_of(m_runs.begin() + 1, m_runs.end(), [](const ShownRun &r) { return !r.scalars.isEmpty(); });
     m_runs.resize(1);
     reindex();
     emit resultsChanged();
+    if (logged)
+        emit scalarsChanged();
 }
 
 void ViewState::renameRun(int index, const QString &name)
@@ -481,10 +487,17 @@ void ViewState::resetLayerRanges()
     emit displayChanged();
 }
 
-void ViewState::setScalarLog(const ScalarLog &log)
+void ViewState::setScalarLogAt(int index, const ScalarLog &log)
 {
-    m_scalars = log;
+    if (index < 0 || index >= m_runs.size())
+        return;
+    m_runs[index].scalars = log;
     emit scalarsChanged();
+}
+
+bool ViewState::hasScalars() const
+{
+    return std::any_of(m_runs.begin(), m_runs.end(), [](const ShownRun &r) { return !r.scalars.isEmpty(); });
 }
 
 void ViewState::setCurrentStep(qint64 step)

@@ -58,6 +58,7 @@ public:
     const QList<MatrixResult> &headResults() const { return m_runs.first().run.headResults; }
     QString runName() const { return m_runs.first().name; }
     const QList<MatrixResult> &resultsAt(int index) const { return shown(index).run.results; }
+    const RunAnalysis &runAt(int index) const { return shown(index).run; }
     QString runNameAt(int index) const { return shown(index).name; }
     void renameRun(int index, const QString &name);
     bool isRunVisible(int index) const { return shown(index).visible; }
@@ -160,9 +161,14 @@ public:
     std::optional<MatrixKey> highlighted() const { return m_highlighted; }
     void setHighlighted(std::optional<MatrixKey> key);
 
-    // The scalars the first run's training logged (loss, learning rate), for the curves under its lines.
-    const ScalarLog &scalarLog() const { return m_scalars; }
-    void setScalarLog(const ScalarLog &log);
+    // The scalars a run's training logged (loss, learning rate), for the curves under the lines:
+    // the first run's, and each compared run's (kept with the run, gone when it goes).
+    const ScalarLog &scalarLog() const { return m_runs.first().scalars; }
+    const ScalarLog &scalarLogAt(int index) const { return shown(index).scalars; }
+    void setScalarLog(const ScalarLog &log) { setScalarLogAt(0, log); }
+    void setScalarLogAt(int index, const ScalarLog &log);
+    // Whether any run's logs hold a scalar.
+    bool hasScalars() const;
 
     // Where the lines' and bars' legend goes.
     LegendPosition legendPosition() const { return m_legendPosition; }
@@ -203,6 +209,7 @@ private:
         QList<qint64> steps;
         QHash<QString, QList<int>> layers; // by block
         QHash<QString, QSet<MatrixType>> types;
+        ScalarLog scalars;
     };
     const ShownRun &shown(int index) const { return m_runs[std::clamp(index, 0, int(m_runs.size()) - 1)]; }
     // The shown run with the most layers in the block (the first of equals): relative depth is measured on it.
@@ -228,7 +235,6 @@ private:
     LayerRange m_layerRange;
     QMap<LayerView, LayerRange> m_ownLayerRanges; // the lines' and bars' own ranges, when set
     qint64 m_currentStep = 0;
-    ScalarLog m_scalars;
     bool m_followLastStep = true;
     bool m_holdStep = false; // the run is being read again: the current step waits for its results
     std::optional<MatrixKey> m_highlighted;

@@ -380,6 +380,23 @@ private slots:
         r = runRankscope({"export", dir.path(), "--figure", "lines+curves", "--out", svg});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("--figure lines+curves needs --scalar TAG"), qPrintable(r.err));
+        // Runs compared: each run's own curve, from its own logs.
+        QTemporaryDir second;
+        for (const char *name : {"ckpt_000000.pt", "ckpt_001000.pt"})
+            QVERIFY(QFile::copy(dir.filePath(name), second.filePath(name)));
+        QFile secondState(second.filePath("trainer_state.json"));
+        QVERIFY(secondState.open(QIODevice::WriteOnly));
+        secondState.write(R"({"global_step": 1000, "log_history": [{"loss": 5.5, "step": 0}, {"loss": 2.75, "step": 1000}]})");
+        secondState.close();
+        const QString numbers = dir.filePath("curves.csv");
+        r = runRankscope({"export", dir.path(), second.path(), "--figure", "lines+curves", "--scalar", "loss", "--out", numbers});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile data(numbers);
+        QVERIFY(data.open(QIODevice::ReadOnly));
+        const QString csvText = QString::fromUtf8(data.readAll());
+        const QString firstName = QFileInfo(dir.path()).fileName(), secondName = QFileInfo(second.path()).fileName();
+        QVERIFY2(csvText.contains("\nstep,tag,value,smoothed,run\n100,loss,4.5,4.5," + firstName + "\n"), qPrintable(csvText));
+        QVERIFY2(csvText.contains("\n1000,loss,2.75,") && csvText.contains("," + secondName + "\n"), qPrintable(csvText));
     }
 
     void exitStatusSaysWhatWasSkipped()

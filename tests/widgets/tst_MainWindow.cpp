@@ -197,6 +197,30 @@ private slots:
         QCOMPARE(window.state()->runCount(), 1);
     }
 
+    // A compared run brings its own training logs: its curve is drawn beside the first run's.
+    void comparedRunsBringTheirLogs()
+    {
+        QTemporaryDir other;
+        for (const char *name : {"ckpt_000000.pt", "ckpt_001000.pt"})
+            QVERIFY(QFile::copy(QDir(RANKSCOPE_DEMO_RUN).filePath(name), other.filePath(name)));
+        QFile state(other.filePath("trainer_state.json"));
+        QVERIFY(state.open(QIODevice::WriteOnly));
+        state.write(R"({"global_step": 1000, "log_history": [{"loss": 5.5, "step": 0}, {"loss": 2.75, "step": 1000}]})");
+        state.close();
+        MainWindow window;
+        QSignalSpy finished(window.controller(), &AnalysisController::finished);
+        window.openPath(RANKSCOPE_DEMO_RUN);
+        QVERIFY(finished.wait(30000));
+        QVERIFY(!window.state()->hasScalars()); // the demo run logs nothing
+        window.addComparedRun(other.path());
+        QTRY_COMPARE_WITH_TIMEOUT(window.state()->runCount(), 2, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.state()->scalarLogAt(1).find("loss"), 10000);
+        QCOMPARE(window.state()->scalarLogAt(1).find("loss")->points.size(), 2);
+        QVERIFY(window.state()->scalarLog().isEmpty());
+        window.state()->removeComparedRun(1);
+        QVERIFY(!window.state()->hasScalars());
+    }
+
     // Rules that ignore the O projections: loading them re-analyses the run without those matrices.
     void namingRulesLoadInTheWindow()
     {

@@ -343,7 +343,7 @@ private slots:
         QCOMPARE(view.panels().size(), 2);
         QVERIFY(view.curveChart()->isVisible());
         QCOMPARE(view.curveChart()->tag(), QStringLiteral("loss"));
-        QCOMPARE(view.curveChart()->figure().markX.size(), 6); // every checkpoint marked
+        QCOMPARE(view.curveChart()->figure().series.first().markX.size(), 6); // every checkpoint marked
         view.lineChart()->plot()->xAxis->setRange(200, 800);
         QCOMPARE(view.curveChart()->plot()->xAxis->range(), QCPRange(200, 800));
         view.curveChart()->plot()->xAxis->setRange(100, 900);

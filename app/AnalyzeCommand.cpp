@@ -14,6 +14,7 @@
 
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/RunWatch.h"
+#include "analysis/BaseModelRuns.h"
 #include "io/OutputFile.h"
 #include "base/PrintableText.h"
 
@@ -103,6 +104,10 @@ struct AnalyzeOptionSet {
                                                    "nanochat's meta files; rankscope info lists them), as a column of --csv and --json: its value at each "
                                                    "row's step, or the last one logged before it. Repeatable."),
                                     QStringLiteral("TAG")};
+    const QCommandLineOption base{QStringLiteral("base"),
+                                  QStringLiteral("FOLDER is a LoRA adapter run: also analyse its merged weights W0 + dW at every step and the base model's "
+                                                 "W0 of the adapted modules, read from PATH (rows marked merged and base in the weights column)."),
+                                  QStringLiteral("PATH")};
     const QCommandLineOption autosave{QStringLiteral("autosave"), QStringLiteral("Seconds between saves of the results file while the analysis runs (default 10; 0: after every checkpoint). A killed job loses at most this much."), QStringLiteral("S"), QStringLiteral("10")};
     const QCommandLineOption delta{QStringLiteral("delta"), QStringLiteral("Also compute the change from the reference checkpoint, D = W - W_ref (delta_* columns and D's spectrum): a second decomposition of every matrix.")};
     const QCommandLineOption reference{QStringLiteral("reference"), QStringLiteral("--delta: the step of the reference checkpoint (default: the run's first)."), QStringLiteral("STEP")};
@@ -211,7 +216,7 @@ ParsedOptions<AnalyzeOptions> parseAnalyzeOptions(const QStringList &arguments)
     parser.addEnergyOption();
     parser.addOptions({o.jobs, o.csv, o.json, o.method, o.device});
     parser.addRulesOption();
-    parser.addOptions({o.results, o.noCache, o.quiet, o.watch, o.settle, o.runs, o.randDistance, o.delta, o.reference, o.subspace, o.subspaceK, o.alphaCi, o.heads, o.autosave, o.scalar});
+    parser.addOptions({o.results, o.noCache, o.quiet, o.watch, o.settle, o.runs, o.randDistance, o.delta, o.reference, o.subspace, o.subspaceK, o.alphaCi, o.heads, o.autosave, o.scalar, o.base});
     if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
         return *exit;
     if (parser.positionalArguments().size() != 1)
@@ -230,6 +235,11 @@ ParsedOptions<AnalyzeOptions> parseAnalyzeOptions(const QStringList &arguments)
     options.watch = parser.isSet(o.watch);
     options.eachRun = parser.isSet(o.runs);
     options.scalars = parser.values(o.scalar);
+    options.base = valueIfSet(parser, o.base);
+    if (options.base && options.eachRun)
+        return parser.refusal(QStringLiteral("--base goes with one adapter run, not with --runs"));
+    if (options.base && !QFileInfo(*options.base).isDir())
+        return parser.refusal(QStringLiteral("--base %1: not a folder").arg(printableText(*options.base)));
     return options;
 }
 
@@ -285,6 +295,7 @@ private:
     std::optional<int> openDevice();
     bool refusedOutputs(const RunTarget &target, bool withResults);
     int pass(const RunTarget &target);
+    RunAnalysis withBase(const RunAnalysis &updates, const RunTarget &target, const RunLoadOptions &options);
     void reportRun(const RunAnalysis &run);
     bool writeTables(const RunAnalysis &run, const RunTarget &target);
     // The --scalar series of a run's logs; nullopt, said, when one is not there.
@@ -320,6 +331,10 @@ std::optional<int> AnalyzeRun::joinTeam()
     m_leads = !m_team || m_team->leads();
     if (!m_leads)
         m_err.setString(&m_discarded, QIODevice::WriteOnly); // rank 0 says what there is to say
+    if (m_team && m_team->size() > 1 && m_options.base) {
+        m_err << "rankscope analyze: --base runs in one process; start it without mpirun\n";
+        return 1;
+    }
     if (m_team && m_team->size() > 1 && m_options.watch) {
         m_err << "rankscope analyze: --watch runs in one process; start it without mpirun\n";
         return 1;
@@ -429,7 +444,7 @@ int AnalyzeRun::pass(const RunTarget &target)
         m_last = loaded.takeForNextPass();
         return 0;
     }
-    const RunAnalysis &run = *loaded.run;
+    const RunAnalysis run = m_options.base ? withBase(*loaded.run, target, passOptions) : *loaded.run;
     reportRun(run);
     // The cache only saves time; a results file the user named is an output like the others.
     const bool written = writeTables(run, target) && !(m_options.results && !run.resultsError.isEmpty());
@@ -441,6 +456,21 @@ int AnalyzeRun::pass(const RunTarget &target)
     // the results hold, so that opt-in metrics cached by earlier analyses stay in the results file.
     m_last = loaded.takeForNextPass();
     return int(status);
+}
+
+// --base: the run's merged weights and the base's own, each through its cache, joined to the
+// run's updates (BaseModelRuns).
+RunAnalysis AnalyzeRun::withBase(const RunAnalysis &updates, const RunTarget &target, const RunLoadOptions &options)
+{
+    const auto progress = [&](const AnalysisProgress &p, const QList<MatrixResult> &results) {
+        if (!m_silent)
+            printProgress(m_err, m_terminal, p, !results.isEmpty());
+    };
+    LoadedRun merged = loadRun(target.folder, BaseModelRuns::mergedOptions(options, target.folder, *m_options.base), progress);
+    LoadedRun base = loadRun(*m_options.base, BaseModelRuns::baseOptions(options, *m_options.base), progress);
+    for (const QString &message : merged.messages + base.messages)
+        m_err << message << '\n';
+    return BaseModelRuns::joined(updates, merged.run.value_or(RunAnalysis()), base.run.value_or(RunAnalysis()));
 }
 
 // What was not analysed and why, the notes, and what is left for a later pass.

@@ -24,6 +24,7 @@ struct AnalyzeOptions {
     bool watch = false;
     bool eachRun = false; // --runs
     QStringList scalars;  // --scalar: tags training logged, a column each in --csv/--json
+    std::optional<QString> base; // --base: the model a LoRA run adapts (BaseModelRuns)
 };
 
 // arguments: "analyze" and what follows it.

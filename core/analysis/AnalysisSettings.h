@@ -46,6 +46,9 @@ struct AnalysisSettings {
     // alpha's bootstrap interval (alpha_ci_low, alpha_ci_high; spectral/AlphaInterval): from the
     // spectrum alone, so results stored without it gain it without a checkpoint being read.
     bool alphaCi = false;
+    // --base: the model folder a LoRA run adapts. Set, the run's matrices are its merged weights
+    // W₀ + ΔW (MergeBase), rows marked "merged", instead of its updates; kept in a cache of their own.
+    QString mergeBase;
     // Per-head spectra (--heads): every head of Q, K, V and O, and each query head's QK and OV
     // circuits (HeadPlan, HeadSpectra), kept in RunAnalysis::headResults.
     bool heads = false;

@@ -1,5 +1,6 @@
 #include "analysis/AnalysisSettingsKey.h"
 
+#include "analysis/MergeBase.h"
 #include "spectral/AlphaInterval.h"
 
 #include <limits>
@@ -38,6 +39,9 @@ AnalysisSettingsKey AnalysisSettingsKey::of(const AnalysisSettings &settings, co
     if (settings.alphaCi)
         key.alphaCiResamples = kAlphaCiResamples;
     key.heads = settings.heads;
+    // Merged weights are other matrices than the run's updates: their own spectra, by the base's content.
+    if (!settings.mergeBase.isEmpty())
+        key.others << QStringLiteral("merged=") + MergeBase::identity(settings.mergeBase);
     return key;
 }
 

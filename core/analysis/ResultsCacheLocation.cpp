@@ -7,9 +7,10 @@
 
 namespace rankscope {
 
-QString ResultsCacheLocation::forFolder(const QString &folder)
+namespace {
+QString cleanAbsolute(const QString &path) { return QDir::cleanPath(QFileInfo(path).absoluteFilePath()); }
+QString cacheFile(const QByteArray &key)
 {
-    const QByteArray key = QDir::cleanPath(QFileInfo(folder).absoluteFilePath()).toUtf8();
     const QString hash = QString::fromLatin1(QCryptographicHash::hash(key, QCryptographicHash::Sha1).toHex().left(20));
     QString cache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
     // The XDG spec makes a relative XDG_CACHE_HOME invalid, to be ignored; Qt 6.4 would use it,
@@ -18,6 +19,14 @@ QString ResultsCacheLocation::forFolder(const QString &folder)
     if (!xdg.isEmpty() && QDir::isRelativePath(xdg) && cache.startsWith(xdg))
         cache = QDir::homePath() + QStringLiteral("/.cache") + cache.mid(xdg.size());
     return cache + QStringLiteral("/runs/") + hash + QStringLiteral(".h5");
+}
+} // namespace
+
+QString ResultsCacheLocation::forFolder(const QString &folder) { return cacheFile(cleanAbsolute(folder).toUtf8()); }
+
+QString ResultsCacheLocation::forMergedFolder(const QString &folder, const QString &base)
+{
+    return cacheFile((cleanAbsolute(folder) + QStringLiteral("\nmerged with ") + cleanAbsolute(base)).toUtf8());
 }
 
 } // namespace rankscope

@@ -12,6 +12,9 @@ public:
     // <cache>/runs/<sha1 of the folder's clean absolute path, 20 hex digits>.h5; the same for
     // every spelling of one folder (trailing slash, relative to the working folder).
     static QString forFolder(const QString &folder);
+    // A LoRA run's merged weights with the base at `base` (--base): a file of their own beside the
+    // run's, so that the run's updates and its merged weights never replace each other.
+    static QString forMergedFolder(const QString &folder, const QString &base);
 };
 
 } // namespace rankscope

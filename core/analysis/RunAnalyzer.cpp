@@ -1,12 +1,16 @@
 #include "analysis/RunAnalyzer.h"
 
+#include "analysis/MergeBase.h"
+
 #include "analysis/CheckpointPlan.h"
 #include "analysis/DeltaPlan.h"
 #include "analysis/HeadSpectra.h"
 #include "analysis/MatrixSolve.h"
+#include "analysis/MergeBase.h"
 #include "analysis/PlannedTensorRead.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/SubspaceOverlapPlan.h"
+#include "base/PrintableText.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "spectral/AlphaInterval.h"
@@ -141,6 +145,18 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
     if (delta.enabled() && !steps.checkpoints.isEmpty() && !delta.open(steps.checkpoints, m_settings.referenceStep, m_rules, run))
         return run;
     m_delta = &delta;
+    // --base: the model the run's updates are merged into, open for the whole run.
+    std::unique_ptr<MergeBase> merge;
+    if (!m_settings.mergeBase.isEmpty()) {
+        QString problem;
+        merge = MergeBase::open(m_settings.mergeBase, m_rules, &problem);
+        if (!merge) {
+            run.issues.append({m_settings.mergeBase, {}, problem, true});
+            m_delta = nullptr;
+            return run;
+        }
+    }
+    m_merge = merge.get();
     // What an earlier analysis with the same settings already knows, by checkpoint path.
     const CacheReusePlan cache(previous, run.settingsKey, steps.checkpoints);
     SubspaceOverlapPlan subspace = m_settings.subspace
@@ -154,6 +170,7 @@ RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCall
         if (cancelled() || takeCheckpoint(pass, i) == Outcome::Cancelled)
             break;
     m_delta = nullptr;
+    m_merge = nullptr;
     run.cancelled = cancelled();
     sortResults(run.results);
     sortResults(run.headResults);
@@ -346,6 +363,18 @@ bool RunAnalyzer::openCheckpoint(CheckpointJob &job)
     for (const QString &note : job.plan.layout.notes)
         if (!job.run.notes.contains(note))
             job.run.notes << note;
+    if (m_merge) {
+        // Merged weights are W₀ + ΔW of the run's LoRA updates: a checkpoint without any, or whose
+        // adapter does not merge so, is said and has none.
+        const bool updates = std::any_of(job.plan.layout.typed.begin(), job.plan.layout.typed.end(), [](const PlannedTensor &t) { return bool(t.update); });
+        QString refusal = MergeBase::refusal(job.file.adapterConfig);
+        if (!updates)
+            refusal = QStringLiteral("holds no LoRA update to merge into --base %1").arg(printableText(m_merge->path()));
+        if (!refusal.isEmpty()) {
+            issues.append({job.record.path, {}, QStringLiteral("no merged weights: ") + refusal, true});
+            job.plan.layout.typed.clear();
+        }
+    }
     if (m_settings.heads)
         planHeads(job);
     return true;
@@ -408,6 +437,8 @@ bool RunAnalyzer::readWorkItem(CheckpointJob &job, const PlannedTensor &tensor, 
 {
     job.readClock.restart();
     PlannedTensorRead read = PlannedTensorRead::read(*job.reader, tensor, slice, job.blockSize);
+    if (m_merge && tensor.update && read.ok())
+        read = m_merge->merged(tensor, read); // W₀ + ΔW, whole, in place of the update's factors
     job.run.timings.readSeconds += job.readClock.nsecsElapsed() * 1e-9;
     if (!read.ok()) {
         job.run.issues.append({job.record.path, tensor.tensor, read.error, false});
@@ -447,7 +478,9 @@ void RunAnalyzer::queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, c
     task.base.dtype = tensor.dtype;
     task.base.rows = partRows;
     task.base.cols = partCols;
-    if (tensor.update) {
+    if (m_merge) {
+        task.base.weights = QStringLiteral("merged"); // the fine-tuned model's: W₀ + ΔW, or a module trained whole
+    } else if (tensor.update) {
         task.base.weights = QStringLiteral("update");
         task.base.updateRank = tensor.update->rank;
         task.unscaled = !tensor.update->scale;

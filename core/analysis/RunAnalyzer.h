@@ -23,6 +23,8 @@
 
 namespace rankscope {
 
+class MergeBase;
+
 class DeltaPlan;
 struct PlannedTensorRead;
 
@@ -85,6 +87,7 @@ private:
     TeamSchedule m_team{m_settings.team};
     AnalysisProgressModel m_progressModel{m_settings.method, m_settings.jobs * m_team.size()};
     DeltaPlan *m_delta = nullptr; // --delta: the reference compared with, during analyzeFolder
+    MergeBase *m_merge = nullptr; // --base: the model the run's updates are merged into, during analyzeFolder
 };
 
 } // namespace rankscope

@@ -30,7 +30,8 @@ LoadedRun loadRun(const QString &source, const RunLoadOptions &options, const Ru
     }
     AnalysisSettings settings = options.settings;
     if (settings.resultsPath.isEmpty() && options.useCache)
-        settings.resultsPath = ResultsCacheLocation::forFolder(source);
+        settings.resultsPath = settings.mergeBase.isEmpty() ? ResultsCacheLocation::forFolder(source)
+                                                            : ResultsCacheLocation::forMergedFolder(source, settings.mergeBase);
     std::optional<RunAnalysis> previous;
     if (options.previous) {
         previous = *options.previous;

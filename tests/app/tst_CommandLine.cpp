@@ -399,6 +399,68 @@ private slots:
         QVERIFY2(csvText.contains("\n1000,loss,2.75,") && csvText.contains("," + secondName + "\n"), qPrintable(csvText));
     }
 
+    // analyze --base: a LoRA run's updates, its merged weights and the base's own, one CSV whose
+    // weights column says which each row is; the merged rows are cached apart from the run's.
+    void adapterRunBesideItsBase()
+    {
+        QTemporaryDir run, base, cache;
+        std::mt19937_64 rng(31);
+        std::normal_distribution<float> normal;
+        const auto matrix = [&](const QString &name, int rows, int cols, float scale) {
+            QByteArray data;
+            for (int i = 0; i < rows * cols; ++i) {
+                const float v = scale * normal(rng);
+                data.append(reinterpret_cast<const char *>(&v), sizeof v);
+            }
+            return SafeTensor{name, "F32", {rows, cols}, data};
+        };
+        const auto save = [](const QString &path, const QByteArray &bytes) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes);
+        };
+        save(QDir(base.path()).filePath("model.safetensors"), safetensorsFile({matrix("model.layers.0.self_attn.q_proj.weight", 16, 16, 0.2f),
+                                                                               matrix("model.layers.0.self_attn.v_proj.weight", 16, 16, 0.2f)}));
+        for (int step : {5, 10}) {
+            const QString folder = QDir(run.path()).filePath(QStringLiteral("checkpoint-%1").arg(step));
+            QDir().mkpath(folder);
+            save(QDir(folder).filePath("adapter_model.safetensors"),
+                 safetensorsFile({matrix("base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight", 2, 16, 0.5f),
+                                  matrix("base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight", 16, 2, 0.5f)}));
+            save(QDir(folder).filePath("adapter_config.json"),
+                 R"({"peft_type": "LORA", "r": 2, "lora_alpha": 4, "target_modules": ["q_proj"], "base_model_name_or_path": "meta-llama/Llama-3.2-1B"})");
+            save(QDir(folder).filePath("trainer_state.json"), QByteArray("{\"global_step\": ") + QByteArray::number(step) + "}");
+        }
+        qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
+        const QString csv = QDir(run.path()).filePath("m.csv");
+        Run r = runRankscope({"analyze", run.path(), "--base", base.path(), "--csv", csv, "--quiet"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile table(csv);
+        QVERIFY(table.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(table.readAll()).split('\n', Qt::SkipEmptyParts);
+        const qsizetype weights = lines.first().split(',').indexOf("weights");
+        QVERIFY2(weights >= 0, qPrintable(lines.first()));
+        QStringList kinds;
+        for (const QString &line : lines.mid(1))
+            kinds << line.split(',').value(weights);
+        kinds.sort();
+        // Q's update and merged weights at two steps; the base's Q alone (v_proj is not adapted).
+        QCOMPARE(kinds, (QStringList{"base", "merged", "merged", "update", "update"}));
+        // Again from the caches, the same table; the run alone is as it was, its cache untouched.
+        const QByteArray first = contents(csv);
+        r = runRankscope({"analyze", run.path(), "--base", base.path(), "--csv", csv, "--quiet"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(contents(csv), first);
+        r = runRankscope({"analyze", run.path(), "--csv", csv, "--quiet"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(contents(csv)).count(",update,"), 2);
+        QVERIFY(!QString::fromUtf8(contents(csv)).contains(",merged,"));
+        r = runRankscope({"analyze", run.path(), "--base", run.filePath("nowhere")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("--base") && r.err.contains("not a folder"), qPrintable(r.err));
+        qunsetenv("XDG_CACHE_HOME");
+    }
+
     void exitStatusSaysWhatWasSkipped()
     {
         QTemporaryDir dir;

@@ -5,8 +5,10 @@
 // orthonormal factors with its own singular values, different for every module and for Q, K and V
 // of GPT-2's fused c_attn, so a wrong pairing, orientation, split or scale fails; its norms are
 // checked against s·σ (stable rank cannot see a wrong scale).
+#include "analysis/BaseModelRuns.h"
 #include "analysis/CheckpointDiscovery.h"
 #include "analysis/MetricsTable.h"
+#include "analysis/ResultsCacheLocation.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunAnalyzer.h"
 #include "FormatWriters.h"
@@ -241,6 +243,28 @@ private slots:
         QCOMPARE(up->rows, d);
         QCOMPARE(up->cols, 4 * d);
         QVERIFY(spectrumIs(*up, s * Eigen::Vector3d(5, 4, 3)));
+
+        // --base: GPT-2's Conv1D c_attn stored in × 3·out (Hugging Face's names, no transformer.
+        // prefix, as the hub's gpt2 has them): merged whole, split into Q, K and V as the update is.
+        QTemporaryDir baseDir;
+        const Eigen::MatrixXd w0 = gaussianMatrix(d, 3 * d, rng, 0.3), fc = gaussianMatrix(d, 4 * d, rng, 0.3);
+        saveBytes(QDir(baseDir.path()).filePath("model.safetensors"), safetensorsFile({tensor("h.0.attn.c_attn.weight", w0), tensor("h.0.mlp.c_fc.weight", fc)}));
+        writeJson(QDir(baseDir.path()).filePath("config.json"), {{"model_type", "gpt2"}, {"n_head", 2}, {"n_embd", d}});
+        RunLoadOptions options;
+        options.useCache = false;
+        const std::optional<RunAnalysis> merged = loadRun(dir.path(), BaseModelRuns::mergedOptions(options, dir.path(), baseDir.path())).run;
+        QVERIFY(merged);
+        for (const AnalysisIssue &issue : merged->issues)
+            QFAIL(qPrintable(issue.text()));
+        const Eigen::MatrixXd sum = w0 + s * (b * a).transpose(); // ΔW oriented as W₀: in × 3·out
+        for (int k = 0; k < 3; ++k) {
+            const MatrixResult *m = find(*merged, merged->results.first().step, 0, parts[k].first);
+            QVERIFY(m);
+            QCOMPARE(m->weights, QString("merged"));
+            const Eigen::VectorXd expected = exactSingularValues(sum.middleCols(k * d, d));
+            for (Eigen::Index i = 0; i < expected.size(); ++i)
+                QVERIFY2(std::abs(m->singularValues[i] - expected[i]) <= 1e-6 * expected[0], qPrintable(m->tensor));
+        }
     }
 
     // rsLoRA scales by lora_alpha / √r; rank_pattern and alpha_pattern set r and alpha per module
@@ -480,6 +504,100 @@ private slots:
         said = takenForWithBase(local);
         QVERIFY2(said.contains(QStringLiteral("base model %1 (a local folder: open it").arg(local)), qPrintable(said));
         qunsetenv("HF_HUB_CACHE");
+    }
+
+    // --base: beside the updates, the merged weights W₀ + s·B·A at every step (their spectra against
+    // a dense SVD of the sum, so a wrong scale, orientation or base tensor fails) and the base's W₀
+    // of the adapted modules alone, each row saying which it is. The base model stores its modules
+    // under its own names (HF's model.layers.N…): found by what the rules make of them.
+    void baseModelMergedAndBase()
+    {
+        QTemporaryDir dir, baseDir;
+        std::mt19937_64 rng(21);
+        // The base: every Llama target of two layers, Gaussian W₀.
+        QHash<QString, Eigen::MatrixXd> w0;
+        QList<SafeTensor> baseTensors;
+        for (int layer = 0; layer < 2; ++layer)
+            for (const Target &t : kLlamaTargets) {
+                const QString name = QStringLiteral("model.layers.%1.%2.weight").arg(layer).arg(t.module);
+                w0.insert(name, gaussianMatrix(t.out, t.in, rng, 0.2));
+                baseTensors << tensor(name, w0.value(name));
+            }
+        saveBytes(QDir(baseDir.path()).filePath("model.safetensors"), safetensorsFile(baseTensors));
+        writeJson(QDir(baseDir.path()).filePath("config.json"), {{"model_type", "llama"}, {"num_hidden_layers", 2}});
+        // The run: layer 0's q_proj and down_proj adapted, r = 2, s = 4 / 2, at steps 10 and 20.
+        const double s = 2.0;
+        QHash<qint64, QHash<QString, Factors>> factorsAt;
+        for (qint64 step : {10, 20}) {
+            const QString folder = QDir(dir.path()).filePath(QStringLiteral("checkpoint-%1").arg(step));
+            QDir().mkpath(folder);
+            QList<SafeTensor> adapter;
+            for (const Target &t : {kLlamaTargets[0], kLlamaTargets[6]}) {
+                const Factors f = factorsWith(t.out, t.in, Eigen::Vector2d(0.5 + step / 10.0, 0.25), rng);
+                factorsAt[step].insert(QString::fromLatin1(t.module), f);
+                const QString module = QStringLiteral("base_model.model.model.layers.0.%1").arg(t.module);
+                adapter << tensor(module + ".lora_A.weight", f.a) << tensor(module + ".lora_B.weight", f.b);
+            }
+            saveBytes(QDir(folder).filePath("adapter_model.safetensors"), safetensorsFile(adapter));
+            writeJson(QDir(folder).filePath("adapter_config.json"), loraConfig(2, 4, QJsonArray{"q_proj", "down_proj"}));
+            writeJson(QDir(folder).filePath("trainer_state.json"), {{"global_step", step}});
+        }
+        RunLoadOptions options;
+        options.useCache = false;
+        const std::optional<RunAnalysis> updates = loadRun(dir.path(), options).run;
+        const std::optional<RunAnalysis> merged = loadRun(dir.path(), BaseModelRuns::mergedOptions(options, dir.path(), baseDir.path())).run;
+        const std::optional<RunAnalysis> base = loadRun(baseDir.path(), BaseModelRuns::baseOptions(options, baseDir.path())).run;
+        QVERIFY(updates && merged && base);
+        for (const AnalysisIssue &issue : merged->issues)
+            QFAIL(qPrintable(issue.text()));
+        const RunAnalysis run = BaseModelRuns::joined(*updates, *merged, *base);
+        QCOMPARE(run.results.size(), 4 + 4 + 2); // updates and merged at two steps; the base's two adapted matrices
+        const auto rowOf = [&](const QString &weights, qint64 step, MatrixType type) -> const MatrixResult * {
+            for (const MatrixResult &r : run.results)
+                if (r.weights == weights && (weights == "base" || r.step == step) && r.layer == 0 && r.type == type)
+                    return &r;
+            return nullptr;
+        };
+        for (qint64 step : {10, 20})
+            for (const auto &[module, type] : {std::pair{QStringLiteral("self_attn.q_proj"), MatrixType::Q}, std::pair{QStringLiteral("mlp.down_proj"), MatrixType::MlpDown}}) {
+                const Factors &f = factorsAt[step][module];
+                const Eigen::MatrixXd whole = w0.value("model.layers.0." + module + ".weight") + s * f.b * f.a;
+                const MatrixResult *m = rowOf("merged", step, type);
+                QVERIFY2(m, qPrintable(module));
+                QCOMPARE(m->updateRank, 0);
+                const Eigen::VectorXd expected = exactSingularValues(whole);
+                QCOMPARE(m->singularValues.size(), expected.size());
+                for (Eigen::Index i = 0; i < expected.size(); ++i)
+                    QVERIFY2(std::abs(m->singularValues[i] - expected[i]) <= 1e-6 * expected[0], qPrintable(QStringLiteral("%1 σ%2").arg(module).arg(i)));
+                QVERIFY(close(m->metrics.spectralNorm, expected[0]));
+                const MatrixResult *u = rowOf("update", step, type);
+                QVERIFY(u && spectrumIs(*u, s * Eigen::Vector2d(0.5 + step / 10.0, 0.25)));
+                const MatrixResult *b = rowOf("base", step, type);
+                QVERIFY(b);
+                const Eigen::VectorXd own = exactSingularValues(w0.value("model.layers.0." + module + ".weight"));
+                QVERIFY(std::abs(b->singularValues[0] - own[0]) <= 1e-6 * own[0]);
+            }
+        // The merged weights have a cache of their own: the run's is never replaced by them.
+        QVERIFY(ResultsCacheLocation::forMergedFolder(dir.path(), baseDir.path()) != ResultsCacheLocation::forFolder(dir.path()));
+
+        // DoRA rescales W₀: no merged weights, said; the updates and the base are still analysed.
+        QJsonObject dora = loraConfig(2, 4, QJsonArray{"q_proj", "down_proj"});
+        dora["use_dora"] = true;
+        for (qint64 step : {10, 20})
+            writeJson(QDir(dir.path()).filePath(QStringLiteral("checkpoint-%1/adapter_config.json").arg(step)), dora);
+        const std::optional<RunAnalysis> refused = loadRun(dir.path(), BaseModelRuns::mergedOptions(options, dir.path(), baseDir.path())).run;
+        QVERIFY(refused && refused->results.isEmpty());
+        QVERIFY2(refused->issueLines().join('\n').contains("no merged weights: a DoRA adapter (use_dora) rescales"), qPrintable(refused->issueLines().join('\n')));
+        // A base without the adapted module: that matrix is named, the other merged.
+        QJsonObject plain = loraConfig(2, 4, QJsonArray{"q_proj", "down_proj"});
+        for (qint64 step : {10, 20})
+            writeJson(QDir(dir.path()).filePath(QStringLiteral("checkpoint-%1/adapter_config.json").arg(step)), plain);
+        baseTensors.removeIf([](const SafeTensor &t) { return t.name == "model.layers.0.mlp.down_proj.weight"; });
+        saveBytes(QDir(baseDir.path()).filePath("model.safetensors"), safetensorsFile(baseTensors));
+        const std::optional<RunAnalysis> partial = loadRun(dir.path(), BaseModelRuns::mergedOptions(options, dir.path(), baseDir.path())).run;
+        QVERIFY(partial);
+        QCOMPARE(partial->results.size(), 2);
+        QVERIFY2(partial->issueLines().join('\n').contains("has no layer 0 MLP\u2193 to merge it into"), qPrintable(partial->issueLines().join('\n')));
     }
 
     // What is not a LoRA pair is named with the reason; the rest is analysed.

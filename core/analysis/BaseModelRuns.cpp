@@ -1,0 +1,57 @@
+#include "analysis/BaseModelRuns.h"
+
+#include "analysis/ResultsCacheLocation.h"
+
+#include <QSet>
+
+namespace rankscope {
+
+RunLoadOptions BaseModelRuns::mergedOptions(const RunLoadOptions &run, const QString &folder, const QString &base)
+{
+    RunLoadOptions options = run;
+    options.settings.mergeBase = base;
+    options.settings.heads = false; // per-head rows are the updates' (--heads)
+    options.settings.delta = false;
+    options.settings.referenceStep.reset();
+    options.settings.resultsPath = run.useCache ? ResultsCacheLocation::forMergedFolder(folder, base) : QString();
+    options.previous = nullptr;
+    return options;
+}
+
+RunLoadOptions BaseModelRuns::baseOptions(const RunLoadOptions &run, const QString &base)
+{
+    RunLoadOptions options = run;
+    options.settings.heads = false;
+    options.settings.delta = false;
+    options.settings.referenceStep.reset();
+    options.settings.subspace = false;
+    options.settings.settleSeconds = 0; // a base model is not being written
+    options.settings.resultsPath = run.useCache ? ResultsCacheLocation::forFolder(base) : QString();
+    options.previous = nullptr;
+    return options;
+}
+
+RunAnalysis BaseModelRuns::joined(RunAnalysis updates, const RunAnalysis &merged, const RunAnalysis &base)
+{
+    QSet<MatrixIdentity> adapted;
+    for (const MatrixResult &r : std::as_const(updates.results))
+        adapted.insert(r.identity());
+    updates.results += merged.results;
+    for (MatrixResult r : base.results)
+        if (adapted.contains(r.identity())) {
+            r.weights = QStringLiteral("base");
+            updates.results.append(std::move(r));
+        }
+    sortResults(updates.results);
+    updates.issues += merged.issues;
+    updates.issues += base.issues;
+    for (const QString &note : merged.notes + base.notes)
+        if (!updates.notes.contains(note))
+            updates.notes << note;
+    updates.timings += merged.timings;
+    updates.timings += base.timings;
+    updates.cancelled = updates.cancelled || merged.cancelled || base.cancelled;
+    return updates;
+}
+
+} // namespace rankscope

@@ -11,7 +11,6 @@
 #include <QRegularExpression>
 #include <QSet>
 #include <algorithm>
-#include <cmath>
 #include <functional>
 
 namespace rankscope {
@@ -19,15 +18,6 @@ namespace rankscope {
 namespace {
 
 using Split = MegatronShardMerge::Split;
-
-// A whole, positive JSON number (dim 4096), or 0.
-qint64 positiveInteger(const QJsonValue &value)
-{
-    if (!value.isDouble())
-        return 0;
-    const double d = value.toDouble();
-    return std::isfinite(d) && d == std::floor(d) && d > 0 && d < 1e15 ? qint64(d) : 0;
-}
 
 QString fileCount(qint64 files)
 {
@@ -76,15 +66,16 @@ MetaLlamaParams MetaLlamaParams::fromJson(const QJsonObject &json)
     p.values = args.toVariantMap();
     for (auto it = p.values.begin(); it != p.values.end();)
         it = it->isNull() ? p.values.erase(it) : std::next(it);
-    p.dim = positiveInteger(args.value(QLatin1String("dim")));
-    p.layers = positiveInteger(args.value(QLatin1String("n_layers")));
-    p.heads = positiveInteger(args.value(QLatin1String("n_heads")));
+    // Each a whole, positive JSON number (dim 4096), or 0: jsonWholeNumber's nullopt and its 0 alike.
+    p.dim = jsonWholeNumber(args.value(QLatin1String("dim"))).value_or(0);
+    p.layers = jsonWholeNumber(args.value(QLatin1String("n_layers"))).value_or(0);
+    p.heads = jsonWholeNumber(args.value(QLatin1String("n_heads"))).value_or(0);
     const QJsonValue kv = args.value(QLatin1String("n_kv_heads"));
-    p.kvHeads = kv.isNull() || kv.isUndefined() ? p.heads : positiveInteger(kv);
-    p.vocab = positiveInteger(args.value(QLatin1String("vocab_size")));
+    p.kvHeads = kv.isNull() || kv.isUndefined() ? p.heads : jsonWholeNumber(kv).value_or(0);
+    p.vocab = jsonWholeNumber(args.value(QLatin1String("vocab_size"))).value_or(0);
     // Mistral's reference code writes the same files with an explicit head_dim; Meta's ModelArgs has
     // none and takes dim / n_heads.
-    const qint64 headDim = positiveInteger(args.value(QLatin1String("head_dim")));
+    const qint64 headDim = jsonWholeNumber(args.value(QLatin1String("head_dim"))).value_or(0);
     QStringList missing;
     if (!p.dim)
         missing << QStringLiteral("dim");

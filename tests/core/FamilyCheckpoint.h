@@ -24,6 +24,18 @@ struct ExpectedMatrix {
     double stableRank = 0;
 };
 
+// The identity the analysis gives layer `layer`'s matrix of `type` (in `block`, of `expert`, if any).
+inline MatrixIdentity id(int layer, MatrixType type, const QString &block = {}, const QString &expert = {})
+{
+    return {block, layer, type, expert};
+}
+
+// The values as an F32 tensor stores them and a reader gives them back: each rounded to float.
+inline Eigen::MatrixXd asFloat(const Eigen::MatrixXd &m)
+{
+    return m.cast<float>().cast<double>();
+}
+
 class FamilyCheckpoint {
 public:
     using Matrix = Eigen::MatrixXd;

@@ -8,7 +8,6 @@
 #pragma once
 
 #include "TorchCheckpointWriter.h"
-#include "model/MatrixIdentity.h"
 
 #include <Eigen/Core>
 #include <QDir>
@@ -21,8 +20,6 @@ namespace rankscope::test {
 // groups of head_dim 2 (kv_channels), hidden 8, ffn 6, 2 layers, vocabulary 16, tensor parallel 2.
 namespace tiny_megatron {
 constexpr int H = 8, HEADS = 4, GROUPS = 2, HD = 2, FF = 6, LAYERS = 2, VOCAB = 16, TP = 2;
-// A matrix of its decoder, named as the analysis names it (no block, no expert).
-inline MatrixIdentity id(int layer, MatrixType type) { return {QString(), layer, type, QString()}; }
 } // namespace tiny_megatron
 
 // One tensor of the model: its path of dict keys (the last one may hold dots: "layers.0.mlp.…"), its

@@ -24,8 +24,6 @@ using M = Eigen::MatrixXd;
 // 4 query heads in 2 groups of head_dim 2 (kv_channels), hidden 8, ffn 6, 4 layers, vocabulary 16.
 constexpr int H = 8, HEADS = 4, GROUPS = 2, HD = 2, FF = 6, LAYERS = 4, VOCAB = 16;
 
-MatrixIdentity id(int layer, T type) { return {QString(), layer, type, QString()}; }
-
 // Megatron's shards of one unsharded tensor on TP rank t of n.
 M rowShard(const M &m, int n, int t) { return m.middleRows(t * m.rows() / n, m.rows() / n); }
 M columnShard(const M &m, int n, int t) { return m.middleCols(t * m.cols() / n, m.cols() / n); }
@@ -35,7 +33,6 @@ M gatedShard(const M &m, int n, int t)
     const M gate = m.topRows(m.rows() / 2), up = m.bottomRows(m.rows() / 2);
     return stackRows({rowShard(gate, n, t), rowShard(up, n, t)});
 }
-M asFloat(const M &m) { return m.cast<float>().cast<double>(); }
 
 // One tensor of the unsharded model and how Megatron shards it.
 enum class Shard { Rows, Gated, Columns, Whole };

@@ -29,9 +29,6 @@ using T = MatrixType;
 using M = Eigen::MatrixXd;
 constexpr int DIM = 16, HEADS = 4, KV = 2, HD = 4, LAYERS = 2, FFN = 24, VOCAB = 32;
 
-MatrixIdentity id(int layer, T type) { return {QString(), layer, type, QString()}; }
-M asFloat(const M &m) { return m.cast<float>().cast<double>(); }
-
 // How llama/model.py's layer holds a tensor on each of the model-parallel ranks.
 enum class Shard { Rows, Columns, Whole };
 

@@ -26,9 +26,6 @@ using T = MatrixType;
 using M = Eigen::MatrixXd;
 constexpr int DIM = 16, HEADS = 4, KV = 2, HD = 4, LAYERS = 2, FFN = 24, VOCAB = 32;
 
-MatrixIdentity id(int layer, T type) { return {QString(), layer, type, QString()}; }
-M asFloat(const M &m) { return m.cast<float>().cast<double>(); }
-
 // How a parameter lies over the tensor-parallel ranks.
 struct Parameter {
     QString name;     // model.decoder.0.pp_block.attn.qkv_proj.weight

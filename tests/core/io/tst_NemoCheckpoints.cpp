@@ -194,8 +194,6 @@ QList<TarEntry> nemo1DistMembers(const Nemo2Model &m, const QString &scratch)
     return members;
 }
 
-M asFloat(const M &m) { return m.cast<float>().cast<double>(); }
-
 // The analysis holds exactly the expected matrices, each with its stable rank, and no issue.
 void verifyAnalysis(const FamilyCheckpoint &f, const RunAnalysis &run, int checkpoints = 1)
 {

@@ -18,8 +18,6 @@ using T = MatrixType;
 using M = Eigen::MatrixXd;
 constexpr int H = 16, HEADS = 4, HD = 4, KV = 2, FF = 24, LAYERS = 2;
 
-MatrixIdentity id(int layer, T type, const QString &block = {}, const QString &expert = {}) { return {block, layer, type, expert}; }
-
 // Checks that the analysis holds exactly the expected matrices, and returns the tensors it reported.
 QStringList verify(const FamilyCheckpoint &family, const RunAnalysis &run)
 {

@@ -1,5 +1,6 @@
 #include "AnalysisController.h"
 
+#include "analysis/BaseModelRuns.h"
 #include "analysis/ResultsFile.h"
 #include "spectral/CudaGramDevice.h"
 #include "spectral/GramDeviceChoice.h"
@@ -207,6 +208,29 @@ void AnalysisController::openForComparison(const QString &path)
                 emit problem(message);
             if (loaded.run && !loaded.run->cancelled)
                 emit comparisonReady(*loaded.run, path);
+        }, Qt::QueuedConnection);
+    });
+}
+
+void AnalysisController::openBaseModel(const QString &base)
+{
+    RunLoadOptions options;
+    applyOptInMetrics(options.settings);
+    options.rules = m_rules;
+    options.cancel = m_comparisonsCancel;
+    const int generation = m_generation;
+    const QString folder = m_folder;
+    m_comparisons.removeIf([](const QFuture<void> &f) { return f.isFinished(); });
+    m_comparisons << QtConcurrent::run([this, folder, base, options, generation] {
+        const LoadedRun merged = loadRun(folder, BaseModelRuns::mergedOptions(options, folder, base));
+        const LoadedRun own = loadRun(base, BaseModelRuns::baseOptions(options, base));
+        QMetaObject::invokeMethod(this, [this, generation, merged, own, base] {
+            if (generation != m_generation)
+                return; // another run was opened meanwhile
+            for (const QString &message : merged.messages + own.messages)
+                emit problem(message);
+            if (merged.run && own.run && !merged.run->cancelled && !own.run->cancelled)
+                emit baseRunsReady(*merged.run, *own.run, base);
         }, Qt::QueuedConnection);
     });
 }

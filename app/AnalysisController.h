@@ -28,6 +28,9 @@ public:
     // A folder or results file to compare with the open run. Dropped when another run is opened
     // before it is ready (it would join the wrong comparison).
     void openForComparison(const QString &path);
+    // --base in the window: beside the open LoRA run, its merged weights W₀ + ΔW and the base
+    // model's own W₀ (BaseModelRuns), both analysed through their caches and sent as baseRunsReady.
+    void openBaseModel(const QString &base);
     // Stops the open run's analysis (not the comparisons).
     void cancel();
     bool isRunning() const; // the open run's analysis
@@ -68,6 +71,7 @@ signals:
     void updated(const rankscope::RunAnalysis &run, const QStringList &arrived);
     void problem(const QString &message); // something the user should know; the rest goes on
     void comparisonReady(const rankscope::RunAnalysis &run, const QString &path);
+    void baseRunsReady(const rankscope::RunAnalysis &merged, const rankscope::RunAnalysis &base, const QString &basePath);
 
 private:
     void waitForPrevious();

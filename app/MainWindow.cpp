@@ -20,6 +20,7 @@
 #include "TypeLayerHeatmap.h"
 #include "figures/ViewState.h"
 #include "WindowTheme.h"
+#include "analysis/BaseModelRuns.h"
 #include "analysis/MetricsTable.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunSummary.h"
@@ -241,6 +242,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_controller, &AnalysisController::progressed, this, &MainWindow::onProgress);
     connect(m_controller, &AnalysisController::finished, this, &MainWindow::onFinished);
     connect(m_controller, &AnalysisController::comparisonReady, this, &MainWindow::onComparisonReady);
+    connect(m_controller, &AnalysisController::baseRunsReady, this, &MainWindow::onBaseRunsReady);
     connect(m_controller, &AnalysisController::updated, this, [this](const RunAnalysis &run, const QStringList &arrived) {
         onFinished(run);
         QStringList names;
@@ -281,6 +283,7 @@ void MainWindow::buildMenus()
     openResults->setObjectName(QStringLiteral("openResults"));
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("Add run to &compare…"), this, &MainWindow::chooseRunToCompare);
+    file->addAction(tr("Add &base model of this adapter run…"), this, &MainWindow::chooseBaseModel);
     file->addAction(tr("Add results file to compare…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Add a RankScope results file to compare"), QString(), tr("RankScope results (*.h5 *.hdf5)"));
         if (!path.isEmpty())
@@ -823,6 +826,39 @@ void MainWindow::addComparedRun(const QString &path)
 {
     m_status->setText(tr("Analysing %1 to compare…").arg(runNameOf(path)));
     m_controller->openForComparison(path);
+}
+
+void MainWindow::chooseBaseModel()
+{
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("The base model this LoRA adapter run was trained on"));
+    if (!folder.isEmpty())
+        addBaseModel(folder);
+}
+
+void MainWindow::addBaseModel(const QString &base)
+{
+    const QList<MatrixResult> &rows = m_state->results();
+    if (!std::any_of(rows.begin(), rows.end(), [](const MatrixResult &r) { return r.weights == QLatin1String("update"); })) {
+        m_status->setText(tr("%1 is not a LoRA adapter run: a base model is merged with an adapter's updates").arg(m_state->runName()));
+        return;
+    }
+    m_status->setText(tr("Merging %1's updates into %2…").arg(m_state->runName(), runNameOf(base)));
+    m_controller->openBaseModel(base);
+}
+
+void MainWindow::onBaseRunsReady(const RunAnalysis &merged, const RunAnalysis &base, const QString &basePath)
+{
+    // The merged weights W₀ + ΔW and the base's own W₀ of the adapted matrices, compared with the updates.
+    const RunAnalysis own = BaseModelRuns::adaptedOnly(base, m_state->run());
+    if (!merged.results.isEmpty())
+        m_state->addComparedRun(merged, tr("%1 \u00b7 merged").arg(m_state->runName()));
+    if (!own.results.isEmpty())
+        m_state->addComparedRun(own, tr("%1 \u00b7 base").arg(runNameOf(basePath)));
+    // What was not merged is said, the first of it in the status line (all of it: rankscope analyze --base).
+    const QStringList said = merged.issueLines() + base.issueLines();
+    const QString first = said.isEmpty() ? QString() : QStringLiteral(" — ") + said.first() + (said.size() > 1 ? tr(" (and %1 more)").arg(said.size() - 1) : QString());
+    m_status->setText(merged.results.isEmpty() && own.results.isEmpty() ? tr("Nothing merged with %1%2").arg(runNameOf(basePath), first)
+                                                                        : tr("Comparing the updates with their merged weights and the base %1%2").arg(runNameOf(basePath), first));
 }
 
 void MainWindow::onComparisonReady(const RunAnalysis &run, const QString &path)

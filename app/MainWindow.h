@@ -88,6 +88,9 @@ public:
     bool loadNamingRules(const QString &path);
     // Loads (analysing if needed) another folder or results file and shows it beside this run.
     void addComparedRun(const QString &path);
+    // Beside the open LoRA adapter run: its merged weights and the base model's own, read from
+    // `base` (File ▸ Add base model…), as two runs compared with it.
+    void addBaseModel(const QString &base);
     QList<LayerBarChart *> comparedBarPanels() const { return figure(FigureKind::Bars)->barPanels().mid(1); }
     // Every figure into a folder as <run>-lines/bars/heatmaps/spectrum.<format>; returns the files written.
     QStringList exportAllFigures(const QString &folder, const QString &format, const FigureSize &size, QString *error);
@@ -124,6 +127,8 @@ private:
     QString exportFolder() const;
     void rememberExportFolder(const QString &folder);
     void chooseRunToCompare();
+    void chooseBaseModel();
+    void onBaseRunsReady(const RunAnalysis &merged, const RunAnalysis &base, const QString &basePath);
     void showIssues();
     void onFinished(const RunAnalysis &run);
     void onComparisonReady(const RunAnalysis &run, const QString &path);

@@ -31,17 +31,23 @@ RunLoadOptions BaseModelRuns::baseOptions(const RunLoadOptions &run, const QStri
     return options;
 }
 
-RunAnalysis BaseModelRuns::joined(RunAnalysis updates, const RunAnalysis &merged, const RunAnalysis &base)
+RunAnalysis BaseModelRuns::adaptedOnly(RunAnalysis base, const RunAnalysis &updates)
 {
     QSet<MatrixIdentity> adapted;
-    for (const MatrixResult &r : std::as_const(updates.results))
+    for (const MatrixResult &r : updates.results)
         adapted.insert(r.identity());
+    base.results.removeIf([&](const MatrixResult &r) { return !adapted.contains(r.identity()); });
+    for (MatrixResult &r : base.results)
+        r.weights = QStringLiteral("base");
+    base.headResults.clear();
+    return base;
+}
+
+RunAnalysis BaseModelRuns::joined(RunAnalysis updates, const RunAnalysis &merged, const RunAnalysis &base)
+{
+    const RunAnalysis own = adaptedOnly(base, updates);
     updates.results += merged.results;
-    for (MatrixResult r : base.results)
-        if (adapted.contains(r.identity())) {
-            r.weights = QStringLiteral("base");
-            updates.results.append(std::move(r));
-        }
+    updates.results += own.results;
     sortResults(updates.results);
     updates.issues += merged.issues;
     updates.issues += base.issues;

@@ -26,6 +26,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include "core/Hdf5TestFiles.h"
+#include "core/TinyLoraRun.h"
 #include "core/TorchCheckpointWriter.h"
 
 using namespace rankscope::test;
@@ -404,33 +405,7 @@ private slots:
     void adapterRunBesideItsBase()
     {
         QTemporaryDir run, base, cache;
-        std::mt19937_64 rng(31);
-        std::normal_distribution<float> normal;
-        const auto matrix = [&](const QString &name, int rows, int cols, float scale) {
-            QByteArray data;
-            for (int i = 0; i < rows * cols; ++i) {
-                const float v = scale * normal(rng);
-                data.append(reinterpret_cast<const char *>(&v), sizeof v);
-            }
-            return SafeTensor{name, "F32", {rows, cols}, data};
-        };
-        const auto save = [](const QString &path, const QByteArray &bytes) {
-            QFile f(path);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(bytes);
-        };
-        save(QDir(base.path()).filePath("model.safetensors"), safetensorsFile({matrix("model.layers.0.self_attn.q_proj.weight", 16, 16, 0.2f),
-                                                                               matrix("model.layers.0.self_attn.v_proj.weight", 16, 16, 0.2f)}));
-        for (int step : {5, 10}) {
-            const QString folder = QDir(run.path()).filePath(QStringLiteral("checkpoint-%1").arg(step));
-            QDir().mkpath(folder);
-            save(QDir(folder).filePath("adapter_model.safetensors"),
-                 safetensorsFile({matrix("base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight", 2, 16, 0.5f),
-                                  matrix("base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight", 16, 2, 0.5f)}));
-            save(QDir(folder).filePath("adapter_config.json"),
-                 R"({"peft_type": "LORA", "r": 2, "lora_alpha": 4, "target_modules": ["q_proj"], "base_model_name_or_path": "meta-llama/Llama-3.2-1B"})");
-            save(QDir(folder).filePath("trainer_state.json"), QByteArray("{\"global_step\": ") + QByteArray::number(step) + "}");
-        }
+        writeTinyLoraRun(run.path(), base.path());
         qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
         const QString csv = QDir(run.path()).filePath("m.csv");
         Run r = runRankscope({"analyze", run.path(), "--base", base.path(), "--csv", csv, "--quiet"});

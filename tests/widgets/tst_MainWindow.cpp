@@ -10,6 +10,7 @@
 #include "RankPlanPanel.h"
 #include "SpectrumView.h"
 #include "TensorBoardEventWriter.h"
+#include "TinyLoraRun.h"
 #include "TestSuite.h"
 
 #include <QDateTime>
@@ -194,6 +195,33 @@ private slots:
         QCOMPARE(window.lineChart()->visibleLines().size(), 6);
         // Opening another run starts a new comparison.
         window.openPath(RANKSCOPE_DEMO_RUN);
+        QCOMPARE(window.state()->runCount(), 1);
+    }
+
+    // File ▸ Add base model…: beside an adapter run's updates, its merged weights and the base's
+    // own W₀ of the adapted matrix arrive as two runs compared with it, named for what they are.
+    void baseModelBesideAnAdapterRun()
+    {
+        QTemporaryDir run, base;
+        test::writeTinyLoraRun(run.path(), base.path());
+        MainWindow window;
+        QSignalSpy finished(window.controller(), &AnalysisController::finished);
+        window.openPath(run.path());
+        QVERIFY(finished.wait(30000));
+        QTRY_COMPARE_WITH_TIMEOUT(window.state()->results().size(), 2, 20000);
+        window.addBaseModel(base.path());
+        QTRY_COMPARE_WITH_TIMEOUT(window.state()->runCount(), 3, 30000);
+        const QString name = window.state()->runName();
+        QCOMPARE(window.state()->runNameAt(1), name + QStringLiteral(" \u00b7 merged"));
+        QCOMPARE(window.state()->runNameAt(2), QFileInfo(base.path()).fileName() + QStringLiteral(" \u00b7 base"));
+        QCOMPARE(window.state()->resultsAt(1).size(), 2); // q_proj merged at both steps
+        QCOMPARE(window.state()->resultsAt(1).first().weights, QStringLiteral("merged"));
+        QCOMPARE(window.state()->resultsAt(2).size(), 1); // the base's q_proj alone: v_proj is not adapted
+        QCOMPARE(window.state()->resultsAt(2).first().weights, QStringLiteral("base"));
+        // A run that is not an adapter run is told so, and nothing is added.
+        window.openPath(RANKSCOPE_DEMO_RUN);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.state()->results().isEmpty(), 30000);
+        window.addBaseModel(base.path());
         QCOMPARE(window.state()->runCount(), 1);
     }
 

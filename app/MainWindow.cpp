@@ -739,6 +739,8 @@ void MainWindow::onFinished(const RunAnalysis &run)
         showFiguresOr(emptyRunMessage(summary, run, QDir::toNativeSeparators(m_source)));
     if (run.checkpoints.isEmpty() && !run.runs.isEmpty())
         offerRunsAsComparison(this, run.folder, run.runs);
+    if (!m_baseOnceOpen.isEmpty() && !run.results.isEmpty())
+        addBaseModel(std::exchange(m_baseOnceOpen, QString()));
 }
 
 void MainWindow::showIssues()

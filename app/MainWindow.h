@@ -91,6 +91,8 @@ public:
     // Beside the open LoRA adapter run: its merged weights and the base model's own, read from
     // `base` (File ▸ Add base model…), as two runs compared with it.
     void addBaseModel(const QString &base);
+    // The same once the run being opened is analysed (rankscope RUN --base PATH).
+    void addBaseModelOnceOpen(const QString &base) { m_baseOnceOpen = base; }
     QList<LayerBarChart *> comparedBarPanels() const { return figure(FigureKind::Bars)->barPanels().mid(1); }
     // Every figure into a folder as <run>-lines/bars/heatmaps/spectrum.<format>; returns the files written.
     QStringList exportAllFigures(const QString &folder, const QString &format, const FigureSize &size, QString *error);
@@ -175,6 +177,7 @@ private:
     QTimer *m_playTimer = nullptr;
     QTimer *m_logTimer = nullptr; // looks at the run's logs again (followTrainingLogs)
     bool m_readingLogs = false;
+    QString m_baseOnceOpen; // addBaseModelOnceOpen
     QLabel *m_status = nullptr;
     QProgressBar *m_progress = nullptr;
     QToolButton *m_cancel = nullptr;

@@ -33,6 +33,8 @@ int main(int argc, char **argv)
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("paths"), QStringLiteral("Checkpoint folders or results files to open; more than one are compared (default: the bundled demo run)."), QStringLiteral("[paths…]"));
+    const QCommandLineOption base(QStringLiteral("base"), QStringLiteral("The first path is a LoRA adapter run: also show its merged weights and the base model's own, read from PATH."), QStringLiteral("PATH"));
+    parser.addOption(base);
     parser.process(app);
 
     QStringList paths = parser.positionalArguments();
@@ -50,5 +52,7 @@ int main(int argc, char **argv)
     window.openPath(paths.first());
     for (const QString &other : paths.mid(1))
         window.addComparedRun(other);
+    if (parser.isSet(base))
+        window.addBaseModelOnceOpen(parser.value(base));
     return app.exec();
 }

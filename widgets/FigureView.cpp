@@ -99,8 +99,6 @@ void FigureView::addTrainingCurves()
 {
     // One step axis: zooming or panning either moves both (the lines' own range otherwise).
     m_curves = new TrainingCurveChart(m_state, this);
-    m_grid->setRowStretch(0, 3);
-    m_grid->setRowStretch(1, 2);
     auto follow = [](QCPAxis *from, QCPAxis *to) {
         connect(from, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), to, [to](const QCPRange &range) {
             if (to->range() != range) {
@@ -337,6 +335,9 @@ void FigureView::layoutPanels()
     for (int r = 0; r < rows.size(); ++r)
         for (int c = 0; c < rows[r].size(); ++c)
             m_grid->addWidget(rows[r][c], r, c);
+    // The training curves take two fifths under the lines; a row left empty (no logs) takes nothing.
+    for (int r = 0; r < m_grid->rowCount(); ++r)
+        m_grid->setRowStretch(r, r >= rows.size() ? 0 : rows[r].contains(m_curves) ? 2 : 3);
     // Compared runs' panels are as wide as their layers need: a 4-layer run beside a 16-layer one
     // gets a quarter of the other's width, so a layer is as wide in both (in relative depth every
     // panel spans 0 to 1: as wide as the others).

@@ -2,6 +2,7 @@
 
 #include "analysis/ResultsCacheLocation.h"
 
+#include <QDir>
 #include <QSet>
 
 namespace rankscope {
@@ -37,9 +38,15 @@ RunAnalysis BaseModelRuns::adaptedOnly(RunAnalysis base, const RunAnalysis &upda
     for (const MatrixResult &r : updates.results)
         adapted.insert(r.identity());
     base.results.removeIf([&](const MatrixResult &r) { return !adapted.contains(r.identity()); });
-    for (MatrixResult &r : base.results)
+    // W₀ is where fine-tuning starts: at step 0, whatever step the base records of its own training.
+    for (MatrixResult &r : base.results) {
         r.weights = QStringLiteral("base");
+        r.step = 0;
+        r.unnumbered = false;
+    }
     base.headResults.clear();
+    base.notes.clear(); // how the base's own step was found: not what its rows are placed by
+    base.notes << QStringLiteral("base rows are W\u2080 of %1, placed at step 0, where fine-tuning starts").arg(QDir::toNativeSeparators(base.folder));
     return base;
 }
 

@@ -22,8 +22,9 @@ public:
     // changes (its updates' and its modules_to_save copies'; weights "base"), sorted; the issues, notes and timings of all three. The run's checkpoints
     // stay the run's: the merged rows are of the same files.
     static RunAnalysis joined(RunAnalysis updates, const RunAnalysis &merged, const RunAnalysis &base);
-    // The base's run cut to the matrices the adapter changes, its rows marked "base" (the window
-    // shows it as a run of its own beside the updates and the merged weights).
+    // The base's run cut to the matrices the adapter changes, its rows marked "base" and placed at
+    // step 0, where fine-tuning starts (the window shows it as a run of its own beside the updates
+    // and the merged weights).
     static RunAnalysis adaptedOnly(RunAnalysis base, const RunAnalysis &updates);
 };
 

@@ -520,11 +520,12 @@ QString metaLlamaTakenFor(const CheckpointListing &listing)
 QString baseModelWhereabouts(const QString &base)
 {
     const QString shown = printableText(base.left(200));
-    const QString open = QStringLiteral("open it beside this run to compare them");
+    const QString open = QStringLiteral("rankscope analyze RUN --base %1 (or File \u25b8 Add base model in the window) adds the merged "
+                                        "weights W\u2080 + \u0394W and the base's own");
     if (QFileInfo(base).isDir())
-        return QStringLiteral("%1 (a local folder: %2)").arg(shown, open);
+        return QStringLiteral("%1 (a local folder: %2)").arg(shown, open.arg(shown));
     if (const QString cached = HubCacheLayout::cachedModel(base); !cached.isEmpty())
-        return QStringLiteral("%1 (in the local Hugging Face cache, %2: %3)").arg(shown, printableText(cached), open);
+        return QStringLiteral("%1 (in the local Hugging Face cache, %2: %3)").arg(shown, printableText(cached), open.arg(printableText(cached)));
     return QStringLiteral("%1 (not on this machine: neither a folder nor in the Hugging Face cache at %2)")
         .arg(shown, printableText(HubCacheLayout::cacheFolder()));
 }

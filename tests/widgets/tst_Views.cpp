@@ -334,14 +334,16 @@ private slots:
         view.resize(1000, 700);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QCOMPARE(view.panels().size(), 1); // no logs: the lines alone
+        QCOMPARE(view.panels().size(), 1); // no logs: the lines alone, in all the room there is
         QVERIFY(!view.curveChart()->isVisible());
+        QTRY_VERIFY2(view.lineChart()->height() > 0.85 * view.height(), qPrintable(QStringLiteral("%1 of %2").arg(view.lineChart()->height()).arg(view.height())));
         ScalarLog log;
         log.add(QStringLiteral("learning_rate"), QStringLiteral("trainer_state.json"), {{0, 1e-3}, {1500, 1e-4}});
         log.add(QStringLiteral("loss"), QStringLiteral("trainer_state.json"), {{0, 4}, {500, 3}, {1500, 2}});
         state.setScalarLog(log);
         QCOMPARE(view.panels().size(), 2);
         QVERIFY(view.curveChart()->isVisible());
+        QTRY_VERIFY(view.lineChart()->height() > view.curveChart()->height()); // three fifths above two
         QCOMPARE(view.curveChart()->tag(), QStringLiteral("loss"));
         QCOMPARE(view.curveChart()->figure().series.first().markX.size(), 6); // every checkpoint marked
         view.lineChart()->plot()->xAxis->setRange(200, 800);

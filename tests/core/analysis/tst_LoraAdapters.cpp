@@ -498,11 +498,11 @@ private slots:
         const QString repository = QDir(cache.path()).filePath("models--meta-llama--Llama-3.2-1B");
         QDir().mkpath(repository + "/snapshots/0123456789abcdef0123456789abcdef01234567");
         said = takenForWithBase("meta-llama/Llama-3.2-1B");
-        QVERIFY2(said.contains(QStringLiteral("base model meta-llama/Llama-3.2-1B (in the local Hugging Face cache, %1: open it beside "
-                                              "this run to compare them)").arg(repository)),
+        QVERIFY2(said.contains(QStringLiteral("base model meta-llama/Llama-3.2-1B (in the local Hugging Face cache, %1: rankscope analyze "
+                                              "RUN --base %1 (or File \u25b8 Add base model in the window)").arg(repository)),
                  qPrintable(said));
         said = takenForWithBase(local);
-        QVERIFY2(said.contains(QStringLiteral("base model %1 (a local folder: open it").arg(local)), qPrintable(said));
+        QVERIFY2(said.contains(QStringLiteral("base model %1 (a local folder: rankscope analyze RUN --base %1").arg(local)), qPrintable(said));
         qunsetenv("HF_HUB_CACHE");
     }
 

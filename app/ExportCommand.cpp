@@ -1,6 +1,7 @@
 #include "ExportCommand.h"
 
 #include "TrainingCurveChart.h"
+#include "analysis/BaseModelRuns.h"
 #include "io/TrainingLogs.h"
 
 #include "figures/HeadFigure.h"
@@ -98,6 +99,7 @@ struct ExportOptionSet {
     const QCommandLineOption head{QStringLiteral("head"), QStringLiteral("heads, with --layer: that head's spectrum (of --type; a K/V head for K and V)."), QStringLiteral("H")};
     const QCommandLineOption scalar{QStringLiteral("scalar"), QStringLiteral("lines, lines+curves: under the lines, on their step axis, TAG as the first run's training logged it (rankscope info lists the tags), smoothed as TensorBoard smooths it, the checkpoints marked."), QStringLiteral("TAG")};
     const QCommandLineOption expert{QStringLiteral("expert"), QStringLiteral("MoE models: one expert (a number or 'shared') instead of the mean over the routed experts."), QStringLiteral("E")};
+    const QCommandLineOption base{QStringLiteral("base"), QStringLiteral("The first SOURCE is a LoRA adapter run: its merged weights W0 + dW and the base model's own W0 (read from PATH) are drawn as two more runs compared with it."), QStringLiteral("PATH")};
 };
 
 std::optional<QString> valueIfSet(const CommandParser &parser, const QCommandLineOption &option)
@@ -306,6 +308,7 @@ void readNames(const CommandParser &parser, const ExportOptionSet &o, ExportOpti
     options.relativeDepth = parser.isSet(o.relativeDepth);
     options.relativeStep = parser.isSet(o.relativeStep);
     options.scalar = valueIfSet(parser, o.scalar);
+    options.base = valueIfSet(parser, o.base);
     options.alphaGuide = !parser.isSet(o.noGuide);
     options.alphaCi = parser.isSet(o.alphaCi);
 }
@@ -331,7 +334,7 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
     parser.addEnergyOption();
     parser.addOptions({o.preset, o.size, o.dpi, o.font, o.width, o.height, o.scale, o.title, o.panelTitle, o.layer, o.type, o.byLayer, o.noGuide,
                        o.alphaCi, o.relativeDepth, o.relativeStep, o.block, o.expert, o.legend, o.theme, o.colourRange, o.vmin, o.vmax, o.spectrumTail,
-                       o.keep, o.maxError, o.head, o.scalar});
+                       o.keep, o.maxError, o.head, o.scalar, o.base});
     if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
         return *exit;
     if (parser.positionalArguments().isEmpty())
@@ -414,6 +417,31 @@ std::optional<ExitStatus> loadSources(const ExportOptions &options, ViewState &s
             state.setRun(*run, name);
         else
             state.addComparedRun(*run, name);
+    }
+    // --base: the first run's merged weights and the base's own, two runs more, as the window adds them.
+    if (options.base) {
+        const QString &folder = options.sources.first();
+        const LoadedRun merged = loadRun(folder, BaseModelRuns::mergedOptions(load, folder, *options.base));
+        const LoadedRun own = loadRun(*options.base, BaseModelRuns::baseOptions(load, *options.base));
+        for (const QString &message : merged.messages + own.messages)
+            err << message << '\n';
+        for (const LoadedRun *loaded : {&merged, &own})
+            if (loaded->run)
+                for (const AnalysisIssue &issue : loaded->run->issues)
+                    err << issue.text() << '\n';
+        if (merged.run && !merged.run->results.isEmpty())
+            state.addComparedRun(*merged.run, state.runName() + QStringLiteral(" \u00b7 merged"));
+        if (own.run) {
+            const RunAnalysis adapted = BaseModelRuns::adaptedOnly(*own.run, state.run());
+            if (!adapted.results.isEmpty())
+                state.addComparedRun(adapted, QFileInfo(*options.base).fileName() + QStringLiteral(" \u00b7 base"));
+        }
+        if (!merged.run || merged.run->results.isEmpty() || !own.run) {
+            err << printableText(*options.base) << ": nothing merged (see above)\n";
+            statuses << ExitStatus::Skipped;
+        } else {
+            statuses << RunSummary(*merged.run).exitStatus() << RunSummary(*own.run).exitStatus();
+        }
     }
     return combinedExitStatus(statuses);
 }

@@ -42,6 +42,7 @@ struct ExportOptions {
     bool relativeDepth = false;
     bool relativeStep = false;
     std::optional<QString> scalar; // lines: the training scalar drawn under them
+    std::optional<QString> base;   // --base: the first source's base model (BaseModelRuns)
     bool alphaGuide = true;
     bool alphaCi = false;        // lines of alpha: its bootstrap interval as error bars (--alpha-ci)
     RankTarget rankTarget;       // plan: --keep, --energy or --max-error, as `rankscope plan` takes them

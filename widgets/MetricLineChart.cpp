@@ -313,7 +313,9 @@ QCPGraph *MetricLineChart::drawTypeLine(const LineSeries &series, const LineFigu
     if (!series.visible)
         pen.setColor(theme().muted);
     graph->setPen(pen);
-    if (series.points.size() <= kMostMarkedPoints && !isCaptioned())
+    // Under a caption plain lines, as matplotlib draws them; a line of one point (a base model
+    // beside its fine-tuning, a run of one checkpoint) is its marker, or it would not be drawn at all.
+    if (series.points.size() <= kMostMarkedPoints && (!isCaptioned() || series.points.size() == 1))
         graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), QPen(edge, 1.2 * k), series.visible ? colour : theme().muted, 7 * k));
     addPoints(graph, [](const AggregatePoint &pt) { return pt.value; });
     graph->setVisible(series.visible);
@@ -331,7 +333,7 @@ QCPGraph *MetricLineChart::drawLayerLine(const LineSeries &series)
     QCPGraph *graph = plot()->addGraph();
     graph->setName(tr("layer %1").arg(series.layer));
     graph->setPen(QPen(colour, (series.highlighted ? 3.2 : 1.8) * penScale()));
-    if (series.points.size() <= kMostMarkedPoints && !isCaptioned())
+    if (series.points.size() <= kMostMarkedPoints && (!isCaptioned() || series.points.size() == 1))
         graph->setScatterStyle(QCPScatterStyle(markerShape(series.type), colour.darker(130), colour, 5 * penScale()));
     graph->removeFromLegend();
     for (qsizetype i = 0; i < series.points.size(); ++i)

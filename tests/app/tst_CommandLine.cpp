@@ -430,6 +430,14 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(QString::fromUtf8(contents(csv)).count(",update,"), 2);
         QVERIFY(!QString::fromUtf8(contents(csv)).contains(",merged,"));
+        // export --base: the merged weights and the base as two more runs of the figure.
+        const QString numbers = QDir(run.path()).filePath("lines.csv");
+        r = runRankscope({"export", run.path(), "--base", base.path(), "--figure", "lines", "--out", numbers});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString drawn = QString::fromUtf8(contents(numbers));
+        const QString runName = QFileInfo(run.path()).fileName();
+        QVERIFY2(drawn.contains("\n" + runName + " \u00b7 merged,10,") && drawn.contains("\n" + QFileInfo(base.path()).fileName() + " \u00b7 base,0,"),
+                 qPrintable(drawn));
         r = runRankscope({"analyze", run.path(), "--base", run.filePath("nowhere")});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("--base") && r.err.contains("not a folder"), qPrintable(r.err));

@@ -568,6 +568,21 @@ private slots:
             else
                 QVERIFY2(marked >= 6, qPrintable(preset));
         }
+        // A compared run of one checkpoint (a base model beside its fine-tuning) is its markers:
+        // a line of one point without them would not be drawn at all.
+        RunAnalysis one;
+        for (const MatrixResult &r : m_state->results())
+            if (r.step == 0)
+                one.results << r;
+        m_state->addComparedRun(one, QStringLiteral("base"));
+        FigureView view(m_state, FigureKind::Lines);
+        const FigureExporter::PaperFigure laidOut = layOut(view, QStringLiteral("column"));
+        int marked = 0;
+        for (int i = 0; i < laidOut.panels[0][0]->plot()->graphCount(); ++i) {
+            const QCPGraph *graph = laidOut.panels[0][0]->plot()->graph(i);
+            marked += !graph->scatterStyle().isNone() && graph->dataCount() == 1;
+        }
+        QCOMPARE(marked, 6); // one per type
     }
 
     // Figure (1): the lines of layer 0 beside the bars of every layer, one figure, each panel with

@@ -7,6 +7,7 @@
 #include "analysis/CheckpointPlan.h"
 #include "analysis/CheckpointSteps.h"
 #include "analysis/MatrixResult.h"
+#include "analysis/MergeBase.h"
 #include "analysis/ResultsCacheLocation.h"
 #include "analysis/ResultsFile.h"
 #include "analysis/RunSummary.h"
@@ -145,6 +146,7 @@ private:
     void printCheckpoints(const QList<CheckpointRow> &rows, const StepPlan &steps, const CheckpointListing &listing);
     void printStoredTrajectory();
     void printScalars();
+    bool printMerge(const CheckpointPlan &plan, const CheckpointFile &file);
     int printTensors(const CheckpointRow &chosen);
     void printTensorTotals(const CheckpointPlan &plan, int typed);
     bool writeDraft(const CheckpointPlan &plan);
@@ -334,10 +336,51 @@ int InfoReport::printTensors(const CheckpointRow &chosen)
     }
     printTable(m_out, table);
     printTensorTotals(plan, typed);
+    if (m_options.base && !printMerge(plan, *chosen.file))
+        m_anyProblem = true;
     if (m_options.suggestRules && !writeDraft(plan))
         return 1;
     // Unreadable or unsafe checkpoints, and attention/MLP-looking tensors left out, are skipped work.
     return int(m_anyProblem || !plan.layout.reported().isEmpty() ? ExitStatus::Skipped : ExitStatus::Clean);
+}
+
+// --base: where each LoRA update of the listed checkpoint finds its W₀ in the base (MergeBase, as
+// analyze --base merges them), and what will not merge, with why. False when something will not.
+bool InfoReport::printMerge(const CheckpointPlan &plan, const CheckpointFile &file)
+{
+    QString problem;
+    const std::unique_ptr<MergeBase> base = MergeBase::open(*m_options.base, m_rules, &problem);
+    if (!base) {
+        m_out << "\nMerged weights: " << printableText(problem) << '\n';
+        return false;
+    }
+    m_out << "\nMerged weights W\u2080 + \u0394W with the base model " << printableText(base->path()) << ":\n";
+    if (const QString refusal = MergeBase::refusal(file.adapterConfig); !refusal.isEmpty()) {
+        m_out << "  none: " << printableText(refusal) << '\n';
+        return false;
+    }
+    QList<QStringList> table{{QStringLiteral("update"), QStringLiteral("W\u2080 in the base"), QStringLiteral("shape")}};
+    QStringList refused;
+    int updates = 0;
+    for (const PlannedTensor &tensor : plan.layout.typed) {
+        if (!tensor.update)
+            continue;
+        ++updates;
+        const QString label = tensor.parts.isEmpty() ? tensor.tensor : tensor.parts.first().label.section(QLatin1Char('['), 0, 0);
+        if (const PlannedTensor *w0 = base->baseOf(tensor, &problem))
+            table << QStringList{printableText(label), printableText(w0->tensor), QStringLiteral("%1\u00d7%2").arg(w0->shape.value(0)).arg(w0->shape.value(1))};
+        else
+            refused << QStringLiteral("  not merged: %1: %2").arg(printableText(label), printableText(problem));
+    }
+    if (updates == 0) {
+        m_out << "  none: this checkpoint holds no LoRA update\n";
+        return false;
+    }
+    printTable(m_out, table);
+    for (const QString &line : refused)
+        m_out << line << '\n';
+    m_out << "  " << (updates - refused.size()) << " of " << updates << " updates merge\n";
+    return refused.isEmpty();
 }
 
 void InfoReport::printTensorTotals(const CheckpointPlan &plan, int typed)
@@ -422,6 +465,8 @@ ParsedOptions<InfoOptions> parseInfoOptions(const QStringList &arguments)
     parser.addOption(step);
     parser.addRulesOption();
     parser.addOption(suggest);
+    const QCommandLineOption base(QStringLiteral("base"), QStringLiteral("FOLDER is a LoRA adapter run: say where each update of the listed checkpoint finds its W0 in the base model at PATH, and what will not merge."), QStringLiteral("PATH"));
+    parser.addOption(base);
     if (const std::optional<CommandExit> exit = parser.parseArguments(arguments.mid(1)))
         return *exit;
     if (parser.positionalArguments().size() != 1)
@@ -432,6 +477,8 @@ ParsedOptions<InfoOptions> parseInfoOptions(const QStringList &arguments)
     options.rules = parser.rulesPath();
     if (parser.isSet(suggest))
         options.suggestRules = parser.value(suggest);
+    if (parser.isSet(base))
+        options.base = parser.value(base);
     return options;
 }
 

@@ -16,6 +16,7 @@ struct InfoOptions {
     QString step = QStringLiteral("last"); // the checkpoint whose tensors are listed
     std::optional<QString> rules;
     std::optional<QString> suggestRules; // where the draft rules go
+    std::optional<QString> base;         // --base: how the listed checkpoint's LoRA updates merge into it
 };
 
 // arguments: "info" and what follows it.

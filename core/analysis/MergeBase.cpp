@@ -85,6 +85,26 @@ QString MergeBase::refusal(const QVariantMap &adapterConfig)
     return {};
 }
 
+const PlannedTensor *MergeBase::baseOf(const PlannedTensor &update, QString *problem) const
+{
+    if (update.parts.isEmpty() || update.shape.size() != 2) {
+        *problem = QStringLiteral("is not a matrix to merge");
+        return nullptr;
+    }
+    const auto at = m_byFirstPart.constFind(update.parts.first().id);
+    if (at == m_byFirstPart.constEnd()) {
+        *problem = QStringLiteral("the base model %1 has no %2 to merge it into").arg(printableText(m_path), update.parts.first().id.text());
+        return nullptr;
+    }
+    const PlannedTensor &base = m_plan.layout.typed[*at];
+    if (base.shape != update.shape) {
+        *problem = QStringLiteral("the base model holds it as %1 (%2), the update is %3: not merged")
+                       .arg(shapeWords(base.shape.value(0), base.shape.value(1)), base.tensor, shapeWords(update.shape[0], update.shape[1]));
+        return nullptr;
+    }
+    return &base;
+}
+
 PlannedTensorRead MergeBase::merged(const PlannedTensor &update, const PlannedTensorRead &factors)
 {
     PlannedTensorRead result;
@@ -96,15 +116,11 @@ PlannedTensorRead MergeBase::merged(const PlannedTensor &update, const PlannedTe
         return refuse(QStringLiteral("has no LoRA factors to merge"));
     if (!update.update || !update.update->scale)
         return refuse(QStringLiteral("its scale s = lora_alpha / r is not known (no adapter_config.json): W\u2080 + s\u00b7B\u00b7A cannot be formed"));
-    if (update.parts.isEmpty() || update.shape.size() != 2)
-        return refuse(QStringLiteral("is not a matrix to merge"));
-    const auto at = m_byFirstPart.constFind(update.parts.first().id);
-    if (at == m_byFirstPart.constEnd())
-        return refuse(QStringLiteral("the base model %1 has no %2 to merge it into").arg(printableText(m_path), update.parts.first().id.text()));
-    const PlannedTensor &base = m_plan.layout.typed[*at];
-    if (base.shape != update.shape)
-        return refuse(QStringLiteral("the base model holds it as %1 (%2), the update is %3: not merged")
-                          .arg(shapeWords(base.shape.value(0), base.shape.value(1)), base.tensor, shapeWords(update.shape[0], update.shape[1])));
+    QString problem;
+    const PlannedTensor *found = baseOf(update, &problem);
+    if (!found)
+        return refuse(problem);
+    const PlannedTensor &base = *found;
     PlannedTensorRead w0;
     {
         QMutexLocker lock(&m_mutex);

@@ -30,6 +30,9 @@ public:
     static QString refusal(const QVariantMap &adapterConfig);
 
     QString path() const { return m_path; }
+    // The base tensor an update merges into: typed as the same matrices, of the same shape; null
+    // with `problem` set when the base has none (what info --base lists, nothing read).
+    const PlannedTensor *baseOf(const PlannedTensor &update, QString *problem) const;
     // W₀ + ΔW for a planned LoRA update whose factors were read (`factors.update`): a whole tensor
     // of the update's planned shape, read as the analysis reads any tensor. Not ok, with the
     // reason, when the base has no such tensor or its shape or scale does not allow the sum.

@@ -430,6 +430,12 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(QString::fromUtf8(contents(csv)).count(",update,"), 2);
         QVERIFY(!QString::fromUtf8(contents(csv)).contains(",merged,"));
+        // info --base: where each update of the newest checkpoint finds its W₀.
+        r = runRankscope({"info", run.path(), "--base", base.path()});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QRegularExpression("q_proj.lora_B@lora_A +model.layers.0.self_attn.q_proj.weight +16\u00d716\n")) &&
+                     r.out.contains("1 of 1 updates merge"),
+                 qPrintable(r.out));
         // export --base: the merged weights and the base as two more runs of the figure.
         const QString numbers = QDir(run.path()).filePath("lines.csv");
         r = runRankscope({"export", run.path(), "--base", base.path(), "--figure", "lines", "--out", numbers});

@@ -1,6 +1,7 @@
 #include "spectral/FactoredSpectrum.h"
 
 #include <Eigen/QR>
+#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -58,6 +59,28 @@ Eigen::VectorXd lowRankProductSingularValues(const Eigen::Ref<const Eigen::Matri
     const Eigen::Index nonzero = std::min(order, core.size());
     sigma.head(nonzero) = std::abs(scale) * core.head(nonzero);
     return sigma;
+}
+
+Eigen::MatrixXf lowRankProductTopRightVectors(const Eigen::Ref<const Eigen::MatrixXd> &left, const Eigen::Ref<const Eigen::MatrixXd> &right, int k)
+{
+    const Eigen::Index r = left.cols();
+    if (k <= 0 || r == 0 || right.cols() != r || left.rows() < r || right.rows() < r)
+        return {};
+    // L = Q_L·R_L, R = Q_R·R_R: L·Rᵀ = Q_L·(R_L·R_Rᵀ)·Q_Rᵀ, and the core's V maps to Q_R·V.
+    const Eigen::HouseholderQR<Eigen::MatrixXd> leftQr(left), rightQr(right);
+    const Eigen::MatrixXd rLeft = leftQr.matrixQR().topRows(r).triangularView<Eigen::Upper>();
+    const Eigen::MatrixXd rRight = rightQr.matrixQR().topRows(r).triangularView<Eigen::Upper>();
+    const Eigen::JacobiSVD<Eigen::MatrixXd> core(rLeft * rRight.transpose(), Eigen::ComputeFullV);
+    const Eigen::VectorXd &sigma = core.singularValues();
+    const double floor = sigma.size() > 0 ? sigma[0] * double(r) * std::numeric_limits<double>::epsilon() : 0.0;
+    Eigen::Index rank = 0;
+    while (rank < sigma.size() && sigma[rank] > floor)
+        ++rank;
+    const Eigen::Index kept = std::min<Eigen::Index>(k, rank);
+    if (kept == 0)
+        return {};
+    const Eigen::MatrixXd basis = rightQr.householderQ() * Eigen::MatrixXd::Identity(right.rows(), r);
+    return (basis * core.matrixV().leftCols(kept)).cast<float>();
 }
 
 } // namespace rankscope

@@ -19,6 +19,10 @@ Eigen::VectorXd productSingularValues(const Eigen::Ref<const Eigen::MatrixXd> &r
 // product at the cost of two thin QRs.
 Eigen::VectorXd lowRankProductSingularValues(const Eigen::Ref<const Eigen::MatrixXd> &left, const Eigen::Ref<const Eigen::MatrixXd> &right,
                                              double scale);
+// The top right singular vectors of L·Rᵀ (n × k', unit columns, largest σ first): R's thin
+// orthonormal basis times the core's right vectors, k' = min(k, the product's nonzero rank), since
+// past its rank a product has no direction of its own (--subspace of a LoRA update).
+Eigen::MatrixXf lowRankProductTopRightVectors(const Eigen::Ref<const Eigen::MatrixXd> &left, const Eigen::Ref<const Eigen::MatrixXd> &right, int k);
 // σ of a small dense matrix, descending (an R, or a core).
 Eigen::VectorXd smallSingularValues(const Eigen::Ref<const Eigen::MatrixXd> &matrix);
 

@@ -57,13 +57,16 @@ Spectrum SingularValueSolver::compute(const MatrixBlockSource &matrix, const std
 {
     if (matrix.rows() == 0 || matrix.cols() == 0)
         return {{}, QStringLiteral("matrix is empty (%1×%2)").arg(matrix.rows()).arg(matrix.cols()), {}};
-    // A low-rank product: exactly, from its factors (no top vectors: --subspace leaves it NaN).
+    // A low-rank product: exactly, from its factors; --subspace's top vectors too, as many as its rank has.
     if (const std::optional<LowRankFactors> factors = matrix.lowRankFactors()) {
         if (allRead)
             allRead();
         if (place)
             *place = {false, {}};
-        return checkedSpectrum(lowRankProductSingularValues(factors->left, factors->right, factors->scale));
+        Spectrum spectrum = checkedSpectrum(lowRankProductSingularValues(factors->left, factors->right, factors->scale));
+        if (spectrum.ok() && m_topVectors > 0)
+            spectrum.topRightVectors = lowRankProductTopRightVectors(factors->left, factors->right, m_topVectors);
+        return spectrum;
     }
     if (m_device && m_method == SvdMethod::FastGram) {
         QString why;

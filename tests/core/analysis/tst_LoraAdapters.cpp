@@ -600,6 +600,43 @@ private slots:
         QVERIFY2(partial->issueLines().join('\n').contains("has no layer 0 MLP\u2193 to merge it into"), qPrintable(partial->issueLines().join('\n')));
     }
 
+    // --subspace of updates: ΔW's top right vectors from its factors (R's basis times the core's
+    // V), as many as its rank has. Q keeps its A (the same input directions, B changed): overlap 1;
+    // down_proj's A turns to orthogonal directions: overlap 0.
+    void subspaceOfUpdates()
+    {
+        QTemporaryDir dir;
+        std::mt19937_64 rng(41);
+        const Eigen::MatrixXd q = randomOrthogonal(kHidden, rng), d = randomOrthogonal(kMlp, rng);
+        for (qint64 step : {10, 20}) {
+            const QString folder = QDir(dir.path()).filePath(QStringLiteral("checkpoint-%1").arg(step));
+            QDir().mkpath(folder);
+            const Eigen::MatrixXd qa = q.leftCols(2).transpose(); // the same right subspace at both steps
+            const Eigen::MatrixXd qb = orthonormal(kHidden, 2, rng) * Eigen::Vector2d(step / 5.0, 1).asDiagonal();
+            const Eigen::MatrixXd da = (step == 10 ? d.leftCols(2) : d.middleCols(2, 2)).transpose(); // orthogonal ones
+            const Eigen::MatrixXd db = orthonormal(kHidden, 2, rng) * Eigen::Vector2d(3, 2).asDiagonal();
+            saveBytes(QDir(folder).filePath("adapter_model.safetensors"),
+                      safetensorsFile({tensor("base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight", qa),
+                                       tensor("base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight", qb),
+                                       tensor("base_model.model.model.layers.0.mlp.down_proj.lora_A.weight", da),
+                                       tensor("base_model.model.model.layers.0.mlp.down_proj.lora_B.weight", db)}));
+            writeJson(QDir(folder).filePath("adapter_config.json"), loraConfig(2, 4, QJsonArray{"q_proj", "down_proj"}));
+            writeJson(QDir(folder).filePath("trainer_state.json"), {{"global_step", step}});
+        }
+        AnalysisSettings settings;
+        settings.subspace = true;
+        const RunAnalysis run = RunAnalyzer(settings).analyzeFolder(dir.path());
+        for (const AnalysisIssue &issue : run.issues)
+            QFAIL(qPrintable(issue.text()));
+        const MatrixResult *qLater = find(run, 20, 0, MatrixType::Q), *dLater = find(run, 20, 0, MatrixType::MlpDown);
+        QVERIFY(qLater && dLater);
+        QCOMPARE(qLater->topVectors.cols(), 2); // rank 2: two directions, whatever --subspace-k asks
+        QVERIFY2(std::abs(qLater->metrics.subspaceOverlap - 1) < 1e-5, qPrintable(QString::number(qLater->metrics.subspaceOverlap)));
+        QVERIFY(std::abs(qLater->metrics.topVectorCosine - 1) < 1e-5);
+        QVERIFY2(dLater->metrics.subspaceOverlap < 1e-5, qPrintable(QString::number(dLater->metrics.subspaceOverlap)));
+        QVERIFY(std::isnan(find(run, 10, 0, MatrixType::Q)->metrics.subspaceOverlap)); // nothing before the first
+    }
+
     // What is not a LoRA pair is named with the reason; the rest is analysed.
     void otherAdapterTensorsAreNamed()
     {

@@ -191,14 +191,20 @@ void AnalysisController::openResultsFile(const QString &path)
     });
 }
 
-void AnalysisController::openForComparison(const QString &path)
+RunLoadOptions AnalysisController::comparisonOptions()
 {
     RunLoadOptions options;
     applyOptInMetrics(options.settings);
     options.rules = m_rules;
     options.cancel = m_comparisonsCancel;
-    const int generation = m_generation;
     m_comparisons.removeIf([](const QFuture<void> &f) { return f.isFinished(); });
+    return options;
+}
+
+void AnalysisController::openForComparison(const QString &path)
+{
+    const RunLoadOptions options = comparisonOptions();
+    const int generation = m_generation;
     m_comparisons << QtConcurrent::run([this, path, options, generation] {
         const LoadedRun loaded = loadRun(path, options);
         QMetaObject::invokeMethod(this, [this, generation, loaded, path] {
@@ -214,13 +220,9 @@ void AnalysisController::openForComparison(const QString &path)
 
 void AnalysisController::openBaseModel(const QString &base)
 {
-    RunLoadOptions options;
-    applyOptInMetrics(options.settings);
-    options.rules = m_rules;
-    options.cancel = m_comparisonsCancel;
+    const RunLoadOptions options = comparisonOptions();
     const int generation = m_generation;
     const QString folder = m_folder;
-    m_comparisons.removeIf([](const QFuture<void> &f) { return f.isFinished(); });
     m_comparisons << QtConcurrent::run([this, folder, base, options, generation] {
         const LoadedRun merged = loadRun(folder, BaseModelRuns::mergedOptions(options, folder, base));
         const LoadedRun own = loadRun(base, BaseModelRuns::baseOptions(options, base));

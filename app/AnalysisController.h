@@ -76,6 +76,9 @@ signals:
 private:
     void waitForPrevious();
     void applyOptInMetrics(AnalysisSettings &settings) const;
+    // What a comparison of the open run is loaded with (its opt-in metrics, rules and cancel flag);
+    // finished comparisons are let go.
+    RunLoadOptions comparisonOptions();
     void setOptIn(bool AnalysisOptIns::*optIn, bool on);
     // The open folder's last pass as the opt-in metrics asked for now show it (RunAnalysis::dropUnasked).
     RunAnalysis lastRunAsAsked() const;

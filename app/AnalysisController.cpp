@@ -218,14 +218,15 @@ void AnalysisController::openForComparison(const QString &path)
     });
 }
 
-void AnalysisController::openBaseModel(const QString &base)
+void AnalysisController::openBaseModel(const QString &base, const RunAnalysis &updates)
 {
     const RunLoadOptions options = comparisonOptions();
+    const RunLoadOptions baseOptions = BaseModelRuns::baseOptions(options, m_folder, base, updates);
     const int generation = m_generation;
     const QString folder = m_folder;
-    m_comparisons << QtConcurrent::run([this, folder, base, options, generation] {
+    m_comparisons << QtConcurrent::run([this, folder, base, options, baseOptions, generation] {
         const LoadedRun merged = loadRun(folder, BaseModelRuns::mergedOptions(options, folder, base));
-        const LoadedRun own = loadRun(base, BaseModelRuns::baseOptions(options, base));
+        const LoadedRun own = loadRun(base, baseOptions);
         QMetaObject::invokeMethod(this, [this, generation, merged, own, base] {
             if (generation != m_generation)
                 return; // another run was opened meanwhile

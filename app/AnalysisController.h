@@ -29,8 +29,9 @@ public:
     // before it is ready (it would join the wrong comparison).
     void openForComparison(const QString &path);
     // --base in the window: beside the open LoRA run, its merged weights W₀ + ΔW and the base
-    // model's own W₀ (BaseModelRuns), both analysed through their caches and sent as baseRunsReady.
-    void openBaseModel(const QString &base);
+    // model's own W₀ of the matrices `updates` (the open run) adapts (BaseModelRuns), both analysed
+    // through their caches and sent as baseRunsReady.
+    void openBaseModel(const QString &base, const RunAnalysis &updates);
     // Stops the open run's analysis (not the comparisons).
     void cancel();
     bool isRunning() const; // the open run's analysis

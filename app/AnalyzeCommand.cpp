@@ -466,8 +466,10 @@ RunAnalysis AnalyzeRun::withBase(const RunAnalysis &updates, const RunTarget &ta
         if (!m_silent)
             printProgress(m_err, m_terminal, p, !results.isEmpty());
     };
+    if (updates.results.isEmpty())
+        return updates; // nothing adapted: nothing to merge, nothing of the base to show
     LoadedRun merged = loadRun(target.folder, BaseModelRuns::mergedOptions(options, target.folder, *m_options.base), progress);
-    LoadedRun base = loadRun(*m_options.base, BaseModelRuns::baseOptions(options, *m_options.base), progress);
+    LoadedRun base = loadRun(*m_options.base, BaseModelRuns::baseOptions(options, target.folder, *m_options.base, updates), progress);
     for (const QString &message : merged.messages + base.messages)
         m_err << message << '\n';
     return BaseModelRuns::joined(updates, merged.run.value_or(RunAnalysis()), base.run.value_or(RunAnalysis()));

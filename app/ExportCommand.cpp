@@ -341,6 +341,10 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
         return parser.refusal(QStringLiteral("give a SOURCE"));
     ExportOptions options;
     options.sources = parser.positionalArguments();
+    if (parser.isSet(o.base) && !QFileInfo(options.sources.first()).isDir())
+        return parser.refusal(QStringLiteral("--base merges the adapter factors of a run's folder: the first SOURCE must be that folder, not a results file"));
+    if (parser.isSet(o.base) && !QFileInfo(parser.value(o.base)).isDir())
+        return parser.refusal(QStringLiteral("--base %1: not a folder").arg(printableText(parser.value(o.base))));
     QString error;
     if (!readFigure(parser, o, options, &error) || !readNumbers(parser, o, options, &error) || !readSides(parser, o, options.size, &error) ||
         !readRendering(parser, o, options.size, &error) || !readColourRanges(parser, o, options, &error))
@@ -422,7 +426,7 @@ std::optional<ExitStatus> loadSources(const ExportOptions &options, ViewState &s
     if (options.base) {
         const QString &folder = options.sources.first();
         const LoadedRun merged = loadRun(folder, BaseModelRuns::mergedOptions(load, folder, *options.base));
-        const LoadedRun own = loadRun(*options.base, BaseModelRuns::baseOptions(load, *options.base));
+        const LoadedRun own = loadRun(*options.base, BaseModelRuns::baseOptions(load, folder, *options.base, state.run()));
         for (const QString &message : merged.messages + own.messages)
             err << message << '\n';
         for (const LoadedRun *loaded : {&merged, &own})

@@ -701,8 +701,8 @@ void MainWindow::readTrainingLogsAgain(const QString &source, const QString &kno
 void MainWindow::followTrainingLogs()
 {
     // A run still training writes its logs as it goes, as it writes checkpoints: both are followed.
-    if (m_readingLogs || m_source.isEmpty() || m_showingDemo)
-        return;
+    if (m_readingLogs || m_source.isEmpty() || m_showingDemo || !QFileInfo(m_source).isDir())
+        return; // a results file has no logs to follow
     readTrainingLogsAgain(m_source, m_state->scalarLog().sourceStamp());
 }
 
@@ -840,12 +840,17 @@ void MainWindow::chooseBaseModel()
 void MainWindow::addBaseModel(const QString &base)
 {
     const QList<MatrixResult> &rows = m_state->results();
+    if (!QFileInfo(m_source).isDir()) {
+        m_status->setText(tr("%1 is a results file: a base model is merged with the adapter factors of the run's folder; open that folder")
+                              .arg(runNameOf(m_source)));
+        return;
+    }
     if (!std::any_of(rows.begin(), rows.end(), [](const MatrixResult &r) { return r.weights == QLatin1String("update"); })) {
         m_status->setText(tr("%1 is not a LoRA adapter run: a base model is merged with an adapter's updates").arg(m_state->runName()));
         return;
     }
     m_status->setText(tr("Merging %1's updates into %2…").arg(m_state->runName(), runNameOf(base)));
-    m_controller->openBaseModel(base);
+    m_controller->openBaseModel(base, m_state->run());
 }
 
 void MainWindow::onBaseRunsReady(const RunAnalysis &merged, const RunAnalysis &base, const QString &basePath)
@@ -950,6 +955,7 @@ bool MainWindow::loadNamingRules(const QString &path)
 
 void MainWindow::openPath(const QString &path)
 {
+    m_baseOnceOpen.clear(); // asked for the run opened before this one
     const QFileInfo info(path);
     if (!info.exists()) {
         m_status->setText(tr("%1 does not exist").arg(QDir::toNativeSeparators(path)));

@@ -52,6 +52,7 @@ mutations=(
 "core/analysis/MergeBase.cpp@@    sum.noalias() += delta.scale * (delta.left * delta.right.transpose());@@    sum.noalias() += (delta.left * delta.right.transpose());@@tst_loraadapters"
 "core/analysis/MergeBase.cpp@@    if (adapterConfig.value(QStringLiteral(\"use_dora\")).toBool())@@    if (false)@@tst_loraadapters"
 "core/spectral/SingularValueSolver.cpp@@        if (spectrum.ok() && m_topVectors > 0)@@        if (false)@@tst_loraadapters"
+"core/analysis/RunAnalyzer.cpp@@            tensor.parts.removeIf([&](const MatrixPart &part) { return !m_settings.onlyMatrices.contains(part.id); });@@            ;@@tst_loraadapters"
 "core/analysis/ResultsTable.h@@        if (!values && column.presence != Presence::Optional) {@@        if (!values && column.presence == Presence::IfPresent) {@@tst_resultsfile"
 "core/analysis/ResultsTable.h@@    bool inSchema(int version) const { return version >= since && (until == 0 || version < until); }@@    bool inSchema(int version) const { return until == 0 || version < until; }@@tst_resultstable"
 "core/analysis/ResultsCacheLocation.cpp@@QDir::cleanPath(QFileInfo(folder).absoluteFilePath())@@QFileInfo(folder).absoluteFilePath()@@tst_resultscachelocation"

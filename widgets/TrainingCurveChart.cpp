@@ -154,7 +154,7 @@ void TrainingCurveChart::rebuild()
     for (int run = 0; run < state()->runCount(); ++run)
         problems += state()->scalarLogAt(run).problems();
     m_problems->setVisible(!problems.isEmpty());
-    m_problems->setText(problems.size() == 1 ? tr("\u26a0 a log could not be read whole") : tr("\u26a0 %1 logs could not be read whole").arg(problems.size()));
+    m_problems->setText(problems.size() == 1 ? tr("\u26a0 a problem reading the logs") : tr("\u26a0 %1 problems reading the logs").arg(problems.size()));
     QStringList said;
     for (const ScalarLogProblem &problem : problems)
         said << QStringLiteral("%1: %2").arg(problem.path, problem.text).toHtmlEscaped();

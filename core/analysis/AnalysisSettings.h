@@ -3,9 +3,11 @@
 // the stored spectra.
 #pragma once
 
+#include "model/MatrixIdentity.h"
 #include "spectral/SingularValueSolver.h"
 #include "spectral/SpectralMetrics.h"
 
+#include <QSet>
 #include <QString>
 #include <memory>
 #include <optional>
@@ -49,6 +51,9 @@ struct AnalysisSettings {
     // --base: the model folder a LoRA run adapts. Set, the run's matrices are its merged weights
     // W₀ + ΔW (MergeBase), rows marked "merged", instead of its updates; kept in a cache of their own.
     QString mergeBase;
+    // Set: these matrices alone are analysed, and nothing else of a checkpoint is named (--base:
+    // the base model's W₀ of the matrices an adapter changes). Empty: every matrix.
+    QSet<MatrixIdentity> onlyMatrices;
     // Per-head spectra (--heads): every head of Q, K, V and O, and each query head's QK and OV
     // circuits (HeadPlan, HeadSpectra), kept in RunAnalysis::headResults.
     bool heads = false;

@@ -3,6 +3,7 @@
 #include "analysis/MergeBase.h"
 #include "spectral/AlphaInterval.h"
 
+#include <QCryptographicHash>
 #include <limits>
 #include <utility>
 
@@ -42,6 +43,15 @@ AnalysisSettingsKey AnalysisSettingsKey::of(const AnalysisSettings &settings, co
     // Merged weights are other matrices than the run's updates: their own spectra, by the base's content.
     if (!settings.mergeBase.isEmpty())
         key.others << QStringLiteral("merged=") + MergeBase::identity(settings.mergeBase);
+    // Another choice of matrices is another set of results.
+    if (!settings.onlyMatrices.isEmpty()) {
+        QStringList names;
+        for (const MatrixIdentity &id : settings.onlyMatrices)
+            names << id.block + QLatin1Char('/') + QString::number(id.layer) + QLatin1Char('/') + QString::number(int(id.type)) + QLatin1Char('/') + id.expert;
+        names.sort();
+        key.others << QStringLiteral("only=") +
+                          QString::fromLatin1(QCryptographicHash::hash(names.join(QLatin1Char('\n')).toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
+    }
     return key;
 }
 

@@ -19,15 +19,17 @@ RunLoadOptions BaseModelRuns::mergedOptions(const RunLoadOptions &run, const QSt
     return options;
 }
 
-RunLoadOptions BaseModelRuns::baseOptions(const RunLoadOptions &run, const QString &base)
+RunLoadOptions BaseModelRuns::baseOptions(const RunLoadOptions &run, const QString &folder, const QString &base, const RunAnalysis &updates)
 {
     RunLoadOptions options = run;
+    for (const MatrixResult &r : updates.results)
+        options.settings.onlyMatrices.insert(r.identity());
     options.settings.heads = false;
     options.settings.delta = false;
     options.settings.referenceStep.reset();
     options.settings.subspace = false;
     options.settings.settleSeconds = 0; // a base model is not being written
-    options.settings.resultsPath = run.useCache ? ResultsCacheLocation::forFolder(base) : QString();
+    options.settings.resultsPath = run.useCache ? ResultsCacheLocation::forBaseOfFolder(folder, base) : QString();
     options.previous = nullptr;
     return options;
 }
@@ -56,8 +58,16 @@ RunAnalysis BaseModelRuns::joined(RunAnalysis updates, const RunAnalysis &merged
     updates.results += merged.results;
     updates.results += own.results;
     sortResults(updates.results);
-    updates.issues += merged.issues;
-    updates.issues += base.issues;
+    // The merged pass reads the run's own checkpoints again: what it says of them that the updates'
+    // pass said already (a reader's warning, a tensor left out) is said once.
+    QSet<QString> said;
+    for (const AnalysisIssue &issue : std::as_const(updates.issues))
+        said.insert(issue.text());
+    for (const AnalysisIssue &issue : merged.issues + base.issues)
+        if (!said.contains(issue.text())) {
+            said.insert(issue.text());
+            updates.issues.append(issue);
+        }
     for (const QString &note : merged.notes + base.notes)
         if (!updates.notes.contains(note))
             updates.notes << note;

@@ -1,7 +1,7 @@
 // --base: beside a LoRA run's updates ΔW, what the fine-tuned model is and what it started from:
 // the run's merged weights W₀ + ΔW at every step (MergeBase) and the base model's own W₀ of the
-// modules the adapter adapts. Three analyses, each through its own cache (the base's is the base
-// folder's, shared by every run adapting it), joined into one run whose rows say which they are in
+// modules the adapter adapts (those alone: a 70B base is not analysed whole for a LoRA on q and v).
+// Three analyses, each through its own cache, joined into one run whose rows say which they are in
 // the `weights` column: update, merged, base. The command line and the window join them alike.
 #pragma once
 
@@ -15,9 +15,10 @@ public:
     // their own. Without --delta: between two steps W₀ + ΔW changes by the change of ΔW, which the
     // update rows' delta metrics give. Per-head rows (--heads) are the updates' alone.
     static RunLoadOptions mergedOptions(const RunLoadOptions &run, const QString &folder, const QString &base);
-    // The base model's analysis: the run's settings, the base folder's own cache, without --delta
-    // and --subspace (one checkpoint: nothing to compare with).
-    static RunLoadOptions baseOptions(const RunLoadOptions &run, const QString &base);
+    // The base model's analysis: the matrices the run's updates (and modules_to_save copies) change
+    // alone, in a cache of their own beside the run's; without --delta and --subspace (one
+    // checkpoint: nothing to compare with).
+    static RunLoadOptions baseOptions(const RunLoadOptions &run, const QString &folder, const QString &base, const RunAnalysis &updates);
     // The run's update rows, its merged rows and the base's rows of the matrices the adapter
     // changes (its updates' and its modules_to_save copies'; weights "base"), sorted; the issues, notes and timings of all three. The run's checkpoints
     // stay the run's: the merged rows are of the same files.

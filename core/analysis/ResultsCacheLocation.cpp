@@ -29,4 +29,9 @@ QString ResultsCacheLocation::forMergedFolder(const QString &folder, const QStri
     return cacheFile((cleanAbsolute(folder) + QStringLiteral("\nmerged with ") + cleanAbsolute(base)).toUtf8());
 }
 
+QString ResultsCacheLocation::forBaseOfFolder(const QString &folder, const QString &base)
+{
+    return cacheFile((cleanAbsolute(folder) + QStringLiteral("\nbase ") + cleanAbsolute(base)).toUtf8());
+}
+
 } // namespace rankscope

@@ -15,6 +15,8 @@ public:
     // A LoRA run's merged weights with the base at `base` (--base): a file of their own beside the
     // run's, so that the run's updates and its merged weights never replace each other.
     static QString forMergedFolder(const QString &folder, const QString &base);
+    // The base's own W₀ of the matrices the run at `folder` adapts (--base): a file of their own too.
+    static QString forBaseOfFolder(const QString &folder, const QString &base);
 };
 
 } // namespace rankscope

@@ -357,6 +357,14 @@ bool RunAnalyzer::openCheckpoint(CheckpointJob &job)
         issues.append({job.record.path, {}, warning, true});
     job.issuesBefore = issues.size();
     job.plan = CheckpointPlan::make(job.file, *job.reader, m_rules);
+    if (!m_settings.onlyMatrices.isEmpty()) {
+        // The chosen matrices alone (--base: the adapted ones of the base); the rest is not this run's to name.
+        QList<PlannedTensor> &typed = job.plan.layout.typed;
+        for (PlannedTensor &tensor : typed)
+            tensor.parts.removeIf([&](const MatrixPart &part) { return !m_settings.onlyMatrices.contains(part.id); });
+        typed.removeIf([](const PlannedTensor &tensor) { return tensor.parts.isEmpty(); });
+        job.plan.layout.leftOut.clear();
+    }
     for (const LeftOutTensor &left : job.plan.layout.reported())
         issues.append({job.record.path, left.tensor, left.reason, false});
     // What the typing assumed is said once per run, not per checkpoint.

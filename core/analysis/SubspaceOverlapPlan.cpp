@@ -36,7 +36,9 @@ SubspaceOverlapPlan::SubspaceOverlapPlan(int k, const QList<CheckpointRecord> &i
         return reusable[i] && reusable[i]->subspaceK == k &&
                std::any_of(results.begin(), results.end(), [](const MatrixResult &r) { return r.topVectors.size() > 0; }) &&
                std::all_of(results.begin(), results.end(), [&](const MatrixResult &r) {
-                   return r.topVectors.size() == 0 || r.topVectors.cols() == std::min<qint64>(k, std::min(r.rows, r.cols));
+                   // A LoRA update has no more directions than its rank (lowRankProductTopRightVectors).
+                   const qint64 most = std::min<qint64>(k, r.updateRank > 0 ? std::min<qint64>(r.updateRank, std::min(r.rows, r.cols)) : std::min(r.rows, r.cols));
+                   return r.topVectors.size() == 0 || r.topVectors.cols() == most || (r.updateRank > 0 && r.topVectors.cols() < most);
                });
     };
     for (qsizetype i = 0; i < count; ++i) {

@@ -141,7 +141,8 @@ QString stampOf(const Found &found)
         const QFileInfo info(file);
         stamp << QStringLiteral("%1|%2|%3").arg(file).arg(info.size()).arg(info.lastModified().toMSecsSinceEpoch());
     }
-    return stamp.join(QLatin1Char('\n'));
+    // Never null, none found included: a null stamp is "not read yet" (MainWindow reads then).
+    return QStringLiteral("logs\n") + stamp.join(QLatin1Char('\n'));
 }
 
 } // namespace

@@ -444,6 +444,12 @@ private slots:
         const QString runName = QFileInfo(run.path()).fileName();
         QVERIFY2(drawn.contains("\n" + runName + " \u00b7 merged,10,") && drawn.contains("\n" + QFileInfo(base.path()).fileName() + " \u00b7 base,0,"),
                  qPrintable(drawn));
+        // A results file holds no adapter factors to merge: --base wants the run's folder.
+        const QString results = QDir(cache.path()).filePath("run.h5");
+        QCOMPARE(runRankscope({"analyze", run.path(), "--results", results, "--quiet"}).exitCode, 0);
+        r = runRankscope({"export", results, "--base", base.path(), "--figure", "lines", "--out", numbers});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("the first SOURCE must be that folder, not a results file"), qPrintable(r.err));
         r = runRankscope({"analyze", run.path(), "--base", run.filePath("nowhere")});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("--base") && r.err.contains("not a folder"), qPrintable(r.err));

@@ -358,7 +358,7 @@ private slots:
         log.addProblem(QStringLiteral("runs/events.out.tfevents.1.host"), QStringLiteral("damaged record (CRC mismatch) at byte 96"));
         state.setScalarLog(log);
         QCOMPARE(view.curveChart()->problemsText(),
-                 QStringLiteral("\u26a0 a log could not be read whole\nruns/events.out.tfevents.1.host: damaged record (CRC mismatch) at byte 96"));
+                 QStringLiteral("\u26a0 a problem reading the logs\nruns/events.out.tfevents.1.host: damaged record (CRC mismatch) at byte 96"));
 
         // One crosshair: the step read out under the cursor in either plot (the lines' nearest
         // checkpoint, the curve's nearest logged step) is read out in the other at its nearest point.

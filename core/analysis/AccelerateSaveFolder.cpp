@@ -27,8 +27,6 @@ const QRegularExpression &optimizerName()
     return pattern;
 }
 
-QString canonical(const QString &path) { return QDir::cleanPath(QFileInfo(path).absoluteFilePath()); }
-
 // Whether a checkpoint_N/ folder is one Accelerate saved: its RNG states, or FSDP's folders.
 bool isAccelerateSave(const QString &folder)
 {
@@ -102,7 +100,7 @@ std::optional<FolderWeights> AccelerateSaveFolder::checkpointIn(const QString &f
     }
     for (const QString &sub : own.subfolders) {
         const QString name = QFileInfo(sub).fileName();
-        if (canonical(sub) == canonical(modelDir))
+        if (cleanAbsolutePath(sub) == cleanAbsolutePath(modelDir))
             continue;
         if (optimizerName().match(name).hasMatch())
             result.files.append({sub, FileRole::TrainingSidecar,

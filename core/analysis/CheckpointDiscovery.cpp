@@ -447,6 +447,27 @@ std::unique_ptr<CheckpointReader> CheckpointFile::open(QString *problem) const
     return openCheckpointFiles(layout, files, problem);
 }
 
+QString cleanAbsolutePath(const QString &path) { return QDir::cleanPath(QFileInfo(path).absoluteFilePath()); }
+
+ClassifiedFile *CheckpointListing::fileAt(const QString &path)
+{
+    const QString wanted = cleanAbsolutePath(path);
+    for (ClassifiedFile &file : files)
+        if (cleanAbsolutePath(file.path) == wanted)
+            return &file;
+    return nullptr;
+}
+
+void CheckpointListing::setRole(const QString &path, FileRole role, const QString &reason, bool problem)
+{
+    const QString target = cleanAbsolutePath(path);
+    skipped.removeIf([&](const SkippedFile &s) { return cleanAbsolutePath(s.path) == target; });
+    if (ClassifiedFile *file = fileAt(path))
+        *file = {file->path, role, reason, problem};
+    if (problem)
+        skipped.append({path, reason, false, true});
+}
+
 std::optional<qint64> CheckpointDiscovery::stepFromName(const QString &fileName, QString *problem)
 {
     static const QRegularExpression pattern(

@@ -76,7 +76,16 @@ struct CheckpointListing {
     // Checkpoints their writer has begun and not finished, known from its layout (a Hub revision
     // whose blobs are still downloading): named in `skipped`, and left for a later look by --watch.
     QStringList beingWritten;
+
+    // A save folder's recogniser deciding what the file or folder at `path` is: it takes `role`
+    // and `reason` and leaves `skipped`; a problem is named in `skipped` again, as an error of the run.
+    void setRole(const QString &path, FileRole role, const QString &reason, bool problem = false);
+    // The listed file or folder at `path`, or null.
+    ClassifiedFile *fileAt(const QString &path);
 };
+
+// A path as the listing compares paths: absolute and clean, links not followed.
+QString cleanAbsolutePath(const QString &path);
 
 class CheckpointDiscovery {
 public:

@@ -15,31 +15,12 @@ namespace {
 // engine.py writes the tag with fd.write(tag); zero_to_fp32 reads it back with .strip().
 constexpr qint64 kMaxLatestBytes = 4096;
 
-QString canonical(const QString &path) { return QDir::cleanPath(QFileInfo(path).absoluteFilePath()); }
-
-ClassifiedFile *fileAt(CheckpointListing &listing, const QString &path)
-{
-    for (ClassifiedFile &file : listing.files)
-        if (canonical(file.path) == canonical(path))
-            return &file;
-    return nullptr;
-}
-
-void setRole(CheckpointListing &listing, const QString &path, FileRole role, const QString &reason, bool problem = false)
-{
-    listing.skipped.removeIf([&](const SkippedFile &s) { return canonical(s.path) == canonical(path); });
-    if (ClassifiedFile *file = fileAt(listing, path))
-        *file = {file->path, role, reason, problem};
-    if (problem)
-        listing.skipped.append({path, reason, false, true});
-}
-
 // Whether the tag's mp_rank_00_model_states.pt was found to hold the weights under module.
 bool moduleHoldsWeights(CheckpointListing &listing, const CheckpointFile &tag)
 {
     for (const QString &path : tag.files)
         if (DeepSpeedFileName::parse(QFileInfo(path).fileName()).kind == DeepSpeedFileName::Kind::ModelStates)
-            if (const ClassifiedFile *file = fileAt(listing, path))
+            if (const ClassifiedFile *file = listing.fileAt(path))
                 return file->role == FileRole::Weights;
     return false;
 }
@@ -48,7 +29,7 @@ bool moduleHoldsWeights(CheckpointListing &listing, const CheckpointFile &tag)
 // checkpoint holding a save folder of its own, Lightning's epoch=…ckpt/checkpoint/, is not one).
 bool isTag(const CheckpointFile &c)
 {
-    return c.layout == WeightsLayout::DeepSpeedTag && !c.files.isEmpty() && canonical(QFileInfo(c.files.first()).absolutePath()) == canonical(c.path);
+    return c.layout == WeightsLayout::DeepSpeedTag && !c.files.isEmpty() && cleanAbsolutePath(QFileInfo(c.files.first()).absolutePath()) == cleanAbsolutePath(c.path);
 }
 
 } // namespace
@@ -76,10 +57,10 @@ void DeepSpeedSaveFolder::describe(const QString &root, CheckpointListing &listi
     if (tags.isEmpty() && !QFileInfo(latestPath).isFile())
         return;
     if (QFileInfo(dir.filePath(QStringLiteral("zero_to_fp32.py"))).isFile())
-        setRole(listing, dir.filePath(QStringLiteral("zero_to_fp32.py")), FileRole::TrainingSidecar,
+        listing.setRole(dir.filePath(QStringLiteral("zero_to_fp32.py")), FileRole::TrainingSidecar,
                 QStringLiteral("DeepSpeed's recovery script, copied beside the tags: never run (the tags are read directly)"));
     // A tag opened on its own: the folder is the checkpoint.
-    if (tags.size() == 1 && canonical(listing.checkpoints[tags.first()].path) == canonical(root)) {
+    if (tags.size() == 1 && cleanAbsolutePath(listing.checkpoints[tags.first()].path) == cleanAbsolutePath(root)) {
         const CheckpointFile &tag = listing.checkpoints[tags.first()];
         listing.takenFor << QStringLiteral("one DeepSpeed tag (%1): %2").arg(QFileInfo(tag.path).fileName(), DeepSpeedTagFolder::describe(tag.files, moduleHoldsWeights(listing, tag)));
         return;
@@ -88,12 +69,12 @@ void DeepSpeedSaveFolder::describe(const QString &root, CheckpointListing &listi
     if (QFileInfo(latestPath).isFile())
         tagName = latestTag(latestPath, &problem);
     const auto named = std::find_if(tags.begin(), tags.end(), [&](qsizetype i) {
-        return !tagName.isEmpty() && canonical(listing.checkpoints[i].path) == canonical(dir.filePath(tagName));
+        return !tagName.isEmpty() && cleanAbsolutePath(listing.checkpoints[i].path) == cleanAbsolutePath(dir.filePath(tagName));
     });
     if (!tagName.isEmpty() && named == tags.end())
         problem = QStringLiteral("DeepSpeed's latest names the tag %1, which is not here (a tag deleted, or a save folder copied in part)").arg(printableText(tagName.left(200)));
     if (QFileInfo(latestPath).isFile())
-        setRole(listing, latestPath, FileRole::TrainingSidecar,
+        listing.setRole(latestPath, FileRole::TrainingSidecar,
                 problem.isEmpty() ? QStringLiteral("DeepSpeed's latest: names the tag %1, written after it").arg(printableText(tagName)) : problem, !problem.isEmpty());
     if (tags.isEmpty())
         return;
@@ -110,7 +91,7 @@ void DeepSpeedSaveFolder::describe(const QString &root, CheckpointListing &listi
                 continue;
             const QString why = QStringLiteral("a DeepSpeed tag newer than the one latest names (%1): still being written, read once latest names it")
                                     .arg(printableText(tagName));
-            setRole(listing, tag.path, FileRole::Folder, why);
+            listing.setRole(tag.path, FileRole::Folder, why);
             listing.skipped.append({tag.path, why});
             listing.checkpoints.removeAt(tags[k]);
             ++leftOut;

@@ -16,8 +16,6 @@ namespace {
 // ModelCheckpoint.FILE_EXTENSION: the name Lightning gives every save, a folder under DeepSpeed.
 const QString kExtension = QStringLiteral(".ckpt");
 
-QString canonical(const QString &path) { return QDir::cleanPath(QFileInfo(path).absoluteFilePath()); }
-
 bool holdsTag(const FolderWeights &weights)
 {
     return std::any_of(weights.groups.begin(), weights.groups.end(), [](const WeightsGroup &g) { return g.layout == WeightsLayout::DeepSpeedTag; });
@@ -55,18 +53,10 @@ LightningState lightningStateIn(const QString &modelStates)
     return state;
 }
 
-void setRole(CheckpointListing &listing, const QString &path, FileRole role, const QString &reason)
-{
-    listing.skipped.removeIf([&](const SkippedFile &s) { return canonical(s.path) == canonical(path); });
-    for (ClassifiedFile &file : listing.files)
-        if (canonical(file.path) == canonical(path))
-            file = {file.path, role, reason, false};
-}
-
 bool moduleHoldsWeights(const CheckpointListing &listing, const QString &modelStates)
 {
     return std::any_of(listing.files.begin(), listing.files.end(), [&](const ClassifiedFile &f) {
-        return canonical(f.path) == canonical(modelStates) && f.role == FileRole::Weights;
+        return cleanAbsolutePath(f.path) == cleanAbsolutePath(modelStates) && f.role == FileRole::Weights;
     });
 }
 
@@ -143,7 +133,7 @@ std::optional<FolderWeights> LightningDeepSpeedFolder::checkpointIn(const QStrin
 bool LightningDeepSpeedFolder::isLightningSave(const CheckpointFile &c)
 {
     return c.layout == WeightsLayout::DeepSpeedTag && c.isFolder && c.path.endsWith(kExtension) &&
-           (c.files.isEmpty() || canonical(QFileInfo(c.files.first()).absolutePath()) != canonical(c.path));
+           (c.files.isEmpty() || cleanAbsolutePath(QFileInfo(c.files.first()).absolutePath()) != cleanAbsolutePath(c.path));
 }
 
 void LightningDeepSpeedFolder::describe(const QString &root, CheckpointListing &listing)
@@ -178,7 +168,7 @@ void LightningDeepSpeedFolder::describe(const QString &root, CheckpointListing &
     for (const QString &path : left) {
         const QString why = QStringLiteral("a Lightning DeepSpeed save without DeepSpeed's latest (written once every rank has saved): "
                                            "still being written, or its save failed; not analysed");
-        setRole(listing, path, FileRole::CheckpointFolder, why);
+        listing.setRole(path, FileRole::CheckpointFolder, why);
         listing.skipped.append({path, why});
         listing.beingWritten << path;
         ++unfinished;

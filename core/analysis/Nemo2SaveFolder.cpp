@@ -14,17 +14,7 @@ namespace {
 // ModelCheckpoint.UNFINISHED_CHECKPOINT_SUFFIX, appended to the checkpoint's path.
 const QString kUnfinished = QStringLiteral("-unfinished");
 
-QString canonical(const QString &path) { return QDir::cleanPath(QFileInfo(path).absoluteFilePath()); }
-
 bool isNemo2(const CheckpointFile &c) { return c.layout == WeightsLayout::DistributedCheckpoint && c.format.startsWith(QLatin1String("NeMo 2")); }
-
-void setRole(CheckpointListing &listing, const QString &path, FileRole role, const QString &reason)
-{
-    listing.skipped.removeIf([&](const SkippedFile &s) { return canonical(s.path) == canonical(path); });
-    for (ClassifiedFile &file : listing.files)
-        if (canonical(file.path) == canonical(path))
-            file = {file.path, role, reason, false};
-}
 
 // Leaves out every checkpoint with a marker beside it; returns how many.
 int leaveOutUnfinished(const QDir &root, CheckpointListing &listing)
@@ -32,17 +22,17 @@ int leaveOutUnfinished(const QDir &root, CheckpointListing &listing)
     int leftOut = 0;
     const QFileInfoList markers = root.entryInfoList({QLatin1Char('*') + kUnfinished}, QDir::Files | QDir::Hidden | QDir::System);
     for (const QFileInfo &marker : markers) {
-        const QString checkpoint = canonical(marker.absoluteFilePath().chopped(kUnfinished.size()));
+        const QString checkpoint = cleanAbsolutePath(marker.absoluteFilePath().chopped(kUnfinished.size()));
         const qsizetype before = listing.checkpoints.size();
-        listing.checkpoints.removeIf([&](const CheckpointFile &c) { return isNemo2(c) && canonical(c.path) == checkpoint; });
+        listing.checkpoints.removeIf([&](const CheckpointFile &c) { return isNemo2(c) && cleanAbsolutePath(c.path) == checkpoint; });
         const bool listed = listing.checkpoints.size() < before;
-        setRole(listing, marker.absoluteFilePath(), FileRole::TrainingSidecar,
+        listing.setRole(marker.absoluteFilePath(), FileRole::TrainingSidecar,
                 QStringLiteral("NeMo's unfinished-checkpoint marker of %1 (removed once every rank has saved it)").arg(QFileInfo(checkpoint).fileName()));
         if (!listed)
             continue;
         const QString why = QStringLiteral("NeMo marks this checkpoint unfinished (%1 beside it): being written, or its save failed; not analysed")
                                 .arg(marker.fileName());
-        setRole(listing, checkpoint, FileRole::CheckpointFolder, why);
+        listing.setRole(checkpoint, FileRole::CheckpointFolder, why);
         listing.skipped.append({checkpoint, why});
         listing.beingWritten << checkpoint;
         ++leftOut;
@@ -93,7 +83,7 @@ void Nemo2SaveFolder::describe(const QString &root, CheckpointListing &listing)
         extras += QStringLiteral(", %1 of them save_last's -last copy").arg(last);
     if (leftOut > 0)
         extras += QStringLiteral(", %1 marked unfinished left out").arg(leftOut);
-    if (count == 1 && canonical(first->path) == canonical(root))
+    if (count == 1 && cleanAbsolutePath(first->path) == cleanAbsolutePath(root))
         listing.takenFor << QStringLiteral("one NeMo 2 checkpoint (weights/ + context/): %1").arg(config);
     else
         listing.takenFor << QStringLiteral("a NeMo 2 ModelCheckpoint folder: %1 checkpoint(s)%2, steps from their names or the weights' global_step; %3")

@@ -46,20 +46,10 @@ FlatName parseFlat(const QString &fileName)
     return ok ? name : FlatName{}; // an epoch too large for 64 bits is no torchtune name
 }
 
-QString canonical(const QString &path) { return QDir::cleanPath(QFileInfo(path).absoluteFilePath()); }
-
 void setReason(QList<ClassifiedFile> &files, const QString &path, FileRole role, const QString &reason)
 {
     for (ClassifiedFile &file : files)
         if (file.path == path)
-            file = {file.path, role, reason, false};
-}
-
-void setRole(CheckpointListing &listing, const QString &path, FileRole role, const QString &reason)
-{
-    listing.skipped.removeIf([&](const SkippedFile &s) { return canonical(s.path) == canonical(path); });
-    for (ClassifiedFile &file : listing.files)
-        if (canonical(file.path) == canonical(path))
             file = {file.path, role, reason, false};
 }
 
@@ -226,15 +216,15 @@ void TorchtuneOutputFolder::describe(const QString &root, CheckpointListing &lis
         if (folder && !readsAdapter(c))
             for (const ClassifiedFile &file : std::as_const(listing.files))
                 if (file.role == FileRole::Other && QFileInfo(file.path).fileName().startsWith(QLatin1String("adapter_")) &&
-                    canonical(QFileInfo(file.path).absolutePath()) == canonical(c.path))
-                    setRole(listing, file.path, FileRole::Other,
+                    cleanAbsolutePath(QFileInfo(file.path).absolutePath()) == cleanAbsolutePath(c.path))
+                    listing.setRole(file.path, FileRole::Other,
                             QStringLiteral("torchtune's LoRA adapter of this epoch, saved beside its merged model: not read (the model is)"));
     }
     if (epochs == 0)
         return;
     const QString recipeFolder = dir.filePath(QStringLiteral("recipe_state"));
     if (QFileInfo(recipeFolder).isDir())
-        setRole(listing, recipeFolder, FileRole::TrainingSidecar,
+        listing.setRole(recipeFolder, FileRole::TrainingSidecar,
                 QStringLiteral("torchtune's recipe state of its latest intermediate save (optimizer, epochs_run, seed): not weights"));
     QString layout = folders > 0 ? QStringLiteral("one epoch_N/ folder each") : QString();
     if (flat)

@@ -201,11 +201,6 @@ bool readSettings(const CommandParser &parser, const AnalyzeOptionSet &o, Analyz
     return true;
 }
 
-std::optional<QString> valueIfSet(const CommandParser &parser, const QCommandLineOption &option)
-{
-    return parser.isSet(option) ? std::optional<QString>(parser.value(option)) : std::nullopt;
-}
-
 } // namespace
 
 ParsedOptions<AnalyzeOptions> parseAnalyzeOptions(const QStringList &arguments)
@@ -226,16 +221,16 @@ ParsedOptions<AnalyzeOptions> parseAnalyzeOptions(const QStringList &arguments)
     QString error;
     if (!readSettings(parser, o, options, &error))
         return parser.refusal(error);
-    options.csv = valueIfSet(parser, o.csv);
-    options.json = valueIfSet(parser, o.json);
-    options.results = valueIfSet(parser, o.results);
+    options.csv = parser.valueIfSet(o.csv);
+    options.json = parser.valueIfSet(o.json);
+    options.results = parser.valueIfSet(o.results);
     options.rules = parser.rulesPath();
     options.useCache = !parser.isSet(o.noCache);
     options.quiet = parser.isSet(o.quiet);
     options.watch = parser.isSet(o.watch);
     options.eachRun = parser.isSet(o.runs);
     options.scalars = parser.values(o.scalar);
-    options.base = valueIfSet(parser, o.base);
+    options.base = parser.valueIfSet(o.base);
     if (options.base && options.eachRun)
         return parser.refusal(QStringLiteral("--base goes with one adapter run, not with --runs"));
     if (options.base && !QFileInfo(*options.base).isDir())

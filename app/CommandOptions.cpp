@@ -109,9 +109,14 @@ std::optional<double> CommandParser::energy(QString *error) const
     return numberOption(QStringLiteral("energy"), value(m_energy), 0, 1, error, QStringLiteral("a number"), true);
 }
 
+std::optional<QString> CommandParser::valueIfSet(const QCommandLineOption &option) const
+{
+    return isSet(option) ? std::optional<QString>(value(option)) : std::nullopt;
+}
+
 std::optional<QString> CommandParser::rulesPath() const
 {
-    return isSet(m_rules) ? std::optional<QString>(value(m_rules)) : std::nullopt;
+    return valueIfSet(m_rules);
 }
 
 std::optional<qint64> wholeOption(const QString &name, const QString &text, qint64 min, qint64 max, QString *error, const QString &what)

@@ -54,6 +54,8 @@ public:
     std::optional<double> energy(QString *error) const;
     // --rules' file, when given.
     std::optional<QString> rulesPath() const;
+    // The option's value, when it is given.
+    std::optional<QString> valueIfSet(const QCommandLineOption &option) const;
 
 private:
     QString m_command;

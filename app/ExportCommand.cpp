@@ -102,11 +102,6 @@ struct ExportOptionSet {
     const QCommandLineOption base{QStringLiteral("base"), QStringLiteral("The first SOURCE is a LoRA adapter run: its merged weights W0 + dW and the base model's own W0 (read from PATH) are drawn as two more runs compared with it."), QStringLiteral("PATH")};
 };
 
-std::optional<QString> valueIfSet(const CommandParser &parser, const QCommandLineOption &option)
-{
-    return parser.isSet(option) ? std::optional<QString>(parser.value(option)) : std::nullopt;
-}
-
 // The figure, where it goes (checked before any run is loaded or analysed: where it goes, and
 // that nothing read is lost there) and the metric.
 bool readFigure(const CommandParser &parser, const ExportOptionSet &o, ExportOptions &options, QString *error)
@@ -298,17 +293,17 @@ bool readRendering(const CommandParser &parser, const ExportOptionSet &o, Figure
 // The options that only name things in the runs, and the switches.
 void readNames(const CommandParser &parser, const ExportOptionSet &o, ExportOptions &options)
 {
-    options.types = valueIfSet(parser, o.types);
-    options.byLayer = valueIfSet(parser, o.byLayer);
-    options.block = valueIfSet(parser, o.block);
-    options.expert = valueIfSet(parser, o.expert);
-    options.title = valueIfSet(parser, o.title);
+    options.types = parser.valueIfSet(o.types);
+    options.byLayer = parser.valueIfSet(o.byLayer);
+    options.block = parser.valueIfSet(o.block);
+    options.expert = parser.valueIfSet(o.expert);
+    options.title = parser.valueIfSet(o.title);
     options.panelTitles = parser.values(o.panelTitle);
     options.type = parser.value(o.type);
     options.relativeDepth = parser.isSet(o.relativeDepth);
     options.relativeStep = parser.isSet(o.relativeStep);
-    options.scalar = valueIfSet(parser, o.scalar);
-    options.base = valueIfSet(parser, o.base);
+    options.scalar = parser.valueIfSet(o.scalar);
+    options.base = parser.valueIfSet(o.base);
     options.alphaGuide = !parser.isSet(o.noGuide);
     options.alphaCi = parser.isSet(o.alphaCi);
 }

@@ -13,7 +13,10 @@ namespace rankscope {
 
 namespace {
 
-QString tr(const char *text) { return QCoreApplication::translate("HelpDialogs", text); }
+// The texts of these dialogs, in the translation context "HelpDialogs".
+struct HelpTexts {
+    Q_DECLARE_TR_FUNCTIONS(HelpDialogs)
+};
 
 void showText(QWidget *window, const QString &title, const QString &objectName, void (QTextEdit::*set)(const QString &), const QString &text)
 {
@@ -48,11 +51,11 @@ QString shortcutsHtml(const QWidget *window)
                 continue;
             row(action->shortcut().toString(QKeySequence::NativeText), action->text().remove(QLatin1Char('&')));
         }
-    row(tr("Mouse wheel, drag"), tr("Zoom and pan a chart"));
-    row(tr("Shift+drag"), tr("Zoom into a rectangle"));
-    row(tr("Home, double-click"), tr("Back to the ranges that fit the data"));
-    row(tr("Click"), tr("A bar, heatmap cell or per-layer point opens that matrix's spectrum"));
-    return tr("<p>The step keys, Space and the menu shortcuts work wherever the focus is in the window, "
+    row(HelpTexts::tr("Mouse wheel, drag"), HelpTexts::tr("Zoom and pan a chart"));
+    row(HelpTexts::tr("Shift+drag"), HelpTexts::tr("Zoom into a rectangle"));
+    row(HelpTexts::tr("Home, double-click"), HelpTexts::tr("Back to the ranges that fit the data"));
+    row(HelpTexts::tr("Click"), HelpTexts::tr("A bar, heatmap cell or per-layer point opens that matrix's spectrum"));
+    return HelpTexts::tr("<p>The step keys, Space and the menu shortcuts work wherever the focus is in the window, "
               "the layer and energy boxes included (their ↑/↓ change the number).</p>")
         + QStringLiteral("<table>%1</table>").arg(rows);
 }
@@ -61,18 +64,18 @@ QString metricDefinitionsMarkdown()
 {
     QFile file(QStringLiteral(":/docs/metrics.md"));
     if (!file.open(QIODevice::ReadOnly))
-        return tr("The metric definitions are missing from this build (docs/metrics.md).");
+        return HelpTexts::tr("The metric definitions are missing from this build (docs/metrics.md).");
     return QString::fromUtf8(file.readAll());
 }
 
 void showShortcuts(QWidget *window)
 {
-    showText(window, tr("Keyboard shortcuts"), QStringLiteral("shortcuts"), &QTextBrowser::setHtml, shortcutsHtml(window));
+    showText(window, HelpTexts::tr("Keyboard shortcuts"), QStringLiteral("shortcuts"), &QTextBrowser::setHtml, shortcutsHtml(window));
 }
 
 void showMetricDefinitions(QWidget *window)
 {
-    showText(window, tr("Metric definitions"), QStringLiteral("metricDefinitions"), &QTextBrowser::setMarkdown, metricDefinitionsMarkdown());
+    showText(window, HelpTexts::tr("Metric definitions"), QStringLiteral("metricDefinitions"), &QTextBrowser::setMarkdown, metricDefinitionsMarkdown());
 }
 
 } // namespace rankscope

@@ -18,15 +18,18 @@ namespace rankscope {
 
 namespace {
 
-QString tr(const char *text, int n = -1) { return QCoreApplication::translate("SkippedFilesDialog", text, nullptr, n); }
+// The texts of the dialog, in the translation context "SkippedFilesDialog".
+struct SkippedTexts {
+    Q_DECLARE_TR_FUNCTIONS(SkippedFilesDialog)
+};
 
 QString groupTitle(SkippedGroup::Kind kind, int count)
 {
     switch (kind) {
-    case SkippedGroup::Kind::Failures: return tr("Could not be read (%n)", count);
-    case SkippedGroup::Kind::Duplicates: return tr("Left out: another checkpoint has the same step (%n)", count);
-    case SkippedGroup::Kind::LeftOut: return tr("Left out as expected: sidecars, logs and other files (%n)", count);
-    case SkippedGroup::Kind::Notes: return tr("Notes on how the run was read (%n)", count);
+    case SkippedGroup::Kind::Failures: return SkippedTexts::tr("Could not be read (%n)", nullptr, count);
+    case SkippedGroup::Kind::Duplicates: return SkippedTexts::tr("Left out: another checkpoint has the same step (%n)", nullptr, count);
+    case SkippedGroup::Kind::LeftOut: return SkippedTexts::tr("Left out as expected: sidecars, logs and other files (%n)", nullptr, count);
+    case SkippedGroup::Kind::Notes: return SkippedTexts::tr("Notes on how the run was read (%n)", nullptr, count);
     }
     return {};
 }
@@ -53,7 +56,7 @@ QList<SkippedGroup> skippedGroups(const RunAnalysis &run)
     for (const QString &note : run.notes)
         add(Kind::Notes, {{}, {}, note});
     for (const TrajectoryFinding &finding : RunSummary(run).trajectoryFindings())
-        add(Kind::Notes, {tr("step %1").arg(stepLabel(finding.step, finding.unnumbered)), {}, finding.text});
+        add(Kind::Notes, {SkippedTexts::tr("step %1").arg(stepLabel(finding.step, finding.unnumbered)), {}, finding.text});
     groups.removeIf([](const SkippedGroup &g) { return g.rows.isEmpty(); });
     for (SkippedGroup &group : groups)
         group.title = groupTitle(group.kind, int(group.rows.size()));
@@ -64,11 +67,11 @@ void showSkippedFiles(QWidget *parent, const RunAnalysis &run, const QString &ru
 {
     QDialog dialog(parent);
     dialog.setObjectName(QStringLiteral("skippedFiles"));
-    dialog.setWindowTitle(tr("Skipped files and tensors — %1").arg(runName));
+    dialog.setWindowTitle(SkippedTexts::tr("Skipped files and tensors — %1").arg(runName));
     auto *layout = new QVBoxLayout(&dialog);
     auto *tree = new QTreeWidget(&dialog);
     tree->setColumnCount(3);
-    tree->setHeaderLabels({tr("File (within the run)"), tr("Tensor"), tr("What is wrong, or why it was left out")});
+    tree->setHeaderLabels({SkippedTexts::tr("File (within the run)"), SkippedTexts::tr("Tensor"), SkippedTexts::tr("What is wrong, or why it was left out")});
     tree->setEditTriggers(QAbstractItemView::NoEditTriggers);
     tree->setWordWrap(true);
     const QList<SkippedGroup> groups = skippedGroups(run);
@@ -88,7 +91,7 @@ void showSkippedFiles(QWidget *parent, const RunAnalysis &run, const QString &ru
     for (int column : {0, 1})
         tree->resizeColumnToContents(column);
     tree->setColumnWidth(0, std::min(tree->columnWidth(0), 420));
-    layout->addWidget(new QLabel(groups.isEmpty() ? tr("Nothing was skipped.") : tr("Everything RankScope did not analyse, and why:"), &dialog));
+    layout->addWidget(new QLabel(groups.isEmpty() ? SkippedTexts::tr("Nothing was skipped.") : SkippedTexts::tr("Everything RankScope did not analyse, and why:"), &dialog));
     layout->addWidget(tree);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
     QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);

@@ -10,8 +10,6 @@ namespace rankscope {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 // A corner of a matrix's (parameters, energy kept) curve: the rank it stands for.
 struct CurvePoint {
     double cost = 0;

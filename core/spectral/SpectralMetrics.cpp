@@ -10,7 +10,6 @@
 namespace rankscope {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Roy & Vetterli: exp of the Shannon entropy of σ normalised to sum 1; zero σ contribute nothing.
 double effectiveRankOf(const Eigen::Ref<const Eigen::VectorXd> &sigma)

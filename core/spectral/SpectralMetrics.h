@@ -7,8 +7,12 @@
 #include <Eigen/Core>
 #include <QString>
 #include <QStringList>
+#include <limits>
 
 namespace rankscope {
+
+// What a metric reads where it is not defined.
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 inline constexpr double kDefaultEnergy = 0.90;
 

@@ -1,5 +1,7 @@
 #include "spectral/WeightWatcherMetrics.h"
 
+#include "spectral/SpectralMetrics.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -10,8 +12,6 @@
 namespace rankscope {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // numpy.nan_to_num: NaN → 0, ±inf → ±largest finite double.
 double nanToNum(double v)

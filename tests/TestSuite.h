@@ -5,7 +5,10 @@
 //     rankscope_core_tests tst_powerlawfit [Qt Test options, e.g. -v2 or a test function]
 //
 // Linking some eighty executables, each with its own moc step, took a quarter of the build; one
-// executable per layer links once. Each suite still runs alone in its own process, with the same
+// executable per layer links once. The suites are compiled eight to a translation unit (unity
+// batches, cmake/UnityBatches.cmake), so each keeps its code in a namespace named after it
+// (namespace tst_powerlawfit { … RANKSCOPE_TEST_MAIN(…) }, the moc include after it): its helpers
+// may share names with another suite's. Each suite still runs alone in its own process, with the same
 // application object QTEST_MAIN, QTEST_GUILESS_MAIN and QTEST_APPLESS_MAIN would give it.
 #pragma once
 

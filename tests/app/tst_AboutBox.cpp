@@ -6,6 +6,8 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+namespace tst_aboutbox {
+
 using namespace rankscope;
 
 class TestAboutBox : public QObject {
@@ -45,4 +47,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestAboutBox)
+} // namespace tst_aboutbox
+
 #include "tst_AboutBox.moc"

@@ -29,6 +29,8 @@
 #include "core/TinyLoraRun.h"
 #include "core/TorchCheckpointWriter.h"
 
+namespace tst_commandline {
+
 using namespace rankscope::test;
 
 namespace {
@@ -1599,4 +1601,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestCommandLine)
+} // namespace tst_commandline
+
 #include "tst_CommandLine.moc"

@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QThread>
 
+namespace tst_commandoptions {
+
 using namespace rankscope;
 
 namespace {
@@ -295,4 +297,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_MAIN(TestCommandOptions)
+} // namespace tst_commandoptions
+
 #include "tst_CommandOptions.moc"

@@ -20,6 +20,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+namespace tst_planandheadexports {
+
 using namespace rankscope;
 using namespace rankscope::test;
 using namespace rankscope::test::headfixture;
@@ -358,4 +360,6 @@ private:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestPlanAndHeadExports)
+} // namespace tst_planandheadexports
+
 #include "tst_PlanAndHeadExports.moc"

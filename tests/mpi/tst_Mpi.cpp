@@ -13,6 +13,8 @@
 #include <csignal>
 #include <cmath>
 
+namespace tst_mpi {
+
 using namespace rankscope;
 
 namespace {
@@ -264,4 +266,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestMpi)
+} // namespace tst_mpi
+
 #include "tst_Mpi.moc"

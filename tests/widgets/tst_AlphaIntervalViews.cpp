@@ -11,6 +11,8 @@
 #include <QImage>
 #include <QTemporaryDir>
 
+namespace tst_alphaintervalviews {
+
 using namespace rankscope;
 
 namespace {
@@ -132,4 +134,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_MAIN(TestAlphaIntervalViews)
+} // namespace tst_alphaintervalviews
+
 #include "tst_AlphaIntervalViews.moc"

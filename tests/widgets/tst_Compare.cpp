@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <random>
 
+namespace tst_compare {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -229,4 +231,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_MAIN(TestCompare)
+} // namespace tst_compare
+
 #include "tst_Compare.moc"

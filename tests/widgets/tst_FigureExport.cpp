@@ -22,6 +22,8 @@
 #include <QRegularExpression>
 #include <QXmlStreamReader>
 
+namespace tst_figureexport {
+
 using namespace rankscope;
 
 namespace {
@@ -366,4 +368,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_MAIN(TestFigureExport)
+} // namespace tst_figureexport
+
 #include "tst_FigureExport.moc"

@@ -9,6 +9,8 @@
 #include <QImage>
 #include <QTemporaryDir>
 
+namespace tst_headview {
+
 using namespace rankscope;
 
 namespace {
@@ -100,4 +102,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_MAIN(TestHeadView)
+} // namespace tst_headview
+
 #include "tst_HeadView.moc"

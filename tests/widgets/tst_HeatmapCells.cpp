@@ -14,6 +14,8 @@
 #include <QTabWidget>
 #include <QRegularExpression>
 
+namespace tst_heatmapcells {
+
 using namespace rankscope;
 
 namespace {
@@ -134,4 +136,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_MAIN(TestHeatmapCells)
+} // namespace tst_heatmapcells
+
 #include "tst_HeatmapCells.moc"

@@ -27,6 +27,8 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 
+namespace tst_mainwindow {
+
 using namespace rankscope;
 
 namespace {
@@ -454,4 +456,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_MAIN(TestMainWindow)
+} // namespace tst_mainwindow
+
 #include "tst_MainWindow.moc"

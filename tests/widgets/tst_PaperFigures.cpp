@@ -29,6 +29,8 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 
+namespace tst_paperfigures {
+
 using namespace rankscope;
 
 namespace {
@@ -663,4 +665,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_MAIN(TestPaperFigures)
+} // namespace tst_paperfigures
+
 #include "tst_PaperFigures.moc"

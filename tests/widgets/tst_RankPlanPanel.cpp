@@ -16,6 +16,8 @@
 #include <QTemporaryDir>
 #include <cmath>
 
+namespace tst_rankplanpanel {
+
 using namespace rankscope;
 
 class TestRankPlanPanel : public QObject {
@@ -110,4 +112,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_MAIN(TestRankPlanPanel)
+} // namespace tst_rankplanpanel
+
 #include "tst_RankPlanPanel.moc"

@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <cmath>
 
+namespace tst_spectrumoverstepsview {
+
 using namespace rankscope;
 
 namespace {
@@ -210,4 +212,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_MAIN(TestSpectrumOverStepsView)
+} // namespace tst_spectrumoverstepsview
+
 #include "tst_SpectrumOverStepsView.moc"

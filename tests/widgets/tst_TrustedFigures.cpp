@@ -16,6 +16,8 @@
 #include <QWheelEvent>
 #include <cmath>
 
+namespace tst_trustedfigures {
+
 using namespace rankscope;
 
 namespace {
@@ -295,4 +297,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_MAIN(TestTrustedFigures)
+} // namespace tst_trustedfigures
+
 #include "tst_TrustedFigures.moc"

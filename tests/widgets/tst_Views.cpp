@@ -22,6 +22,8 @@
 #include <QToolButton>
 #include <cmath>
 
+namespace tst_views {
+
 using namespace rankscope;
 
 namespace {
@@ -676,4 +678,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_MAIN(TestViews)
+} // namespace tst_views
+
 #include "tst_Views.moc"

@@ -46,6 +46,8 @@
 #include <QTimer>
 #include <QToolButton>
 
+namespace tst_windowdetails {
+
 using namespace rankscope;
 
 namespace {
@@ -571,4 +573,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_MAIN(TestWindowDetails)
+} // namespace tst_windowdetails
+
 #include "tst_WindowDetails.moc"

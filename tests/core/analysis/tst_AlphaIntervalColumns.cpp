@@ -15,6 +15,8 @@
 #include <QTemporaryDir>
 #include <cmath>
 
+namespace tst_alphaintervalcolumns {
+
 using namespace rankscope;
 
 namespace {
@@ -175,4 +177,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestAlphaIntervalColumns)
+} // namespace tst_alphaintervalcolumns
+
 #include "tst_AlphaIntervalColumns.moc"

@@ -2,6 +2,7 @@
 #include "analysis/AnalysisProgressModel.h"
 #include "TestSuite.h"
 
+namespace tst_analysisprogressmodel {
 
 using namespace rankscope;
 
@@ -134,4 +135,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestAnalysisProgressModel)
+} // namespace tst_analysisprogressmodel
+
 #include "tst_AnalysisProgressModel.moc"

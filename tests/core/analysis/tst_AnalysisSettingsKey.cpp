@@ -5,6 +5,7 @@
 #include "analysis/RunAnalysis.h"
 #include "TestSuite.h"
 
+namespace tst_analysissettingskey {
 
 using namespace rankscope;
 
@@ -102,4 +103,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestAnalysisSettingsKey)
+} // namespace tst_analysissettingskey
+
 #include "tst_AnalysisSettingsKey.moc"

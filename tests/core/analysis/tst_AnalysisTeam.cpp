@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+namespace tst_analysisteam {
+
 using namespace rankscope;
 
 class TestAnalysisTeam : public QObject {
@@ -137,4 +139,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestAnalysisTeam)
+} // namespace tst_analysisteam
+
 #include "tst_AnalysisTeam.moc"

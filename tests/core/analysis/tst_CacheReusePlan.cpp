@@ -10,6 +10,8 @@
 #include <QFile>
 #include <QTemporaryDir>
 
+namespace tst_cachereuseplan {
+
 using namespace rankscope;
 
 namespace {
@@ -190,4 +192,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestCacheReusePlan)
+} // namespace tst_cachereuseplan
+
 #include "tst_CacheReusePlan.moc"

@@ -9,6 +9,8 @@
 #include <deque>
 #include <limits>
 
+namespace tst_checkpointsteps {
+
 using namespace rankscope;
 
 class TestCheckpointSteps : public QObject {
@@ -266,4 +268,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestCheckpointSteps)
+} // namespace tst_checkpointsteps
+
 #include "tst_CheckpointSteps.moc"

@@ -23,6 +23,8 @@
 #include <cmath>
 #include <limits>
 
+namespace tst_deltametrics {
+
 using namespace rankscope;
 using namespace rankscope::test;
 using namespace rankscope::test::gpt2;
@@ -486,4 +488,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestDeltaMetrics)
+} // namespace tst_deltametrics
+
 #include "tst_DeltaMetrics.moc"

@@ -10,6 +10,8 @@
 #include <QTemporaryDir>
 #include <cstring>
 
+namespace tst_deltaplan {
+
 using namespace rankscope;
 
 namespace {
@@ -150,4 +152,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestDeltaPlan)
+} // namespace tst_deltaplan
+
 #include "tst_DeltaPlan.moc"

@@ -12,6 +12,8 @@
 #include <QHash>
 #include <cmath>
 
+namespace tst_demorun {
+
 using namespace rankscope;
 
 namespace {
@@ -215,4 +217,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestDemoRun)
+} // namespace tst_demorun
+
 #include "tst_DemoRun.moc"

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstring>
 
+namespace tst_deviceanalysis {
+
 using namespace rankscope;
 using rankscope::test::StandInGramDevice;
 using rankscope::test::StandInLedger;
@@ -104,4 +106,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestDeviceAnalysis)
+} // namespace tst_deviceanalysis
+
 #include "tst_DeviceAnalysis.moc"

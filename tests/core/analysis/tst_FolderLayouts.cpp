@@ -24,6 +24,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+namespace tst_folderlayouts {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -729,4 +731,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestFolderLayouts)
+} // namespace tst_folderlayouts
+
 #include "tst_FolderLayouts.moc"

@@ -18,6 +18,8 @@
 #include <QBuffer>
 #include <QJsonArray>
 
+namespace tst_headspectra {
+
 using namespace rankscope;
 using namespace rankscope::test;
 using namespace rankscope::test::headfixture;
@@ -356,4 +358,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestHeadSpectra)
+} // namespace tst_headspectra
+
 #include "tst_HeadSpectra.moc"

@@ -20,6 +20,8 @@
 #include <QThread>
 #include <random>
 
+namespace tst_hubcachelayout {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -249,4 +251,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestHubCacheLayout)
+} // namespace tst_hubcachelayout
+
 #include "tst_HubCacheLayout.moc"

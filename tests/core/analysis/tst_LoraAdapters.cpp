@@ -24,6 +24,8 @@
 #include <QTemporaryDir>
 #include <cmath>
 
+namespace tst_loraadapters {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -667,4 +669,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestLoraAdapters)
+} // namespace tst_loraadapters
+
 #include "tst_LoraAdapters.moc"

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <random>
 
+namespace tst_matrixfingerprint {
+
 using namespace rankscope;
 
 namespace {
@@ -111,4 +113,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestMatrixFingerprint)
+} // namespace tst_matrixfingerprint
+
 #include "tst_MatrixFingerprint.moc"

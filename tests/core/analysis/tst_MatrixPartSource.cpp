@@ -8,6 +8,8 @@
 #include <cstring>
 #include <random>
 
+namespace tst_matrixpartsource {
+
 using namespace rankscope;
 
 namespace {
@@ -148,4 +150,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestMatrixPartSource)
+} // namespace tst_matrixpartsource
+
 #include "tst_MatrixPartSource.moc"

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <random>
 
+namespace tst_matrixsolve {
+
 using namespace rankscope;
 
 namespace {
@@ -208,4 +210,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestMatrixSolve)
+} // namespace tst_matrixsolve
+
 #include "tst_MatrixSolve.moc"

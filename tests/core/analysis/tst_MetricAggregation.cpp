@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+namespace tst_metricaggregation {
+
 using namespace rankscope;
 
 namespace {
@@ -77,4 +79,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestMetricAggregation)
+} // namespace tst_metricaggregation
+
 #include "tst_MetricAggregation.moc"

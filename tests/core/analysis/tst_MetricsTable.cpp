@@ -10,6 +10,8 @@
 #include <QJsonObject>
 #include <cmath>
 
+namespace tst_metricstable {
+
 using namespace rankscope;
 
 class TestMetricsTable : public QObject {
@@ -98,4 +100,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestMetricsTable)
+} // namespace tst_metricstable
+
 #include "tst_MetricsTable.moc"

@@ -13,6 +13,8 @@
 #include <cmath>
 #include <functional>
 
+namespace tst_rankplanner {
+
 using namespace rankscope;
 
 namespace {
@@ -304,4 +306,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestRankPlanner)
+} // namespace tst_rankplanner
+
 #include "tst_RankPlanner.moc"

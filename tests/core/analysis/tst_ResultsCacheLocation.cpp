@@ -10,6 +10,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
+namespace tst_resultscachelocation {
+
 using namespace rankscope;
 
 class TestResultsCacheLocation : public QObject {
@@ -60,4 +62,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestResultsCacheLocation)
+} // namespace tst_resultscachelocation
+
 #include "tst_ResultsCacheLocation.moc"

@@ -20,6 +20,8 @@
 #include <random>
 #include <vector>
 
+namespace tst_resultsfile {
+
 using namespace rankscope;
 
 namespace {
@@ -911,4 +913,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestResultsFile)
+} // namespace tst_resultsfile
+
 #include "tst_ResultsFile.moc"

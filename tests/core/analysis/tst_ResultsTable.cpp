@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <hdf5.h>
 
+namespace tst_resultstable {
+
 using namespace rankscope;
 
 namespace {
@@ -264,4 +266,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestResultsTable)
+} // namespace tst_resultstable
+
 #include "tst_ResultsTable.moc"

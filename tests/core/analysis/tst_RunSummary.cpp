@@ -4,6 +4,7 @@
 #include "analysis/RunSummary.h"
 #include "TestSuite.h"
 
+namespace tst_runsummary {
 
 using namespace rankscope;
 
@@ -113,4 +114,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_APPLESS_MAIN(TestRunSummary)
+} // namespace tst_runsummary
+
 #include "tst_RunSummary.moc"

@@ -6,6 +6,8 @@
 #include <QFile>
 #include <QTemporaryDir>
 
+namespace tst_runwatch {
+
 using namespace rankscope;
 
 namespace {
@@ -58,4 +60,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestRunWatch)
+} // namespace tst_runwatch
+
 #include "tst_RunWatch.moc"

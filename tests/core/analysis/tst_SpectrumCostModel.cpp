@@ -3,6 +3,7 @@
 #include "analysis/SpectrumCostModel.h"
 #include "TestSuite.h"
 
+namespace tst_spectrumcostmodel {
 
 using namespace rankscope;
 
@@ -46,4 +47,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestSpectrumCostModel)
+} // namespace tst_spectrumcostmodel
+
 #include "tst_SpectrumCostModel.moc"

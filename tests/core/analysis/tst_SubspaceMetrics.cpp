@@ -22,6 +22,8 @@
 #include <cmath>
 #include <numbers>
 
+namespace tst_subspacemetrics {
+
 using namespace rankscope;
 using namespace rankscope::test;
 using namespace rankscope::test::gpt2;
@@ -446,4 +448,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestSubspaceMetrics)
+} // namespace tst_subspacemetrics
+
 #include "tst_SubspaceMetrics.moc"

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+namespace tst_subspaceoverlapplan {
+
 using namespace rankscope;
 
 namespace {
@@ -127,4 +129,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestSubspaceOverlapPlan)
+} // namespace tst_subspaceoverlapplan
+
 #include "tst_SubspaceOverlapPlan.moc"

@@ -6,6 +6,8 @@
 
 #include <QHash>
 
+namespace tst_teamschedule {
+
 using namespace rankscope;
 
 namespace {
@@ -139,4 +141,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestTeamSchedule)
+} // namespace tst_teamschedule
+
 #include "tst_TeamSchedule.moc"

@@ -28,6 +28,8 @@
 #include <QTemporaryDir>
 #include <functional>
 
+namespace tst_trainerlayouts {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -764,4 +766,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestTrainerLayouts)
+} // namespace tst_trainerlayouts
+
 #include "tst_TrainerLayouts.moc"

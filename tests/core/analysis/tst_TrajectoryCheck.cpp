@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <random>
 
+namespace tst_trajectorycheck {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -172,4 +174,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestTrajectoryCheck)
+} // namespace tst_trajectorycheck
+
 #include "tst_TrajectoryCheck.moc"

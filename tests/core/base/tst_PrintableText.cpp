@@ -3,6 +3,7 @@
 
 #include <limits>
 
+namespace tst_printabletext {
 
 using namespace rankscope;
 
@@ -142,4 +143,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestPrintableText)
+} // namespace tst_printabletext
+
 #include "tst_PrintableText.moc"

@@ -14,6 +14,8 @@
 #include <QRegularExpression>
 #include <cmath>
 
+namespace tst_alphaintervalfigures {
+
 using namespace rankscope;
 
 namespace {
@@ -176,4 +178,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestAlphaIntervalFigures)
+} // namespace tst_alphaintervalfigures
+
 #include "tst_AlphaIntervalFigures.moc"

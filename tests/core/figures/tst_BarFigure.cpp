@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+namespace tst_barfigure {
+
 using namespace rankscope;
 
 namespace {
@@ -153,4 +155,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestBarFigure)
+} // namespace tst_barfigure
+
 #include "tst_BarFigure.moc"

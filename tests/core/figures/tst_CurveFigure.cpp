@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+namespace tst_curvefigure {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -138,4 +140,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestCurveFigure)
+} // namespace tst_curvefigure
+
 #include "tst_CurveFigure.moc"

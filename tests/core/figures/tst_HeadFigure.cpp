@@ -9,6 +9,8 @@
 
 #include <cmath>
 
+namespace tst_headfigure {
+
 using namespace rankscope;
 
 namespace {
@@ -111,4 +113,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestHeadFigure)
+} // namespace tst_headfigure
+
 #include "tst_HeadFigure.moc"

@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+namespace tst_heatmapfigure {
+
 using namespace rankscope;
 
 namespace {
@@ -133,4 +135,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestHeatmapFigure)
+} // namespace tst_heatmapfigure
+
 #include "tst_HeatmapFigure.moc"

@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+namespace tst_linefigure {
+
 using namespace rankscope;
 
 namespace {
@@ -266,4 +268,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestLineFigure)
+} // namespace tst_linefigure
+
 #include "tst_LineFigure.moc"

@@ -5,6 +5,7 @@
 #include "KnownMatrices.h"
 #include "TestSuite.h"
 
+namespace tst_rankplanfigure {
 
 using namespace rankscope;
 using test::knownMatrix;
@@ -69,4 +70,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestRankPlanFigure)
+} // namespace tst_rankplanfigure
+
 #include "tst_RankPlanFigure.moc"

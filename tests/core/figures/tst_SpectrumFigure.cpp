@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+namespace tst_spectrumfigure {
+
 using namespace rankscope;
 
 namespace {
@@ -140,4 +142,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestSpectrumFigure)
+} // namespace tst_spectrumfigure
+
 #include "tst_SpectrumFigure.moc"

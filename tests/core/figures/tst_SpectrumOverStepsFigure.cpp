@@ -10,6 +10,8 @@
 #include <cmath>
 #include <numeric>
 
+namespace tst_spectrumoverstepsfigure {
+
 using namespace rankscope;
 using test::knownMatrix;
 
@@ -237,4 +239,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestSpectrumOverStepsFigure)
+} // namespace tst_spectrumoverstepsfigure
+
 #include "tst_SpectrumOverStepsFigure.moc"

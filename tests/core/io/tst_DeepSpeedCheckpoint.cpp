@@ -19,6 +19,8 @@
 #include <QFile>
 #include <QTemporaryDir>
 
+namespace tst_deepspeedcheckpoint {
+
 using namespace rankscope;
 using namespace rankscope::test;
 using namespace rankscope::test::deepspeed;
@@ -434,4 +436,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(DeepSpeedCheckpointTest)
+} // namespace tst_deepspeedcheckpoint
+
 #include "tst_DeepSpeedCheckpoint.moc"

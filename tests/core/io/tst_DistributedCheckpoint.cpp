@@ -14,11 +14,13 @@
 #include <QTemporaryDir>
 #include <functional>
 
-using namespace rankscope;
-using namespace rankscope::test;
-
 Q_DECLARE_METATYPE(rankscope::test::DcpTensorSpec)
 Q_DECLARE_METATYPE(std::function<void(rankscope::test::DcpFolderSpec &)>)
+
+namespace tst_distributedcheckpoint {
+
+using namespace rankscope;
+using namespace rankscope::test;
 
 namespace {
 
@@ -571,4 +573,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestDistributedCheckpoint)
+} // namespace tst_distributedcheckpoint
+
 #include "tst_DistributedCheckpoint.moc"

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <limits>
 
+namespace tst_elementdecoder {
+
 using namespace rankscope;
 
 namespace {
@@ -250,4 +252,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestElementDecoder)
+} // namespace tst_elementdecoder
+
 #include "tst_ElementDecoder.moc"

@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <hdf5.h>
 
+namespace tst_formatreaders {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -534,4 +536,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestFormatReaders)
+} // namespace tst_formatreaders
+
 #include "tst_FormatReaders.moc"

@@ -18,6 +18,8 @@
 #include <QDir>
 #include <QTemporaryDir>
 
+namespace tst_fuzzregressions {
+
 using namespace rankscope;
 
 namespace {
@@ -174,4 +176,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestFuzzRegressions)
+} // namespace tst_fuzzregressions
+
 #include "tst_FuzzRegressions.moc"

@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+namespace tst_hdf5inputs {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -276,4 +278,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestHdf5Inputs)
+} // namespace tst_hdf5inputs
+
 #include "tst_Hdf5Inputs.moc"

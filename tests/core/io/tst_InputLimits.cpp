@@ -21,6 +21,8 @@
 #include <thread>
 #include <unistd.h>
 
+namespace tst_inputlimits {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -305,4 +307,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestInputLimits)
+} // namespace tst_inputlimits
+
 #include "tst_InputLimits.moc"

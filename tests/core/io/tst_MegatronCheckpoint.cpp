@@ -14,6 +14,8 @@
 
 #include <QTemporaryDir>
 
+namespace tst_megatroncheckpoint {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -584,4 +586,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestMegatronCheckpoint)
+} // namespace tst_megatroncheckpoint
+
 #include "tst_MegatronCheckpoint.moc"

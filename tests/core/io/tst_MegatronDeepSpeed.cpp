@@ -13,6 +13,8 @@
 
 #include <QTemporaryDir>
 
+namespace tst_megatrondeepspeed {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -159,4 +161,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestMegatronDeepSpeed)
+} // namespace tst_megatrondeepspeed
+
 #include "tst_MegatronDeepSpeed.moc"

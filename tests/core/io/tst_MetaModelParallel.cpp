@@ -20,6 +20,8 @@
 #include <QTemporaryDir>
 #include <sys/stat.h>
 
+namespace tst_metamodelparallel {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -448,4 +450,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestMetaModelParallel)
+} // namespace tst_metamodelparallel
+
 #include "tst_MetaModelParallel.moc"

@@ -19,6 +19,8 @@
 #include <cmath>
 #include <functional>
 
+namespace tst_mxfp4experts {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -279,4 +281,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestMxfp4Experts)
+} // namespace tst_mxfp4experts
+
 #include "tst_Mxfp4Experts.moc"

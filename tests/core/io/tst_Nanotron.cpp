@@ -17,6 +17,8 @@
 #include <QJsonDocument>
 #include <QTemporaryDir>
 
+namespace tst_nanotron {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -306,4 +308,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestNanotron)
+} // namespace tst_nanotron
+
 #include "tst_Nanotron.moc"

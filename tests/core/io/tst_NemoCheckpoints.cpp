@@ -23,6 +23,8 @@
 #include <QDir>
 #include <QTemporaryDir>
 
+namespace tst_nemocheckpoints {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -400,4 +402,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestNemoCheckpoints)
+} // namespace tst_nemocheckpoints
+
 #include "tst_NemoCheckpoints.moc"

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+namespace tst_outputfile {
+
 using namespace rankscope;
 
 namespace {
@@ -259,4 +261,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestOutputFile)
+} // namespace tst_outputfile
+
 #include "tst_OutputFile.moc"

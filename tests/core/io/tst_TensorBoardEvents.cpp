@@ -14,6 +14,8 @@
 #include <cstring>
 #include <limits>
 
+namespace tst_tensorboardevents {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -319,4 +321,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestTensorBoardEvents)
+} // namespace tst_tensorboardevents
+
 #include "tst_TensorBoardEvents.moc"

@@ -15,6 +15,8 @@
 #include <cstring>
 #include <random>
 
+namespace tst_torchcheckpointreader {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -539,4 +541,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestTorchCheckpointReader)
+} // namespace tst_torchcheckpointreader
+
 #include "tst_TorchCheckpointReader.moc"

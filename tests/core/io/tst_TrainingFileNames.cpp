@@ -1,6 +1,7 @@
 #include "io/TrainingFileNames.h"
 #include "TestSuite.h"
 
+namespace tst_trainingfilenames {
 
 using namespace rankscope;
 
@@ -103,4 +104,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestTrainingFileNames)
+} // namespace tst_trainingfilenames
+
 #include "tst_TrainingFileNames.moc"

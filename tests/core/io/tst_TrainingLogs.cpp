@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <cmath>
 
+namespace tst_traininglogs {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -148,4 +150,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestTrainingLogs)
+} // namespace tst_traininglogs
+
 #include "tst_TrainingLogs.moc"

@@ -7,6 +7,8 @@
 #include <limits>
 #include <zlib.h>
 
+namespace tst_zipdirectory {
+
 using namespace rankscope;
 using test::rawDeflate;
 
@@ -568,4 +570,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestZipDirectory)
+} // namespace tst_zipdirectory
+
 #include "tst_ZipDirectory.moc"

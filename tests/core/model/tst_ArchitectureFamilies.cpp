@@ -9,6 +9,8 @@
 
 #include <QJsonArray>
 
+namespace tst_architecturefamilies {
+
 using namespace rankscope;
 using namespace rankscope::test;
 
@@ -2422,7 +2424,6 @@ private slots:
         VERIFY_CLEAN(f, f.analyse());
     }
 
-
     // A split that does not fit the config is refused, not guessed.
     void layoutThatContradictsTheConfigIsReported()
     {
@@ -2437,4 +2438,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestArchitectureFamilies)
+} // namespace tst_architecturefamilies
+
 #include "tst_ArchitectureFamilies.moc"

@@ -3,6 +3,7 @@
 
 #include "model/MatrixIdentity.h"
 
+namespace tst_generictyping {
 
 using namespace rankscope;
 
@@ -216,4 +217,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestGenericTyping)
+} // namespace tst_generictyping
+
 #include "tst_GenericTyping.moc"

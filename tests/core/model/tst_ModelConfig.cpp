@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+namespace tst_modelconfig {
+
 using namespace rankscope;
 
 class TestModelConfig : public QObject {
@@ -175,4 +177,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestModelConfig)
+} // namespace tst_modelconfig
+
 #include "tst_ModelConfig.moc"

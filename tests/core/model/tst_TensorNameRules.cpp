@@ -11,6 +11,8 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 
+namespace tst_tensornamerules {
+
 using namespace rankscope;
 
 namespace {
@@ -231,4 +233,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestTensorNameRules)
+} // namespace tst_tensornamerules
+
 #include "tst_TensorNameRules.moc"

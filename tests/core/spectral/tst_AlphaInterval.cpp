@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+namespace tst_alphainterval {
+
 using namespace rankscope;
 
 namespace {
@@ -173,4 +175,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestAlphaInterval)
+} // namespace tst_alphainterval
+
 #include "tst_AlphaInterval.moc"

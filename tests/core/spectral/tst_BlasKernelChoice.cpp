@@ -4,6 +4,9 @@
 #include "spectral/CpuFeatures.h"
 #include "TestSuite.h"
 
+Q_DECLARE_METATYPE(rankscope::CpuFeatures)
+
+namespace tst_blaskernelchoice {
 
 using namespace rankscope;
 
@@ -27,8 +30,6 @@ const CpuFeatures sandyBridge = cpu("GenuineIntel", true, false, false, false);
 const CpuFeatures noAvx = cpu("GenuineIntel", false, false, false, false);
 
 } // namespace
-
-Q_DECLARE_METATYPE(rankscope::CpuFeatures)
 
 class TestBlasKernelChoice : public QObject {
     Q_OBJECT
@@ -90,4 +91,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestBlasKernelChoice)
+} // namespace tst_blaskernelchoice
+
 #include "tst_BlasKernelChoice.moc"

@@ -16,6 +16,8 @@
 #include <cmath>
 #include <random>
 
+namespace tst_devicegramsolver {
+
 using namespace rankscope;
 using rankscope::test::StandInGramDevice;
 using rankscope::test::StandInLedger;
@@ -349,4 +351,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestDeviceGramSolver)
+} // namespace tst_devicegramsolver
+
 #include "tst_DeviceGramSolver.moc"

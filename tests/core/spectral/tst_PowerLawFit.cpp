@@ -5,6 +5,8 @@
 #include <limits>
 #include <random>
 
+namespace tst_powerlawfit {
+
 using namespace rankscope;
 
 namespace {
@@ -176,4 +178,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestPowerLawFit)
+} // namespace tst_powerlawfit
+
 #include "tst_PowerLawFit.moc"

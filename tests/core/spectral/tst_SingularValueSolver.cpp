@@ -7,8 +7,11 @@
 #include <cmath>
 #include <limits>
 
-using namespace rankscope;
 Q_DECLARE_METATYPE(rankscope::Eigensolver)
+
+namespace tst_singularvaluesolver {
+
+using namespace rankscope;
 
 namespace {
 // A dense matrix the solver may only read a block at a time, as it reads a stored tensor.
@@ -260,4 +263,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestSingularValueSolver)
+} // namespace tst_singularvaluesolver
+
 #include "tst_SingularValueSolver.moc"

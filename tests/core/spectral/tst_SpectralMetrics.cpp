@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+namespace tst_spectralmetrics {
+
 using namespace rankscope;
 
 namespace {
@@ -241,4 +243,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestSpectralMetrics)
+} // namespace tst_spectralmetrics
+
 #include "tst_SpectralMetrics.moc"

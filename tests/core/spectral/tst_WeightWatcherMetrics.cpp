@@ -13,6 +13,8 @@
 #include <numbers>
 #include <numeric>
 
+namespace tst_weightwatchermetrics {
+
 using namespace rankscope;
 
 namespace {
@@ -313,4 +315,6 @@ private slots:
 };
 
 RANKSCOPE_TEST_GUILESS_MAIN(TestWeightWatcherMetrics)
+} // namespace tst_weightwatchermetrics
+
 #include "tst_WeightWatcherMetrics.moc"

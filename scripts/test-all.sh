@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Every check the project has, as CI runs it (after scripts/install-deps.sh):
-#   1. the Release build (warnings are errors) and the whole test suite;
+#   1. the Release build (warnings are errors) and the whole test suite, a suite per core at once;
 #   2. the Debian package from that build: installed with apt-get, the installed rankscope checked
 #      from outside the source tree, then removed again;
 #   3. the same suite built with AddressSanitizer and UndefinedBehaviorSanitizer;
-#   4. each libFuzzer target for a short fixed time from its seed corpus and past regressions.
+#   4. each libFuzzer target for a short fixed time from its seed corpus and past regressions, one
+#      per core at once.
 # Each stage's time is printed as it ends (bench/build_times.sh collects them from fresh clones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +22,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRANKSCOPE_WERROR=ON
 cmake --build build -j"$jobs"
 stage_done "release build"
-ctest --test-dir build --output-on-failure
+ctest --test-dir build --output-on-failure -j"$jobs"
 stage_done "release suite"
 
 installed_packages() {
@@ -61,7 +62,7 @@ stage_done "package"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRANKSCOPE_SANITIZE=ON
 cmake --build build-asan -j"$jobs"
 stage_done "sanitizer build"
-LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0" ctest --test-dir build-asan --output-on-failure
+LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0" ctest --test-dir build-asan --output-on-failure -j"$jobs"
 stage_done "sanitizer suite"
 
 mkdir -p build-fuzz-ci

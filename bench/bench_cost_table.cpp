@@ -1,6 +1,6 @@
 // The cost model's prediction of the time per checkpoint against model width and --jobs, for a
 // GPT-2-like model (Q, K, V, O d×d; MLP 4d×d and d×4d per layer), from the same SpectrumCostModel
-// that gives `rankscope analyze` its ETA. The README's table is this output. Run by hand:
+// that gives `rankscope analyze` its ETA. docs/performance.md's table is this output. Run by hand:
 //   build/bin/bench_cost_table
 #include "analysis/SpectrumCostModel.h"
 #include "spectral/BlasKernelChoice.h"

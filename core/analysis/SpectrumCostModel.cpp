@@ -6,7 +6,7 @@
 namespace rankscope {
 
 namespace {
-// Seconds per unit, one core, measured with bench_eigensolver (README ▸ Performance).
+// Seconds per unit, one core, measured with bench_eigensolver (docs/performance.md).
 constexpr double kGramPerMnk = 2.6e-11;            // dsyrk of an m×n matrix: m·n·min(m, n)
 constexpr double kDivideAndConquerPerCube = 7.0e-11; // dsyevd, eigenvalues only: k³
 constexpr double kTwoStagePerCube = 5.0e-11;       // dsyev_2stage, eigenvalues only: k³

@@ -1,7 +1,7 @@
 // What analysing a matrix costs, known from its shape before it is read: ~ m·n·min(m, n) for the Gram
 // matrix plus min(m, n)³ for the eigensolver (m·n·min(m, n) for the exact SVD). The progress ETA and
-// README's table of time per checkpoint against model width and --jobs both come from it. Its
-// constants were measured by bench/bench_eigensolver on the 2-core development machine (README).
+// docs/performance.md's table of time per checkpoint against model width and --jobs both come from it. Its
+// constants were measured by bench/bench_eigensolver on the 2-core development machine (docs/performance.md).
 #pragma once
 
 #include "spectral/SingularValueSolver.h"

@@ -46,7 +46,7 @@ std::string chooseOpenBlasCoreType(const CpuFeatures &cpu, std::string_view dete
 {
     const int cpuLevel = vectorLevelOfCpu(cpu);
     const int coreLevel = vectorLevelOfCore(detectedCore);
-    // Measured on RankScope's workload (dsyrk + the LAPACK eigensolvers), README ▸ Performance: on an
+    // Measured on RankScope's workload (dsyrk + the LAPACK eigensolvers), docs/performance.md: on an
     // AVX-512 CPU the AVX2 Haswell kernels beat SkylakeX (5.4 s against 5.9 s for two GPT-2-small
     // checkpoints), so AVX2 is all that is asked for; a core OpenBLAS detected correctly is kept.
     const int wanted = std::min(cpuLevel, 2);
@@ -54,7 +54,7 @@ std::string chooseOpenBlasCoreType(const CpuFeatures &cpu, std::string_view dete
         return {};
     switch (wanted) {
     case 2:
-        // On AMD Zen the Zen and Haswell kernels are the same speed here (README); Zen is what
+        // On AMD Zen the Zen and Haswell kernels are the same speed here (docs/performance.md); Zen is what
         // OpenBLAS itself picks on a Zen it knows.
         return cpu.vendor == "AuthenticAMD" ? "Zen" : "Haswell";
     case 1: return "Sandybridge";

@@ -18,7 +18,7 @@ namespace rankscope {
 // The OpenBLAS core type RankScope would set for this CPU when OpenBLAS detected `detectedCore`, or
 // "" to keep OpenBLAS's choice. Only the instruction sets decide, never the model number: a core
 // whose kernels lack vector instructions the CPU has (or use ones it lacks) is replaced by the
-// fastest kernels measured for this workload among those the CPU can run (README, Performance).
+// fastest kernels measured for this workload among those the CPU can run (docs/performance.md).
 std::string chooseOpenBlasCoreType(const CpuFeatures &cpu, std::string_view detectedCore);
 
 // At the start of main(), before anything else: unless the user set OPENBLAS_CORETYPE (the user's

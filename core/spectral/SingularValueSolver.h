@@ -25,7 +25,7 @@ enum class SvdMethod {
 
 // Which LAPACK eigensolver takes the Gram matrix (eigenvalues only).
 enum class Eigensolver {
-    BySize,             // dsyev_2stage from kTwoStageFromOrder on one BLAS thread, dsyevd otherwise (measured, see README)
+    BySize,             // dsyev_2stage from kTwoStageFromOrder on one BLAS thread, dsyevd otherwise (measured, see docs/performance.md)
     DivideAndConquer,   // dsyevd: one-stage tridiagonal reduction, fastest for small orders
     TwoStage,           // dsyev_2stage: reduction through a band matrix, fastest for large orders
 };

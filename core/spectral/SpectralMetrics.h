@@ -1,4 +1,4 @@
-// The metrics of the contract (shared/spec/metrics.md, docs/metrics.md) as pure functions of a
+// The metrics of the contract (docs/metrics.md) as pure functions of a
 // spectrum. They are cheap, so changing τ never needs the matrix again.
 #pragma once
 

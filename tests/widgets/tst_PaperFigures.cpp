@@ -1,6 +1,6 @@
 // Figures at the paper presets, measured as laid out for paper (FigureExporter::layOut: the very
 // panels an export draws): at least as good as what a careful matplotlib user makes at the same
-// size (docs of ../shared/spec/reference-figures): the legend in a row that leaves the plot the
+// size (matplotlib's figures of the demo run at the paper sizes): the legend in a row that leaves the plot the
 // width, tick labels that never touch and fit the figure, at least three labelled numbers, layers
 // at a regular step that keeps the first and the last, titles whole, markers scaled to the paper,
 // colour bars that name their metric and never reach the edge, cell values that never collide nor

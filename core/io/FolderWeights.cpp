@@ -147,25 +147,23 @@ QString shardSetPrefix(const QString &fileName)
     return m.hasMatch() ? m.captured(1) : QString();
 }
 
-FolderWeights FolderWeights::read(const QString &folder)
+namespace {
+
+void classify(FolderWeights &result, const QFileInfo &file, FileRole role, const QString &reason, bool problem = false)
 {
-    FolderWeights result;
-    const QDir dir(folder);
-    // System: FIFOs, sockets, devices and broken links are listed too, to be named, never opened.
-    const QFileInfoList entries =
-        dir.entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System | QDir::Hidden, QDir::Name);
+    result.files.append({file.filePath(), role, reason, problem});
+}
+
+// A folder's files that may hold weights, by how they are grouped; the rest are classified at once.
+struct WeightCandidates {
     QList<QFileInfo> indexes;
     QList<QPair<QFileInfo, FileContent>> weights;
     QList<QPair<QFileInfo, FileContent>> arrays;
-    auto classify = [&](const QFileInfo &file, FileRole role, const QString &reason, bool problem = false) {
-        result.files.append({file.filePath(), role, reason, problem});
-    };
-    if (const QString error = unlistableFolderReason(folder); !error.isEmpty()) {
-        result.listingError = error;
-        return result;
-    }
-    if (DcpFolderLayout::read(folder, result))
-        return result;
+};
+
+WeightCandidates classifyEntries(const QFileInfoList &entries, FolderWeights &result)
+{
+    WeightCandidates found;
     for (const QFileInfo &entry : entries) {
         const QString name = entry.fileName();
         if (entry.isDir()) {
@@ -173,55 +171,59 @@ FolderWeights FolderWeights::read(const QString &folder)
             continue;
         }
         if (const QString irregular = notRegularFileReason(entry.filePath()); !irregular.isEmpty()) {
-            classify(entry, FileRole::NotRegular, irregular + QStringLiteral(": not read"), namedLikeWeights(name));
+            classify(result, entry, FileRole::NotRegular, irregular + QStringLiteral(": not read"), namedLikeWeights(name));
             continue;
         }
         if (name.startsWith(QLatin1Char('.'))) {
-            classify(entry, FileRole::Other, QStringLiteral("a hidden file"));
+            classify(result, entry, FileRole::Other, QStringLiteral("a hidden file"));
             continue;
         }
         if (name.endsWith(QLatin1String(".index.json"))) {
-            indexes << entry;
+            found.indexes << entry;
             continue;
         }
         if (const QString orphan = DcpFolderLayout::orphanChunkReason(name); !orphan.isEmpty()) {
-            classify(entry, FileRole::Other, orphan, true);
+            classify(result, entry, FileRole::Other, orphan, true);
             continue;
         }
         if (const QString sidecar = trainingSidecarKind(name); !sidecar.isEmpty()) {
-            classify(entry, FileRole::TrainingSidecar, sidecar);
+            classify(result, entry, FileRole::TrainingSidecar, sidecar);
             continue;
         }
         const FileContent content = FileContent::probe(entry.filePath());
         switch (content.kind) {
         case FileContent::Kind::Weights:
         case FileContent::Kind::DamagedWeights:
-            weights.append({entry, content});
+            found.weights.append({entry, content});
             break;
         case FileContent::Kind::NpyArray:
-            arrays.append({entry, content});
+            found.arrays.append({entry, content});
             break;
         case FileContent::Kind::NotRegular:
-            classify(entry, FileRole::NotRegular, content.detail, namedLikeWeights(name));
+            classify(result, entry, FileRole::NotRegular, content.detail, namedLikeWeights(name));
             break;
         case FileContent::Kind::NoMatrices:
         case FileContent::Kind::NotAFormat:
-            classify(entry, FileRole::Other, content.detail);
+            classify(result, entry, FileRole::Other, content.detail);
             break;
         }
     }
+    return found;
+}
 
-    // Shard sets first: an index whose shards are here, then shards named -0000k-of-0000n.
+// Each index whose shards are here is a group; returns the names of the files an index names.
+QSet<QString> groupShardIndexes(const QDir &dir, const QList<QFileInfo> &indexes, FolderWeights &result)
+{
     QSet<QString> inShardSet;
     for (const QFileInfo &index : indexes) {
         QString why;
         bool problem = false;
         std::optional<WeightsGroup> group = readShardIndex(dir, index, &why, &problem);
         if (!group) {
-            classify(index, FileRole::Other, why, problem);
+            classify(result, index, FileRole::Other, why, problem);
             continue;
         }
-        classify(index, FileRole::ShardIndex, group->error.isEmpty() ? QStringLiteral("index of %1 shard(s), all here").arg(group->files.size() - 1) : group->error);
+        classify(result, index, FileRole::ShardIndex, group->error.isEmpty() ? QStringLiteral("index of %1 shard(s), all here").arg(group->files.size() - 1) : group->error);
         for (const QString &shard : group->files.mid(1))
             inShardSet.insert(QFileInfo(shard).fileName());
         result.groups.append(*group);
@@ -229,11 +231,50 @@ FolderWeights FolderWeights::read(const QString &folder)
     for (ClassifiedFile &file : result.files)
         if (file.role == FileRole::Other && inShardSet.contains(QFileInfo(file.path).fileName()))
             file = {file.path, FileRole::Shard, QStringLiteral("%1; a shard named by an index").arg(file.reason)};
+    return inShardSet;
+}
+
+// One group of the files named -0000k-of-0000n alike; the shards missing are named.
+WeightsGroup namedShardGroup(const QList<QPair<QFileInfo, FileContent>> &shards, FolderWeights &result)
+{
+    WeightsGroup group;
+    group.layout = WeightsLayout::NamedShards;
+    const QRegularExpressionMatch first = shardNamePattern().match(shards.first().first.fileName());
+    group.name = first.captured(1);
+    const int total = first.captured(3).toInt();
+    QSet<int> present;
+    for (const auto &[file, content] : shards) {
+        group.files << file.filePath();
+        present.insert(shardNamePattern().match(file.fileName()).captured(2).toInt());
+        if (group.format.isEmpty())
+            group.format = content.format;
+        if (group.error.isEmpty() && content.kind == FileContent::Kind::DamagedWeights)
+            group.error = QStringLiteral("%1: %2").arg(file.fileName(), content.detail);
+        classify(result, file, FileRole::Shard, QStringLiteral("%1; shard %2 of %3").arg(content.detail, shardNamePattern().match(file.fileName()).captured(2)).arg(total));
+    }
+    // "-of-99999" is a name's claim: the shards missing are counted from the ones here (those
+    // numbered 1 to total), and only the first few are named, found in at most (shards here +
+    // kBriefListItems) steps.
+    const qint64 onList = std::count_if(present.begin(), present.end(), [total](int k) { return k >= 1 && k <= total; });
+    if (const qint64 missing = total - onList; missing > 0) {
+        QStringList named;
+        for (int k = 1; k <= total && named.size() < kBriefListItems; ++k)
+            if (!present.contains(k))
+                named << QString::number(k);
+        group.error = QStringLiteral("shard(s) %1 of %2 are missing").arg(briefList(named, missing), QString::number(total));
+    }
+    return group;
+}
+
+// Shard sets named -0000k-of-0000n become groups; returns the weight files that stand alone.
+QList<QPair<QFileInfo, FileContent>> groupNamedShards(const QList<QPair<QFileInfo, FileContent>> &weights, const QSet<QString> &inShardSet,
+                                                      FolderWeights &result)
+{
     QMap<QString, QList<QPair<QFileInfo, FileContent>>> namedShards; // by prefix, total and suffix
     QList<QPair<QFileInfo, FileContent>> single;
     for (const auto &[file, content] : weights) {
         if (inShardSet.contains(file.fileName())) {
-            classify(file, FileRole::Shard, QStringLiteral("%1; a shard named by an index").arg(content.detail));
+            classify(result, file, FileRole::Shard, QStringLiteral("%1; a shard named by an index").arg(content.detail));
             continue;
         }
         const QRegularExpressionMatch m = shardNamePattern().match(file.fileName());
@@ -242,37 +283,15 @@ FolderWeights FolderWeights::read(const QString &folder)
         else
             single.append({file, content});
     }
-    for (auto it = namedShards.begin(); it != namedShards.end(); ++it) {
-        WeightsGroup group;
-        group.layout = WeightsLayout::NamedShards;
-        const QRegularExpressionMatch first = shardNamePattern().match(it->first().first.fileName());
-        group.name = first.captured(1);
-        const int total = first.captured(3).toInt();
-        QSet<int> present;
-        for (const auto &[file, content] : *it) {
-            group.files << file.filePath();
-            present.insert(shardNamePattern().match(file.fileName()).captured(2).toInt());
-            if (group.format.isEmpty())
-                group.format = content.format;
-            if (group.error.isEmpty() && content.kind == FileContent::Kind::DamagedWeights)
-                group.error = QStringLiteral("%1: %2").arg(file.fileName(), content.detail);
-            classify(file, FileRole::Shard, QStringLiteral("%1; shard %2 of %3").arg(content.detail, shardNamePattern().match(file.fileName()).captured(2)).arg(total));
-        }
-        // "-of-99999" is a name's claim: the shards missing are counted from the ones here (those
-        // numbered 1 to total), and only the first few are named, found in at most (shards here +
-        // kBriefListItems) steps.
-        const qint64 onList = std::count_if(present.begin(), present.end(), [total](int k) { return k >= 1 && k <= total; });
-        if (const qint64 missing = total - onList; missing > 0) {
-            QStringList named;
-            for (int k = 1; k <= total && named.size() < kBriefListItems; ++k)
-                if (!present.contains(k))
-                    named << QString::number(k);
-            group.error = QStringLiteral("shard(s) %1 of %2 are missing").arg(briefList(named, missing), QString::number(total));
-        }
-        result.groups.append(group);
-    }
-    // .npy arrays are a checkpoint when some hold named matrices (transformer.h.0.mlp.c_fc.weight.npy);
-    // every other matrix beside them is read with them. A 1-D array (losses.npy) never is.
+    for (const QList<QPair<QFileInfo, FileContent>> &shards : std::as_const(namedShards))
+        result.groups.append(namedShardGroup(shards, result));
+    return single;
+}
+
+// .npy arrays are a checkpoint when some hold named matrices (transformer.h.0.mlp.c_fc.weight.npy);
+// every other matrix beside them is read with them. A 1-D array (losses.npy) never is.
+void groupArrays(const QDir &dir, const QList<QPair<QFileInfo, FileContent>> &arrays, FolderWeights &result)
+{
     const bool anyNamedMatrix = std::any_of(arrays.begin(), arrays.end(), [](const auto &a) { return a.second.namedMatrix; });
     WeightsGroup arrayGroup;
     arrayGroup.layout = WeightsLayout::NpyArrays;
@@ -281,13 +300,18 @@ FolderWeights FolderWeights::read(const QString &folder)
     for (const auto &[file, content] : arrays) {
         if (anyNamedMatrix && content.arrayRank >= 2) {
             arrayGroup.files << file.filePath();
-            classify(file, FileRole::WeightArray, content.namedMatrix ? content.detail : content.detail + QStringLiteral("; read with the named matrices beside it"));
+            classify(result, file, FileRole::WeightArray, content.namedMatrix ? content.detail : content.detail + QStringLiteral("; read with the named matrices beside it"));
         } else {
-            classify(file, FileRole::Other, content.detail, content.unreadable && namedLikeWeights(file.fileName()));
+            classify(result, file, FileRole::Other, content.detail, content.unreadable && namedLikeWeights(file.fileName()));
         }
     }
     if (!arrayGroup.files.isEmpty())
         result.groups.append(arrayGroup);
+}
+
+// Every other weights file is one checkpoint.
+void groupSingleFiles(const QList<QPair<QFileInfo, FileContent>> &single, FolderWeights &result)
+{
     for (const auto &[file, content] : single) {
         WeightsGroup group;
         group.layout = WeightsLayout::OneFile;
@@ -297,17 +321,46 @@ FolderWeights FolderWeights::read(const QString &folder)
         group.stepInFile = content.stepInFile;
         if (content.kind == FileContent::Kind::DamagedWeights)
             group.error = content.detail;
-        classify(file, content.kind == FileContent::Kind::Weights ? FileRole::Weights : FileRole::DamagedWeights, content.detail);
+        classify(result, file, content.kind == FileContent::Kind::Weights ? FileRole::Weights : FileRole::DamagedWeights, content.detail);
         result.groups.append(group);
     }
+}
+
+// Folder layouts whose files are one checkpoint together, each given the folder in turn after its
+// files are grouped: Meta's Llama (consolidated.NN.pth beside params.json), a Megatron-LM iteration
+// (its mp_rank_* folders), a DeepSpeed tag, a nanotron step (checkpoint_metadata.json beside
+// model/, one file per parameter and rank). A new layout is a row here.
+void recogniseMetaLlama(const QString &folder, FolderWeights &weights) { MetaLlamaLayout::recognise(folder, weights); }
+void recogniseMegatronIteration(const QString &folder, FolderWeights &weights) { MegatronLayout::readIteration(folder, weights); }
+void recogniseDeepSpeedTag(const QString &folder, FolderWeights &weights) { DeepSpeedTagFolder::recognise(folder, weights); }
+void recogniseNanotronStep(const QString &folder, FolderWeights &weights) { NanotronLayout::recognise(folder, weights); }
+constexpr void (*kFolderLayouts[])(const QString &, FolderWeights &) = {recogniseMetaLlama, recogniseMegatronIteration,
+                                                                       recogniseDeepSpeedTag, recogniseNanotronStep};
+
+} // namespace
+
+FolderWeights FolderWeights::read(const QString &folder)
+{
+    FolderWeights result;
+    const QDir dir(folder);
+    if (const QString error = unlistableFolderReason(folder); !error.isEmpty()) {
+        result.listingError = error;
+        return result;
+    }
+    if (DcpFolderLayout::read(folder, result))
+        return result;
+    // System: FIFOs, sockets, devices and broken links are listed too, to be named, never opened.
+    const QFileInfoList entries =
+        dir.entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System | QDir::Hidden, QDir::Name);
+    const WeightCandidates found = classifyEntries(entries, result);
+    // Shard sets first: an index whose shards are here, then shards named -0000k-of-0000n.
+    const QSet<QString> inShardSet = groupShardIndexes(dir, found.indexes, result);
+    const QList<QPair<QFileInfo, FileContent>> single = groupNamedShards(found.weights, inShardSet, result);
+    groupArrays(dir, found.arrays, result);
+    groupSingleFiles(single, result);
     keepOnePeftAdapterCopy(result);
-    // Meta's Llama: consolidated.NN.pth beside params.json, one checkpoint of all its files.
-    MetaLlamaLayout::recognise(folder, result);
-    // A Megatron-LM iteration folder: its mp_rank_* folders are one checkpoint.
-    MegatronLayout::readIteration(folder, result);
-    DeepSpeedTagFolder::recognise(folder, result);
-    // A nanotron step folder: checkpoint_metadata.json beside model/, one file per parameter and rank.
-    NanotronLayout::recognise(folder, result);
+    for (const auto recognise : kFolderLayouts)
+        recognise(folder, result);
     return result;
 }
 

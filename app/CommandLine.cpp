@@ -3,6 +3,7 @@
 #include "AnalyzeCommand.h"
 #include "DemoRun.h"
 #include "ExportCommand.h"
+#include "FigureCatalog.h"
 #include "HeadlessMessages.h"
 #include "InfoCommand.h"
 #include "MpiTeam.h"
@@ -24,7 +25,7 @@ namespace {
 
 struct Subcommand {
     const char *name;
-    const char *summary;
+    QString summary;
     int (*run)(const QStringList &arguments);
     bool drawsFigures = false; // needs the widgets, rendered offscreen
 };
@@ -34,7 +35,7 @@ const QList<Subcommand> &subcommands()
     static const QList<Subcommand> list = {
         {"analyze", "analyse a folder of checkpoints; write the metrics as CSV or JSON", runAnalyzeCommand},
         {"info", "list how a folder's files were classified, its checkpoints, and how one's tensors are typed", runInfoCommand},
-        {"export", "render a figure (lines, bars, heatmaps, spectrum, spectrogram, heads, plan, lines+bars, lines+curves) to PNG, SVG, PDF or its numbers to CSV", runExportCommand, true},
+        {"export", QStringLiteral("render a figure (%1) to PNG, SVG, PDF or its numbers to CSV").arg(figureNames()), runExportCommand, true},
         {"plan", "choose a rank per matrix for a parameter budget, an energy or an error; write it as JSON (PEFT rank_pattern) or CSV", runPlanCommand},
     };
     return list;

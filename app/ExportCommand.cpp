@@ -27,6 +27,7 @@
 #include <QRegularExpression>
 #include <QTextStream>
 #include <climits>
+#include <utility>
 
 namespace rankscope {
 
@@ -62,7 +63,7 @@ std::optional<LayerRange> parseLayers(const QString &name, const QString &text, 
 
 // export's own options; --energy is every command's (CommandParser).
 struct ExportOptionSet {
-    const QCommandLineOption figure{QStringLiteral("figure"), QStringLiteral("lines, bars, heatmaps, spectrum, spectrogram, heads, plan, lines+bars (the lines beside the per-layer bars, one figure), or lines+curves (the lines above the training curve of --scalar)."), QStringLiteral("NAME")};
+    const QCommandLineOption figure{QStringLiteral("figure"), QStringLiteral("%1: the figure (above).").arg(figureNames()), QStringLiteral("NAME")};
     const QCommandLineOption output{QStringLiteral("out"), QStringLiteral("The file to write: .png, .svg or .pdf; .csv writes the numbers behind the figure."), QStringLiteral("FILE")};
     const QCommandLineOption metric{QStringLiteral("metric"), QStringLiteral("The metric's column name, e.g. stable_rank, compression_pct, weighted_alpha."), QStringLiteral("M")};
     const QCommandLineOption step{QStringLiteral("step"), QStringLiteral("The step for bars, heatmaps and spectrum (default: last)."), QStringLiteral("S"), QStringLiteral("last")};
@@ -106,18 +107,16 @@ struct ExportOptionSet {
 // that nothing read is lost there) and the metric.
 bool readFigure(const CommandParser &parser, const ExportOptionSet &o, ExportOptions &options, QString *error)
 {
-    // lines+curves: the lines with the training curve of --scalar under them, on one step axis.
-    const bool withCurves = parser.value(o.figure) == QLatin1String("lines+curves");
-    const std::optional<FigureKind> kind = withCurves ? FigureKind::Lines : FigureView::kindFromName(parser.value(o.figure));
-    if (!kind) {
-        *error = QStringLiteral("unknown --figure '%1'; one of: lines, bars, heatmaps, spectrum, spectrogram, heads, plan, lines+bars, lines+curves").arg(printableText(parser.value(o.figure)));
+    const FigureRow *figure = figureRow(parser.value(o.figure));
+    if (!figure) {
+        *error = QStringLiteral("unknown --figure '%1'; one of: %2").arg(printableText(parser.value(o.figure)), figureNames());
         return false;
     }
-    if (withCurves && !parser.isSet(o.scalar)) {
-        *error = QStringLiteral("--figure lines+curves needs --scalar TAG, the curve to draw (rankscope info lists the tags)");
+    if (figure->withCurves && !parser.isSet(o.scalar)) {
+        *error = QStringLiteral("--figure %1 needs --scalar TAG, the curve to draw (rankscope info lists the tags)").arg(QLatin1String(figure->id));
         return false;
     }
-    options.kind = *kind;
+    options.kind = figure->kind;
     options.out = parser.value(o.output);
     const QString suffix = QFileInfo(options.out).suffix().toLower();
     if (options.out.isEmpty() || (!FigureExporter::formats().contains(suffix) && suffix != QLatin1String("csv"))) {
@@ -314,14 +313,7 @@ ParsedOptions<ExportOptions> parseExportOptions(const QStringList &arguments)
 {
     CommandParser parser(QStringLiteral("export"), QStringLiteral(
         "Render one of RankScope's figures to PNG, SVG or PDF (or the numbers behind it to CSV), headless.\n"
-        "Figures: lines (metric vs step per type), bars (metric per layer at one step), heatmaps (type x layer;\n"
-        "compression % and weighted alpha side by side unless --metric names one), spectrum (one matrix: --layer, --type),\n"
-        "spectrogram (one matrix's singular values over steps as a density, with its stable rank: --layer, --type; --type alone: its mean over layers),\n"
-        "heads (analysed with --heads: head x layer of --type Q, K, V, O, QK or OV, default QK; with --layer L, L's heads over the steps;\n"
-        "with --layer L --head H, that head's spectrum), plan (the ranks `rankscope plan` chooses at --step for --keep F, --energy τ or\n"
-        "--max-error E, as a type x layer heatmap, beside the error-vs-budget curve),\n"
-        "lines+bars (stable rank vs step beside compression % per layer, one figure; e.g. --line-layers 0 --steps 0-1000),\n"
-        "lines+curves (the lines above a training curve from the run's logs, one step axis: --scalar loss).\n"
+        "Figures (--figure NAME):\n") + figureHelp() + QStringLiteral(
         "Sizes on paper: --preset column|two-column|slide, or --size 3.3x2.4in with --dpi and --font-size."));
     parser.addPositionalArgument(QStringLiteral("SOURCE"), QStringLiteral("A checkpoint folder (analysed first if needed) or a results file; several to compare runs."), QStringLiteral("SOURCE…"));
     const ExportOptionSet o;
@@ -575,6 +567,87 @@ QString loadScalars(const ExportOptions &options, ViewState &state)
              tags.isEmpty() ? QStringLiteral("none found; rankscope info says where it looked") : printableText(briefList(tags)));
 }
 
+// What export sets on each figure's view from its options (FigureCatalog names the figures): a
+// function per kind, and the table that finds it. Each returns why the figure cannot be drawn, or
+// nothing.
+QString configureLines(FigureView &view, const ViewState &, const ExportOptions &options)
+{
+    if (options.metric)
+        view.setMetrics({*options.metric});
+    view.lineChart()->setAlphaGuide(options.alphaGuide);
+    if (options.byLayer) {
+        QString error;
+        const auto type = matrixTypeOption(QStringLiteral("by-layer"), *options.byLayer, &error);
+        if (!type)
+            return error;
+        view.lineChart()->setPerLayerType(*type);
+    }
+    return {};
+}
+
+QString configureBars(FigureView &view, const ViewState &, const ExportOptions &options)
+{
+    if (options.metric)
+        view.setMetrics({*options.metric});
+    return {};
+}
+
+QString configureHeatmaps(FigureView &view, const ViewState &, const ExportOptions &options)
+{
+    if (options.metric)
+        view.setMetrics({*options.metric});
+    if (options.colourRanges.size() > view.metrics().size())
+        return QStringLiteral("--vmin/--vmax give %1 panels' ends; the heatmaps have %2").arg(options.colourRanges.size()).arg(view.metrics().size());
+    view.setColourRanges(options.colourRanges);
+    return {};
+}
+
+QString configureSpectrum(FigureView &view, const ViewState &state, const ExportOptions &options)
+{
+    if (options.type.isEmpty() || !options.layer)
+        return QStringLiteral("spectrum needs --layer L and --type T");
+    QString error;
+    const auto type = matrixTypeOption(QStringLiteral("type"), options.type, &error);
+    if (!type)
+        return error;
+    const MatrixKey key{0, state.currentStep(), {state.block(), int(*options.layer), *type, state.expert()}};
+    if (!state.find(key))
+        return QStringLiteral("no %1 matrix at step %2").arg(key.id.text()).arg(key.step);
+    view.spectrumView()->setTail(options.spectrumTail);
+    view.spectrumView()->showMatrix(key);
+    return {};
+}
+
+QString configureHeadsFigure(FigureView &view, const ViewState &state, const ExportOptions &options)
+{
+    // Nothing per head to draw: refused, as a figure that would only say so.
+    if (state.headResults().isEmpty())
+        return QStringLiteral("heads: ") + HeadFigureBuilder::noHeadsReason();
+    return configureHeads(*view.headView(), options);
+}
+
+QString configurePlanFigure(FigureView &view, const ViewState &, const ExportOptions &options) { return configurePlan(view, options); }
+
+using ConfigureView = QString (*)(FigureView &, const ViewState &, const ExportOptions &);
+constexpr std::pair<FigureKind, ConfigureView> kConfigureView[] = {
+    {FigureKind::Lines, configureLines},
+    {FigureKind::LinesAndBars, configureLines},
+    {FigureKind::Bars, configureBars},
+    {FigureKind::Heatmaps, configureHeatmaps},
+    {FigureKind::Spectrum, configureSpectrum},
+    {FigureKind::SpectrumOverSteps, chooseSpectrumOverSteps},
+    {FigureKind::Heads, configureHeadsFigure},
+    {FigureKind::RankPlan, configurePlanFigure},
+};
+
+QString configureView(FigureView &view, const ViewState &state, const ExportOptions &options)
+{
+    for (const auto &[kind, configure] : kConfigureView)
+        if (kind == options.kind)
+            return configure(view, state, options);
+    return {};
+}
+
 // The figure drawn from the state by the window's own view, and written to --out.
 int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded, QTextStream &err)
 {
@@ -582,7 +655,6 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
         err << "rankscope export: " << message << '\n';
         return 1;
     };
-    const std::optional<Metric> &metric = options.metric;
     const QString &path = options.out;
     FigureView view(&state, options.kind);
     if (view.lineChart())
@@ -591,61 +663,8 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
         view.curveChart()->setStepWindow(options.steps);
         view.curveChart()->setTag(*options.scalar);
     }
-    switch (options.kind) {
-    case FigureKind::Lines:
-    case FigureKind::LinesAndBars:
-        if (metric)
-            view.setMetrics({*metric});
-        view.lineChart()->setAlphaGuide(options.alphaGuide);
-        if (options.byLayer) {
-            QString error;
-            const auto type = matrixTypeOption(QStringLiteral("by-layer"), *options.byLayer, &error);
-            if (!type)
-                return usage(error);
-            view.lineChart()->setPerLayerType(*type);
-        }
-        break;
-    case FigureKind::Bars:
-        if (metric)
-            view.setMetrics({*metric});
-        break;
-    case FigureKind::Heatmaps:
-        if (metric)
-            view.setMetrics({*metric});
-        if (options.colourRanges.size() > view.metrics().size())
-            return usage(QStringLiteral("--vmin/--vmax give %1 panels' ends; the heatmaps have %2").arg(options.colourRanges.size()).arg(view.metrics().size()));
-        view.setColourRanges(options.colourRanges);
-        break;
-    case FigureKind::Spectrum: {
-        if (options.type.isEmpty() || !options.layer)
-            return usage(QStringLiteral("spectrum needs --layer L and --type T"));
-        QString error;
-        const auto type = matrixTypeOption(QStringLiteral("type"), options.type, &error);
-        if (!type)
-            return usage(error);
-        const MatrixKey key{0, state.currentStep(), {state.block(), int(*options.layer), *type, state.expert()}};
-        if (!state.find(key))
-            return usage(QStringLiteral("no %1 matrix at step %2").arg(key.id.text()).arg(key.step));
-        view.spectrumView()->setTail(options.spectrumTail);
-        view.spectrumView()->showMatrix(key);
-        break;
-    }
-    case FigureKind::SpectrumOverSteps:
-        if (const QString problem = chooseSpectrumOverSteps(view, state, options); !problem.isEmpty())
-            return usage(problem);
-        break;
-    case FigureKind::Heads:
-        // Nothing per head to draw: refused, as a figure that would only say so.
-        if (state.headResults().isEmpty())
-            return usage(QStringLiteral("heads: ") + HeadFigureBuilder::noHeadsReason());
-        if (const QString problem = configureHeads(*view.headView(), options); !problem.isEmpty())
-            return usage(problem);
-        break;
-    case FigureKind::RankPlan:
-        if (const QString problem = configurePlan(view, options); !problem.isEmpty())
-            return usage(problem);
-        break;
-    }
+    if (const QString problem = configureView(view, state, options); !problem.isEmpty())
+        return usage(problem);
     if (!options.panelTitles.isEmpty())
         view.setPanelTitles(options.panelTitles);
     // A figure with nothing at all to draw is refused with the reason, not written as a picture

@@ -160,14 +160,18 @@ MainWindow::MainWindow(QWidget *parent)
 {
     setWindowTitle(tr("RankScope"));
     setAcceptDrops(true);
-    // One tab per figure; compared runs get a panel each in the bars and heatmaps.
-    const QStringList titles = {tr("Metric vs step"), tr("Per layer"), tr("Heatmaps"), tr("Spectrum"), tr("Spectrum over steps"), tr("Heads")};
-    for (FigureKind kind : FigureView::allKinds()) {
-        m_figures << new FigureView(m_state, kind, this);
-        m_tabs->addTab(m_figures.last(), titles[int(kind)]);
+    // A tab per figure of the catalog that has one; compared runs get a panel each in the bars and
+    // heatmaps. The Rank plan's tab is RankPlanPanel: its figure with the target's controls.
+    for (const FigureRow &row : figureRows()) {
+        if (!row.tabTitle)
+            continue;
+        QWidget *tab = nullptr;
+        if (row.kind == FigureKind::RankPlan)
+            tab = m_rankPlan = new RankPlanPanel(m_state, this);
+        else
+            tab = m_figures.emplace_back(new FigureView(m_state, row.kind, this));
+        m_tabs->addTab(tab, tr(row.tabTitle));
     }
-    m_rankPlan = new RankPlanPanel(m_state, this);
-    m_tabs->addTab(m_rankPlan, tr("Rank plan"));
     // Empty axes titled "… — empty" tell nothing: until there is something to draw, the area says why.
     m_central = new QStackedWidget(this);
     m_central->addWidget(m_tabs);
@@ -266,6 +270,18 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::buildMenus()
 {
+    buildFileMenu();
+    buildViewMenu();
+    buildAnalysisMenu();
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), this, [this] { showShortcuts(this); });
+    help->addAction(tr("&Metric definitions"), this, [this] { showMetricDefinitions(this); });
+    help->addSeparator();
+    help->addAction(tr("&About RankScope"), this, [this] { showAboutRankScope(this); });
+}
+
+void MainWindow::buildFileMenu()
+{
     QMenu *file = menuBar()->addMenu(tr("&File"));
     QAction *openFolder = file->addAction(tr("&Open folder…"), this, [this] {
         const QString folder = QFileDialog::getExistingDirectory(this, tr("Open a folder of checkpoints"),
@@ -295,6 +311,14 @@ void MainWindow::buildMenus()
             loadNamingRules(path);
     });
     file->addSeparator();
+    addExportActions(file);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
+
+// File ▸ Export figure, Export all figures, Export view data, Export metrics table.
+void MainWindow::addExportActions(QMenu *file)
+{
     QAction *exportAction = file->addAction(tr("&Export figure…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
         const int tab = m_tabs->currentIndex();
         const QString suggested = QDir(exportFolder()).filePath(QStringLiteral("%1-%2.png").arg(m_state->runName(), tabFileName(tab)));
@@ -334,7 +358,7 @@ void MainWindow::buildMenus()
             return;
         const int tab = m_tabs->currentIndex();
         QString csv, error;
-        if (const FigureView *figure = m_figures.value(tab); figure && m_tabs->widget(tab) != m_rankPlan)
+        if (const auto *figure = qobject_cast<const FigureView *>(m_tabs->widget(tab)))
             csv = figure->dataCsv(); // its panels as one table
         else
             for (ChartView *view : viewsOfTab(tab))
@@ -353,9 +377,10 @@ void MainWindow::buildMenus()
         if (!writeOutputFile(path, table.data(), &error))
             QMessageBox::warning(this, tr("Export metrics table"), error);
     });
-    file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
 
+void MainWindow::buildViewMenu()
+{
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Skipped files and tensors…"), this, &MainWindow::showIssues);
     view->addAction(tr("&Previous step"), QKeySequence(Qt::Key_Left), this, [this] { m_state->stepBy(-1); });
@@ -373,10 +398,15 @@ void MainWindow::buildMenus()
     addLegendMenu(view, m_state);
     m_theme->addMenu(view);
     view->addSeparator();
-    const QStringList tabNames = {tr("&Metric vs step"), tr("&Per layer"), tr("&Heatmaps"), tr("&Spectrum"), tr("Spectrum &over steps"), tr("Hea&ds"), tr("&Rank plan")};
-    for (int tab = 0; tab < int(tabNames.size()); ++tab)
-        view->addAction(tabNames[tab], QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + tab)), this, [this, tab] { m_tabs->setCurrentIndex(tab); });
+    for (int tab = 0; tab < m_tabs->count(); ++tab) {
+        const FigureRow &row = figureRow(*tabKind(tab));
+        QWidget *widget = m_tabs->widget(tab);
+        view->addAction(tr(row.menuTitle), QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + tab)), this, [this, widget] { m_tabs->setCurrentWidget(widget); });
+    }
+}
 
+void MainWindow::buildAnalysisMenu()
+{
     QMenu *analysis = menuBar()->addMenu(tr("&Analysis"));
     m_randDistance = analysis->addAction(tr("Also compute &rand_distance (a second decomposition of every matrix)"));
     m_randDistance->setCheckable(true);
@@ -421,12 +451,6 @@ void MainWindow::buildMenus()
             if (on && QFileInfo(m_source).isDir())
                 openPath(m_source);
         });
-
-    QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard shortcuts"), this, [this] { showShortcuts(this); });
-    help->addAction(tr("&Metric definitions"), this, [this] { showMetricDefinitions(this); });
-    help->addSeparator();
-    help->addAction(tr("&About RankScope"), this, [this] { showAboutRankScope(this); });
 }
 
 void MainWindow::buildControls()
@@ -483,7 +507,7 @@ void MainWindow::buildControls()
     m_logY = new QCheckBox(tr("Log y"), this);
     m_logY->setToolTip(tr("A logarithmic value axis for the tab shown: the line chart and the per-layer bars each have their own"));
     connect(m_logY, &QCheckBox::toggled, this, [this](bool on) {
-        if (m_tabs->currentIndex() == int(FigureKind::Bars))
+        if (tabKind(m_tabs->currentIndex()) == FigureKind::Bars)
             m_state->setLogYBars(on);
         else
             m_state->setLogY(on);
@@ -604,12 +628,12 @@ void MainWindow::syncStepControls()
 void MainWindow::syncLogYControls()
 {
     // The box and the menu item show the tab's own log axis; the heatmaps and the spectrum have none of theirs.
-    const int tab = m_tabs->currentIndex();
-    const bool on = tab == int(FigureKind::Bars) ? m_state->logYBars() : m_state->logY();
+    const std::optional<FigureKind> tab = tabKind(m_tabs->currentIndex());
+    const bool on = tab == FigureKind::Bars ? m_state->logYBars() : m_state->logY();
     const QSignalBlocker box(m_logY), action(m_logYAction);
     m_logY->setChecked(on);
     m_logYAction->setChecked(on);
-    const bool applies = tab == int(FigureKind::Lines) || tab == int(FigureKind::Bars);
+    const bool applies = tab == FigureKind::Lines || tab == FigureKind::Bars;
     m_logY->setEnabled(applies);
     m_logYAction->setEnabled(applies);
 }
@@ -628,9 +652,8 @@ void MainWindow::clearLayerControls()
 LayerView MainWindow::layerViewOfTab() const
 {
     // The lines and the bars keep their own layer range; the other tabs share one.
-    return m_tabs->currentIndex() == int(FigureKind::Lines) ? LayerView::Lines
-           : m_tabs->currentIndex() == int(FigureKind::Bars) ? LayerView::Bars
-                                                              : LayerView::Shared;
+    const std::optional<FigureKind> tab = tabKind(m_tabs->currentIndex());
+    return tab == FigureKind::Lines ? LayerView::Lines : tab == FigureKind::Bars ? LayerView::Bars : LayerView::Shared;
 }
 
 void MainWindow::syncLayerControls()
@@ -753,7 +776,7 @@ QList<ChartView *> MainWindow::viewsOfTab(int tab) const
     QList<ChartView *> views;
     if (m_tabs->widget(tab) == m_rankPlan)
         return m_rankPlan->views();
-    if (const FigureView *f = m_figures.value(tab))
+    if (const auto *f = qobject_cast<const FigureView *>(m_tabs->widget(tab)))
         for (const QList<ChartView *> &row : f->panels())
             views << row;
     return views;
@@ -780,7 +803,7 @@ void MainWindow::syncControlsToTab()
 {
     // Each control is enabled on the tabs whose figure it changes; elsewhere it is greyed and
     // says why, so nothing seems to be ignored.
-    const auto tab = FigureKind(m_tabs->currentIndex());
+    const std::optional<FigureKind> tab = tabKind(m_tabs->currentIndex());
     const bool lines = tab == FigureKind::Lines, perLayer = tab == FigureKind::Bars || tab == FigureKind::Heatmaps;
     // The aggregate and the band are of lines over layers: not of one line per layer.
     const bool byLayer = lineChart()->perLayerType().has_value();
@@ -890,9 +913,19 @@ void MainWindow::onComparisonReady(const RunAnalysis &run, const QString &path)
     watcher->setFuture(QtConcurrent::run([path] { return QFileInfo(path).isDir() ? TrainingLogs::read(path) : ScalarLog(); }));
 }
 
+std::optional<FigureKind> MainWindow::tabKind(int tab) const
+{
+    if (m_tabs->widget(tab) == m_rankPlan)
+        return FigureKind::RankPlan;
+    if (const auto *f = qobject_cast<const FigureView *>(m_tabs->widget(tab)))
+        return f->kind();
+    return std::nullopt;
+}
+
 QString MainWindow::tabFileName(int tab) const
 {
-    return m_tabs->widget(tab) == m_rankPlan ? QStringLiteral("rank-plan") : FigureView::name(FigureKind(tab));
+    // The Rank plan tab's files keep the name they always had ("plan" is export's --figure name).
+    return m_tabs->widget(tab) == m_rankPlan ? QStringLiteral("rank-plan") : FigureView::name(*tabKind(tab));
 }
 
 bool MainWindow::exportFigure(int tab, const QString &path, const FigureSize &size, QString *error, const QString &ownTitle)
@@ -900,7 +933,7 @@ bool MainWindow::exportFigure(int tab, const QString &path, const FigureSize &si
     const std::optional<QString> title = ownTitle.isEmpty() ? std::nullopt : std::optional(ownTitle);
     if (m_tabs->widget(tab) == m_rankPlan)
         return FigureExporter::write({m_rankPlan->views()}, path, size, error, title);
-    FigureView *f = m_figures.value(tab);
+    auto *f = qobject_cast<FigureView *>(m_tabs->widget(tab));
     if (!f) {
         *error = tr("no figure %1").arg(tab);
         return false;
@@ -919,10 +952,10 @@ QStringList MainWindow::exportAllFigures(const QString &folder, const QString &f
     const QString stem = names.isEmpty() ? m_state->runName() : names.join(QStringLiteral("-vs-"));
     QStringList written;
     for (int tab = 0; tab < m_tabs->count(); ++tab) {
-        const FigureKind kind = FigureKind(tab);
-        if (m_tabs->widget(tab) != m_rankPlan && kind == FigureKind::Spectrum && !spectrumView()->matrix())
+        const std::optional<FigureKind> kind = tabKind(tab);
+        if (kind == FigureKind::Spectrum && !spectrumView()->matrix())
             continue;
-        if (m_tabs->widget(tab) != m_rankPlan && kind == FigureKind::Heads && m_state->headResults().isEmpty())
+        if (kind == FigureKind::Heads && m_state->headResults().isEmpty())
             continue;
         const QList<ChartView *> views = viewsOfTab(tab);
         if (std::all_of(views.begin(), views.end(), [](const ChartView *v) { return !v->noDataMessage().isEmpty(); }))

@@ -63,7 +63,16 @@ public:
     QAction *alphaCiAction() const { return m_alphaCi; }
     // Analysis ▸ per-head spectra and QK/OV circuits (--heads).
     QAction *headsAction() const { return m_heads; }
-    FigureView *figure(FigureKind kind) const { return m_figures.value(int(kind)); }
+    // The tab's figure of that kind (the Rank plan's is not a FigureView: null).
+    FigureView *figure(FigureKind kind) const
+    {
+        for (FigureView *f : m_figures)
+            if (f->kind() == kind)
+                return f;
+        return nullptr;
+    }
+    // What the tab shows (nullopt: no tab there).
+    std::optional<FigureKind> tabKind(int tab) const;
     MetricLineChart *lineChart() const { return figure(FigureKind::Lines)->lineChart(); }
     LayerBarChart *barChart() const { return figure(FigureKind::Bars)->barPanels().value(0); }
     TypeLayerHeatmap *heatmap(int i) const { return figure(FigureKind::Heatmaps)->heatmapPanels().value(i); }
@@ -104,6 +113,10 @@ protected:
 
 private:
     void buildMenus();
+    void buildFileMenu();
+    void addExportActions(QMenu *file);
+    void buildViewMenu();
+    void buildAnalysisMenu();
     void buildControls();
     void buildStepBar();
     void buildStatusBar();
@@ -150,7 +163,7 @@ private:
     QTabWidget *m_tabs;
     QStackedWidget *m_central = nullptr; // the tabs, or m_message
     QLabel *m_message = nullptr;
-    QList<FigureView *> m_figures; // one tab each, in FigureKind's order
+    QList<FigureView *> m_figures; // one tab each, in the catalog's order
     RankPlanPanel *m_rankPlan = nullptr;
     // The tab's name in file names: the figure's, or "rank-plan".
     QString tabFileName(int tab) const;

@@ -16,29 +16,6 @@
 
 namespace rankscope {
 
-QString FigureView::name(FigureKind kind)
-{
-    switch (kind) {
-    case FigureKind::Lines: return QStringLiteral("lines");
-    case FigureKind::Bars: return QStringLiteral("bars");
-    case FigureKind::Heatmaps: return QStringLiteral("heatmaps");
-    case FigureKind::Spectrum: return QStringLiteral("spectrum");
-    case FigureKind::SpectrumOverSteps: return QStringLiteral("spectrogram");
-    case FigureKind::Heads: return QStringLiteral("heads");
-    case FigureKind::RankPlan: return QStringLiteral("plan");
-    case FigureKind::LinesAndBars: return QStringLiteral("lines+bars");
-    }
-    return {};
-}
-
-std::optional<FigureKind> FigureView::kindFromName(const QString &text)
-{
-    for (FigureKind kind : exportKinds())
-        if (name(kind) == text)
-            return kind;
-    return std::nullopt;
-}
-
 FigureView::FigureView(ViewState *state, FigureKind kind, QWidget *parent)
     : QWidget(parent), m_state(state), m_kind(kind), m_grid(new QGridLayout(this))
 {

@@ -1,10 +1,12 @@
-// One of RankScope's four figures, as the window shows it and as every export writes it: its views
-// laid out in a grid and kept in step with the runs shown — the line chart; a bar panel per shown
-// run; heatmaps, side by side for one run, or a row per metric and a column per run; the spectrum.
+// One of RankScope's figures (FigureCatalog), as the window shows it and as every export writes it:
+// its views laid out in a grid and kept in step with the runs shown — the line chart; a bar panel
+// per shown run; heatmaps, side by side for one run, or a row per metric and a column per run; a
+// spectrum; the heads; the rank plan.
 // The window's tabs, its exports and `rankscope export` all build figures here, so the same state
 // gives the same figure.
 #pragma once
 
+#include "FigureCatalog.h"
 #include "analysis/RankPlanner.h"
 #include "figures/FigureSize.h"
 #include "figures/HeatmapFigure.h"
@@ -32,29 +34,14 @@ class SpectrumView;
 class SpectrumOverStepsView;
 class TypeLayerHeatmap;
 
-// LinesAndBars: figure (1) of the seeds, the line chart beside the per-layer bars in one figure;
-// RankPlan: the Rank plan tab's ranks heatmap beside its error-vs-budget curve. Both are export
-// figures: the window shows the lines and bars on tabs of their own, and its Rank plan tab is
-// RankPlanPanel, with its target controls.
-enum class FigureKind { Lines, Bars, Heatmaps, Spectrum, SpectrumOverSteps, Heads, RankPlan, LinesAndBars };
-
 class FigureView : public QWidget {
     Q_OBJECT
 public:
     FigureView(ViewState *state, FigureKind kind, QWidget *parent = nullptr);
 
     FigureKind kind() const { return m_kind; }
-    // "lines", "bars", "heatmaps", "spectrum", "spectrogram", "heads", "plan", "lines+bars": the
-    // names the command line and file names use.
-    static QString name(FigureKind kind);
-    static std::optional<FigureKind> kindFromName(const QString &name);
-    // The window's tabs, one per kind.
-    static QList<FigureKind> allKinds()
-    {
-        return {FigureKind::Lines, FigureKind::Bars, FigureKind::Heatmaps, FigureKind::Spectrum, FigureKind::SpectrumOverSteps, FigureKind::Heads};
-    }
-    // What can be exported: the tabs' figures, the rank plan and the combined figure (1).
-    static QList<FigureKind> exportKinds() { return allKinds() << FigureKind::RankPlan << FigureKind::LinesAndBars; }
+    // The name the command line and file names use ("spectrogram"), from FigureCatalog.
+    static QString name(FigureKind kind) { return QLatin1String(figureRow(kind).id); }
 
     // The metric of each row of panels: one for lines and bars, one per row of heatmaps (by default
     // compression % and weighted α), the lines' then the bars' for lines+bars (by default stable

@@ -3,6 +3,7 @@
 // status), --help, and the options several commands share said once, alike in each --help.
 #include "AnalyzeCommand.h"
 #include "ExportCommand.h"
+#include "FigureCatalog.h"
 #include "HeadlessMessages.h"
 #include "InfoCommand.h"
 #include "TestSuite.h"
@@ -146,6 +147,37 @@ private slots:
         QCOMPARE(exportRefusal, QStringLiteral("rankscope export: --energy takes a number in (0, 1], not '2'\n"));
         QCOMPARE(parseAnalyzeOptions({"analyze", "run", "--energy", "2"}).exit.err.mid(int(qstrlen("rankscope analyze"))),
                  exportRefusal.mid(int(qstrlen("rankscope export"))));
+    }
+
+    // Every figure is one row of FigureCatalog: export --help lists each NAME with what it draws,
+    // and the manual page and the bash completion offer exactly the catalog's names, in its order.
+    void figureNamesAreTheCatalogs()
+    {
+        QStringList names;
+        for (const FigureRow &row : figureRows())
+            names << QString::fromLatin1(row.id);
+        QCOMPARE(figureNames(QStringLiteral(" ")), names.join(' '));
+        const auto help = parseExportOptions({"export", "--help"});
+        QVERIFY(!help.options);
+        for (const FigureRow &row : figureRows())
+            QVERIFY2(help.exit.out.contains(QStringLiteral("\n  %1 ").arg(QLatin1String(row.id))), row.id);
+
+        auto read = [](const char *path) {
+            QFile file(QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/desktop/") + QLatin1String(path));
+            return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+        };
+        const QRegularExpression offered(QStringLiteral("--figure\\)\\s*\\n\\s*COMPREPLY=\\(\\$\\(compgen -W \"([^\"]*)\""));
+        QCOMPARE(offered.match(read("rankscope.bash-completion")).captured(1), names.join(' '));
+        // The man page's --figure item: each NAME in bold, what it draws after it in brackets.
+        const QString manPage = read("rankscope.1");
+        const qsizetype from = manPage.indexOf(QLatin1String(".BI \\-\\-figure \" NAME\""));
+        QVERIFY(from >= 0);
+        const QString item = manPage.mid(from, manPage.indexOf(QLatin1String("\n.TP"), from) - from);
+        QStringList inManPage;
+        static const QRegularExpression bold(QStringLiteral("^\\.B (\\S+)\\n\\("), QRegularExpression::MultilineOption);
+        for (auto it = bold.globalMatch(item); it.hasNext();)
+            inManPage << it.next().captured(1);
+        QCOMPARE(inManPage, names);
     }
 
     void exportReadsEveryOption()

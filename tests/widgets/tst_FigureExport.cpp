@@ -278,7 +278,7 @@ private slots:
         if (compare)
             m_state->addComparedRun(test::demoRun(), QStringLiteral("nanogpt-d4 again"));
         m_state->setLegendPosition(*parseLegendPosition(legend));
-        FigureView view(m_state, *FigureView::kindFromName(figure));
+        FigureView view(m_state, figureRow(figure)->kind);
         if (view.spectrumView())
             view.spectrumView()->showMatrix({0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
         if (view.spectrumOverStepsView())
@@ -339,7 +339,7 @@ private slots:
             QTRY_COMPARE_WITH_TIMEOUT(window.state()->runCount(), 2, 30000);
             window.state()->renameRun(1, QStringLiteral("nanogpt-d4"));
         }
-        const FigureKind kind = *FigureView::kindFromName(figure);
+        const FigureKind kind = figureRow(figure)->kind;
         window.figure(kind)->setMetrics({Metric::StableRank, Metric::Alpha});
         window.state()->setTypeVisible(MatrixType::K, false);
         window.state()->setLayerRange({1, 2});

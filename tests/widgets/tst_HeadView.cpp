@@ -91,7 +91,7 @@ private slots:
     {
         ViewState state;
         state.setRun(run(), QStringLiteral("heads"));
-        QCOMPARE(FigureView::kindFromName("heads"), FigureKind::Heads);
+        QCOMPARE(figureRow("heads")->kind, FigureKind::Heads);
         FigureView figure(&state, FigureKind::Heads);
         QTemporaryDir dir;
         const QString path = dir.filePath("heads.png");

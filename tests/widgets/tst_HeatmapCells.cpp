@@ -129,7 +129,8 @@ private slots:
         QVERIFY(chips);
         for (int tab = 0; tab < window.tabs()->count(); ++tab) {
             window.tabs()->setCurrentIndex(tab);
-            const bool acts = tab == int(FigureKind::Lines) || tab == int(FigureKind::Bars) || tab == int(FigureKind::Heatmaps);
+            const std::optional<FigureKind> kind = window.tabKind(tab);
+            const bool acts = kind == FigureKind::Lines || kind == FigureKind::Bars || kind == FigureKind::Heatmaps;
             QVERIFY2(chips->isEnabled() == acts, qPrintable(window.tabs()->tabText(tab)));
         }
     }

@@ -405,7 +405,7 @@ private slots:
         QSignalSpy finished(window.controller(), &AnalysisController::finished);
         window.openPath(RANKSCOPE_DEMO_RUN);
         QVERIFY(finished.wait(30000));
-        window.tabs()->setCurrentIndex(int(FigureKind::Lines));
+        window.tabs()->setCurrentWidget(window.figure(FigureKind::Lines));
         window.firstLayerBox()->setValue(1);
         window.lastLayerBox()->setValue(2);
         QCOMPARE(window.state()->layerRange(LayerView::Lines).first, 1); // the lines' own range
@@ -423,17 +423,17 @@ private slots:
         QCOMPARE(window.state()->visibleLayers(), (QList<int>{0, 1, 2, 3}));
         QVERIFY(!window.state()->hasOwnLayerRange(LayerView::Lines));
 
-        window.tabs()->setCurrentIndex(int(FigureKind::Lines));
+        window.tabs()->setCurrentWidget(window.figure(FigureKind::Lines));
         window.logYBox()->setChecked(true);
         QVERIFY(window.state()->logY() && !window.state()->logYBars());
         QVERIFY(window.logYAction()->isCheckable() && window.logYAction()->isChecked());
-        window.tabs()->setCurrentIndex(int(FigureKind::Bars));
+        window.tabs()->setCurrentWidget(window.figure(FigureKind::Bars));
         QVERIFY(!window.logYBox()->isChecked() && !window.logYAction()->isChecked());
         window.logYAction()->trigger();
         QVERIFY(window.state()->logYBars() && window.state()->logY() && window.logYBox()->isChecked());
-        window.tabs()->setCurrentIndex(int(FigureKind::Heatmaps));
+        window.tabs()->setCurrentWidget(window.figure(FigureKind::Heatmaps));
         QVERIFY(!window.logYBox()->isEnabled() && !window.logYAction()->isEnabled());
-        window.tabs()->setCurrentIndex(int(FigureKind::Lines));
+        window.tabs()->setCurrentWidget(window.figure(FigureKind::Lines));
         window.logYAction()->trigger();
         QVERIFY(!window.state()->logY() && window.state()->logYBars() && !window.logYBox()->isChecked());
         window.close();

@@ -139,7 +139,7 @@ private slots:
     {
         QFETCH(QString, figure);
         QFETCH(QString, preset);
-        FigureView view(m_state, *FigureView::kindFromName(figure));
+        FigureView view(m_state, figureRow(figure)->kind);
         if (view.spectrumView())
             view.spectrumView()->showMatrix({0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
         const FigureExporter::PaperFigure laidOut = layOut(view, preset);
@@ -202,7 +202,7 @@ private slots:
             const bool captioned = FigureSize::preset(preset)->captioned;
             QCOMPARE(captioned, preset != QLatin1String("slide"));
             for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars", "spectrogram", "spectrum"}) {
-                FigureView view(m_state, *FigureView::kindFromName(QString::fromLatin1(figure)));
+                FigureView view(m_state, figureRow(QString::fromLatin1(figure))->kind);
                 if (view.spectrumView())
                     view.spectrumView()->showMatrix({0, 1500, {{}, 0, MatrixType::Q, {}}});
                 const FigureExporter::PaperFigure laidOut = layOut(view, preset);
@@ -268,7 +268,7 @@ private slots:
     void legendSitsOnThePlot()
     {
         for (const char *figure : {"lines", "bars"}) {
-            FigureView view(m_state, *FigureView::kindFromName(QString::fromLatin1(figure)));
+            FigureView view(m_state, figureRow(QString::fromLatin1(figure))->kind);
             const FigureExporter::PaperFigure laidOut = layOut(view, QStringLiteral("column"));
             const ChartView &panel = *laidOut.panels[0][0];
             const QCPLegend *legend = panel.plot()->legend;
@@ -287,7 +287,7 @@ private slots:
     {
         for (const QString &preset : FigureSize::presetNames())
             for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars", "spectrogram", "spectrum"}) {
-                FigureView view(m_state, *FigureView::kindFromName(QString::fromLatin1(figure)));
+                FigureView view(m_state, figureRow(QString::fromLatin1(figure))->kind);
                 const FigureExporter::PaperFigure laidOut = layOut(view, preset);
                 for (const auto &panel : laidOut.panels[0]) {
                     const double x = panel->plot()->xAxis->labelFont().pointSizeF(), y = panel->plot()->yAxis->labelFont().pointSizeF();

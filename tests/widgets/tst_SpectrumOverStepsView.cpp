@@ -195,7 +195,7 @@ private slots:
         QTemporaryDir dir;
         FigureView figure(m_state, FigureKind::SpectrumOverSteps);
         QCOMPARE(FigureView::name(FigureKind::SpectrumOverSteps), QStringLiteral("spectrogram"));
-        QCOMPARE(FigureView::kindFromName(QStringLiteral("spectrogram")), std::optional(FigureKind::SpectrumOverSteps));
+        QCOMPARE(figureRow(QStringLiteral("spectrogram"))->kind, FigureKind::SpectrumOverSteps);
         figure.spectrumOverStepsView()->showMatrix(kMlpUp2);
         QString error;
         for (const char *suffix : {"png", "svg", "pdf"}) {

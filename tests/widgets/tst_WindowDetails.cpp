@@ -13,6 +13,7 @@
 #include "LayerBarChart.h"
 #include "MainWindow.h"
 #include "MetricLineChart.h"
+#include "RankPlanPanel.h"
 #include "SkippedFilesDialog.h"
 #include "SpectrumView.h"
 #include "TestSuite.h"
@@ -117,6 +118,35 @@ class TestWindowDetails : public QObject {
     Q_OBJECT
 
 private slots:
+    // The window's tabs are the catalog's figures that have one, in its order, and View's Ctrl+1…
+    // go to each by what it shows, not by its position.
+    void tabsAndTheirShortcutsFollowTheFigureCatalog()
+    {
+        MainWindow window;
+        QStringList titles;
+        for (const FigureRow &row : figureRows())
+            if (row.tabTitle)
+                titles << QString::fromUtf8(row.tabTitle);
+        QCOMPARE(window.tabs()->count(), titles.size());
+        for (int tab = 0; tab < window.tabs()->count(); ++tab) {
+            QCOMPARE(window.tabs()->tabText(tab), titles[tab]);
+            const std::optional<FigureKind> kind = window.tabKind(tab);
+            QVERIFY(kind && figureRow(*kind).tabTitle == titles[tab]);
+        }
+        for (int tab = window.tabs()->count() - 1; tab >= 0; --tab) {
+            const QKeySequence keys(Qt::CTRL | Qt::Key(Qt::Key_1 + tab));
+            QAction *go = nullptr;
+            for (QAction *action : window.menuBar()->findChildren<QAction *>())
+                if (action->shortcut() == keys)
+                    go = action;
+            QVERIFY2(go, qPrintable(keys.toString()));
+            go->trigger();
+            QCOMPARE(window.tabs()->currentIndex(), tab);
+            QCOMPARE(go->text(), QString::fromUtf8(figureRow(*window.tabKind(tab)).menuTitle));
+        }
+        QCOMPARE(window.tabKind(window.tabs()->indexOf(window.rankPlanPanel())), std::optional(FigureKind::RankPlan));
+    }
+
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
@@ -154,7 +184,7 @@ private slots:
         MainWindow window;
         QVERIFY(openAndWait(window, RANKSCOPE_DEMO_RUN));
         auto enabled = [&window](const char *name) { return window.findChild<QWidget *>(name)->isEnabled(); };
-        window.tabs()->setCurrentIndex(int(FigureKind::Lines));
+        window.tabs()->setCurrentWidget(window.figure(FigureKind::Lines));
         QVERIFY(enabled("aggregate") && enabled("band") && enabled("relativeStep") && !enabled("relativeDepth"));
         QVERIFY(window.firstLayerBox()->isEnabled());
         // One line per layer of a type: no mean over layers, no band round it.
@@ -168,11 +198,11 @@ private slots:
             QVERIFY(!enabled("aggregate") && !enabled("band") && enabled("relativeStep") && enabled("relativeDepth"));
             QVERIFY(window.firstLayerBox()->isEnabled());
         }
-        window.tabs()->setCurrentIndex(int(FigureKind::Spectrum));
+        window.tabs()->setCurrentWidget(window.figure(FigureKind::Spectrum));
         QVERIFY(!enabled("aggregate") && !enabled("band") && !enabled("relativeStep") && !enabled("relativeDepth"));
         QVERIFY(!window.firstLayerBox()->isEnabled() && !window.lastLayerBox()->isEnabled());
         // Heads: the range picks the heatmap's layers; its lines and spectrum are of one layer.
-        window.tabs()->setCurrentIndex(int(FigureKind::Heads));
+        window.tabs()->setCurrentWidget(window.figure(FigureKind::Heads));
         HeadView *heads = window.figure(FigureKind::Heads)->headView();
         QVERIFY(window.firstLayerBox()->isEnabled());
         for (HeadView::Mode mode : {HeadView::Mode::Lines, HeadView::Mode::Spectrum}) {
@@ -211,7 +241,7 @@ private slots:
             QVERIFY2(window.tabs()->currentWidget()->minimumSizeHint().width() <= 1024 - dock->width(),
                      qPrintable(window.tabs()->tabText(tab) + QString(": %1 beside a dock of %2").arg(window.tabs()->currentWidget()->minimumSizeHint().width()).arg(dock->width())));
         }
-        window.tabs()->setCurrentIndex(int(FigureKind::Lines));
+        window.tabs()->setCurrentWidget(window.figure(FigureKind::Lines));
         QVERIFY(!band->isEnabled() && !band->isChecked());
         QVERIFY(window.state()->showBand()); // the choice is kept for when one run is shown again
         QVERIFY(!window.lineChart()->figure().bands);
@@ -234,7 +264,7 @@ private slots:
         window.show();
         QVERIFY(openAndWait(window, RANKSCOPE_DEMO_RUN));
         window.state()->addComparedRun(shallowDemo(2), "shallow");
-        window.tabs()->setCurrentIndex(int(FigureKind::Bars));
+        window.tabs()->setCurrentWidget(window.figure(FigureKind::Bars));
         QList<LayerBarChart *> panels = window.figure(FigureKind::Bars)->barPanels();
         QCOMPARE(panels.size(), 2);
         QCOMPARE(panels[0]->plot()->legend->itemCount(), 0);
@@ -295,14 +325,14 @@ private slots:
 
         // A hidden type's chip is dark with muted text, never a white chip brighter than the shown ones.
         QToolButton *chip = window.findChild<TypeFilterChips *>()->chip(MatrixType::Q);
-        window.tabs()->setCurrentIndex(int(FigureKind::Lines));
+        window.tabs()->setCurrentWidget(window.figure(FigureKind::Lines));
         chip->setChecked(false);
         const QImage chipImage = chip->grab().toImage();
         const QColor inside = chipImage.pixelColor(chipImage.width() / 8 + 2, chipImage.height() / 2);
         QVERIFY2(inside.lightness() < 100, qPrintable(inside.name()));
         chip->setChecked(true);
 
-        window.tabs()->setCurrentIndex(int(FigureKind::Bars));
+        window.tabs()->setCurrentWidget(window.figure(FigureKind::Bars));
         const QColor background = PlotStyle::Theme::darkTheme().background;
         for (QCPBars *bars : window.barChart()->bars()) {
             const double fill = contrastRatio(bars->brush().color(), background), outline = contrastRatio(bars->pen().color(), background);

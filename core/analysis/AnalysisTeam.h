@@ -1,7 +1,7 @@
 // The processes that share one analysis (MPI ranks launched by mpirun or srun). Every member walks
 // the same checkpoints in the same order and computes the matrices handed to it; the leader (rank
 // 0) gathers each checkpoint's results from all, reports progress and writes the results file.
-// The transport is the subclass's (app/MpiTeam): the core links no MPI.
+// The transport is the subclass's (app/cli/MpiTeam): the core links no MPI.
 #pragma once
 
 #include "analysis/RunAnalysis.h"

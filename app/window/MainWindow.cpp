@@ -701,15 +701,21 @@ void MainWindow::readTrainingLogs(const QString &source)
 
 void MainWindow::readTrainingLogsAgain(const QString &source, const QString &knownStamp)
 {
-    // Listed off the window's thread and read again only when a file grew, changed or arrived (a
-    // half-written last record is read once it is whole: the points before it are kept meanwhile).
     m_readingLogs = true;
-    auto *watcher = new QFutureWatcher<std::optional<ScalarLog>>(this);
-    connect(watcher, &QFutureWatcher<std::optional<ScalarLog>>::finished, this, [this, watcher, source] {
+    readTrainingLogs(source, knownStamp, [this, source](const std::optional<ScalarLog> &log) {
         m_readingLogs = false;
-        const std::optional<ScalarLog> log = watcher->result();
         if (log && source == m_source) // not a run opened since
             m_state->setScalarLog(*log);
+    });
+}
+
+void MainWindow::readTrainingLogs(const QString &source, const QString &knownStamp, std::function<void(const std::optional<ScalarLog> &)> done)
+{
+    // Listed off the window's thread and read again only when a file grew, changed or arrived (a
+    // half-written last record is read once it is whole: the points before it are kept meanwhile).
+    auto *watcher = new QFutureWatcher<std::optional<ScalarLog>>(this);
+    connect(watcher, &QFutureWatcher<std::optional<ScalarLog>>::finished, this, [watcher, done = std::move(done)] {
+        done(watcher->result());
         watcher->deleteLater();
     });
     watcher->setFuture(QtConcurrent::run([source, knownStamp]() -> std::optional<ScalarLog> {
@@ -903,14 +909,11 @@ void MainWindow::onComparisonReady(const RunAnalysis &run, const QString &path)
     m_status->setText(tr("Comparing %1 runs").arg(m_state->runCount()));
     // Its training logs too, for its curve beside the first run's: read in the background and
     // given to the run (found again by its folder: runs may be removed meanwhile).
-    auto *watcher = new QFutureWatcher<ScalarLog>(this);
-    connect(watcher, &QFutureWatcher<ScalarLog>::finished, this, [this, watcher, folder = run.folder] {
+    readTrainingLogs(path, QString(), [this, folder = run.folder](const std::optional<ScalarLog> &log) {
         for (int index = 1; index < m_state->runCount(); ++index)
             if (m_state->runAt(index).folder == folder)
-                m_state->setScalarLogAt(index, watcher->result());
-        watcher->deleteLater();
+                m_state->setScalarLogAt(index, log.value_or(ScalarLog()));
     });
-    watcher->setFuture(QtConcurrent::run([path] { return QFileInfo(path).isDir() ? TrainingLogs::read(path) : ScalarLog(); }));
 }
 
 std::optional<FigureKind> MainWindow::tabKind(int tab) const

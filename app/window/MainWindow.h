@@ -7,6 +7,8 @@
 #include "FigureView.h"
 
 #include <QMainWindow>
+#include <functional>
+#include <optional>
 
 class QDoubleSpinBox;
 class QLabel;
@@ -135,6 +137,9 @@ private:
     void readTrainingLogs(const QString &source);
     // In the background; knownStamp not null: only if the logs' files changed since (TrainingLogs::stamp).
     void readTrainingLogsAgain(const QString &source, const QString &knownStamp);
+    // The run's training logs, read off the window's thread and handed to `done`: nullopt when
+    // their stamp is still knownStamp (a null knownStamp: always read).
+    void readTrainingLogs(const QString &source, const QString &knownStamp, std::function<void(const std::optional<ScalarLog> &)> done);
     void followTrainingLogs();
     // The display controls enabled where they change what the tab shows (the band for one run's lines).
     void syncControlsToTab();

@@ -26,6 +26,51 @@ ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, LegendP
     m_legend->setToolTip(tr("Lines and bars; the window shows the same"));
     const bool folder = target == Target::Folder;
     setWindowTitle(folder ? tr("Export all figures") : tr("Export figure"));
+    QHBoxLayout *pathRow = makePathRow(suggestedPath, folder);
+    setUpSizeBoxes();
+    QSettings settings;
+    restoreSize(settings);
+
+    auto *sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(m_width);
+    sizeRow->addWidget(new QLabel(QStringLiteral("×"), this));
+    sizeRow->addWidget(m_height);
+    sizeRow->addWidget(m_unit);
+    auto *form = new QFormLayout(this);
+    m_title = new QLineEdit(this);
+    if (folder) {
+        form->addRow(tr("Folder"), pathRow);
+        m_format = new QComboBox(this);
+        for (const char *format : {"png", "svg", "pdf"})
+            m_format->addItem(QString::fromLatin1(format).toUpper(), QString::fromLatin1(format));
+        m_format->setCurrentIndex(std::max(0, m_format->findData(settings.value(QStringLiteral("export/format"), QStringLiteral("png")))));
+        form->addRow(tr("Format"), m_format);
+        m_title->setVisible(false); // each figure keeps its own
+    } else {
+        form->addRow(tr("File (.png, .svg, .pdf)"), pathRow);
+        // The figure's own title; left empty, each panel keeps the generated title naming its metric.
+        m_title->setPlaceholderText(tr("generated: each panel names its metric and run (a paper size: none, the caption's)"));
+        m_title->setToolTip(tr("A figure of one panel takes it as its title; one of several panels gets it above them all"));
+        form->addRow(tr("Title"), m_title);
+    }
+    form->addRow(tr("Size"), m_preset);
+    form->addRow(QString(), sizeRow);
+    form->addRow(tr("Resolution"), m_dpi);
+    form->addRow(tr("Font size"), m_font);
+    form->addRow(tr("Legend"), m_legend);
+    m_dark->setChecked(settings.value(QStringLiteral("export/dark"), false).toBool());
+    form->addRow(QString(), m_dark);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
+    connect(buttons, &QDialogButtonBox::accepted, this, [this] {
+        saveChoices();
+        accept();
+    });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    form->addRow(buttons);
+}
+
+QHBoxLayout *ExportDialog::makePathRow(const QString &suggestedPath, bool folder)
+{
     m_path->setText(suggestedPath);
     // Wide enough to read a path of a few folders (a 20-character field cut "/home/me/paper/fig…").
     m_path->setMinimumWidth(std::clamp(m_path->fontMetrics().horizontalAdvance(suggestedPath) + 24, m_path->fontMetrics().averageCharWidth() * 64, 900));
@@ -40,7 +85,12 @@ ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, LegendP
     auto *pathRow = new QHBoxLayout;
     pathRow->addWidget(m_path, 1);
     pathRow->addWidget(browse);
+    return pathRow;
+}
 
+// The size's boxes: presets, units, ranges, and how they follow each other.
+void ExportDialog::setUpSizeBoxes()
+{
     m_preset->addItem(tr("As on screen"), QString());
     m_preset->addItem(tr("Paper, one column (3.3 × 2.4 in)"), QStringLiteral("column"));
     m_preset->addItem(tr("Paper, two columns (7 × 3.5 in)"), QStringLiteral("two-column"));
@@ -79,8 +129,11 @@ ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, LegendP
     });
     for (QDoubleSpinBox *box : {m_width, m_height, m_dpi, m_font})
         connect(box, &QDoubleSpinBox::editingFinished, this, [this] { m_preset->setCurrentIndex(m_preset->findData(QStringLiteral("custom"))); });
+}
 
-    QSettings settings;
+// The size chosen last time, or the preset's.
+void ExportDialog::restoreSize(const QSettings &settings)
+{
     const QString preset = settings.value(QStringLiteral("export/preset")).toString();
     m_preset->setCurrentIndex(std::max(0, m_preset->findData(preset)));
     m_unit->setCurrentIndex(std::max(0, m_unit->findText(settings.value(QStringLiteral("export/unit"), tr("in")).toString())));
@@ -89,53 +142,22 @@ ExportDialog::ExportDialog(const QString &suggestedPath, QSize viewSize, LegendP
                   settings.value(QStringLiteral("export/dpi"), 300).toDouble(), settings.value(QStringLiteral("export/fontPt"), 9).toDouble()});
     else
         emit m_preset->activated(m_preset->currentIndex());
+}
 
-    auto *sizeRow = new QHBoxLayout;
-    sizeRow->addWidget(m_width);
-    sizeRow->addWidget(new QLabel(QStringLiteral("×"), this));
-    sizeRow->addWidget(m_height);
-    sizeRow->addWidget(m_unit);
-    auto *form = new QFormLayout(this);
-    m_title = new QLineEdit(this);
-    if (folder) {
-        form->addRow(tr("Folder"), pathRow);
-        m_format = new QComboBox(this);
-        for (const char *format : {"png", "svg", "pdf"})
-            m_format->addItem(QString::fromLatin1(format).toUpper(), QString::fromLatin1(format));
-        m_format->setCurrentIndex(std::max(0, m_format->findData(settings.value(QStringLiteral("export/format"), QStringLiteral("png")))));
-        form->addRow(tr("Format"), m_format);
-        m_title->setVisible(false); // each figure keeps its own
-    } else {
-        form->addRow(tr("File (.png, .svg, .pdf)"), pathRow);
-        // The figure's own title; left empty, each panel keeps the generated title naming its metric.
-        m_title->setPlaceholderText(tr("generated: each panel names its metric and run (a paper size: none, the caption's)"));
-        m_title->setToolTip(tr("A figure of one panel takes it as its title; one of several panels gets it above them all"));
-        form->addRow(tr("Title"), m_title);
-    }
-    form->addRow(tr("Size"), m_preset);
-    form->addRow(QString(), sizeRow);
-    form->addRow(tr("Resolution"), m_dpi);
-    form->addRow(tr("Font size"), m_font);
-    form->addRow(tr("Legend"), m_legend);
-    m_dark->setChecked(settings.value(QStringLiteral("export/dark"), false).toBool());
-    form->addRow(QString(), m_dark);
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
-    connect(buttons, &QDialogButtonBox::accepted, this, [this] {
-        QSettings s;
-        const FigureSize chosen = size();
-        s.setValue(QStringLiteral("export/preset"), m_preset->currentData().toString());
-        s.setValue(QStringLiteral("export/unit"), m_unit->currentText());
-        s.setValue(QStringLiteral("export/widthPt"), chosen.widthPt);
-        s.setValue(QStringLiteral("export/heightPt"), chosen.heightPt);
-        s.setValue(QStringLiteral("export/dpi"), chosen.dpi);
-        s.setValue(QStringLiteral("export/fontPt"), chosen.fontPt);
-        s.setValue(QStringLiteral("export/dark"), chosen.dark);
-        if (m_format)
-            s.setValue(QStringLiteral("export/format"), format());
-        accept();
-    });
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    form->addRow(buttons);
+// What the next export starts from.
+void ExportDialog::saveChoices()
+{
+    QSettings s;
+    const FigureSize chosen = size();
+    s.setValue(QStringLiteral("export/preset"), m_preset->currentData().toString());
+    s.setValue(QStringLiteral("export/unit"), m_unit->currentText());
+    s.setValue(QStringLiteral("export/widthPt"), chosen.widthPt);
+    s.setValue(QStringLiteral("export/heightPt"), chosen.heightPt);
+    s.setValue(QStringLiteral("export/dpi"), chosen.dpi);
+    s.setValue(QStringLiteral("export/fontPt"), chosen.fontPt);
+    s.setValue(QStringLiteral("export/dark"), chosen.dark);
+    if (m_format)
+        s.setValue(QStringLiteral("export/format"), format());
 }
 
 double ExportDialog::pointsPerUnit() const { return m_unit->currentData().toDouble(); }

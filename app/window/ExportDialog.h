@@ -12,6 +12,8 @@
 
 class QCheckBox;
 class QComboBox;
+class QHBoxLayout;
+class QSettings;
 class QDoubleSpinBox;
 class QLineEdit;
 
@@ -35,6 +37,10 @@ private:
     // Points per unit of the width and height boxes.
     double pointsPerUnit() const;
     void showSize(const FigureSize &size);
+    QHBoxLayout *makePathRow(const QString &suggestedPath, bool folder);
+    void setUpSizeBoxes();
+    void restoreSize(const QSettings &settings);
+    void saveChoices();
 
     QLineEdit *m_path;
     QComboBox *m_format = nullptr;

@@ -155,16 +155,16 @@ void RunReading::classify(ClassifiedFile file)
 
 void RunReading::reclassify(const QString &path, FileRole role, const QString &reason)
 {
-    const QString target = QDir::cleanPath(QFileInfo(path).absoluteFilePath());
-    m_listing.files.removeIf([&](const ClassifiedFile &f) { return QDir::cleanPath(QFileInfo(f.path).absoluteFilePath()) == target; });
-    m_listing.skipped.removeIf([&](const SkippedFile &f) { return QDir::cleanPath(QFileInfo(f.path).absoluteFilePath()) == target; });
+    const QString target = cleanAbsolutePath(path);
+    m_listing.files.removeIf([&](const ClassifiedFile &f) { return cleanAbsolutePath(f.path) == target; });
+    m_listing.skipped.removeIf([&](const SkippedFile &f) { return cleanAbsolutePath(f.path) == target; });
     classify({path, role, reason});
 }
 
 CheckpointFile RunReading::checkpointOf(const WeightsGroup &group, const QDir &dir, const QString &path, bool isFolder)
 {
     CheckpointFile c;
-    c.path = QDir::cleanPath(QFileInfo(path).absoluteFilePath());
+    c.path = cleanAbsolutePath(path);
     c.isFolder = isFolder;
     c.layout = group.layout;
     c.files = group.files;
@@ -593,7 +593,7 @@ CheckpointListing CheckpointDiscovery::scan(const QString &folder)
     CheckpointListing listing = RunReading(folder, visited, 0).read(save ? *save : FolderWeights::read(folder));
     // A checkpoint folder inside the opened one is the checkpoint's alone; the opened folder is only
     // when it holds one checkpoint and no run of its own.
-    const QString root = QDir::cleanPath(QFileInfo(folder).absoluteFilePath());
+    const QString root = cleanAbsolutePath(folder);
     for (CheckpointFile &c : listing.checkpoints)
         c.ownsSubtree = c.isFolder && (c.path != root || (listing.checkpoints.size() == 1 && listing.runs.isEmpty()));
     listing.takenFor << distributedCheckpointsTakenFor(listing);

@@ -6,8 +6,8 @@ namespace rankscope {
 
 MetricSelector::MetricSelector(Metric initial, QWidget *parent) : QComboBox(parent)
 {
-    for (const MetricInfo &info : allMetrics())
-        addItem(QString::fromUtf8(info.label), int(info.metric));
+    for (const Metric metric : viewMetrics())
+        addItem(QString::fromUtf8(metric.info().label), metric.row());
     setMetric(initial);
     // As wide as a usual label ("Compression %", "Weighted α"), not the longest one: panels side by
     // side (a comparison at 1024 pixels) keep their headers inside the window. The list shows

@@ -11,8 +11,8 @@ class MetricSelector : public QComboBox {
     Q_OBJECT
 public:
     MetricSelector(Metric initial, QWidget *parent = nullptr);
-    Metric metric() const { return Metric(currentData().toInt()); }
-    void setMetric(Metric metric) { setCurrentIndex(findData(int(metric))); }
+    Metric metric() const { return Metric::atRow(currentData().toInt()); }
+    void setMetric(Metric metric) { setCurrentIndex(findData(metric.row())); }
 
 signals:
     void metricChosen(rankscope::Metric metric); // by the user, not by setMetric

@@ -223,9 +223,10 @@ std::optional<Metric> metricOption(const QString &name, const QString &text, QSt
 {
     const QString wanted = text.trimmed();
     QStringList valid;
-    for (const MetricInfo &info : allMetrics()) {
+    for (const Metric metric : viewMetrics()) {
+        const MetricRow &info = metric.info();
         if (wanted.compare(QLatin1String(info.column), Qt::CaseInsensitive) == 0 || wanted.compare(QString::fromUtf8(info.label), Qt::CaseInsensitive) == 0)
-            return info.metric;
+            return metric;
         valid << QString::fromLatin1(info.column);
     }
     if (error)

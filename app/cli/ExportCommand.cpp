@@ -359,25 +359,8 @@ void askForWhatIsDrawn(const ExportOptions &options, AnalysisSettings &settings)
 {
     settings.heads = options.kind == FigureKind::Heads;
     settings.alphaCi = options.alphaCi;
-    if (!options.metric)
-        return;
-    switch (*options.metric) {
-    case Metric::RandDistance:
-        settings.randDistance = true;
-        break;
-    case Metric::DeltaRelFrobenius:
-    case Metric::DeltaSpectralNorm:
-    case Metric::DeltaStableRank:
-    case Metric::DeltaEffectiveRank:
-        settings.delta = true;
-        break;
-    case Metric::SubspaceOverlap:
-    case Metric::TopVectorCosine:
-        settings.subspace = true;
-        break;
-    default:
-        break;
-    }
+    if (options.metric)
+        askForMetric(settings, *options.metric);
 }
 
 // Every source loaded into the state, the first as the run and the others compared with it, its

@@ -5,7 +5,7 @@
 
 #include "model/MatrixIdentity.h"
 #include "spectral/SingularValueSolver.h"
-#include "spectral/SpectralMetrics.h"
+#include "spectral/MetricCatalog.h"
 
 #include <QSet>
 #include <QString>
@@ -83,5 +83,26 @@ struct AnalysisOptIns {
         return {settings.randDistance, settings.delta, settings.subspace, settings.alphaCi, settings.heads};
     }
 };
+
+// Asks for what a metric needs computed (a view or an export that shows it).
+inline void askForMetric(AnalysisSettings &settings, Metric metric)
+{
+    switch (metric.info().optIn) {
+    case MetricOptIn::None:
+        break;
+    case MetricOptIn::RandDistance:
+        settings.randDistance = true;
+        break;
+    case MetricOptIn::Delta:
+        settings.delta = true;
+        break;
+    case MetricOptIn::Subspace:
+        settings.subspace = true;
+        break;
+    case MetricOptIn::AlphaInterval:
+        settings.alphaCi = true;
+        break;
+    }
+}
 
 } // namespace rankscope

@@ -2,6 +2,7 @@
 
 #include "base/PrintableText.h"
 #include "io/TrainingLogs.h"
+#include "spectral/MetricCatalog.h"
 
 #include <QJsonArray>
 #include <QJsonObject>

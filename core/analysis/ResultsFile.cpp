@@ -5,6 +5,7 @@
 #include "io/Hdf5Support.h"
 #include "io/OutputFile.h"
 #include "io/RegularFile.h"
+#include "spectral/MetricCatalog.h"
 
 #include <QDateTime>
 #include <QDir>

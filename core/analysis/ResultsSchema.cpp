@@ -1,5 +1,7 @@
 #include "analysis/ResultsSchema.h"
 
+#include "spectral/MetricCatalog.h"
+
 #include <limits>
 
 namespace rankscope {
@@ -56,21 +58,12 @@ TableSpec<CheckpointRecord> checkpointTable()
             }};
 }
 
-// The schema that added a metric's column: 1, but for those listed.
-int metricColumnSince(const QString &name)
-{
-    if (name == QLatin1String("alpha_ci_low") || name == QLatin1String("alpha_ci_high"))
-        return 6; // --alpha-ci
-    return 1;
-}
-
 // The stored metrics at the default τ, one float64 column each. All are optional: the spectrum's
 // own are recomputed where a file lacks any, those that need the matrix read NaN.
 void addMetricColumns(std::vector<Column<MatrixRow>> &columns)
 {
-    const QStringList names = spectralMetricColumns();
-    for (qsizetype k = 0; k < names.size(); ++k)
-        columns.push_back({names[k].toUtf8(), ColumnType::Float64, Presence::Optional, metricColumnSince(names[k]), 0,
+    for (int k = 0; k < kMetricCount; ++k)
+        columns.push_back({QByteArray(kMetricRows[k].column), ColumnType::Float64, Presence::Optional, kMetricRows[k].since, 0,
                            [k](const MatrixRow &r) { return Cell(r.metrics[k]); },
                            [k](MatrixRow &r, const Cell &c) { r.metrics[k] = cellNumber(c); }});
 }

@@ -54,11 +54,11 @@ QString signatureOf(const StepMatrices &s)
     return signature;
 }
 
-struct Metric {
+struct CheckedMetric {
     const char *name;
     double SpectralMetrics::*member;
 };
-constexpr std::array<Metric, 4> kMetrics{{{"spectral norm", &SpectralMetrics::spectralNorm},
+constexpr std::array<CheckedMetric, 4> kCheckedMetrics{{{"spectral norm", &SpectralMetrics::spectralNorm},
                                           {"Frobenius norm", &SpectralMetrics::frobeniusNorm},
                                           {"stable rank", &SpectralMetrics::stableRank},
                                           {"effective rank", &SpectralMetrics::effectiveRank}}};
@@ -114,19 +114,19 @@ void judgeSeries(const std::vector<double> &x, const QString &tensor, std::vecto
     }
 }
 
-QString describe(const QList<StepMatrices> &steps, std::size_t i, const std::array<std::vector<Tally>, kMetrics.size()> &tallies)
+QString describe(const QList<StepMatrices> &steps, std::size_t i, const std::array<std::vector<Tally>, kCheckedMetrics.size()> &tallies)
 {
     QStringList flagged;
     const Tally *example = nullptr;
     const char *exampleMetric = nullptr;
-    for (std::size_t m = 0; m < kMetrics.size(); ++m) {
+    for (std::size_t m = 0; m < kCheckedMetrics.size(); ++m) {
         const Tally &t = tallies[m][i];
         if (t.judged == 0 || 2 * t.out < t.judged)
             continue;
-        flagged << QStringLiteral("%1 (%2 of its %3 matrices)").arg(QLatin1String(kMetrics[m].name)).arg(t.out).arg(t.judged);
+        flagged << QStringLiteral("%1 (%2 of its %3 matrices)").arg(QLatin1String(kCheckedMetrics[m].name)).arg(t.out).arg(t.judged);
         if (!example) {
             example = &t;
-            exampleMetric = kMetrics[m].name;
+            exampleMetric = kCheckedMetrics[m].name;
         }
     }
     if (flagged.isEmpty())
@@ -171,14 +171,14 @@ QList<TrajectoryFinding> TrajectoryCheck::outOfLineSteps(const QList<MatrixResul
     for (const StepMatrices &s : steps)
         for (auto it = s.byKey.begin(); it != s.byKey.end(); ++it)
             tensorOf.insert(it.key(), (*it)->tensor);
-    std::array<std::vector<Tally>, kMetrics.size()> tallies;
-    for (std::size_t m = 0; m < kMetrics.size(); ++m) {
+    std::array<std::vector<Tally>, kCheckedMetrics.size()> tallies;
+    for (std::size_t m = 0; m < kCheckedMetrics.size(); ++m) {
         tallies[m].resize(n);
         for (auto key = tensorOf.begin(); key != tensorOf.end(); ++key) {
             std::vector<double> x(n, std::numeric_limits<double>::quiet_NaN());
             for (std::size_t i = 0; i < n; ++i)
                 if (const MatrixResult *r = steps[qsizetype(i)].byKey.value(key.key()))
-                    x[i] = r->metrics.*kMetrics[m].member;
+                    x[i] = r->metrics.*kCheckedMetrics[m].member;
             judgeSeries(x, key.value(), tallies[m]);
         }
     }

@@ -16,23 +16,8 @@ bool anyFinite(const QList<MatrixResult> &results, Metric metric)
 
 QString FigureNoData::howToCompute(Metric metric)
 {
-    switch (metric) {
-    case Metric::RandDistance:
-        return tr("rand_distance was not computed: Analysis \u25b8 Also compute rand_distance (a second decomposition of every matrix), "
-                  "or rankscope analyze --rand-distance");
-    case Metric::DeltaRelFrobenius:
-    case Metric::DeltaSpectralNorm:
-    case Metric::DeltaStableRank:
-    case Metric::DeltaEffectiveRank:
-        return tr("W \u2212 W\u2080 was not computed: Analysis \u25b8 Also compute the change from the first checkpoint "
-                  "(W \u2212 W\u2080, a second decomposition), or rankscope analyze --delta");
-    case Metric::SubspaceOverlap:
-    case Metric::TopVectorCosine:
-        return tr("The subspace agreement was not computed: Analysis \u25b8 Also compute the subspace agreement with the previous "
-                  "checkpoint, or rankscope analyze --subspace");
-    default:
-        return {};
-    }
+    const char *how = howToAskFor(metric.info().optIn);
+    return how ? tr(how) : QString();
 }
 
 QString FigureNoData::reason(const ViewState &state, Metric metric, int run, std::optional<qint64> step, LayerView view)

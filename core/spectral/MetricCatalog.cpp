@@ -1,77 +1,118 @@
 #include "spectral/MetricCatalog.h"
 
+#include <algorithm>
+
 namespace rankscope {
 
 namespace {
 
-MetricInfo describe(Metric metric, double SpectralMetrics::*member, const char *label, bool dependsOnEnergy)
+consteval bool contractColumnsFirst()
 {
-    for (const StoredMetric &stored : storedMetrics())
-        if (stored.member == member)
-            return {metric, member, label, dependsOnEnergy, stored.column};
-    Q_UNREACHABLE();
+    constexpr std::string_view contract[] = {"stable_rank", "compression_pct", "alpha", "weighted_alpha",
+                                             "effective_rank", "spectral_norm", "frobenius_norm"};
+    for (size_t i = 0; i < std::size(contract); ++i)
+        if (std::string_view(kMetricRows[i].column) != contract[i])
+            return false;
+    return true;
 }
+
+consteval bool matrixMetricsLast()
+{
+    bool matrix = false;
+    for (const MetricRow &row : kMetricRows) {
+        if (matrix && !row.needsMatrix())
+            return false;
+        matrix = matrix || row.needsMatrix();
+    }
+    return true;
+}
+
+// Readers of older files (ResultsFile's completeMetrics) rely on both.
+static_assert(contractColumnsFirst(), "the contract's seven columns come first, in docs/metrics.md's order");
+static_assert(matrixMetricsLast(), "the metrics that need the matrix come last");
 
 } // namespace
 
-const QList<MetricInfo> &allMetrics()
+const QList<Metric> &viewMetrics()
 {
-    using M = SpectralMetrics;
-    static const QList<MetricInfo> list = {
-        describe(Metric::StableRank, &M::stableRank, "Stable rank", false),
-        describe(Metric::CompressionPct, &M::compressionPct, "Compression %", true),
-        describe(Metric::Alpha, &M::alpha, "Power-law \u03b1", false),
-        describe(Metric::WeightedAlpha, &M::weightedAlpha, "Weighted \u03b1", false),
-        describe(Metric::EffectiveRank, &M::effectiveRank, "Effective rank", false),
-        describe(Metric::SpectralNorm, &M::spectralNorm, "Spectral norm \u03c3\u2081", false),
-        describe(Metric::FrobeniusNorm, &M::frobeniusNorm, "Frobenius norm", false),
-        describe(Metric::EnergyRank, &M::energyRank, "Energy rank k\u03c4", true),
-        describe(Metric::ParamSavingPct, &M::paramSavingPct, "Parameter saving %", true),
-        describe(Metric::NumericalRank, &M::numericalRank, "Numerical rank", false),
-        describe(Metric::LogNorm, &M::logNorm, "Log norm (log\u2081\u2080 \u03a3\u03bb)", false),
-        describe(Metric::LogSpectralNorm, &M::logSpectralNorm, "Log spectral norm (log\u2081\u2080 \u03bb\u2081)", false),
-        describe(Metric::LogAlphaNorm, &M::logAlphaNorm, "Log \u03b1-norm (log\u2081\u2080 \u03a3\u03bb^\u03b1)", false),
-        describe(Metric::NumSpikes, &M::numSpikes, "MP spikes", false),
-        describe(Metric::MpSoftrank, &M::mpSoftrank, "MP soft rank", false),
-        describe(Metric::RandDistance, &M::randDistance, "Distance to shuffled ESD", false),
-        describe(Metric::DeltaRelFrobenius, &M::deltaRelFrobenius, "Change \u2016W \u2212 W\u2080\u2016F / \u2016W\u2080\u2016F", false),
-        describe(Metric::DeltaSpectralNorm, &M::deltaSpectralNorm, "Change: spectral norm of W \u2212 W\u2080", false),
-        describe(Metric::DeltaStableRank, &M::deltaStableRank, "Change: stable rank of W \u2212 W\u2080", false),
-        describe(Metric::DeltaEffectiveRank, &M::deltaEffectiveRank, "Change: effective rank of W \u2212 W\u2080", false),
-        describe(Metric::SubspaceOverlap, &M::subspaceOverlap, "Subspace overlap (top k)", false),
-        describe(Metric::TopVectorCosine, &M::topVectorCosine, "Top vector |cos|", false),
-    };
+    static const QList<Metric> list = [] {
+        QList<Metric> metrics;
+        for (int i = 0; i < kMetricCount; ++i)
+            if (kMetricRows[i].label)
+                metrics << Metric::atRow(i);
+        return metrics;
+    }();
     return list;
 }
 
-const MetricInfo &metricInfo(Metric metric)
+const char *howToAskFor(MetricOptIn optIn)
 {
-    for (const MetricInfo &info : allMetrics())
-        if (info.metric == metric)
-            return info;
-    return allMetrics().first();
+    switch (optIn) {
+    case MetricOptIn::RandDistance:
+        return "rand_distance was not computed: Analysis \u25b8 Also compute rand_distance (a second decomposition of every matrix), "
+               "or rankscope analyze --rand-distance";
+    case MetricOptIn::Delta:
+        return "W \u2212 W\u2080 was not computed: Analysis \u25b8 Also compute the change from the first checkpoint "
+               "(W \u2212 W\u2080, a second decomposition), or rankscope analyze --delta";
+    case MetricOptIn::Subspace:
+        return "The subspace agreement was not computed: Analysis \u25b8 Also compute the subspace agreement with the previous "
+               "checkpoint, or rankscope analyze --subspace";
+    case MetricOptIn::None:
+    case MetricOptIn::AlphaInterval:
+        break;
+    }
+    return nullptr;
 }
 
 std::optional<Metric> metricFromColumn(const QString &column)
 {
-    for (const MetricInfo &info : allMetrics())
-        if (column == QLatin1String(info.column))
-            return info.metric;
+    for (const Metric metric : viewMetrics())
+        if (column == QLatin1String(metric.info().column))
+            return metric;
     return std::nullopt;
-}
-
-double metricValue(const SpectralMetrics &m, Metric metric)
-{
-    return m.*metricInfo(metric).member;
 }
 
 QString metricAxisLabel(Metric metric, double energy)
 {
-    const MetricInfo &info = metricInfo(metric);
+    const MetricRow &info = metric.info();
     QString label = QString::fromUtf8(info.label);
     if (info.dependsOnEnergy)
         label += QStringLiteral(" (\u03c4 = %1)").arg(energy, 0, 'f', 2);
     return label;
+}
+
+QStringList spectralMetricColumns()
+{
+    QStringList columns;
+    for (const MetricRow &row : kMetricRows)
+        columns << QLatin1String(row.column);
+    return columns;
+}
+
+QStringList matrixMetricColumns()
+{
+    QStringList columns;
+    for (const MetricRow &row : kMetricRows)
+        if (row.needsMatrix())
+            columns << QLatin1String(row.column);
+    return columns;
+}
+
+QList<double> spectralMetricValues(const SpectralMetrics &m)
+{
+    QList<double> values;
+    values.reserve(kMetricCount);
+    for (const MetricRow &row : kMetricRows)
+        values << m.*row.member;
+    return values;
+}
+
+SpectralMetrics spectralMetricsFromValues(const QList<double> &values)
+{
+    SpectralMetrics m{};
+    for (int i = 0; i < kMetricCount; ++i)
+        m.*kMetricRows[i].member = i < values.size() ? values[i] : kNaN;
+    return m;
 }
 
 } // namespace rankscope

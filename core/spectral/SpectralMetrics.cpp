@@ -1,5 +1,6 @@
 #include "spectral/SpectralMetrics.h"
 
+#include "spectral/MetricCatalog.h"
 #include "spectral/WeightWatcherMetrics.h"
 
 #include <algorithm>
@@ -91,8 +92,8 @@ SpectralMetrics computeSpectralMetrics(const Eigen::Ref<const Eigen::VectorXd> &
     // computed from NaN eigenvalues.
     if (!spectrumProblem(singularValues).isEmpty()) {
         SpectralMetrics none{};
-        for (const StoredMetric &metric : storedMetrics())
-            none.*metric.member = kNaN;
+        for (const MetricRow &row : kMetricRows)
+            none.*row.member = kNaN;
         return none;
     }
     const Eigen::VectorXd lambda = singularValues.array().square();
@@ -167,79 +168,6 @@ void setSubspaceMetrics(SpectralMetrics &m, const Eigen::Ref<const Eigen::Matrix
 void clearSubspaceMetrics(SpectralMetrics &m)
 {
     m.subspaceOverlap = m.topVectorCosine = kNaN;
-}
-
-const QList<StoredMetric> &storedMetrics()
-{
-    using M = SpectralMetrics;
-    static const QList<StoredMetric> table = {
-        {"stable_rank", &M::stableRank, false},
-        {"compression_pct", &M::compressionPct, false},
-        {"alpha", &M::alpha, false},
-        {"weighted_alpha", &M::weightedAlpha, false},
-        {"effective_rank", &M::effectiveRank, false},
-        {"spectral_norm", &M::spectralNorm, false},
-        {"frobenius_norm", &M::frobeniusNorm, false},
-        {"energy_rank", &M::energyRank, false},
-        {"param_saving_pct", &M::paramSavingPct, false},
-        {"numerical_rank", &M::numericalRank, false},
-        {"alpha_xmin", &M::alphaXmin, false},
-        {"alpha_ks_distance", &M::alphaKsDistance, false},
-        {"alpha_tail_size", &M::alphaTailSize, false},
-        {"log_norm", &M::logNorm, false},
-        {"log_spectral_norm", &M::logSpectralNorm, false},
-        {"log_alpha_norm", &M::logAlphaNorm, false},
-        {"num_spikes", &M::numSpikes, false},
-        {"mp_softrank", &M::mpSoftrank, false},
-        {"rand_distance", &M::randDistance, true},
-        {"delta_rel_frobenius", &M::deltaRelFrobenius, true},
-        {"delta_spectral_norm", &M::deltaSpectralNorm, true},
-        {"delta_stable_rank", &M::deltaStableRank, true},
-        {"delta_effective_rank", &M::deltaEffectiveRank, true},
-        {"subspace_overlap", &M::subspaceOverlap, true},
-        {"top_vector_cosine", &M::topVectorCosine, true},
-        {"alpha_ci_low", &M::alphaCiLow, true},
-        {"alpha_ci_high", &M::alphaCiHigh, true},
-    };
-    return table;
-}
-
-QStringList spectralMetricColumns()
-{
-    QStringList columns;
-    for (const StoredMetric &metric : storedMetrics())
-        columns << QLatin1String(metric.column);
-    return columns;
-}
-
-QStringList matrixMetricColumns()
-{
-    QStringList columns;
-    for (const StoredMetric &metric : storedMetrics())
-        if (metric.needsMatrix)
-            columns << QLatin1String(metric.column);
-    return columns;
-}
-
-QList<double> spectralMetricValues(const SpectralMetrics &m)
-{
-    QList<double> values;
-    for (const StoredMetric &metric : storedMetrics())
-        values << m.*metric.member;
-    return values;
-}
-
-SpectralMetrics spectralMetricsFromValues(const QList<double> &v)
-{
-    // Every file has the contract's seven columns and the six extras written from the start.
-    constexpr qsizetype kAlwaysStored = 13;
-    SpectralMetrics m{};
-    if (v.size() < kAlwaysStored)
-        return m;
-    const QList<StoredMetric> &table = storedMetrics();
-    for (qsizetype i = 0; i < table.size(); ++i)
-        m.*table[i].member = i < v.size() ? v[i] : kNaN;
-    return m;
 }
 
 } // namespace rankscope

@@ -6,7 +6,6 @@
 
 #include <Eigen/Core>
 #include <QString>
-#include <QStringList>
 #include <limits>
 
 namespace rankscope {
@@ -92,26 +91,5 @@ void applyEnergy(SpectralMetrics &metrics, const Eigen::Ref<const Eigen::VectorX
 
 // k_τ = min{k : Σ_{i≤k} λᵢ ≥ τ·Σλ·(1 − 1e-12)}; 0 for a zero spectrum.
 int energyRank(const Eigen::Ref<const Eigen::VectorXd> &singularValues, double energy);
-
-// One row per stored metric, in the order of the CSV: the seven contract columns, then the extras
-// (those added later after the earlier ones, so older readers keep their positions). The CSV, the
-// JSON, the results file and the views' catalog (MetricCatalog) all list the metrics from here.
-struct StoredMetric {
-    const char *column;              // "stable_rank"
-    double SpectralMetrics::*member; // &SpectralMetrics::stableRank
-    bool needsMatrix;                // opt-in, from the matrix itself (a second decomposition), not its spectrum,
-                                     // or (alpha_ci_*) a bootstrap asked for: never recomputed from a stored spectrum
-};
-const QList<StoredMetric> &storedMetrics();
-
-// The columns and values of storedMetrics().
-QStringList spectralMetricColumns();
-QList<double> spectralMetricValues(const SpectralMetrics &metrics);
-// The columns that need the matrix itself (and the opt-in alpha_ci_*): always the last ones, so
-// the spectrum's own metrics keep their positions.
-QStringList matrixMetricColumns();
-// The inverse of spectralMetricValues; columns missing at the end are NaN (an older file), fewer
-// than the seven contract columns and the six extras every file has give all zeros.
-SpectralMetrics spectralMetricsFromValues(const QList<double> &values);
 
 } // namespace rankscope

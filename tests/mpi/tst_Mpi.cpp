@@ -2,6 +2,7 @@
 // results file and CSV as one process, whatever the number of ranks, and a job whose rank is
 // killed leaves a results file the next job, on another number of ranks, goes on from.
 #include "analysis/ResultsFile.h"
+#include "spectral/MetricCatalog.h"
 #include "TestSuite.h"
 
 #include <QDir>

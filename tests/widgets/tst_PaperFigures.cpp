@@ -659,6 +659,10 @@ private slots:
         QCOMPARE(runExportCommand({"export", plain, "--figure", "lines", "--metric", "delta_stable_rank", "--out", none}), 1);
         QCOMPARE(runExportCommand({"export", RANKSCOPE_DEMO_RUN, "--figure", "bars", "--layers", "7", "--out", none}), 1);
         QVERIFY(!QFileInfo::exists(none));
+        // A folder's figure asks for what its metric needs (the change from the first checkpoint).
+        const QString change = m_dir.filePath(QStringLiteral("change.png"));
+        QCOMPARE(runExportCommand({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--metric", "delta_stable_rank", "--out", change}), 0);
+        QVERIFY(QFileInfo(change).size() > 0);
         const auto parsed = parseExportOptions({"export", RANKSCOPE_DEMO_RUN, "--figure", "lines", "--steps", "a-b", "--out", out});
         QVERIFY(!parsed.options);
     }

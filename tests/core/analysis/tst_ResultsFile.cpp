@@ -4,6 +4,7 @@
 #include "analysis/ResultsSchema.h"
 #include "analysis/RunAnalyzer.h"
 #include "analysis/RunLoader.h"
+#include "spectral/MetricCatalog.h"
 #include "FormatWriters.h"
 #include "spectral/EigenvalueDensity.h"
 #include "TestMatrices.h"

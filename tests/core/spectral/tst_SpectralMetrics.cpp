@@ -1,5 +1,6 @@
 #include "spectral/EigenvalueDensity.h"
 #include "spectral/SingularValueSolver.h"
+#include "spectral/MetricCatalog.h"
 #include "spectral/SpectralMetrics.h"
 #include "TestMatrices.h"
 #include "TestSuite.h"

@@ -1,6 +1,7 @@
 // Which tensors are attention and MLP matrices: of which stack, layer, type and expert, and how
 // a fused tensor holds its parts. Built-in rules cover the families in docs/naming-rules.md, each
-// read from the model's own source; a user's JSON rules (docs/naming-rules.md) come first.
+// read from the model's own source; they are data (BuiltInNamingRules.json), in the same form as a
+// user's JSON rules (docs/naming-rules.md), which come first.
 // A rule only names a layout; CheckpointLayout cuts the tensor with the model's config.
 #pragma once
 
@@ -13,6 +14,8 @@
 #include <QVariantMap>
 #include <functional>
 #include <optional>
+
+class QJsonObject;
 
 namespace rankscope {
 
@@ -106,6 +109,10 @@ private:
         QString partner;            // a sibling whose shape the layout checks
         bool layerless = false;     // a whole module saved on its own (no layer number): layer 0
     };
+    // A rules file's text (user: a --rules file, its rules named by number and their blocks never
+    // guessed; else the built-in rules, named by family); nullopt and error naming the rule when invalid.
+    static std::optional<TensorNameRules> read(const QByteArray &text, const QString &path, bool user, QString *error);
+    static std::optional<Rule> ruleFromJson(const QJsonObject &o, const QString &where, bool user, QString *error);
     QList<Rule> m_rules;
     QVariantMap m_userConfig;
     QString m_userRulesPath;

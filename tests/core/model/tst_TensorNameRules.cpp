@@ -166,6 +166,45 @@ private slots:
         QCOMPARE(l.typed[3].tensor, QStringLiteral("transformer.h.1.mlp.c_fc.weight")); // built-ins still apply
     }
 
+    // A user's rule may use every key the built-in rules use (they are the same form of file):
+    // container and suffix, a layerless module, the families' own splits with their partner, a
+    // model type, a reason shown as written.
+    void userRulesTakeTheBuiltInRulesKeys()
+    {
+        QTemporaryDir dir;
+        QString error;
+        const auto user = TensorNameRules::withUserRules(writeRules(dir, QStringLiteral(R"({"rules": [
+            {"container": "stages|blocks", "suffix": "ffn\.w_in\.weight", "type": "MLP_UP", "split": "glu_gate_up", "partner": "ffn.w_out.weight"},
+            {"container": "stages|blocks", "suffix": "ffn\.w_out\.weight", "type": "MLP_DOWN"},
+            {"container": "blocks", "suffix": "attn\.rel\.weight", "ignore": true, "reason": "a position table → not a matrix"},
+            {"suffix": "pool\.proj\.weight", "layerless": true, "type": "O", "unnamed_stack": "pool"},
+            {"container": "blocks", "suffix": "only\.weight", "type": "Q", "model_types": ["other_model"]}]})").toUtf8()), &error);
+        QVERIFY2(user, qPrintable(error));
+        const CheckpointLayout l = plan({{"net.stages.2.ffn.w_in.weight", {16, 4}, "float32"},
+                                         {"net.stages.2.ffn.w_out.weight", {4, 8}, "float32"},
+                                         {"blocks.0.attn.rel.weight", {9, 4}, "float32"},
+                                         {"pool.proj.weight", {4, 4}, "float32"},
+                                         {"blocks.1.only.weight", {4, 4}, "float32"}},
+                                        {{"model_type", "llama"}}, *user);
+        QCOMPARE(l.typed.size(), 3);
+        QCOMPARE(l.typed[0].parts.size(), 2); // [gate; up]: the down projection takes half of its rows
+        QCOMPARE(l.typed[0].parts[0].id, (MatrixIdentity{{}, 2, MatrixType::MlpGate, {}}));
+        QCOMPARE(l.typed[0].parts[1].id, (MatrixIdentity{{}, 2, MatrixType::MlpUp, {}}));
+        QCOMPARE(l.typed[2].parts[0].id.type, MatrixType::O);
+        QCOMPARE(l.leftOut.size(), 2);
+        QCOMPARE(l.leftOut[0].reason, QStringLiteral("a position table → not a matrix"));
+        QCOMPARE(l.leftOut[1].tensor, QStringLiteral("blocks.1.only.weight")); // another model type's rule
+    }
+
+    // The built-in rules are read from their resource whole, their non-ASCII text as written.
+    void builtInRulesAreReadWhole()
+    {
+        const CheckpointLayout l = plan({{"swin.encoder.layers.0.downsample.reduction.weight", {8, 16}, "float32"}});
+        QCOMPARE(l.leftOut.size(), 1);
+        QCOMPARE(l.leftOut[0].reason, QStringLiteral("Swin's patch merging between stages (4C → 2C; not an attention or MLP matrix)"));
+        QCOMPARE(TensorNameRules::builtIn().identity(), QStringLiteral("builtin-7"));
+    }
+
     void invalidUserRulesSayWhichRule()
     {
         QTemporaryDir dir;

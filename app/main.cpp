@@ -3,7 +3,7 @@
 #include "DemoRun.h"
 #include "MainWindow.h"
 #include "RankScopeVersion.h"
-#include "analysis/ResultsFile.h"
+#include "analysis/results/ResultsFile.h"
 #include "spectral/BlasKernelChoice.h"
 
 #include <QApplication>

@@ -2,7 +2,7 @@
 // GPT-2-like model (Q, K, V, O d×d; MLP 4d×d and d×4d per layer), from the same SpectrumCostModel
 // that gives `rankscope analyze` its ETA. docs/performance.md's table is this output. Run by hand:
 //   build/bin/bench_cost_table
-#include "analysis/SpectrumCostModel.h"
+#include "analysis/planning/SpectrumCostModel.h"
 #include "spectral/BlasKernelChoice.h"
 #include "spectral/CpuFeatures.h"
 

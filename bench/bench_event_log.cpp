@@ -25,9 +25,9 @@
 // the histogram and image values are encoded here. The read is from a warm page cache when it
 // follows the write: it measures the reader, not the disk. Run by hand, never as a test.
 #include "TensorBoardEventWriter.h"
-#include "io/ScalarLog.h"
-#include "io/TensorBoardEvents.h"
-#include "io/TrainingLogs.h"
+#include "io/logs/ScalarLog.h"
+#include "io/logs/TensorBoardEvents.h"
+#include "io/logs/TrainingLogs.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

@@ -8,7 +8,7 @@
 #                   answering (the README's first command, but for opening the window)
 #   rest of build   then `cmake --build build`: the rest of the Release build in the same tree
 #   full build      the two together: the whole Release build from nothing
-#   one header      touching core/analysis/MatrixResult.h and rebuilding
+#   one header      touching core/analysis/results/MatrixResult.h and rebuilding
 # and, in a second fresh clone, scripts/test-all.sh (the README's second command, .ci/run) with
 # the time of each of its stages. Medians over the runs are printed at the end.
 set -euo pipefail
@@ -40,7 +40,7 @@ for run in $(seq "$runs"); do
         # The full Release build from nothing: the first command and the rest, in one tree.
         awk '$1 == "first-command" {f = $2} $1 == "rest-of-build" {r = $2} END {print "full-build", f + r}' \
             "$results" >> "$results"
-        touch core/analysis/MatrixResult.h
+        touch core/analysis/results/MatrixResult.h
         seconds "one-header-rebuild" sh -c 'cmake --build build -j"$(nproc)" > /dev/null'
     )
     rm -rf "$clone"

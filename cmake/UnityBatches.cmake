@@ -2,7 +2,7 @@
 # headers precompiled, what each source still costs before its own code is the project's headers
 # and every inline function and template it uses, compiled again in every file (in a test suite,
 # half its time). A batch compiles them once. Measured on 2 cores: touching
-# core/analysis/MatrixResult.h rebuilt in 226 s, now 164 s (docs/building.md).
+# core/analysis/results/MatrixResult.h rebuilt in 226 s, now 164 s (docs/building.md).
 #
 # A batch is one translation unit, so names in anonymous namespaces must differ between the
 # sources of a target: a helper two sources need belongs in a header, once. The test suites each

@@ -3,7 +3,7 @@
 #include "MetricSelector.h"
 #include "AxisTickers.h"
 #include "PlotStyle.h"
-#include "analysis/MetricsTable.h"
+#include "analysis/results/MetricsTable.h"
 #include "figures/AlphaIntervals.h"
 #include "figures/LineFigure.h"
 

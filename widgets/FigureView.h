@@ -7,7 +7,7 @@
 #pragma once
 
 #include "FigureCatalog.h"
-#include "analysis/RankPlanner.h"
+#include "analysis/results/RankPlanner.h"
 #include "figures/FigureSize.h"
 #include "figures/HeatmapFigure.h"
 #include "figures/ViewState.h"

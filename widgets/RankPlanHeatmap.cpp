@@ -1,6 +1,6 @@
 #include "RankPlanHeatmap.h"
 
-#include "analysis/RankPlanTable.h"
+#include "analysis/results/RankPlanTable.h"
 
 #include <cmath>
 

@@ -2,7 +2,7 @@
 
 #include "RankPlanCurve.h"
 #include "RankPlanHeatmap.h"
-#include "analysis/RankPlanTable.h"
+#include "analysis/results/RankPlanTable.h"
 #include "io/OutputFile.h"
 
 #include <QComboBox>

@@ -4,7 +4,7 @@
 // rank_pattern) or CSV.
 #pragma once
 
-#include "analysis/RankPlanner.h"
+#include "analysis/results/RankPlanner.h"
 #include "figures/ViewState.h"
 
 #include <QWidget>

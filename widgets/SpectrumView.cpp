@@ -1,7 +1,7 @@
 #include "SpectrumView.h"
 
 #include "MatrixPicker.h"
-#include "analysis/MetricsTable.h"
+#include "analysis/results/MetricsTable.h"
 
 #include "PlotStyle.h"
 #include "TypeStyle.h"

@@ -1,7 +1,7 @@
 #include "TrainingCurveChart.h"
 
 #include "PlotStyle.h"
-#include "analysis/MetricsTable.h"
+#include "analysis/results/MetricsTable.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "CommandOptions.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/execution/RunAnalyzer.h"
 #include "spectral/GramDeviceChoice.h"
 
 #include <QStringList>

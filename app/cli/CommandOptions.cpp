@@ -1,6 +1,6 @@
 #include "CommandOptions.h"
 
-#include "analysis/ResultsFile.h"
+#include "analysis/results/ResultsFile.h"
 #include "io/FileContent.h"
 #include "base/PrintableText.h"
 

@@ -1,8 +1,8 @@
 #include "ExportCommand.h"
 
 #include "TrainingCurveChart.h"
-#include "analysis/BaseModelRuns.h"
-#include "io/TrainingLogs.h"
+#include "analysis/execution/BaseModelRuns.h"
+#include "io/logs/TrainingLogs.h"
 
 #include "figures/HeadFigure.h"
 
@@ -13,8 +13,8 @@
 #include "MetricLineChart.h"
 #include "RankPlanHeatmap.h"
 #include "RankTargetOptions.h"
-#include "analysis/RunLoader.h"
-#include "analysis/RunSummary.h"
+#include "analysis/execution/RunLoader.h"
+#include "analysis/results/RunSummary.h"
 #include "SpectrumOverStepsView.h"
 #include "SpectrumView.h"
 #include "figures/HeadFigure.h"

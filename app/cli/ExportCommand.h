@@ -9,7 +9,7 @@
 #include "figures/LegendPosition.h"
 #include "figures/LineFigure.h"
 #include "figures/SpectrumFigure.h"
-#include "analysis/MetricAggregation.h"
+#include "analysis/results/MetricAggregation.h"
 #include "spectral/MetricCatalog.h"
 #include "spectral/SpectralMetrics.h"
 

@@ -4,7 +4,7 @@
 // a launched process says so rather than have every rank analyse the whole run.
 #pragma once
 
-#include "analysis/AnalysisTeam.h"
+#include "analysis/planning/AnalysisTeam.h"
 
 #include <QString>
 #include <memory>

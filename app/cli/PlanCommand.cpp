@@ -3,9 +3,9 @@
 #include "RankTargetOptions.h"
 #include "TextTable.h"
 
-#include "analysis/RankPlanTable.h"
-#include "analysis/RunLoader.h"
-#include "analysis/RunSummary.h"
+#include "analysis/execution/RunLoader.h"
+#include "analysis/results/RankPlanTable.h"
+#include "analysis/results/RunSummary.h"
 #include "base/PrintableText.h"
 #include "io/OutputFile.h"
 

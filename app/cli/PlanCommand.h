@@ -4,7 +4,7 @@
 #pragma once
 
 #include "CommandOptions.h"
-#include "analysis/RankPlanner.h"
+#include "analysis/results/RankPlanner.h"
 
 #include <QStringList>
 #include <optional>

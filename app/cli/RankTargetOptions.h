@@ -3,7 +3,7 @@
 // the same values and refuse the same ones in the same words.
 #pragma once
 
-#include "analysis/RankPlanner.h"
+#include "analysis/results/RankPlanner.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>

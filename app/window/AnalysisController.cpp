@@ -1,7 +1,7 @@
 #include "AnalysisController.h"
 
-#include "analysis/BaseModelRuns.h"
-#include "analysis/ResultsFile.h"
+#include "analysis/execution/BaseModelRuns.h"
+#include "analysis/results/ResultsFile.h"
 #include "spectral/CudaGramDevice.h"
 #include "spectral/GramDeviceChoice.h"
 

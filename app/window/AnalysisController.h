@@ -3,8 +3,8 @@
 // `rankscope analyze` and `rankscope export`, with the same naming rules.
 #pragma once
 
-#include "analysis/RunLoader.h"
-#include "analysis/RunWatch.h"
+#include "analysis/discovery/RunWatch.h"
+#include "analysis/execution/RunLoader.h"
 
 #include <QFutureWatcher>
 #include <QObject>

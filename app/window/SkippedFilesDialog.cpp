@@ -1,6 +1,6 @@
 #include "SkippedFilesDialog.h"
 
-#include "analysis/RunSummary.h"
+#include "analysis/results/RunSummary.h"
 
 #include <QCoreApplication>
 #include <QDialog>

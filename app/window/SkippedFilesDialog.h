@@ -4,7 +4,7 @@
 // (sidecars, logs, configs), which are no cause for alarm.
 #pragma once
 
-#include "analysis/RunAnalysis.h"
+#include "analysis/results/RunAnalysis.h"
 
 #include <QList>
 #include <QString>

@@ -8,7 +8,7 @@
 // matrix with an alpha lacks an interval.
 #pragma once
 
-#include "analysis/MetricAggregation.h"
+#include "analysis/results/MetricAggregation.h"
 #include "figures/AxisRange.h"
 
 #include <optional>

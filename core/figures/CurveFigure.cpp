@@ -1,7 +1,7 @@
 #include "figures/CurveFigure.h"
 
-#include "analysis/MetricsTable.h"
-#include "io/TrainingLogs.h"
+#include "analysis/results/MetricsTable.h"
+#include "io/logs/TrainingLogs.h"
 
 #include <algorithm>
 #include <cmath>

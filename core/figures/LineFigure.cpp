@@ -1,6 +1,6 @@
 #include "figures/LineFigure.h"
 
-#include "analysis/MetricsTable.h"
+#include "analysis/results/MetricsTable.h"
 #include "figures/AlphaIntervals.h"
 #include "figures/FigureMode.h"
 #include "figures/FigureNoData.h"

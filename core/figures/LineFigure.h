@@ -4,7 +4,7 @@
 // draws it; tests read it directly.
 #pragma once
 
-#include "analysis/MetricAggregation.h"
+#include "analysis/results/MetricAggregation.h"
 #include "figures/AxisRange.h"
 #include "figures/ViewState.h"
 #include "spectral/MetricCatalog.h"

@@ -4,7 +4,7 @@
 // RankPlanHeatmap and RankPlanCurve draw it; tests read it directly.
 #pragma once
 
-#include "analysis/RankPlanner.h"
+#include "analysis/results/RankPlanner.h"
 #include "figures/HeatmapFigure.h"
 #include "figures/ViewState.h"
 

@@ -1,6 +1,6 @@
 #include "figures/SpectrumOverStepsFigure.h"
 
-#include "analysis/MetricsTable.h"
+#include "analysis/results/MetricsTable.h"
 #include "figures/FigureNoData.h"
 #include "figures/LineFigure.h"
 

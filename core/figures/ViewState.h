@@ -4,10 +4,10 @@
 // computes a metric beyond recomputing them at a new τ.
 #pragma once
 
-#include "analysis/MetricAggregation.h"
-#include "analysis/RunAnalysis.h"
+#include "analysis/results/MetricAggregation.h"
+#include "analysis/results/RunAnalysis.h"
 #include "figures/LegendPosition.h"
-#include "io/ScalarLog.h"
+#include "io/logs/ScalarLog.h"
 
 #include <QHash>
 #include <QMap>

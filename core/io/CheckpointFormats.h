@@ -30,8 +30,8 @@ inline const QString kUnrecognisedFormat = QStringLiteral("not a recognised chec
 // -0000k-of-0000n without an index; .npy arrays, one per tensor; a torch.distributed.checkpoint
 // folder (its .metadata, then its .distcp files); a Megatron-LM iteration's
 // mp_rank_*/model_optim_rng.pt files, one per tensor-parallel rank and pipeline stage, merged; a
-// DeepSpeed tag's model states and partitions (io/DeepSpeedCheckpointReader.h); Meta's Llama
-// consolidated.NN.pth files, one per model-parallel rank, merged by params.json (io/MetaLlamaLayout.h).
+// DeepSpeed tag's model states and partitions (io/deepspeed/DeepSpeedCheckpointReader.h); Meta's Llama
+// consolidated.NN.pth files, one per model-parallel rank, merged by params.json (io/metallama/MetaLlamaLayout.h).
 enum class WeightsLayout { OneFile, ShardIndex, NamedShards, NpyArrays, DistributedCheckpoint, MegatronShards, DeepSpeedTag, MetaModelParallel, NanotronParameters };
 // Opens weights laid out so: `files` is the file, the index (then its shards), the shards, the
 // arrays, a DCP folder's .metadata (then its chunk files), a Megatron iteration's rank files, a

@@ -3,7 +3,7 @@
 
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
-#include "io/NpyFormat.h"
+#include "io/numpy/NpyFormat.h"
 #include "io/RegularFile.h"
 #include "io/TrainingFileNames.h"
 

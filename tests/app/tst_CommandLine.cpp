@@ -10,7 +10,7 @@
 #include <QTemporaryDir>
 #include <QThread>
 #include <QElapsedTimer>
-#include "analysis/ResultsFile.h"
+#include "analysis/results/ResultsFile.h"
 #include "spectral/BlasKernelChoice.h"
 #include "spectral/CpuFeatures.h"
 #include <QRegularExpression>

@@ -8,7 +8,7 @@
 #include "core/HeadCheckpoint.h"
 #include "TestSuite.h"
 
-#include "analysis/ResultsFile.h"
+#include "analysis/results/ResultsFile.h"
 
 #include <QDir>
 #include <QFile>

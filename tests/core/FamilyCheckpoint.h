@@ -7,7 +7,7 @@
 
 #include "FormatWriters.h"
 #include "TestMatrices.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/execution/RunAnalyzer.h"
 
 #include <QDir>
 #include <QFileInfo>

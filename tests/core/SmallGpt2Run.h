@@ -4,7 +4,7 @@
 
 #include "FormatWriters.h"
 #include "TestMatrices.h"
-#include "analysis/RunAnalysis.h"
+#include "analysis/results/RunAnalysis.h"
 
 #include <Eigen/Dense>
 #include <QDir>

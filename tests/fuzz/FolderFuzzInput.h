@@ -5,7 +5,7 @@
 // components and absolute paths are dropped, at most 4 levels and 48 entries of 64 KiB.
 #pragma once
 
-#include "analysis/CheckpointDiscovery.h"
+#include "analysis/discovery/CheckpointDiscovery.h"
 
 #include <QByteArray>
 #include <QDir>

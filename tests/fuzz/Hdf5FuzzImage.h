@@ -6,7 +6,7 @@
 #pragma once
 
 #include "../core/Hdf5TestFiles.h"
-#include "analysis/ResultsFile.h"
+#include "analysis/results/ResultsFile.h"
 
 #include <QByteArray>
 #include <QDir>

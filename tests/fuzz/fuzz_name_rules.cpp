@@ -1,7 +1,7 @@
 // Naming rules: the built-ins on arbitrary names, shapes and head counts, arbitrary user-rule JSON
 // files, and the sharded-checkpoint index parser.
 #include "FuzzInput.h"
-#include "analysis/MatrixPartExtractor.h"
+#include "analysis/execution/MatrixPartExtractor.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "model/CheckpointLayout.h"

@@ -1,7 +1,7 @@
 // The .npy header parser in memory, and the same bytes as an .npz archive read end to end.
 #include "FuzzInput.h"
-#include "io/NpyFormat.h"
-#include "io/NumpyReaders.h"
+#include "io/numpy/NpyFormat.h"
+#include "io/numpy/NumpyReaders.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

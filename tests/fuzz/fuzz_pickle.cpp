@@ -1,5 +1,5 @@
 // The non-executing unpickler on arbitrary bytes: no crash, no hang, bounded memory.
-#include "io/PickleReader.h"
+#include "io/torch/PickleReader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

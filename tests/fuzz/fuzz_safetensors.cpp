@@ -1,6 +1,6 @@
 // A safetensors file: header validation, then every 2-D tensor read.
 #include "FuzzInput.h"
-#include "io/SafetensorsReader.h"
+#include "io/safetensors/SafetensorsReader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
 // protobuf down to its summary values' tensors. Read from memory through the same streaming code a
 // file goes through (read(QIODevice&)), so no file is written per input. CRCs make random bytes
 // stop at the first record; the seeds (make_fuzz_seeds) carry valid framing for the mutator to keep.
-#include "io/TensorBoardEvents.h"
+#include "io/logs/TensorBoardEvents.h"
 
 #include <QBuffer>
 

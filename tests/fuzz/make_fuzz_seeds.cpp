@@ -6,7 +6,7 @@
 #include "../core/TorchCheckpointWriter.h"
 #include "FolderFuzzInput.h"
 
-#include "io/TensorBoardEvents.h"
+#include "io/logs/TensorBoardEvents.h"
 
 #include <QDir>
 #include <QtEndian>

@@ -1,7 +1,7 @@
 // `mpirun -n N rankscope analyze`, run as a user would on one machine (oversubscribed): the same
 // results file and CSV as one process, whatever the number of ranks, and a job whose rank is
 // killed leaves a results file the next job, on another number of ranks, goes on from.
-#include "analysis/ResultsFile.h"
+#include "analysis/results/ResultsFile.h"
 #include "spectral/MetricCatalog.h"
 #include "TestSuite.h"
 

@@ -1,7 +1,7 @@
 // The demo run analysed once per test process, and its expected metrics, for the view tests.
 #pragma once
 
-#include "analysis/RunAnalyzer.h"
+#include "analysis/execution/RunAnalyzer.h"
 
 #include <QFile>
 #include <QHash>

@@ -1,7 +1,7 @@
 // --alpha-ci as the views draw it: error bars on α's lines whose ends are the figure's intervals,
 // named in the legend and the tooltip; the spectrum view's CCDF panel (its default) with x_min and
 // λ₊ in its legend, the density panel a choice away; both written at paper size.
-#include "analysis/RunAnalyzer.h"
+#include "analysis/execution/RunAnalyzer.h"
 #include "FigureExporter.h"
 #include "figures/ViewState.h"
 #include "MetricLineChart.h"

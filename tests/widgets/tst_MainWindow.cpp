@@ -1,6 +1,6 @@
 // The window as a user meets it: it opens the demo run in the background, fills every view,
 // and its step controls, drop target and settings work.
-#include "analysis/ResultsFile.h"
+#include "analysis/results/ResultsFile.h"
 #include "ChartView.h"
 #include "DemoFixture.h"
 #include "figures/ViewState.h"

@@ -1,7 +1,7 @@
 // The window's Rank plan tab on the demo run, offscreen: the heatmap's cells are the planner's
 // ranks for the target, the curve is the budget greedy's with the target's plan marked, the
 // controls take the command's ranges, the tooltip names the matrix, and the export is the plan.
-#include "analysis/RankPlanTable.h"
+#include "analysis/results/RankPlanTable.h"
 #include "DemoFixture.h"
 #include "RankPlanCurve.h"
 #include "RankPlanHeatmap.h"

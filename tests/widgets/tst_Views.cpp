@@ -1,6 +1,6 @@
 // The four views on the demo run, offscreen: what they draw, the values at known points against
 // the expected CSV, filtering, hover tooltips, the step slider and click-to-spectrum.
-#include "analysis/RunAnalyzer.h"
+#include "analysis/execution/RunAnalyzer.h"
 #include "DemoFixture.h"
 #include "figures/ViewState.h"
 #include "FigureView.h"

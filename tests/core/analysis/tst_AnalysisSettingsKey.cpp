@@ -1,8 +1,8 @@
 // The settings key: the text the results file keeps is built from the settings and read back in
 // one place, and which stored results serve (whole, or for all but some opt-in metrics) follows
 // from it.
-#include "analysis/AnalysisSettingsKey.h"
-#include "analysis/RunAnalysis.h"
+#include "analysis/execution/AnalysisSettingsKey.h"
+#include "analysis/results/RunAnalysis.h"
 #include "TestSuite.h"
 
 namespace tst_analysissettingskey {

@@ -1,5 +1,5 @@
 // How an MPI team shares a checkpoint's matrices (by cost) and what a rank sends the leader.
-#include "analysis/AnalysisTeam.h"
+#include "analysis/planning/AnalysisTeam.h"
 #include "TestSuite.h"
 
 #include <cmath>

@@ -1,8 +1,8 @@
 // What an earlier analysis still gives: an unchanged checkpoint whole, or all but the opt-in
 // metrics it lacks; a changed one nothing. The snapshot saved mid-run keeps the checkpoints not
 // reached yet.
-#include "analysis/CacheReusePlan.h"
-#include "analysis/ContentFingerprint.h"
+#include "analysis/discovery/ContentFingerprint.h"
+#include "analysis/planning/CacheReusePlan.h"
 #include "FormatWriters.h"
 #include "TestSuite.h"
 

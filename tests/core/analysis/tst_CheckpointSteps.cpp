@@ -1,4 +1,4 @@
-#include "analysis/CheckpointSteps.h"
+#include "analysis/discovery/CheckpointSteps.h"
 #include "TestSuite.h"
 
 #include <QDateTime>

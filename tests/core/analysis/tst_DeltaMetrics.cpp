@@ -3,9 +3,9 @@
 // QKV, so a wrong split or a wrong namesake fails), against Eigen's exact SVD of the raw tensors of
 // the demo run, through the results file and the cache (which recomputes deltas against another
 // reference); a --reference naming no checkpoint, and a reference holding NaN, are said.
-#include "analysis/DeltaReference.h"
-#include "analysis/ResultsFile.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/execution/DeltaReference.h"
+#include "analysis/execution/RunAnalyzer.h"
+#include "analysis/results/ResultsFile.h"
 #include "FormatWriters.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"

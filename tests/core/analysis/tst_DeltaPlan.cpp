@@ -1,9 +1,9 @@
 // --delta over a run: the reference chosen and opened once, a --reference that names nothing
 // refused, deltas against another reference found stale, and each matrix's namesake read (or a
 // note saying why its deltas are NaN).
-#include "analysis/CheckpointPlan.h"
-#include "analysis/DeltaPlan.h"
-#include "analysis/PlannedTensorRead.h"
+#include "analysis/execution/PlannedTensorRead.h"
+#include "analysis/planning/CheckpointPlan.h"
+#include "analysis/planning/DeltaPlan.h"
 #include "FormatWriters.h"
 #include "TestSuite.h"
 

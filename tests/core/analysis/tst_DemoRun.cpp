@@ -1,6 +1,6 @@
 // The bundled demo run (a real nanoGPT training run written by torch.save) must reproduce its
 // independently computed expected metrics, row for row, within the contract's tolerances.
-#include "analysis/RunAnalyzer.h"
+#include "analysis/execution/RunAnalyzer.h"
 #include "core/FormatWriters.h"
 #include "TestSuite.h"
 

@@ -2,7 +2,7 @@
 // demo run's every matrix is computed on the device, with the CPU path's metrics within the
 // contract and the count of matrices on each in the timings; when the device fails, every matrix
 // is computed on the CPU, with exactly the CPU path's results and the reason in the run's notes.
-#include "analysis/RunAnalyzer.h"
+#include "analysis/execution/RunAnalyzer.h"
 #include "core/spectral/StandInGramDevice.h"
 #include "spectral/DeviceGramSolver.h"
 #include "TestSuite.h"

@@ -1,10 +1,10 @@
 // Real training folders as users leave them: each layout is built here, small, beside its clean
 // equivalent, and must give exactly the clean equivalent's rows (plus a named duplicate, sidecar or
 // note). Sidecars and stray files are classified by content and role, never analysed as checkpoints.
-#include "analysis/CheckpointDiscovery.h"
-#include "analysis/CheckpointSteps.h"
-#include "analysis/MetricsTable.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/discovery/CheckpointDiscovery.h"
+#include "analysis/discovery/CheckpointSteps.h"
+#include "analysis/execution/RunAnalyzer.h"
+#include "analysis/results/MetricsTable.h"
 #include "FormatWriters.h"
 #include "io/CheckpointFormats.h"
 #include "io/RegularFile.h"

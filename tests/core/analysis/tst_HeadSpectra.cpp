@@ -6,12 +6,12 @@
 // input rows) and LLaMA with grouped-query attention (nn.Linear (out, in); repeat_kv serves query
 // head h with key/value head h / (heads / kv_heads)). Every head's factor has a spectrum of its
 // own, so a wrong slice, orientation or key/value group gives other singular values.
-#include "analysis/AnalysisTeam.h"
-#include "analysis/HeadPlan.h"
-#include "analysis/MetricsTable.h"
-#include "analysis/ResultsFile.h"
-#include "analysis/RunLoader.h"
-#include "analysis/RunSummary.h"
+#include "analysis/execution/RunLoader.h"
+#include "analysis/planning/AnalysisTeam.h"
+#include "analysis/planning/HeadPlan.h"
+#include "analysis/results/MetricsTable.h"
+#include "analysis/results/ResultsFile.h"
+#include "analysis/results/RunSummary.h"
 #include "HeadCheckpoint.h"
 #include "TestSuite.h"
 

@@ -6,10 +6,10 @@
 // sha256 of an LFS file and the git blob sha1 of a small one. Each is opened as one run whose steps
 // come from the ref names, blobs never taken for checkpoints, and every ref or snapshot that is not
 // read named.
-#include "analysis/CheckpointDiscovery.h"
-#include "analysis/CheckpointSteps.h"
-#include "analysis/HubCacheLayout.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/discovery/CheckpointDiscovery.h"
+#include "analysis/discovery/CheckpointSteps.h"
+#include "analysis/discovery/HubCacheLayout.h"
+#include "analysis/execution/RunAnalyzer.h"
 #include "SmallGpt2Run.h"
 #include "TestSuite.h"
 

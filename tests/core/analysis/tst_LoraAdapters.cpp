@@ -5,12 +5,12 @@
 // orthonormal factors with its own singular values, different for every module and for Q, K and V
 // of GPT-2's fused c_attn, so a wrong pairing, orientation, split or scale fails; its norms are
 // checked against s·σ (stable rank cannot see a wrong scale).
-#include "analysis/BaseModelRuns.h"
-#include "analysis/CheckpointDiscovery.h"
-#include "analysis/MetricsTable.h"
-#include "analysis/ResultsCacheLocation.h"
-#include "analysis/ResultsFile.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/discovery/CheckpointDiscovery.h"
+#include "analysis/execution/BaseModelRuns.h"
+#include "analysis/execution/RunAnalyzer.h"
+#include "analysis/results/MetricsTable.h"
+#include "analysis/results/ResultsCacheLocation.h"
+#include "analysis/results/ResultsFile.h"
 #include "FormatWriters.h"
 #include "spectral/FactoredSpectrum.h"
 #include "TestMatrices.h"

@@ -2,7 +2,7 @@
 // values of "" and "abc", seed 0), the same whatever the chunks it is fed in, and for a fused
 // tensor's part the fingerprint of those rows (or columns) alone, stored on their own: the parts of
 // two checkpoints compare equal exactly when their bytes do.
-#include "analysis/MatrixPartSource.h"
+#include "analysis/execution/MatrixPartSource.h"
 #include "io/StoredBytesHash.h"
 #include "TestSuite.h"
 

@@ -1,7 +1,7 @@
 // A typed matrix widened a block at a time from the tensor as stored (float32, strided, fused parts,
 // FP8 block scales) is the matrix that widening everything at once and cutting it out gives.
-#include "analysis/MatrixPartExtractor.h"
-#include "analysis/MatrixPartSource.h"
+#include "analysis/execution/MatrixPartExtractor.h"
+#include "analysis/execution/MatrixPartSource.h"
 #include "spectral/SingularValueSolver.h"
 #include "TestSuite.h"
 

@@ -1,6 +1,6 @@
 // One matrix's solve: W's own spectrum and metrics, what an earlier analysis knew of it kept, and
 // the opt-in decompositions (D = W − W_ref, rand_distance) with their problems said.
-#include "analysis/MatrixSolve.h"
+#include "analysis/execution/MatrixSolve.h"
 #include "spectral/BlasThreadBudget.h"
 #include "TestMatrices.h"
 #include "TestSuite.h"

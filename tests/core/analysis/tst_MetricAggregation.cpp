@@ -1,7 +1,7 @@
 // What the line chart and the per-layer cells show over several matrices: mean or median with min
 // and max, NaN values left out and counted, a step whose values are all NaN kept as a gap, and the
 // filter's block, layer range and experts applied.
-#include "analysis/MetricAggregation.h"
+#include "analysis/results/MetricAggregation.h"
 #include "TestSuite.h"
 
 #include <cmath>

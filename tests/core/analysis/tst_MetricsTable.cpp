@@ -1,7 +1,7 @@
 // The metrics table as CSV and JSON: the contract's columns in order, block and expert after them,
 // control characters escaped, fields with commas or quotes quoted, NaN as "nan" in CSV and null in JSON.
-#include "analysis/MetricsTable.h"
-#include "analysis/RunAnalysis.h"
+#include "analysis/results/MetricsTable.h"
+#include "analysis/results/RunAnalysis.h"
 #include "base/PrintableText.h"
 #include "TestSuite.h"
 

@@ -1,9 +1,9 @@
 // The rank planner against spectra worked out by hand, against a brute-force optimum over every
 // plan of a small case, and read back from the CSV and JSON it writes; and end to end from a
 // GPT-2 checkpoint whose matrices have known singular values.
-#include "analysis/RankPlanner.h"
-#include "analysis/RankPlanTable.h"
-#include "analysis/RunLoader.h"
+#include "analysis/execution/RunLoader.h"
+#include "analysis/results/RankPlanner.h"
+#include "analysis/results/RankPlanTable.h"
 #include "core/SmallGpt2Run.h"
 #include "TestSuite.h"
 

@@ -1,6 +1,6 @@
 // Where a folder's cached results lie: one file per folder in the user's cache, whatever the
 // folder's spelling, and never under a relative XDG_CACHE_HOME.
-#include "analysis/ResultsCacheLocation.h"
+#include "analysis/results/ResultsCacheLocation.h"
 #include "TestSuite.h"
 
 #include <QCoreApplication>

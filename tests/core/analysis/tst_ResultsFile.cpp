@@ -1,9 +1,9 @@
 // The HDF5 results file: a faithful round trip, atomic replacement, damage detected and never
 // trusted, and the incremental analysis it enables.
-#include "analysis/ResultsFile.h"
-#include "analysis/ResultsSchema.h"
-#include "analysis/RunAnalyzer.h"
-#include "analysis/RunLoader.h"
+#include "analysis/results/ResultsFile.h"
+#include "analysis/results/ResultsSchema.h"
+#include "analysis/execution/RunAnalyzer.h"
+#include "analysis/execution/RunLoader.h"
 #include "spectral/MetricCatalog.h"
 #include "FormatWriters.h"
 #include "spectral/EigenvalueDensity.h"

@@ -1,7 +1,7 @@
 // A results table's column descriptor list drives all three directions: the columns it lists are
 // gathered and written with their types, and read back; an optional column a file lacks reads as
 // its default, a required one is named as missing; columns of other schemas are left alone.
-#include "analysis/ResultsTable.h"
+#include "analysis/results/ResultsTable.h"
 #include "TestSuite.h"
 
 #include <QTemporaryDir>

@@ -1,7 +1,7 @@
 // One run's summary, shared by the command line and the window: its counts, its words, why a run
 // shows nothing, and the exit status of a clean run, a run with skipped files or tensors, and a
 // run that gave nothing (or whose output failed).
-#include "analysis/RunSummary.h"
+#include "analysis/results/RunSummary.h"
 #include "TestSuite.h"
 
 namespace tst_runsummary {

@@ -1,6 +1,6 @@
 // The watch loop shared by `analyze --watch` and the window: one pass at a time, a change during a
 // pass is one more pass when it ends, and checkpoints still being written are looked at again.
-#include "analysis/RunWatch.h"
+#include "analysis/discovery/RunWatch.h"
 #include "TestSuite.h"
 
 #include <QFile>

@@ -1,6 +1,6 @@
 // The cost model behind the ETA and the README's table: costs grow with the shapes as the
 // algorithms do, and the schedule is RunAnalyzer's (workers in order, a lone matrix on every core).
-#include "analysis/SpectrumCostModel.h"
+#include "analysis/planning/SpectrumCostModel.h"
 #include "TestSuite.h"
 
 namespace tst_spectrumcostmodel {

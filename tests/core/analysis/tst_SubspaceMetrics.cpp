@@ -5,9 +5,9 @@
 // the demo run's raw tensors; and through the results file, which keeps only the newest
 // checkpoint's vectors, so that a checkpoint added later costs only itself, and with the k they
 // were computed with, so that another k computes them again.
-#include "analysis/MatrixPartSource.h"
-#include "analysis/ResultsFile.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/execution/MatrixPartSource.h"
+#include "analysis/execution/RunAnalyzer.h"
+#include "analysis/results/ResultsFile.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "SmallGpt2Run.h"

@@ -1,6 +1,6 @@
 // --subspace across checkpoints: which compare with their predecessor now, which are read again for
 // vectors not kept, and the agreement set from the predecessor's vectors as the run goes.
-#include "analysis/SubspaceOverlapPlan.h"
+#include "analysis/planning/SubspaceOverlapPlan.h"
 #include "TestSuite.h"
 
 #include <cmath>

@@ -1,7 +1,7 @@
 // Team scheduling: which work items are this member's, and how a checkpoint's shares come together
 // at the leader (each member's results, its issues said once, its work counted in the progress).
-#include "analysis/AnalysisTeam.h"
-#include "analysis/TeamSchedule.h"
+#include "analysis/planning/AnalysisTeam.h"
+#include "analysis/planning/TeamSchedule.h"
 #include "TestSuite.h"
 
 #include <QHash>

@@ -10,10 +10,10 @@
 //   pytorch_model_fsdp_0/ (torch.distributed.checkpoint of {"model": state_dict}) and optimizer_0/;
 // - torchtune's output_dir (training/checkpointing/_checkpointer.py at v0.4.0, v0.6.1 and bd2a0fc7):
 //   epoch_N/ folders and the flat files of v0.4.
-#include "analysis/CheckpointDiscovery.h"
-#include "analysis/CheckpointSteps.h"
-#include "analysis/MetricsTable.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/discovery/CheckpointDiscovery.h"
+#include "analysis/discovery/CheckpointSteps.h"
+#include "analysis/execution/RunAnalyzer.h"
+#include "analysis/results/MetricsTable.h"
 #include "DcpCheckpointWriter.h"
 #include "DeepSpeedCheckpointWriter.h"
 #include "FormatWriters.h"

@@ -3,10 +3,10 @@
 // the run otherwise moves (TrajectoryCheck's rule, docs/metrics.md). A smooth run, a plateau and a
 // run too short to judge are never flagged; what is flagged is still analysed, and the
 // fingerprints it rests on come back from the results file.
-#include "analysis/ResultsFile.h"
-#include "analysis/RunAnalyzer.h"
-#include "analysis/RunSummary.h"
-#include "analysis/TrajectoryCheck.h"
+#include "analysis/execution/RunAnalyzer.h"
+#include "analysis/results/ResultsFile.h"
+#include "analysis/results/RunSummary.h"
+#include "analysis/results/TrajectoryCheck.h"
 #include "SmallGpt2Run.h"
 #include "TestSuite.h"
 

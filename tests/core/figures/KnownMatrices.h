@@ -2,7 +2,7 @@
 // tests: stable rank = Σσ² / σ₁², so {1, 1} is 2, {2, 1} is 1.25 and {2, 0} is 1.
 #pragma once
 
-#include "analysis/MatrixResult.h"
+#include "analysis/results/MatrixResult.h"
 #include "spectral/SpectralMetrics.h"
 
 #include <QString>

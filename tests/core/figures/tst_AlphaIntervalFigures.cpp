@@ -3,8 +3,8 @@
 // AlphaIntervals), a median gets none, and the readout and the figure's CSV name them; the
 // spectrum's CCDF panel holds the empirical CCDF of the spectrum, the fitted power law meets it at
 // x_min, and the legend names α with its interval, D, the tail's size, x_min and λ₊.
-#include "analysis/MetricsTable.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/execution/RunAnalyzer.h"
+#include "analysis/results/MetricsTable.h"
 #include "figures/AlphaIntervals.h"
 #include "figures/LineFigure.h"
 #include "figures/SpectrumFigure.h"

@@ -6,10 +6,10 @@
 // and gets; the zip framing of TorchCheckpointWriter.h, without torch's 64-byte entry alignment).
 // Matrices hold distinct values and the padding a sentinel, so a wrong offset, order or
 // truncation fails.
-#include "analysis/CheckpointDiscovery.h"
-#include "analysis/CheckpointSteps.h"
+#include "analysis/discovery/CheckpointDiscovery.h"
+#include "analysis/discovery/CheckpointSteps.h"
 #include "io/CheckpointFormats.h"
-#include "io/DeepSpeedCheckpointReader.h"
+#include "io/deepspeed/DeepSpeedCheckpointReader.h"
 #include "io/FolderWeights.h"
 #include "TestSuite.h"
 #include "DeepSpeedCheckpointWriter.h"

@@ -1,12 +1,12 @@
 // torch.distributed.checkpoint folders as torch's FileSystemWriter, torchtitan, Megatron-Core's
 // torch_dist and NeMo 2 write them (DcpCheckpointWriter.h says which revisions), read back
 // exactly, and hostile .metadata refused by name without allocating what the files do not hold.
-#include "analysis/CheckpointDiscovery.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/discovery/CheckpointDiscovery.h"
+#include "analysis/execution/RunAnalyzer.h"
 #include "DcpCheckpointWriter.h"
 #include "io/CheckpointFormats.h"
-#include "io/DcpMetadata.h"
-#include "io/DistributedCheckpointReader.h"
+#include "io/dcp/DcpMetadata.h"
+#include "io/dcp/DistributedCheckpointReader.h"
 #include "TestMatrices.h"
 #include "TestSuite.h"
 

@@ -1,6 +1,6 @@
 // safetensors, NumPy and HDF5 readers on files the tests write, and the validation each does.
-#include "analysis/CheckpointDiscovery.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/discovery/CheckpointDiscovery.h"
+#include "analysis/execution/RunAnalyzer.h"
 #include "FormatWriters.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"

@@ -2,15 +2,15 @@
 // (tests/fuzz/regressions/<target>/), replayed through the code of its target. Each input X comes
 // with X.expected, the problem the replay must report: no input passes by merely not crashing.
 // Under the sanitizer build a relapse is a test failure.
-#include "analysis/MatrixPartExtractor.h"
+#include "analysis/execution/MatrixPartExtractor.h"
 #include "DcpCheckpointWriter.h"
 #include "fuzz/FolderFuzzInput.h"
 #include "fuzz/Hdf5FuzzImage.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
-#include "io/NpyFormat.h"
-#include "io/PickleReader.h"
-#include "io/TensorBoardEvents.h"
+#include "io/logs/TensorBoardEvents.h"
+#include "io/numpy/NpyFormat.h"
+#include "io/torch/PickleReader.h"
 #include "model/CheckpointLayout.h"
 #include "TestSuite.h"
 

@@ -1,8 +1,8 @@
 // HDF5 files built to break their readers: attributes of any shape where one value is expected,
 // datasets whose bytes are elsewhere or nowhere, and results files that declare more than they
 // hold. Every HDF5 id is closed on every path. Run under the sanitizers, an overflow is a failure.
-#include "analysis/ResultsFile.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/execution/RunAnalyzer.h"
+#include "analysis/results/ResultsFile.h"
 #include "Hdf5TestFiles.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"

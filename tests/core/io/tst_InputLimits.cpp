@@ -1,7 +1,7 @@
 // Memory and time bounded by the bytes that exist: a matrix larger than the memory limit, a
 // sparse file's hole, a compressed entry, an allocation that fails, a FIFO or device where a
 // checkpoint should be. Each is refused for its tensor or file, quickly, and the rest is read.
-#include "analysis/RunAnalyzer.h"
+#include "analysis/execution/RunAnalyzer.h"
 #include "FormatWriters.h"
 #include "Hdf5TestFiles.h"
 #include "io/CheckpointFormats.h"

@@ -4,11 +4,11 @@
 // of the unsharded model has a spectrum of its own and is sharded here as Megatron's layers shard it
 // (written independently of the code under test), so the merged matrices must equal the unsharded
 // ones exactly and every part must come out with its own stable rank.
-#include "analysis/CheckpointDiscovery.h"
+#include "analysis/discovery/CheckpointDiscovery.h"
 #include "FamilyCheckpoint.h"
 #include "io/CheckpointFormats.h"
-#include "io/MegatronCheckpointReader.h"
-#include "io/NemoCheckpointReader.h"
+#include "io/megatron/MegatronCheckpointReader.h"
+#include "io/nemo/NemoCheckpointReader.h"
 #include "MegatronCheckpointWriter.h"
 #include "TestSuite.h"
 

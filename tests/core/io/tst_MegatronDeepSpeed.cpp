@@ -5,7 +5,7 @@
 // of the legacy GPTModel under `module`, and `latest`. Every matrix has a spectrum of its own and is
 // sharded as Megatron's layers shard it (independently of the code under test): the merged matrices
 // must equal the unsharded ones exactly.
-#include "analysis/CheckpointDiscovery.h"
+#include "analysis/discovery/CheckpointDiscovery.h"
 #include "FamilyCheckpoint.h"
 #include "io/CheckpointFormats.h"
 #include "MegatronCheckpointWriter.h"

@@ -8,11 +8,11 @@
 // block of tok_embeddings' columns or VocabParallelEmbedding (Llama 3) of its rows, the RMSNorm
 // weights whole on every rank. A merged matrix of the wrong shape or joined on the wrong axis has
 // other singular values.
-#include "analysis/CheckpointDiscovery.h"
+#include "analysis/discovery/CheckpointDiscovery.h"
 #include "FamilyCheckpoint.h"
 #include "HeadCheckpoint.h"
 #include "io/CheckpointFormats.h"
-#include "io/MetaLlamaReader.h"
+#include "io/metallama/MetaLlamaReader.h"
 #include "MegatronCheckpointWriter.h"
 #include "TestSuite.h"
 

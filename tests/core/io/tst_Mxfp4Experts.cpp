@@ -7,7 +7,7 @@
 // The blocks are encoded here by hand from chosen FP4 codes and exponents (independently of the decoder), so a
 // swapped nibble, a wrong exponent bias, a wrong orientation or a wrong gate/up split changes the values read.
 #include "FormatWriters.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/execution/RunAnalyzer.h"
 #include "io/CheckpointFormats.h"
 #include "TestSuite.h"
 

@@ -7,11 +7,11 @@
 // slice pair per chunk; a row-parallel linear (o_proj, down_proj) a block of columns; the vocabulary
 // embedding and lm_head a block of rows; the norms whole, unsuffixed. Every matrix has a spectrum of
 // its own, so a join in rank order ([q_0; k_0; v_0; q_1; …]) or a wrong split shows.
-#include "analysis/CheckpointDiscovery.h"
+#include "analysis/discovery/CheckpointDiscovery.h"
 #include "FamilyCheckpoint.h"
 #include "io/CheckpointFormats.h"
-#include "io/NanotronLayout.h"
-#include "io/NanotronReader.h"
+#include "io/nanotron/NanotronLayout.h"
+#include "io/nanotron/NanotronReader.h"
 #include "TestSuite.h"
 
 #include <QJsonDocument>

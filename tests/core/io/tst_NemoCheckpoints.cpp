@@ -11,12 +11,12 @@
 // holds io.json and model.yaml, yaml.safe_dump of the model's config as
 // tests/lightning/_io/artifacts/model.yaml shows it (TrainerContext.io_dump, nemo/lightning/io/mixin.py).
 // Every matrix has a spectrum of its own, so a wrong per-group QKV split shows as a wrong stable rank.
-#include "analysis/CheckpointDiscovery.h"
-#include "analysis/RunAnalyzer.h"
+#include "analysis/discovery/CheckpointDiscovery.h"
+#include "analysis/execution/RunAnalyzer.h"
 #include "DcpCheckpointWriter.h"
 #include "FamilyCheckpoint.h"
 #include "io/CheckpointFormats.h"
-#include "io/NemoContext.h"
+#include "io/nemo/NemoContext.h"
 #include "MegatronCheckpointWriter.h"
 #include "TestSuite.h"
 

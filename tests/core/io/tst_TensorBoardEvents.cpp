@@ -1,8 +1,8 @@
 // TensorBoard event files, written byte for byte as TensorBoard's writer writes them
 // (TensorBoardEventWriter.h), read back: both scalar forms, merges, and damaged, cut or hostile records.
 #include "TensorBoardEventWriter.h"
-#include "io/ScalarLog.h"
-#include "io/TensorBoardEvents.h"
+#include "io/logs/ScalarLog.h"
+#include "io/logs/TensorBoardEvents.h"
 #include "TestSuite.h"
 
 #include <QBuffer>

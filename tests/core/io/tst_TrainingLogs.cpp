@@ -4,7 +4,7 @@
 // nanochat's meta_N.json; merged by step, the later write winning.
 #include "FormatWriters.h"
 #include "TensorBoardEventWriter.h"
-#include "io/TrainingLogs.h"
+#include "io/logs/TrainingLogs.h"
 #include "TestSuite.h"
 
 #include <QDir>

@@ -1,4 +1,4 @@
-#include "io/ZipDirectory.h"
+#include "io/torch/ZipDirectory.h"
 #include "TestSuite.h"
 #include "TorchCheckpointWriter.h"
 

@@ -1,7 +1,7 @@
 // The naming rules themselves: wrapper prefixes, which names read as attention/MLP weights, a user's
 // JSON rules (types, splits, blocks, experts, config), cutting parts out of a tensor, and the draft
 // rules `info --suggest-rules` writes. The families are tested end to end in tst_ArchitectureFamilies.
-#include "analysis/MatrixPartExtractor.h"
+#include "analysis/execution/MatrixPartExtractor.h"
 #include "model/CheckpointLayout.h"
 #include "model/RuleSuggestions.h"
 #include "TestSuite.h"

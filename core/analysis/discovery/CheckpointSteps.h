@@ -1,0 +1,34 @@
+// The steps of a run's checkpoints, decided together, for the analysis and `rankscope info` alike.
+// Each checkpoint's own step comes from CheckpointPlan::stepOf. Where several claim one step, one is
+// kept — the newest by modification time, or one of several with identical content — and the
+// others are named, never averaged with it. A checkpoint that records no step is placed after the
+// numbered ones by modification time and marked unnumbered, so the views label it "final"; one
+// whose content is identical to a numbered checkpoint is that checkpoint.
+#pragma once
+
+#include "analysis/discovery/CheckpointDiscovery.h"
+
+#include <QList>
+#include <QStringList>
+
+namespace rankscope {
+
+struct PlacedCheckpoint {
+    const CheckpointFile *file = nullptr;
+    qint64 step = 0;
+    bool unnumbered = false; // records no step: `step` only places it after the numbered ones
+    QString stepSource;      // where the step came from ("trainer_state.json", "the name", …)
+};
+
+struct StepPlan {
+    QList<PlacedCheckpoint> checkpoints; // by step, then path
+    QList<SkippedFile> duplicates;       // checkpoints left out because another keeps their step
+    QStringList notes;                   // checkpoints placed without a step, steps that could not be used
+};
+
+class CheckpointSteps {
+public:
+    static StepPlan decide(const QList<const CheckpointFile *> &files);
+};
+
+} // namespace rankscope

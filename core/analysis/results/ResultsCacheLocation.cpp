@@ -1,0 +1,37 @@
+#include "analysis/results/ResultsCacheLocation.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+
+namespace rankscope {
+
+namespace {
+QString cleanAbsolute(const QString &path) { return QDir::cleanPath(QFileInfo(path).absoluteFilePath()); }
+QString cacheFile(const QByteArray &key)
+{
+    const QString hash = QString::fromLatin1(QCryptographicHash::hash(key, QCryptographicHash::Sha1).toHex().left(20));
+    QString cache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
+    // The XDG spec makes a relative XDG_CACHE_HOME invalid, to be ignored; Qt 6.4 would use it,
+    // relative to whatever the working folder is.
+    const QString xdg = qEnvironmentVariable("XDG_CACHE_HOME");
+    if (!xdg.isEmpty() && QDir::isRelativePath(xdg) && cache.startsWith(xdg))
+        cache = QDir::homePath() + QStringLiteral("/.cache") + cache.mid(xdg.size());
+    return cache + QStringLiteral("/runs/") + hash + QStringLiteral(".h5");
+}
+} // namespace
+
+QString ResultsCacheLocation::forFolder(const QString &folder) { return cacheFile(cleanAbsolute(folder).toUtf8()); }
+
+QString ResultsCacheLocation::forMergedFolder(const QString &folder, const QString &base)
+{
+    return cacheFile((cleanAbsolute(folder) + QStringLiteral("\nmerged with ") + cleanAbsolute(base)).toUtf8());
+}
+
+QString ResultsCacheLocation::forBaseOfFolder(const QString &folder, const QString &base)
+{
+    return cacheFile((cleanAbsolute(folder) + QStringLiteral("\nbase ") + cleanAbsolute(base)).toUtf8());
+}
+
+} // namespace rankscope

@@ -45,6 +45,9 @@ std::unique_ptr<CheckpointReader> openFolder(const QString &folder, QString *err
 // sniff accepts the file opens it (an .npz is a zip archive too, so it comes before torch.save's).
 struct CheckpointFormat {
     const char *name;
+    // What files of this format are called (space-separated suffixes; none: known by bytes or a
+    // name alone). Discovery takes a file so named for weights, whatever its bytes turn out to be.
+    const char *suffixes;
     // Recognised by its bytes whatever the file is called: such bytes under another name are a
     // checkpoint being written or left over, not unrelated data.
     bool bySignature;
@@ -63,38 +66,38 @@ std::unique_ptr<CheckpointReader> openAs(const QString &path, QString *error)
 const QList<CheckpointFormat> &checkpointFormats()
 {
     static const QList<CheckpointFormat> formats = {
-        {"sharded index", false,
+        {"sharded index", "", false,
          [](const QString &path, const QByteArray &, QFile &) { return path.endsWith(QLatin1String(".index.json")); },
          openAs<ShardedCheckpointReader>},
         // NeMo 1.x: a tar (or, before 1.7, a gzip) of model_config.yaml and the weights, known by its name.
-        {"nemo", false, [](const QString &path, const QByteArray &, QFile &) { return path.endsWith(QLatin1String(".nemo")); },
+        {"nemo", "nemo", false, [](const QString &path, const QByteArray &, QFile &) { return path.endsWith(QLatin1String(".nemo")); },
          openAs<NemoCheckpointReader>},
-        {"numpy-npz", true,
+        {"numpy-npz", "npz", true,
          [](const QString &path, const QByteArray &head, QFile &) { return isZip(head) && path.endsWith(QLatin1String(".npz")); },
          openAs<NpzReader>},
-        {"pytorch", true, [](const QString &, const QByteArray &head, QFile &) { return isZip(head); }, openAs<TorchCheckpointReader>},
+        {"pytorch", "pt pth bin ckpt", true, [](const QString &, const QByteArray &head, QFile &) { return isZip(head); }, openAs<TorchCheckpointReader>},
         // A zip archive that begins with its end record holds no files: complete, and no checkpoint.
-        {"empty zip archive", true, [](const QString &, const QByteArray &head, QFile &) { return head.startsWith("PK\x05\x06"); },
+        {"empty zip archive", "", true, [](const QString &, const QByteArray &head, QFile &) { return head.startsWith("PK\x05\x06"); },
          [](const QString &, QString *error) -> std::unique_ptr<CheckpointReader> {
              *error = kUnrecognisedFormat;
              return nullptr;
          }},
-        {"hdf5", true, [](const QString &, const QByteArray &head, QFile &) { return Hdf5CheckpointReader::hasSignature(head); },
+        {"hdf5", "h5 hdf5", true, [](const QString &, const QByteArray &head, QFile &) { return Hdf5CheckpointReader::hasSignature(head); },
          openAs<Hdf5CheckpointReader>},
-        {"numpy-npy", false, [](const QString &, const QByteArray &head, QFile &) { return NpyFormat::hasMagic(head); },
+        {"numpy-npy", "", false, [](const QString &, const QByteArray &head, QFile &) { return NpyFormat::hasMagic(head); },
          [](const QString &, QString *error) -> std::unique_ptr<CheckpointReader> {
              *error = QStringLiteral("a single .npy array: put a checkpoint's .npy files in one folder per step");
              return nullptr;
          }},
         // torch.save before 1.6 wrote a bare pickle stream starting with a magic number.
-        {"pytorch-legacy", true,
+        {"pytorch-legacy", "", true,
          [](const QString &, const QByteArray &head, QFile &) { return head.startsWith("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8"); },
          [](const QString &, QString *error) -> std::unique_ptr<CheckpointReader> {
              *error = QStringLiteral("legacy PyTorch format (torch.save before 1.6) is not supported; "
                                      "re-save it with a current torch.save");
              return nullptr;
          }},
-        {"safetensors", false,
+        {"safetensors", "safetensors", false,
          [](const QString &path, const QByteArray &, QFile &file) {
              return SafetensorsReader::looksLikeSafetensors(file) || path.endsWith(QLatin1String(".safetensors"));
          },
@@ -104,6 +107,17 @@ const QList<CheckpointFormat> &checkpointFormats()
 }
 
 } // namespace
+
+const QStringList &weightFileSuffixes()
+{
+    static const QStringList suffixes = [] {
+        QStringList all;
+        for (const CheckpointFormat &format : checkpointFormats())
+            all << QString::fromLatin1(format.suffixes).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        return all;
+    }();
+    return suffixes;
+}
 
 bool hasCheckpointSignature(const QByteArray &head)
 {

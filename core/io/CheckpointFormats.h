@@ -22,6 +22,10 @@ std::unique_ptr<CheckpointReader> openCheckpointFile(const QString &path, QStrin
 // torch.save and .npz write, HDF5, torch.save's format before 1.6), whatever the file is called.
 bool hasCheckpointSignature(const QByteArray &head);
 
+// Suffixes of files that may hold a checkpoint's weights ("pt", "safetensors", …), from the format
+// table; the format itself is still detected by content.
+const QStringList &weightFileSuffixes();
+
 // openCheckpoint's error for bytes no reader recognises (not a truncated file of a known format):
 // such a file is not a checkpoint still being written, and is never waited for.
 inline const QString kUnrecognisedFormat = QStringLiteral("not a recognised checkpoint format");

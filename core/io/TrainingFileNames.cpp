@@ -6,12 +6,6 @@
 
 namespace rankscope {
 
-const QStringList &weightFileSuffixes()
-{
-    static const QStringList suffixes = {"pt", "pth", "bin", "ckpt", "safetensors", "h5", "hdf5", "npz", "nemo"};
-    return suffixes;
-}
-
 QString trainingSidecarKind(const QString &fileName)
 {
     // One list, first match wins; every pattern is anchored so that no weights name matches.

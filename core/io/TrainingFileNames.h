@@ -1,5 +1,5 @@
-// What a training run's files are called: the suffixes weights are saved under, and the files
-// training writes beside them that are never weights. Names only; formats are told by content.
+// What training writes beside its weights that is never weights, by name (the suffixes weights are
+// saved under are the format table's: weightFileSuffixes in io/CheckpointFormats.h).
 #pragma once
 
 #include <QString>
@@ -7,9 +7,6 @@
 
 namespace rankscope {
 
-// Suffixes of files that may hold a checkpoint's weights ("pt", "safetensors", …); the format
-// itself is still detected by content.
-const QStringList &weightFileSuffixes();
 // What training writes beside the weights, known by name and never weights: optimizer, scheduler,
 // gradient scaler and RNG state, trainer arguments and state, tokenizer files, configs, TensorBoard
 // event files, logs and images. The kind ("optimizer state", "tokenizer", …), or empty.

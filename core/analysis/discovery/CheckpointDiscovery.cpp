@@ -77,6 +77,23 @@ bool mightBeTakenForACheckpoint(const ClassifiedFile &file)
     }
 }
 
+// The trainers' save folders discovery knows beyond what FolderWeights reads, one row each, in
+// the order they are tried: a folder that is one checkpoint in the trainer's own layout
+// (checkpointIn; null: none), and what the run's listing says about such a save once read.
+struct SaveFolderLayout {
+    std::optional<FolderWeights> (*checkpointIn)(const QString &folder);
+    void (*describe)(const QString &root, CheckpointListing &listing);
+};
+constexpr SaveFolderLayout kSaveFolderLayouts[] = {
+    {nullptr, DeepSpeedSaveFolder::describe},
+    {nullptr, Nemo2SaveFolder::describe},
+    // Lightning's epoch=E-step=N.ckpt/ under DeepSpeed (a DeepSpeed save folder of one tag).
+    {LightningDeepSpeedFolder::checkpointIn, LightningDeepSpeedFolder::describe},
+    // Accelerate's FSDP checkpoint_N/.
+    {AccelerateSaveFolder::checkpointIn, AccelerateSaveFolder::describe},
+    {nullptr, TorchtuneOutputFolder::describe},
+};
+
 bool isLink(const QString &path) { return QFileInfo(path).isSymLink(); }
 
 // Real files and folders before links to them, so that a link is what is named as read already.
@@ -287,10 +304,9 @@ void RunReading::readSubfolder(const QString &folder, QList<QPair<QString, Folde
         m_listing.runs << info.absoluteFilePath();
         return;
     }
-    // A trainer's save whose weights lie in a folder of their own: Lightning's epoch=E-step=N.ckpt/
-    // under DeepSpeed (a DeepSpeed save folder of one tag), Accelerate's FSDP checkpoint_N/.
-    for (const auto checkpointIn : {&LightningDeepSpeedFolder::checkpointIn, &AccelerateSaveFolder::checkpointIn})
-        if (const std::optional<FolderWeights> saved = checkpointIn(folder)) {
+    // A trainer's save whose weights lie in a folder of their own.
+    for (const SaveFolderLayout &layout : kSaveFolderLayouts)
+        if (const std::optional<FolderWeights> saved = layout.checkpointIn ? layout.checkpointIn(folder) : std::nullopt) {
             addCheckpointFolder(folder, *saved);
             return;
         }
@@ -411,11 +427,8 @@ CheckpointListing RunReading::read(const FolderWeights &weights)
     }
 
     applyMegatronTracker();
-    DeepSpeedSaveFolder::describe(m_root.absolutePath(), m_listing);
-    Nemo2SaveFolder::describe(m_root.absolutePath(), m_listing);
-    LightningDeepSpeedFolder::describe(m_root.absolutePath(), m_listing);
-    AccelerateSaveFolder::describe(m_root.absolutePath(), m_listing);
-    TorchtuneOutputFolder::describe(m_root.absolutePath(), m_listing);
+    for (const SaveFolderLayout &layout : kSaveFolderLayouts)
+        layout.describe(m_root.absolutePath(), m_listing);
     if (const auto steps = std::count_if(m_listing.checkpoints.begin(), m_listing.checkpoints.end(),
                                          [](const CheckpointFile &c) { return c.layout == WeightsLayout::NanotronParameters; });
         steps > 0) {

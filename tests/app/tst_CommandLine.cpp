@@ -1,4 +1,5 @@
 // End-to-end: the rankscope executable run as a user would, headless, with no display.
+#include "spectral/MetricCatalog.h"
 #include "TestSuite.h"
 
 #include <QDir>
@@ -202,10 +203,10 @@ private slots:
         QVERIFY(lines[1].startsWith("0,0,Q,transformer.h.0.attn.c_attn.weight[Q],64,64,16.514229"));
         QVERIFY(lines[144].startsWith("1500,3,MLP_DOWN,transformer.h.3.mlp.c_proj.weight,64,256,"));
         QVERIFY(r.err.isEmpty());
-        // WeightWatcher's columns, then the opt-in ones: rand_distance and the change (--delta) only on request.
-        QVERIFY(lines[0].endsWith(",log_norm,log_spectral_norm,log_alpha_norm,num_spikes,mp_softrank,rand_distance,"
-                                  "delta_rel_frobenius,delta_spectral_norm,delta_stable_rank,delta_effective_rank,subspace_overlap,top_vector_cosine,"
-                                  "alpha_ci_low,alpha_ci_high,head,kv_head,weights,update_rank,update_rank_used_pct"));
+        // Every other metric column of the table in its order (WeightWatcher's, then the opt-in ones:
+        // rand_distance and the change, --delta, only on request), then the head and update columns.
+        QVERIFY(lines[0].endsWith("," + spectralMetricColumns().mid(7).join(',') + ",head,kv_head,weights,update_rank,update_rank_used_pct"));
+        QVERIFY(lines[0].contains(",log_norm,log_spectral_norm,log_alpha_norm,num_spikes,mp_softrank,"));
         // A whole matrix of a model's own weights: no head, no LoRA update.
         QVERIFY(lines[1].endsWith(",nan,nan,nan,nan,nan,nan,nan,nan,nan,,,,,"));
     }

@@ -2,6 +2,7 @@
 // hover tooltips found by the subclass, and the run's ViewState to follow.
 #pragma once
 
+#include "AxisFitter.h"
 #include "PlotStyle.h"
 #include "figures/AxisRange.h"
 #include "figures/FigureMode.h"
@@ -204,10 +205,7 @@ private:
     // Shows or takes away the no-data message, and hides or restores what it replaces.
     void applyNoData();
     // An axis label as the view last set it, before any wrapping.
-    QString fullLabel(const QCPAxis *axis) const
-    {
-        return axis->label() != m_wrappedLabels.value(axis) ? axis->label() : m_fullLabels.value(axis, axis->label());
-    }
+    QString fullLabel(const QCPAxis *axis) const { return m_axes.fullLabel(axis); }
 
     struct Zoom {
         QCPRange x, y;
@@ -233,27 +231,11 @@ private:
     void applyTitle();
     // The legend of types and runs where the state's position says, for a figure of `size`.
     void placeSideLegend(QSize size);
-    // Tick labels that fit their axis at `size`: fewer numbers, every k-th layer label.
-    void fitTicks(QSize size);
-    // Each kind of axis: a heatmap's row labels, layer labels, numbers.
-    void fitRowLabels(QCPAxis *axis, QCPAxisTickerText *ticker, int length);
-    void fitLayerLabels(QCPAxis *axis, QCPAxisTickerText *ticker, int length);
-    void fitNumbers(QCPAxis *axis, int length);
     // The room round each plot: what its axes need, and no more above and right of it.
     void fitPlotMargins();
     // What a plot keeps above it for the half of its top tick label that stands out.
     static int topTickRoom(const QCPAxisRect *rect);
-    // An axis label set to fit its axis' length, kept whole in m_fullLabels.
-    void fitAxisLabel(QCPAxis *axis, int length);
-    // Every label of a text ticker, as the view set them, before any thinning.
-    QMap<double, QString> fullTickLabels(const QCPAxis *axis, QCPAxisTickerText *ticker);
-    struct Ticks {
-        const QCPAxisTicker *ticker = nullptr; // the ticker the labels were taken from
-        QMap<double, QString> labels;          // every label, before thinning
-    };
-    QHash<const QCPAxis *, Ticks> m_fullTicks;
-    QHash<const QCPAxis *, QString> m_fullLabels;    // an axis label as the view set it
-    QHash<const QCPAxis *, QString> m_wrappedLabels; // and as it was last shown
+    AxisFitter m_axes;
 
     QString m_lastTooltip;
     QString m_titleOverride;

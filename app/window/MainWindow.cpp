@@ -160,6 +160,25 @@ MainWindow::MainWindow(QWidget *parent)
 {
     setWindowTitle(tr("RankScope"));
     setAcceptDrops(true);
+    buildFigureArea();
+    buildMenus();
+    buildControls();
+    buildStepBar();
+    buildStatusBar();
+    buildCentre();
+    connectToState();
+    buildRunsDock();
+    connectToController();
+    // The run's logs looked at again every two seconds: a curve grows as training writes it.
+    m_logTimer = new QTimer(this);
+    m_logTimer->setInterval(2000);
+    connect(m_logTimer, &QTimer::timeout, this, &MainWindow::followTrainingLogs);
+    m_logTimer->start();
+    restoreSettings();
+}
+
+void MainWindow::buildFigureArea()
+{
     // A tab per figure of the catalog that has one; compared runs get a panel each in the bars and
     // heatmaps. The Rank plan's tab is RankPlanPanel: its figure with the target's controls.
     for (const FigureRow &row : figureRows()) {
@@ -181,11 +200,10 @@ MainWindow::MainWindow(QWidget *parent)
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->setMargin(40);
     m_central->addWidget(m_message);
+}
 
-    buildMenus();
-    buildControls();
-    buildStepBar();
-    buildStatusBar();
+void MainWindow::buildCentre()
+{
     // The demo's banner above the figures (hidden until the demo is opened).
     auto *centre = new QWidget(this);
     auto *centreLayout = new QVBoxLayout(centre);
@@ -200,7 +218,10 @@ MainWindow::MainWindow(QWidget *parent)
     setCentralWidget(centre);
     new SpinBoxKeyForwarder(this); // ←/→, Space and Ctrl+E reach the window from a focused spin box
     m_tabs->setFocus(); // not the first spin box, which would take the arrow keys' text editing
+}
 
+void MainWindow::connectToState()
+{
     connect(m_state, &ViewState::spectrumRequested, this, [this] { m_tabs->setCurrentWidget(figure(FigureKind::Spectrum)); });
     connect(m_state, &ViewState::resultsChanged, this, [this] {
         syncStepControls();
@@ -213,6 +234,11 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_state, &ViewState::displayChanged, this, &MainWindow::syncLayerControls);
     connect(m_state, &ViewState::displayChanged, this, &MainWindow::syncRunsDock); // a run hidden, renamed or removed
     connect(m_state, &ViewState::displayChanged, this, &MainWindow::syncControlsToTab);
+    connect(m_state, &ViewState::currentStepChanged, this, &MainWindow::syncStepControls);
+}
+
+void MainWindow::buildRunsDock()
+{
     auto *runsDock = new QDockWidget(tr("Runs"), this);
     runsDock->setObjectName(QStringLiteral("runs"));
     m_runList = new RunListPanel(m_state, runsDock);
@@ -221,7 +247,10 @@ MainWindow::MainWindow(QWidget *parent)
     runsDock->setVisible(false); // shown once a second run is added
     connect(m_runList, &RunListPanel::addRequested, this, &MainWindow::chooseRunToCompare);
     m_runsDock = runsDock;
-    connect(m_state, &ViewState::currentStepChanged, this, &MainWindow::syncStepControls);
+}
+
+void MainWindow::connectToController()
+{
     connect(m_controller, &AnalysisController::started, this, [this](const QString &source) {
         m_source = source;
         m_state->resetLayerRanges(); // every layer of the new run, in every view
@@ -237,11 +266,6 @@ MainWindow::MainWindow(QWidget *parent)
         m_issuesButton->setVisible(false);
         showFiguresOr(tr("Opening %1…").arg(QDir::toNativeSeparators(source)));
     });
-    // The run's logs looked at again every two seconds: a curve grows as training writes it.
-    m_logTimer = new QTimer(this);
-    m_logTimer->setInterval(2000);
-    connect(m_logTimer, &QTimer::timeout, this, &MainWindow::followTrainingLogs);
-    m_logTimer->start();
     connect(m_controller, &AnalysisController::checkpointArrived, m_state, &ViewState::addResults);
     connect(m_controller, &AnalysisController::progressed, this, &MainWindow::onProgress);
     connect(m_controller, &AnalysisController::finished, this, &MainWindow::onFinished);
@@ -263,7 +287,6 @@ MainWindow::MainWindow(QWidget *parent)
         m_status->setText(message);
         statusBar()->showMessage(message, 10000);
     });
-    restoreSettings();
 }
 
 MainWindow::~MainWindow() = default;

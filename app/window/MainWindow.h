@@ -114,6 +114,14 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
+    // The constructor's steps: a tab per figure and the message shown instead of them, the menus,
+    // the controls, the step bar, the status bar, the centre (the demo's banner over them), the runs
+    // dock, and what follows the view state and the analysis.
+    void buildFigureArea();
+    void buildCentre();
+    void buildRunsDock();
+    void connectToState();
+    void connectToController();
     void buildMenus();
     void buildFileMenu();
     void addExportActions(QMenu *file);

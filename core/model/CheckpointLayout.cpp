@@ -668,150 +668,204 @@ QString joinBlock(std::initializer_list<QString> pieces)
     return kept.join(QLatin1Char('-'));
 }
 
+// A typed tensor before its block is named: its parts and the rule that typed it.
+struct Pending {
+    PlannedTensor planned;
+    RuleMatch match;
+};
+
+// One checkpoint being planned, step by step (CheckpointLayout::plan): its tensors, LoRA factors
+// stood for by their module's weight, looked up by name; each typed or left out; then the blocks
+// named and the notes written.
+class LayoutPlanning {
+public:
+    LayoutPlanning(const QList<NamedShape> &stored, const ModelConfig &config, const TensorNameRules &rules, const AdapterConfig &adapter)
+        : m_config(config), m_rules(rules), m_adapter(adapter)
+    {
+        standInForLoraFactors(stored);
+        for (const NamedShape &t : m_tensors)
+            m_byName.insert(TensorNameRules::withoutWrapperPrefixes(t.name), &t);
+        // DeepSeek-V3 stores its multi-token-prediction module as layers past the last one.
+        const auto layers = config.integer({QStringLiteral("num_hidden_layers"), QStringLiteral("n_layer"), QStringLiteral("n_layers")});
+        if (config.modelType().startsWith(QLatin1String("deepseek")))
+            m_mtpFromLayer = layers;
+    }
+
+    CheckpointLayout run()
+    {
+        for (const NamedShape &t : m_tensors)
+            if (t.shape.size() >= 2) // not biases, norms, scalars
+                planTensor(t);
+        nameBlocks();
+        addNotes();
+        return m_layout;
+    }
+
+private:
+    // LoRA factors stand for their module's update, typed by the rules as the module's own weight
+    // of the base model's shape (out × in, or in × out where the base stores it so).
+    void standInForLoraFactors(const QList<NamedShape> &stored)
+    {
+        const LoraFactors lora = LoraFactors::find(stored);
+        for (const LoraFactors::Problem &p : lora.problems)
+            m_layout.leftOut.append({p.tensor, p.shape, p.reason, true});
+        for (const NamedShape &t : stored)
+            if (!lora.consumed.contains(t.name))
+                m_tensors.append(t);
+        for (const LoraFactorPair &pair : lora.pairs) {
+            const bool transposed = pair.embedding || m_adapter.fanInFanOut();
+            const QString name = pair.module + QStringLiteral(".weight");
+            m_updateOf.insert(name, pair);
+            m_tensors.append({name, transposed ? QList<qint64>{pair.inFeatures, pair.outFeatures} : QList<qint64>{pair.outFeatures, pair.inFeatures},
+                              pair.dtype});
+        }
+    }
+
+    bool exists(const QString &name) const { return m_byName.contains(name); }
+
+    // The rule that types the tensor, or what its name alone says (GenericTyping): never "not an
+    // attention or MLP matrix" for a weight inside a layer that nothing explains. None: left out.
+    std::optional<RuleMatch> matchOf(const NamedShape &t)
+    {
+        const auto exists = [this](const QString &name) { return this->exists(name); };
+        if (std::optional<RuleMatch> match = m_rules.match(t.name, m_config, exists)) {
+            if (!match->ignored)
+                return match;
+            m_layout.leftOut.append({t.name, t.shape, match->reason, false});
+            return std::nullopt;
+        }
+        const GenericVerdict verdict = GenericTyping::classify(t.name, t.shape, t.dtype, exists);
+        if (verdict.kind == GenericVerdict::Kind::Typed) {
+            m_genericallyTyped << QStringLiteral("%1 as %2").arg(t.name, csvName(verdict.match.type));
+            return verdict.match;
+        }
+        QString reason = verdict.reason;
+        if (verdict.kind == GenericVerdict::Kind::Reported) {
+            if (const QString model = m_config.describeModel(); !model.isEmpty())
+                reason += QStringLiteral(" (%1)").arg(model);
+            if (t.shape.size() != 2)
+                reason = QStringLiteral("%1 tensor %2: ").arg(t.shape.size()).arg(shapeText(t.shape)) + reason;
+        }
+        m_layout.leftOut.append({t.name, t.shape, reason, verdict.kind == GenericVerdict::Kind::Reported});
+        return std::nullopt;
+    }
+
+    void planTensor(const NamedShape &t)
+    {
+        const std::optional<RuleMatch> match = matchOf(t);
+        if (!match)
+            return;
+        std::optional<QList<qint64>> partnerShape;
+        if (const NamedShape *partner = m_byName.value(match->partner))
+            partnerShape = partner->shape;
+        const Cut result = cut({*match, t.name, t.shape, m_config, partnerShape});
+        if (!result.error.isEmpty()) {
+            m_layout.leftOut.append({t.name, t.shape, result.error, true});
+            return;
+        }
+        if (!result.note.isEmpty() && !m_layout.notes.contains(result.note))
+            m_layout.notes << result.note;
+        Pending p{{t.name, t.shape, t.dtype, match->family, result.parts, {}, {}}, *match};
+        if (const auto it = m_updateOf.constFind(t.name); it != m_updateOf.constEnd())
+            attachUpdate(p.planned, *it);
+        if (m_mtpFromLayer && match->layer >= *m_mtpFromLayer)
+            p.match.subBlock = joinBlock({QStringLiteral("mtp"), p.match.subBlock});
+        const QString scales = TensorNameRules::withoutWrapperPrefixes(t.name) + QStringLiteral("_scale_inv");
+        if (exists(scales))
+            p.planned.blockScales = m_byName.value(scales)->name;
+        m_pending.append(p);
+    }
+
+    // The weight standing for a LoRA update is read from its factors, scaled as the adapter says.
+    void attachUpdate(PlannedTensor &planned, const LoraFactorPair &pair)
+    {
+        const AdapterConfig::Scale scale = m_adapter.scaleOf(pair.module, pair.rank);
+        if (!scale.value && !m_unscaled.contains(scale.problem))
+            m_unscaled << scale.problem;
+        planned.update = LowRankUpdate{pair.factorA, pair.factorB, pair.rank, pair.embedding || m_adapter.fanInFanOut(), scale.value};
+        planned.family += QStringLiteral(" (LoRA update, r = %1)").arg(pair.rank);
+        // Named as stored, B@A: "base_model.model.….q_proj.lora_B@lora_A".
+        const auto bare = [](const QString &name) { return name.endsWith(QLatin1String(".weight")) ? name.chopped(7) : name; };
+        const QString factors = bare(pair.factorB) + QLatin1Char('@') + bare(pair.factorA).section(QLatin1Char('.'), -1);
+        for (MatrixPart &part : planned.parts)
+            part.label.replace(0, planned.tensor.size(), factors);
+    }
+
+    // Each part's block from its stack's name; a part whose identity another already has is
+    // reported, never analysed twice.
+    void nameBlocks()
+    {
+        QList<QString> stacks;
+        QHash<QString, QString> unnamedHints;
+        for (const Pending &p : m_pending) {
+            if (p.match.fixedBlock)
+                continue;
+            if (!stacks.contains(p.match.stack))
+                stacks.append(p.match.stack);
+            if (!p.match.unnamedStack.isEmpty())
+                unnamedHints.insert(p.match.stack, p.match.unnamedStack);
+        }
+        const QHash<QString, QString> stackNames = nameStacks(stacks, unnamedHints);
+        QHash<MatrixIdentity, QString> taken;
+        for (Pending &p : m_pending) {
+            const QString stack = p.match.fixedBlock ? *p.match.fixedBlock : stackNames.value(p.match.stack);
+            QList<MatrixPart> kept;
+            QStringList clashes;
+            for (MatrixPart part : p.planned.parts) {
+                // A part may carry a block of its own inside the stack (MLA's latent and rope).
+                part.id.block = joinBlock({stack, p.match.subBlock, part.id.block, p.match.cross ? QStringLiteral("cross") : QString()});
+                if (const auto it = taken.constFind(part.id); it != taken.constEnd()) {
+                    clashes << QStringLiteral("%1 is already %2").arg(part.id.text(), *it);
+                    continue;
+                }
+                taken.insert(part.id, part.label);
+                kept << part;
+            }
+            if (!clashes.isEmpty())
+                m_layout.leftOut.append({p.planned.tensor, p.planned.shape,
+                                         QStringLiteral("same block, layer, type and expert as another matrix, not analysed twice: ") +
+                                             clashes.join(QLatin1String("; ")),
+                                         true});
+            if (kept.isEmpty())
+                continue;
+            p.planned.parts = kept;
+            m_layout.typed.append(p.planned);
+        }
+    }
+
+    void addNotes()
+    {
+        if (!m_unscaled.isEmpty())
+            m_layout.notes << QStringLiteral("LoRA updates without a known scale s (%1): their norms are NaN, the scale-free metrics are given")
+                                  .arg(m_unscaled.join(QLatin1String("; ")));
+        const qsizetype generic = m_genericallyTyped.size();
+        if (generic > 0)
+            m_layout.notes << QStringLiteral("%1 tensor%2 no family rule knows typed from %3 name%2 alone (%4%5): check them with "
+                                             "rankscope info, or give --rules")
+                                  .arg(generic).arg(generic == 1 ? "" : "s")
+                                  .arg(generic == 1 ? "its" : "their")
+                                  .arg(m_genericallyTyped.mid(0, 3).join(QLatin1String(", ")))
+                                  .arg(generic > 3 ? QStringLiteral(", …") : QString());
+    }
+
+    const ModelConfig &m_config;
+    const TensorNameRules &m_rules;
+    const AdapterConfig &m_adapter;
+    CheckpointLayout m_layout;
+    QList<NamedShape> m_tensors;
+    QHash<QString, const NamedShape *> m_byName; // by name without wrapper prefixes
+    QHash<QString, LoraFactorPair> m_updateOf;   // by the weight name standing for it
+    std::optional<qint64> m_mtpFromLayer;        // DeepSeek: the layers from here on are its MTP module
+    QList<Pending> m_pending;
+    QStringList m_unscaled, m_genericallyTyped;
+};
+
 } // namespace
 
 CheckpointLayout CheckpointLayout::plan(const QList<NamedShape> &stored, const ModelConfig &config, const TensorNameRules &rules,
                                         const AdapterConfig &adapter)
 {
-    CheckpointLayout layout;
-    // LoRA factors stand for their module's update, typed by the rules as the module's own weight
-    // of the base model's shape (out × in, or in × out where the base stores it so).
-    const LoraFactors lora = LoraFactors::find(stored);
-    for (const LoraFactors::Problem &p : lora.problems)
-        layout.leftOut.append({p.tensor, p.shape, p.reason, true});
-    QList<NamedShape> tensors;
-    for (const NamedShape &t : stored)
-        if (!lora.consumed.contains(t.name))
-            tensors.append(t);
-    QHash<QString, LoraFactorPair> updateOf; // by the weight name standing for it
-    for (const LoraFactorPair &pair : lora.pairs) {
-        const bool transposed = pair.embedding || adapter.fanInFanOut();
-        const QString name = pair.module + QStringLiteral(".weight");
-        updateOf.insert(name, pair);
-        tensors.append({name, transposed ? QList<qint64>{pair.inFeatures, pair.outFeatures} : QList<qint64>{pair.outFeatures, pair.inFeatures},
-                        pair.dtype});
-    }
-    QStringList unscaled;
-    QHash<QString, const NamedShape *> byName; // by name without wrapper prefixes
-    for (const NamedShape &t : tensors)
-        byName.insert(TensorNameRules::withoutWrapperPrefixes(t.name), &t);
-    const auto exists = [&](const QString &name) { return byName.contains(name); };
-
-    // DeepSeek-V3 stores its multi-token-prediction module as layers past the last one.
-    const auto layerCount = config.integer({QStringLiteral("num_hidden_layers"), QStringLiteral("n_layer"), QStringLiteral("n_layers")});
-    const bool hasMtp = config.modelType().startsWith(QLatin1String("deepseek")) && layerCount;
-
-    struct Pending {
-        PlannedTensor planned;
-        RuleMatch match;
-    };
-    QList<Pending> pending;
-    QStringList genericallyTyped;
-    for (const NamedShape &t : tensors) {
-        if (t.shape.size() < 2)
-            continue; // biases, norms, scalars
-        std::optional<RuleMatch> match = rules.match(t.name, config, exists);
-        if (!match) {
-            // No family rule: what its name alone says (GenericTyping), never "not an attention or
-            // MLP matrix" for a weight inside a layer that nothing explains.
-            const GenericVerdict verdict = GenericTyping::classify(t.name, t.shape, t.dtype, exists);
-            if (verdict.kind == GenericVerdict::Kind::Typed) {
-                match = verdict.match;
-                genericallyTyped << QStringLiteral("%1 as %2").arg(t.name, csvName(verdict.match.type));
-            } else {
-                QString reason = verdict.reason;
-                if (verdict.kind == GenericVerdict::Kind::Reported) {
-                    if (const QString model = config.describeModel(); !model.isEmpty())
-                        reason += QStringLiteral(" (%1)").arg(model);
-                    if (t.shape.size() != 2)
-                        reason = QStringLiteral("%1 tensor %2: ").arg(t.shape.size()).arg(shapeText(t.shape)) + reason;
-                }
-                layout.leftOut.append({t.name, t.shape, reason, verdict.kind == GenericVerdict::Kind::Reported});
-                continue;
-            }
-        }
-        if (match->ignored) {
-            layout.leftOut.append({t.name, t.shape, match->reason, false});
-            continue;
-        }
-        std::optional<QList<qint64>> partnerShape;
-        if (const NamedShape *partner = byName.value(match->partner))
-            partnerShape = partner->shape;
-        const Cut result = cut({*match, t.name, t.shape, config, partnerShape});
-        if (!result.error.isEmpty()) {
-            layout.leftOut.append({t.name, t.shape, result.error, true});
-            continue;
-        }
-        if (!result.note.isEmpty() && !layout.notes.contains(result.note))
-            layout.notes << result.note;
-        Pending p{{t.name, t.shape, t.dtype, match->family, result.parts, {}, {}}, *match};
-        if (const auto it = updateOf.constFind(t.name); it != updateOf.constEnd()) {
-            const AdapterConfig::Scale scale = adapter.scaleOf(it->module, it->rank);
-            if (!scale.value && !unscaled.contains(scale.problem))
-                unscaled << scale.problem;
-            p.planned.update = LowRankUpdate{it->factorA, it->factorB, it->rank, it->embedding || adapter.fanInFanOut(), scale.value};
-            p.planned.family += QStringLiteral(" (LoRA update, r = %1)").arg(it->rank);
-            // Named as stored, B@A: "base_model.model.….q_proj.lora_B@lora_A".
-            const auto bare = [](const QString &name) { return name.endsWith(QLatin1String(".weight")) ? name.chopped(7) : name; };
-            const QString factors = bare(it->factorB) + QLatin1Char('@') + bare(it->factorA).section(QLatin1Char('.'), -1);
-            for (MatrixPart &part : p.planned.parts)
-                part.label.replace(0, t.name.size(), factors);
-        }
-        if (hasMtp && match->layer >= *layerCount)
-            p.match.subBlock = joinBlock({QStringLiteral("mtp"), p.match.subBlock});
-        const QString scales = TensorNameRules::withoutWrapperPrefixes(t.name) + QStringLiteral("_scale_inv");
-        if (byName.contains(scales))
-            p.planned.blockScales = byName.value(scales)->name;
-        pending.append(p);
-    }
-
-    QList<QString> stacks;
-    QHash<QString, QString> unnamedHints;
-    for (const Pending &p : pending) {
-        if (p.match.fixedBlock)
-            continue;
-        if (!stacks.contains(p.match.stack))
-            stacks.append(p.match.stack);
-        if (!p.match.unnamedStack.isEmpty())
-            unnamedHints.insert(p.match.stack, p.match.unnamedStack);
-    }
-    const QHash<QString, QString> stackNames = nameStacks(stacks, unnamedHints);
-
-    QHash<MatrixIdentity, QString> taken;
-    for (Pending &p : pending) {
-        const QString stack = p.match.fixedBlock ? *p.match.fixedBlock : stackNames.value(p.match.stack);
-        QList<MatrixPart> kept;
-        QStringList clashes;
-        for (MatrixPart part : p.planned.parts) {
-            // A part may carry a block of its own inside the stack (MLA's latent and rope).
-            part.id.block = joinBlock({stack, p.match.subBlock, part.id.block, p.match.cross ? QStringLiteral("cross") : QString()});
-            if (const auto it = taken.constFind(part.id); it != taken.constEnd()) {
-                clashes << QStringLiteral("%1 is already %2").arg(part.id.text(), *it);
-                continue;
-            }
-            taken.insert(part.id, part.label);
-            kept << part;
-        }
-        if (!clashes.isEmpty())
-            layout.leftOut.append({p.planned.tensor, p.planned.shape, QStringLiteral("same block, layer, type and expert as another "
-                                                                                      "matrix, not analysed twice: ") + clashes.join(QLatin1String("; ")),
-                                   true});
-        if (kept.isEmpty())
-            continue;
-        p.planned.parts = kept;
-        layout.typed.append(p.planned);
-    }
-    if (!unscaled.isEmpty())
-        layout.notes << QStringLiteral("LoRA updates without a known scale s (%1): their norms are NaN, the scale-free metrics are given")
-                            .arg(unscaled.join(QLatin1String("; ")));
-    if (!genericallyTyped.isEmpty())
-        layout.notes << QStringLiteral("%1 tensor%2 no family rule knows typed from %3 name%2 alone (%4%5): check them with "
-                                       "rankscope info, or give --rules")
-                            .arg(genericallyTyped.size()).arg(genericallyTyped.size() == 1 ? "" : "s")
-                            .arg(genericallyTyped.size() == 1 ? "its" : "their")
-                            .arg(genericallyTyped.mid(0, 3).join(QLatin1String(", ")))
-                            .arg(genericallyTyped.size() > 3 ? QStringLiteral(", …") : QString());
-    return layout;
+    return LayoutPlanning(stored, config, rules, adapter).run();
 }
 
 qsizetype CheckpointLayout::matrixCount() const

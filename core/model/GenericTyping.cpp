@@ -102,6 +102,91 @@ const QString &GenericTyping::familyName()
     return name;
 }
 
+namespace {
+
+// Layer and expert numbers of a name's components: a number after experts/expert is the expert's,
+// every other one a layer's (their positions).
+struct NameNumbers {
+    QList<qsizetype> layerAt;
+    QString expert;
+};
+NameNumbers numbersIn(const QStringList &lower)
+{
+    NameNumbers numbers;
+    for (qsizetype i = 0; i < lower.size(); ++i) {
+        if (!isNumber(lower[i]))
+            continue;
+        if (i > 0 && (lower[i - 1] == QLatin1String("experts") || lower[i - 1] == QLatin1String("expert")))
+            numbers.expert = lower[i];
+        else
+            numbers.layerAt << i;
+    }
+    return numbers;
+}
+
+// The matrix type the weight's module says inside its context (what lies between the layer number
+// and the module); none: the names do not say.
+std::optional<MatrixType> typeFromName(const QString &module, const QStringList &context, const QString &name,
+                                       const std::function<bool(const QString &)> &exists)
+{
+    const bool attention = inAttention(context), mlp = inMlp(context);
+    // A state-space mixer's projections (Mamba's in_proj/out_proj) are not attention's, whatever
+    // their names: only a family rule types them.
+    const bool mixer = std::any_of(context.begin(), context.end(), [](const QString &c) {
+        return c.contains(QLatin1String("mixer")) || c.contains(QLatin1String("mamba")) || c.contains(QLatin1String("ssm"));
+    });
+    std::optional<T> type;
+    if (mixer) {
+        // not typed from a name
+    } else if (const auto it = ownTypeWords().constFind(module); it != ownTypeWords().constEnd()) {
+        type = *it;
+    } else if (module == QLatin1String("w1") || module == QLatin1String("w2") || module == QLatin1String("w3")) {
+        // LLaMA's and Mixtral's order when all three are there (w1 gate, w3 up, w2 down); w1 up and
+        // w2 down when there is no w3.
+        const QString sibling = name.section(QLatin1Char('.'), 0, -3) + QStringLiteral(".w3.weight");
+        const bool gated = exists && exists(sibling);
+        if (module == QLatin1String("w1"))
+            type = gated ? T::MlpGate : T::MlpUp;
+        else if (module == QLatin1String("w2"))
+            type = T::MlpDown;
+        else if (gated)
+            type = T::MlpUp;
+    } else if (module == QLatin1String("wo") || module == QLatin1String("c_proj") || module == QLatin1String("proj") ||
+               module == QLatin1String("out") || module == QLatin1String("dense")) {
+        const bool intermediate = context.contains(QLatin1String("intermediate"));
+        if (attention && !intermediate)
+            type = T::O;
+        else if (module == QLatin1String("dense") && intermediate)
+            type = T::MlpUp;
+        else if (mlp)
+            type = T::MlpDown;
+    }
+    return type;
+}
+
+// A weight typed from its name alone: its layer, expert and stack (the name's components before
+// the layer container), a shared expert and cross-attention as the families' rules name them.
+GenericVerdict typedVerdict(MatrixType type, int layer, const QString &expert, const QStringList &stack, const QStringList &context)
+{
+    GenericVerdict verdict{GenericVerdict::Kind::Typed, {}, {}};
+    RuleMatch &m = verdict.match;
+    m.family = GenericTyping::familyName();
+    m.type = type;
+    m.layer = layer;
+    m.expert = expert;
+    m.stack = stack.join(QLatin1Char('.'));
+    // A shared expert beside routed ones is its own expert, as the families' rules name it.
+    for (const QString &c : context)
+        if (c.startsWith(QLatin1String("shared_expert")) || c == QLatin1String("shared_mlp"))
+            m.expert = QLatin1String(kSharedExpert);
+    for (const QString &c : context)
+        m.cross |= c.contains(QLatin1String("cross")) || c.contains(QLatin1String("encoder_attn")) || c.contains(QLatin1String("encdec")) ||
+                   c.contains(QLatin1String("src_attn")) || c.contains(QLatin1String("enc_dec"));
+    return verdict;
+}
+
+} // namespace
+
 GenericVerdict GenericTyping::classify(const QString &tensorName, const QList<qint64> &shape, const QString &dtype,
                                        const std::function<bool(const QString &)> &exists)
 {
@@ -142,17 +227,7 @@ GenericVerdict GenericTyping::classify(const QString &tensorName, const QList<qi
         return notAMatrix(QStringLiteral("a parameter of its module, not a weight"));
     }
 
-    // Layer and expert numbers: a number after experts/expert is the expert's, every other one a layer's.
-    QList<qsizetype> layerAt;
-    QString expert;
-    for (qsizetype i = 0; i < lower.size(); ++i) {
-        if (!isNumber(lower[i]))
-            continue;
-        if (i > 0 && (lower[i - 1] == QLatin1String("experts") || lower[i - 1] == QLatin1String("expert")))
-            expert = lower[i];
-        else
-            layerAt << i;
-    }
+    const auto [layerAt, expert] = numbersIn(lower);
     if (layerAt.isEmpty()) {
         if (ownWord)
             return reported(QStringLiteral("named like an attention/MLP weight but outside any numbered layer: no rule says which "
@@ -178,38 +253,7 @@ GenericVerdict GenericTyping::classify(const QString &tensorName, const QList<qi
                                        "see --rules")
                             .arg(lower[at]));
     const QStringList context = lower.mid(at + 1, moduleAt - at - 1);
-    const bool attention = inAttention(context), mlp = inMlp(context);
-    // A state-space mixer's projections (Mamba's in_proj/out_proj) are not attention's, whatever
-    // their names: only a family rule types them.
-    const bool mixer = std::any_of(context.begin(), context.end(), [](const QString &c) {
-        return c.contains(QLatin1String("mixer")) || c.contains(QLatin1String("mamba")) || c.contains(QLatin1String("ssm"));
-    });
-    std::optional<T> type;
-    if (mixer) {
-        // not typed from a name
-    } else if (const auto it = ownTypeWords().constFind(module); it != ownTypeWords().constEnd()) {
-        type = *it;
-    } else if (module == QLatin1String("w1") || module == QLatin1String("w2") || module == QLatin1String("w3")) {
-        // LLaMA's and Mixtral's order when all three are there (w1 gate, w3 up, w2 down); w1 up and
-        // w2 down when there is no w3.
-        const QString sibling = name.section(QLatin1Char('.'), 0, -3) + QStringLiteral(".w3.weight");
-        const bool gated = exists && exists(sibling);
-        if (module == QLatin1String("w1"))
-            type = gated ? T::MlpGate : T::MlpUp;
-        else if (module == QLatin1String("w2"))
-            type = T::MlpDown;
-        else if (gated)
-            type = T::MlpUp;
-    } else if (module == QLatin1String("wo") || module == QLatin1String("c_proj") || module == QLatin1String("proj") ||
-               module == QLatin1String("out") || module == QLatin1String("dense")) {
-        const bool intermediate = context.contains(QLatin1String("intermediate"));
-        if (attention && !intermediate)
-            type = T::O;
-        else if (module == QLatin1String("dense") && intermediate)
-            type = T::MlpUp;
-        else if (mlp)
-            type = T::MlpDown;
-    }
+    const std::optional<T> type = typeFromName(module, context, name, exists);
     if (!type)
         return reported(QStringLiteral("inside layer %1, but neither a rule nor its name says which matrix it is; "
                                        "see rankscope info --suggest-rules and --rules")
@@ -220,21 +264,7 @@ GenericVerdict GenericTyping::classify(const QString &tensorName, const QList<qi
     const int layer = lower[at].toInt(&layerFits);
     if (!layerFits)
         return reported(QStringLiteral("numbered %1, too large for a layer number; see --rules").arg(lower[at]));
-    GenericVerdict verdict{GenericVerdict::Kind::Typed, {}, {}};
-    RuleMatch &m = verdict.match;
-    m.family = familyName();
-    m.type = *type;
-    m.layer = layer;
-    m.expert = expert;
-    m.stack = at >= 2 ? QStringList(parts.mid(0, at - 1)).join(QLatin1Char('.')) : QString();
-    // A shared expert beside routed ones is its own expert, as the families' rules name it.
-    for (const QString &c : context)
-        if (c.startsWith(QLatin1String("shared_expert")) || c == QLatin1String("shared_mlp"))
-            m.expert = QLatin1String(kSharedExpert);
-    for (const QString &c : context)
-        m.cross |= c.contains(QLatin1String("cross")) || c.contains(QLatin1String("encoder_attn")) || c.contains(QLatin1String("encdec")) ||
-                   c.contains(QLatin1String("src_attn")) || c.contains(QLatin1String("enc_dec"));
-    return verdict;
+    return typedVerdict(*type, layer, expert, parts.mid(0, std::max<qsizetype>(0, at - 1)), context);
 }
 
 } // namespace rankscope

@@ -182,7 +182,9 @@ bool NanotronReader::load(const QStringList &files, QString *error)
     return true;
 }
 
-QString NanotronReader::joinParameter(const QString &name, const QStringList &paths, Parameter &parameter)
+// A parameter is saved whole once, or as every (TP rank, expert rank) of one grid once: what is
+// wrong with the files' names otherwise.
+QString NanotronReader::shardGridProblem(const QStringList &paths)
 {
     QList<NanotronFileName> names;
     for (const QString &path : paths)
@@ -211,6 +213,32 @@ QString NanotronReader::joinParameter(const QString &name, const QStringList &pa
         return QStringLiteral("%1 of its %2 tensor-parallel shards are here (%3 missing): not joined short")
             .arg(ranks.size()).arg(expected).arg(briefList(missing, expected - ranks.size()));
     }
+    return {};
+}
+
+// The blocks must cover the unsharded tensor once: no element twice, none left unset.
+QString NanotronReader::coverageProblem(const QList<Piece> &pieces, const QList<qint64> &unsharded)
+{
+    __int128 covered = 0;
+    QList<const Box *> placed;
+    for (const Piece &piece : pieces)
+        for (const Block &block : piece.blocks) {
+            for (const Box *other : std::as_const(placed))
+                if (overlap(*other, block.global))
+                    return QStringLiteral("two shards both fill %1 of the %2 tensor").arg(boxText(block.global), shapeText(unsharded));
+            placed << &block.global;
+            covered += volume(block.global);
+        }
+    if (covered != volume(Box{QList<qint64>(unsharded.size(), 0), unsharded}))
+        return QStringLiteral("its shards fill only part of the %1 tensor their metadata declares").arg(shapeText(unsharded));
+    return {};
+}
+
+QString NanotronReader::joinParameter(const QString &name, const QStringList &paths, Parameter &parameter)
+{
+    if (const QString problem = shardGridProblem(paths); !problem.isEmpty())
+        return problem;
+    const bool sharded = NanotronLayout::parseFileName(QFileInfo(paths.first()).fileName())->sharded;
 
     QList<qint64> unsharded;
     QList<Piece> pieces;
@@ -230,7 +258,7 @@ QString NanotronReader::joinParameter(const QString &name, const QStringList &pa
         if (!parameter.info.dtype.isEmpty() && data.dtype != parameter.info.dtype)
             return QStringLiteral("%1 holds %2 elements, the other shards %3").arg(where, data.dtype, parameter.info.dtype);
         parameter.info.dtype = data.dtype;
-        if (!first.sharded) {
+        if (!sharded) {
             unsharded = data.shape;
             Box whole{QList<qint64>(data.shape.size(), 0), data.shape};
             pieces.append({path, {{whole, whole}}});
@@ -252,19 +280,8 @@ QString NanotronReader::joinParameter(const QString &name, const QStringList &pa
             return QStringLiteral("more than %1 slice pairs over its shards").arg(kMaxBlocksPerParameter);
         pieces.append({path, *placed});
     }
-    // The blocks must cover the unsharded tensor once: no element twice, none left unset.
-    __int128 covered = 0;
-    QList<const Box *> placed;
-    for (const Piece &piece : std::as_const(pieces))
-        for (const Block &block : piece.blocks) {
-            for (const Box *other : std::as_const(placed))
-                if (overlap(*other, block.global))
-                    return QStringLiteral("two shards both fill %1 of the %2 tensor").arg(boxText(block.global), shapeText(unsharded));
-            placed << &block.global;
-            covered += volume(block.global);
-        }
-    if (covered != volume(Box{QList<qint64>(unsharded.size(), 0), unsharded}))
-        return QStringLiteral("its shards fill only part of the %1 tensor their metadata declares").arg(shapeText(unsharded));
+    if (const QString problem = coverageProblem(pieces, unsharded); !problem.isEmpty())
+        return problem;
     parameter.info.name = name;
     parameter.info.shape = unsharded;
     parameter.pieces = pieces;

@@ -54,6 +54,9 @@ private:
     NanotronReader() = default;
     bool load(const QStringList &files, QString *error);
     QString joinParameter(const QString &name, const QStringList &paths, Parameter &parameter);
+    // joinParameter's checks: the files' shard grid, and the blocks covering the tensor once.
+    static QString shardGridProblem(const QStringList &paths);
+    static QString coverageProblem(const QList<Piece> &pieces, const QList<qint64> &unsharded);
 
     QList<TensorInfo> m_tensors;
     QHash<QString, Parameter> m_parameters;

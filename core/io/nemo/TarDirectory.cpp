@@ -100,7 +100,64 @@ bool readPax(const QByteArray &data, QString *path, qint64 *size)
     return true;
 }
 
+// A GNU long name ('L') or a pax header ('x') at `at` of `size` bytes: the name (and size) it gives
+// the member after it.
+bool readNameHeader(QFile &file, char type, qint64 at, qint64 size, QString *longName, qint64 *paxSize, QString *error)
+{
+    if (size > (type == 'L' ? kMaxNameBytes : kMaxPaxBytes)) {
+        *error = QStringLiteral("the tar header at byte %1 declares a %2-byte name, more than any path").arg(at).arg(size);
+        return false;
+    }
+    file.seek(at + kBlock);
+    const QByteArray bytes = file.read(size);
+    if (type == 'L')
+        *longName = QString::fromUtf8(bytes.left(qstrnlen(bytes.constData(), uint(bytes.size()))));
+    else if (!readPax(bytes, longName, paxSize)) {
+        *error = QStringLiteral("the pax header at byte %1 is malformed").arg(at);
+        return false;
+    }
+    return true;
+}
+
+// A member's name: the long name a header before it gave, else its own (with ustar's prefix).
+QString memberName(const QByteArray &header, const QString &longName)
+{
+    if (!longName.isEmpty())
+        return longName;
+    const QString name = textField(header.constData(), 100);
+    if (header.mid(257, 5) == "ustar" && header[345] != '\0')
+        return textField(header.constData() + 345, 155) + QLatin1Char('/') + name;
+    return name;
+}
+
 } // namespace
+
+bool TarDirectory::addMember(QString name, char type, qint64 data, qint64 size, QSet<QString> &files, QString *error)
+{
+    bool outside = false;
+    name = safeName(name, &outside);
+    if (outside) {
+        *error = QStringLiteral("the tar member '%1' leads outside the archive").arg(printableText(name.left(200)));
+        return false;
+    }
+    if (m_members.size() >= kMaxMembers) {
+        *error = QStringLiteral("more than %1 tar members").arg(kMaxMembers);
+        return false;
+    }
+    // tar extracts the last copy of a member and find() would give the first: a file named twice
+    // (a model_config.yaml appended with tar -r) is ambiguous, and refused by name.
+    if (type != '5' && !name.isEmpty() && (type == '0' || type == '\0' || type == '7') && files.contains(name)) {
+        *error = QStringLiteral("the member '%1' is in the archive twice (tar reads the last copy): which one is meant is "
+                                "not clear, not read").arg(printableText(name.left(200)));
+        return false;
+    }
+    if (!name.isEmpty() && (type == '0' || type == '\0' || type == '7' || type == '5')) {
+        m_members.append({name, data, size, type == '5'});
+        if (type != '5')
+            files.insert(name);
+    }
+    return true;
+}
 
 bool TarDirectory::read(QFile &file, QString *error)
 {
@@ -138,51 +195,16 @@ bool TarDirectory::read(QFile &file, QString *error)
         }
         const qint64 next = data + (*size + kBlock - 1) / kBlock * kBlock;
         if (type == 'L' || type == 'x') {
-            if (*size > (type == 'L' ? kMaxNameBytes : kMaxPaxBytes)) {
-                *error = QStringLiteral("the tar header at byte %1 declares a %2-byte name, more than any path").arg(at).arg(*size);
+            if (!readNameHeader(file, type, at, *size, &longName, &paxSize, error))
                 return false;
-            }
-            file.seek(data);
-            const QByteArray bytes = file.read(*size);
-            if (type == 'L')
-                longName = QString::fromUtf8(bytes.left(qstrnlen(bytes.constData(), uint(bytes.size()))));
-            else if (!readPax(bytes, &longName, &paxSize)) {
-                *error = QStringLiteral("the pax header at byte %1 is malformed").arg(at);
-                return false;
-            }
             at = next;
             continue;
         }
-        QString name = longName;
-        if (name.isEmpty()) {
-            name = textField(header.constData(), 100);
-            if (header.mid(257, 5) == "ustar" && header[345] != '\0')
-                name = textField(header.constData() + 345, 155) + QLatin1Char('/') + name;
-        }
+        const QString name = memberName(header, longName);
         longName.clear();
         paxSize = -1;
-        bool outside = false;
-        name = safeName(name, &outside);
-        if (outside) {
-            *error = QStringLiteral("the tar member '%1' leads outside the archive").arg(printableText(name.left(200)));
+        if (!addMember(name, type, data, *size, files, error))
             return false;
-        }
-        if (m_members.size() >= kMaxMembers) {
-            *error = QStringLiteral("more than %1 tar members").arg(kMaxMembers);
-            return false;
-        }
-        // tar extracts the last copy of a member and find() would give the first: a file named twice
-        // (a model_config.yaml appended with tar -r) is ambiguous, and refused by name.
-        if (type != '5' && !name.isEmpty() && (type == '0' || type == '\0' || type == '7') && files.contains(name)) {
-            *error = QStringLiteral("the member '%1' is in the archive twice (tar reads the last copy): which one is meant is "
-                                    "not clear, not read").arg(printableText(name.left(200)));
-            return false;
-        }
-        if (!name.isEmpty() && (type == '0' || type == '\0' || type == '7' || type == '5')) {
-            m_members.append({name, data, *size, type == '5'});
-            if (type != '5')
-                files.insert(name);
-        }
         at = next;
     }
     if (m_members.isEmpty()) {

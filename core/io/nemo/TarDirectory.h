@@ -8,6 +8,7 @@
 
 #include <QFile>
 #include <QList>
+#include <QSet>
 #include <QString>
 
 namespace rankscope {
@@ -28,6 +29,8 @@ public:
     const TarMember *find(const QString &name) const;
 
 private:
+    // One file or folder member of read(), checked: inside the archive, within the limits, named once.
+    bool addMember(QString name, char type, qint64 data, qint64 size, QSet<QString> &files, QString *error);
     QList<TarMember> m_members;
 };
 

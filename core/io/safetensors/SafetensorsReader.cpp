@@ -99,28 +99,106 @@ std::unique_ptr<SafetensorsReader> SafetensorsReader::open(const QString &path, 
     return reader;
 }
 
+// The JSON header after its 8-byte length, or none and why.
+std::optional<QByteArray> SafetensorsReader::readHeader(QFile &file, QString *error)
+{
+    const quint64 fileSize = quint64(file.size());
+    const QByteArray lengthBytes = file.read(8);
+    if (lengthBytes.size() != 8) {
+        *error = QStringLiteral("safetensors file shorter than its 8-byte header length");
+        return std::nullopt;
+    }
+    const quint64 headerLength = qFromLittleEndian<quint64>(lengthBytes.constData());
+    if (headerLength > kMaxHeaderBytes) {
+        *error = QStringLiteral("safetensors header claims %1 bytes (the limit is 100 MB)").arg(headerLength);
+        return std::nullopt;
+    }
+    if (headerLength > fileSize - 8) {
+        *error = QStringLiteral("safetensors header length %1 runs past the end of the file (truncated?)").arg(headerLength);
+        return std::nullopt;
+    }
+    return file.read(qint64(headerLength));
+}
+
+// One tensor's header entry: its info and where its bytes lie among the dataSize data bytes,
+// checked against its shape and dtype; none and why when they do not agree.
+std::optional<SafetensorsReader::Range> SafetensorsReader::readEntry(const QString &key, const QJsonObject &t, quint64 dataSize,
+                                                                     TensorInfo &info, QString *error)
+{
+    const QString code = t.value("dtype").toString();
+    const QJsonArray shape = t.value("shape").toArray();
+    const QJsonArray offsets = t.value("data_offsets").toArray();
+    const int size = storedElementSize(code);
+    if (size == 0) {
+        *error = QStringLiteral("tensor %1 has unknown dtype '%2'").arg(key, code);
+        return std::nullopt;
+    }
+    if (offsets.size() != 2 || !t.value("shape").isArray()) {
+        *error = QStringLiteral("tensor %1 lacks shape or data_offsets").arg(key);
+        return std::nullopt;
+    }
+    info = {key, {}, safetensorsDtypeName(code)};
+    quint64 elements = 1;
+    for (const QJsonValue &dim : shape) {
+        const double d = dim.toDouble(-1);
+        if (d < 0 || d > 1e15 || d != std::floor(d)) {
+            *error = QStringLiteral("tensor %1 has an invalid shape").arg(key);
+            return std::nullopt;
+        }
+        if (d > 0 && elements > quint64(1e15) / quint64(d)) {
+            *error = QStringLiteral("tensor %1 claims more elements than any file holds").arg(key);
+            return std::nullopt;
+        }
+        elements *= quint64(d);
+        info.shape.append(qint64(d));
+    }
+    const double begin = offsets[0].toDouble(-1), end = offsets[1].toDouble(-1);
+    if (begin < 0 || end < begin || end > double(dataSize)) {
+        *error = QStringLiteral("tensor %1's data_offsets [%2, %3] lie outside the %4 data bytes (truncated?)")
+                     .arg(key, headerNumberText(begin), headerNumberText(end)).arg(dataSize);
+        return std::nullopt;
+    }
+    const SafetensorsReader::Range range{quint64(begin), quint64(end)};
+    if (range.end - range.begin != elements * quint64(size)) {
+        *error = QStringLiteral("tensor %1 holds %2 bytes but its shape and dtype need %3")
+                     .arg(key).arg(range.end - range.begin).arg(elements * quint64(size));
+        return std::nullopt;
+    }
+    return range;
+}
+
+// Offsets must tile the data exactly: contiguous from 0, no overlap, no gap, no trailing bytes.
+QString SafetensorsReader::tilingProblem(QList<Entry> byOffset, quint64 dataSize)
+{
+    std::sort(byOffset.begin(), byOffset.end(), [](const Entry &a, const Entry &b) {
+        return a.range.begin < b.range.begin || (a.range.begin == b.range.begin && a.range.end < b.range.end);
+    });
+    quint64 expected = 0;
+    for (const Entry &e : byOffset) {
+        if (e.range.begin != expected) {
+            return e.range.begin < expected ? QStringLiteral("tensor %1 overlaps the tensor before it").arg(e.name)
+                                            : QStringLiteral("gap before tensor %1's data").arg(e.name);
+        }
+        expected = e.range.end;
+    }
+    if (expected != dataSize) {
+        return expected < dataSize ? QStringLiteral("%1 bytes after the last tensor (trailing data)").arg(dataSize - expected)
+                                   : QStringLiteral("data is truncated");
+    }
+    return {};
+}
+
 bool SafetensorsReader::load(const QString &path, QString *error)
 {
     if (!RegularFile::open(m_file, path, error))
         return false;
     const quint64 fileSize = quint64(m_file.size());
-    const QByteArray lengthBytes = m_file.read(8);
-    if (lengthBytes.size() != 8) {
-        *error = QStringLiteral("safetensors file shorter than its 8-byte header length");
+    const std::optional<QByteArray> header = readHeader(m_file, error);
+    if (!header)
         return false;
-    }
-    const quint64 headerLength = qFromLittleEndian<quint64>(lengthBytes.constData());
-    if (headerLength > kMaxHeaderBytes) {
-        *error = QStringLiteral("safetensors header claims %1 bytes (the limit is 100 MB)").arg(headerLength);
-        return false;
-    }
-    if (headerLength > fileSize - 8) {
-        *error = QStringLiteral("safetensors header length %1 runs past the end of the file (truncated?)").arg(headerLength);
-        return false;
-    }
-    const QByteArray header = m_file.read(qint64(headerLength));
+    const quint64 headerLength = quint64(header->size());
     QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(header, &parseError);
+    const QJsonDocument doc = QJsonDocument::fromJson(*header, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
         *error = QStringLiteral("safetensors header is not valid UTF-8 JSON: %1 at byte %2")
                      .arg(parseError.errorString()).arg(parseError.offset);
@@ -130,17 +208,13 @@ bool SafetensorsReader::load(const QString &path, QString *error)
         *error = QStringLiteral("safetensors header is a JSON array, not the object of tensors it must be");
         return false;
     }
-    if (const QString twice = keyNamedTwice(header); !twice.isEmpty()) {
+    if (const QString twice = keyNamedTwice(*header); !twice.isEmpty()) {
         *error = QStringLiteral("safetensors header names tensor %1 twice").arg(printableText(twice.left(200)));
         return false;
     }
     m_dataStart = 8 + headerLength;
     const quint64 dataSize = fileSize - m_dataStart;
 
-    struct Entry {
-        QString name;
-        Range range;
-    };
     QList<Entry> byOffset;
     const QJsonObject object = doc.object();
     for (auto it = object.begin(); it != object.end(); ++it) {
@@ -152,67 +226,17 @@ bool SafetensorsReader::load(const QString &path, QString *error)
                     m_metadata.insert(note.key(), note.value().toString());
             continue;
         }
-        const QJsonObject t = it.value().toObject();
-        const QString code = t.value("dtype").toString();
-        const QJsonArray shape = t.value("shape").toArray();
-        const QJsonArray offsets = t.value("data_offsets").toArray();
-        const int size = storedElementSize(code);
-        if (size == 0) {
-            *error = QStringLiteral("tensor %1 has unknown dtype '%2'").arg(it.key(), code);
+        TensorInfo info;
+        const std::optional<Range> range = readEntry(it.key(), it.value().toObject(), dataSize, info, error);
+        if (!range)
             return false;
-        }
-        if (offsets.size() != 2 || !t.value("shape").isArray()) {
-            *error = QStringLiteral("tensor %1 lacks shape or data_offsets").arg(it.key());
-            return false;
-        }
-        TensorInfo info{it.key(), {}, safetensorsDtypeName(code)};
-        quint64 elements = 1;
-        for (const QJsonValue &dim : shape) {
-            const double d = dim.toDouble(-1);
-            if (d < 0 || d > 1e15 || d != std::floor(d)) {
-                *error = QStringLiteral("tensor %1 has an invalid shape").arg(it.key());
-                return false;
-            }
-            if (d > 0 && elements > quint64(1e15) / quint64(d)) {
-                *error = QStringLiteral("tensor %1 claims more elements than any file holds").arg(it.key());
-                return false;
-            }
-            elements *= quint64(d);
-            info.shape.append(qint64(d));
-        }
-        const double begin = offsets[0].toDouble(-1), end = offsets[1].toDouble(-1);
-        if (begin < 0 || end < begin || end > double(dataSize)) {
-            *error = QStringLiteral("tensor %1's data_offsets [%2, %3] lie outside the %4 data bytes (truncated?)")
-                         .arg(it.key(), headerNumberText(begin), headerNumberText(end)).arg(dataSize);
-            return false;
-        }
-        const Range range{quint64(begin), quint64(end)};
-        if (range.end - range.begin != elements * quint64(size)) {
-            *error = QStringLiteral("tensor %1 holds %2 bytes but its shape and dtype need %3")
-                         .arg(it.key()).arg(range.end - range.begin).arg(elements * quint64(size));
-            return false;
-        }
-        byOffset.append({it.key(), range});
+        byOffset.append({it.key(), *range});
         m_index.insert(it.key(), m_tensors.size());
         m_tensors.append(info);
-        m_ranges.insert(it.key(), range);
+        m_ranges.insert(it.key(), *range);
     }
-    // Offsets must tile the data exactly: contiguous from 0, no overlap, no gap, no trailing bytes.
-    std::sort(byOffset.begin(), byOffset.end(), [](const Entry &a, const Entry &b) {
-        return a.range.begin < b.range.begin || (a.range.begin == b.range.begin && a.range.end < b.range.end);
-    });
-    quint64 expected = 0;
-    for (const Entry &e : byOffset) {
-        if (e.range.begin != expected) {
-            *error = e.range.begin < expected ? QStringLiteral("tensor %1 overlaps the tensor before it").arg(e.name)
-                                              : QStringLiteral("gap before tensor %1's data").arg(e.name);
-            return false;
-        }
-        expected = e.range.end;
-    }
-    if (expected != dataSize) {
-        *error = expected < dataSize ? QStringLiteral("%1 bytes after the last tensor (trailing data)").arg(dataSize - expected)
-                                     : QStringLiteral("data is truncated");
+    if (const QString gap = tilingProblem(byOffset, dataSize); !gap.isEmpty()) {
+        *error = gap;
         return false;
     }
     return true;

@@ -7,6 +7,9 @@
 
 #include <QFile>
 #include <QHash>
+#include <optional>
+
+class QJsonObject;
 
 namespace rankscope {
 
@@ -30,8 +33,16 @@ private:
         quint64 begin;
         quint64 end;
     };
+    struct Entry {
+        QString name;
+        Range range;
+    };
     SafetensorsReader() = default;
     bool load(const QString &path, QString *error);
+    // load's steps: the header's bytes, one tensor's entry, the entries tiling the data.
+    static std::optional<QByteArray> readHeader(QFile &file, QString *error);
+    static std::optional<Range> readEntry(const QString &key, const QJsonObject &t, quint64 dataSize, TensorInfo &info, QString *error);
+    static QString tilingProblem(QList<Entry> byOffset, quint64 dataSize);
 
     QFile m_file;
     quint64 m_dataStart = 0;

@@ -72,15 +72,9 @@ std::unique_ptr<TorchCheckpointReader> TorchCheckpointReader::openAnyObject(cons
     return reader;
 }
 
-bool TorchCheckpointReader::load(const QString &path, qint64 base, qint64 size, QString *error)
+// The archive's data.pkl (and its byte order, from the byteorder entry beside it), or none and why.
+std::optional<QByteArray> TorchCheckpointReader::readPickleBytes(QString *error)
 {
-    if (!RegularFile::open(m_file, path, error))
-        return false;
-    auto zip = ZipDirectory::read(m_file, error, base, size);
-    if (!zip)
-        return false;
-    m_zip = std::move(*zip);
-
     const ZipEntry *pickle = nullptr;
     for (const ZipEntry &entry : m_zip.entries()) {
         const QStringList parts = entry.name.split(QLatin1Char('/'));
@@ -97,20 +91,20 @@ bool TorchCheckpointReader::load(const QString &path, qint64 base, qint64 size, 
         *error = torchScript ? QStringLiteral("a TorchScript archive (torch.jit.save), not a torch.save checkpoint; "
                                               "save the model's state_dict() with torch.save instead")
                              : QStringLiteral("zip archive without a */data.pkl entry: not a PyTorch checkpoint");
-        return false;
+        return std::nullopt;
     }
     if (pickle->size > static_cast<quint64>(kMaxPickleBytes)) {
         *error = QStringLiteral("data.pkl claims %1 bytes, more than RankScope reads").arg(pickle->size);
-        return false;
+        return std::nullopt;
     }
     const auto offset = m_zip.dataOffset(m_file, *pickle, error);
     if (!offset)
-        return false;
+        return std::nullopt;
     m_file.seek(static_cast<qint64>(*offset));
     const QByteArray pickleBytes = m_file.read(static_cast<qint64>(pickle->size));
     if (static_cast<quint64>(pickleBytes.size()) != pickle->size) {
         *error = QStringLiteral("cannot read data.pkl (truncated?)");
-        return false;
+        return std::nullopt;
     }
     if (const ZipEntry *order = m_zip.find(m_prefix + QStringLiteral("/byteorder"))) {
         if (auto at = m_zip.dataOffset(m_file, *order, error); at && order->size < 16) {
@@ -120,7 +114,43 @@ bool TorchCheckpointReader::load(const QString &path, qint64 base, qint64 size, 
         error->clear();
     }
 
-    m_pickle = readPickle(pickleBytes);
+    return pickleBytes;
+}
+
+// What the checkpoint records beside its weights: the step, and the model's config.
+void TorchCheckpointReader::readStepAndConfig(const PickleRef &root)
+{
+    using Kind = PickleValue::Kind;
+    // litgpt records step_count (optimizer steps, its step-N folders' N) beside iter_num (micro-batches).
+    for (const char *key : {"step_count", "iter_num", "step", "global_step"}) {
+        const PickleRef v = root->value(QLatin1String(key));
+        if (v && v->kind == Kind::Int) {
+            m_step = v->integer;
+            break;
+        }
+    }
+    for (const char *key : {"model_args", "config", "hyper_parameters"}) {
+        const QVariant v = toVariant(root->value(QLatin1String(key)));
+        if (v.typeId() == QMetaType::QVariantMap) {
+            m_modelConfig = v.toMap();
+            break;
+        }
+    }
+}
+
+bool TorchCheckpointReader::load(const QString &path, qint64 base, qint64 size, QString *error)
+{
+    if (!RegularFile::open(m_file, path, error))
+        return false;
+    auto zip = ZipDirectory::read(m_file, error, base, size);
+    if (!zip)
+        return false;
+    m_zip = std::move(*zip);
+
+    const std::optional<QByteArray> pickleBytes = readPickleBytes(error);
+    if (!pickleBytes)
+        return false;
+    m_pickle = readPickle(*pickleBytes);
     const PickleResult &result = m_pickle;
     // An unsafe pickle is said to be one whether or not its tensors can be read.
     auto fail = [&](const QString &why) {
@@ -152,21 +182,7 @@ bool TorchCheckpointReader::load(const QString &path, qint64 base, qint64 size, 
             return fail(QStringLiteral("no tensors found in the checkpoint"));
         m_warnings << unsafePickleText(result.unsafeGlobals) + QStringLiteral(", and its tensors were read");
     }
-    // litgpt records step_count (optimizer steps, its step-N folders' N) beside iter_num (micro-batches).
-    for (const char *key : {"step_count", "iter_num", "step", "global_step"}) {
-        const PickleRef v = result.root->value(QLatin1String(key));
-        if (v && v->kind == Kind::Int) {
-            m_step = v->integer;
-            break;
-        }
-    }
-    for (const char *key : {"model_args", "config", "hyper_parameters"}) {
-        const QVariant v = toVariant(result.root->value(QLatin1String(key)));
-        if (v.typeId() == QMetaType::QVariantMap) {
-            m_modelConfig = v.toMap();
-            break;
-        }
-    }
+    readStepAndConfig(result.root);
     return true;
 }
 

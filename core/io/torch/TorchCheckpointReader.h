@@ -44,6 +44,9 @@ protected:
 private:
     TorchCheckpointReader() = default;
     bool load(const QString &path, qint64 base, qint64 size, QString *error);
+    // load's steps: the pickle's bytes, and what the checkpoint records beside its weights.
+    std::optional<QByteArray> readPickleBytes(QString *error);
+    void readStepAndConfig(const PickleRef &root);
     void collectTensors(const PickleRef &dict, const QString &prefix, int depth);
     // Drops (and names) the stacks of matrices (3-D: experts) that cannot be what they declare:
     // more elements than their storage holds, or an axis repeating one stored matrix (stride 0).

@@ -478,6 +478,16 @@ void MainWindow::buildAnalysisMenu()
 
 void MainWindow::buildControls()
 {
+    buildFilterBar();
+    buildDisplayBar();
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::syncControlsToTab);
+    connect(figure(FigureKind::Heads)->headView(), &HeadView::modeChanged, this, &MainWindow::syncControlsToTab);
+    connect(lineChart(), &MetricLineChart::perLayerTypeChanged, this, &MainWindow::syncControlsToTab);
+    syncControlsToTab();
+}
+
+void MainWindow::buildFilterBar()
+{
     QToolBar *bar = addToolBar(tr("Filters"));
     bar->setObjectName(QStringLiteral("filters"));
     bar->setMovable(false);
@@ -511,9 +521,13 @@ void MainWindow::buildControls()
     m_energy->setToolTip(tr("The share of the energy Σσ² kept for compression %, energy rank and parameter saving"));
     connect(m_energy, &QDoubleSpinBox::valueChanged, m_state, &ViewState::setEnergy);
     bar->addWidget(m_energy);
+}
+
+void MainWindow::buildDisplayBar()
+{
     // The display options on a row of their own: one row cut them off behind the overflow at 1024 px.
     addToolBarBreak();
-    bar = addToolBar(tr("Display"));
+    QToolBar *bar = addToolBar(tr("Display"));
     bar->setObjectName(QStringLiteral("display"));
     bar->setMovable(false);
     m_aggregate = new QComboBox(this);
@@ -552,10 +566,6 @@ void MainWindow::buildControls()
     m_relativeStep->setToolTip(tr("Steps as a fraction of each run's last step, to compare runs of different length"));
     connect(m_relativeStep, &QCheckBox::toggled, m_state, &ViewState::setRelativeStep);
     bar->addWidget(m_relativeStep);
-    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::syncControlsToTab);
-    connect(figure(FigureKind::Heads)->headView(), &HeadView::modeChanged, this, &MainWindow::syncControlsToTab);
-    connect(lineChart(), &MetricLineChart::perLayerTypeChanged, this, &MainWindow::syncControlsToTab);
-    syncControlsToTab();
 }
 
 void MainWindow::buildStepBar()

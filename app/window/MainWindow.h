@@ -128,6 +128,9 @@ private:
     void buildViewMenu();
     void buildAnalysisMenu();
     void buildControls();
+    // The types, blocks, layers and τ; then the display options on a row of their own.
+    void buildFilterBar();
+    void buildDisplayBar();
     void buildStepBar();
     void buildStatusBar();
     void restoreSettings();

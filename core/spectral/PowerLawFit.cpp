@@ -7,16 +7,27 @@
 
 namespace rankscope {
 
-PowerLawFit fitPowerLaw(const Eigen::Ref<const Eigen::VectorXd> &eigenvalues)
+namespace {
+
+// The eigenvalues the fit takes, ascending: those above kPowerLawThreshold. An Inf would make
+// every tail's log-likelihood Inf − Inf: only finite eigenvalues are fitted (the solver and the
+// results file let no other through).
+std::vector<double> fittedEigenvalues(const Eigen::Ref<const Eigen::VectorXd> &eigenvalues)
 {
     std::vector<double> x;
     x.reserve(static_cast<size_t>(eigenvalues.size()));
-    // An Inf would make every tail's log-likelihood Inf − Inf: only finite eigenvalues are fitted
-    // (the solver and the results file let no other through).
     for (double value : eigenvalues)
         if (value > kPowerLawThreshold && std::isfinite(value))
             x.push_back(value);
     std::sort(x.begin(), x.end());
+    return x;
+}
+
+} // namespace
+
+PowerLawFit fitPowerLaw(const Eigen::Ref<const Eigen::VectorXd> &eigenvalues)
+{
+    const std::vector<double> x = fittedEigenvalues(eigenvalues);
     const int n = static_cast<int>(x.size());
     PowerLawFit fit;
     fit.fitted = n;

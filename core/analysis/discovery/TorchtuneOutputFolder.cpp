@@ -86,13 +86,52 @@ std::optional<qint64> TorchtuneOutputFolder::epochOfFolder(const QString &folder
     return ok ? std::optional<qint64>(epoch) : std::nullopt;
 }
 
+namespace {
+
+// One of an epoch's flat shard files (hf_model_KKKK_N.pt, model-0KKKK-of-0MMMM_N.safetensors).
+struct Shard {
+    int shard;
+    int total;
+    WeightsGroup group;
+};
+
+// An epoch's shards as one checkpoint, its files named as its shards; shards missing of the
+// `expected` every epoch has make it an error.
+WeightsGroup mergedEpoch(QList<Shard> shards, qint64 epoch, int expected, QList<ClassifiedFile> &files)
+{
+    std::sort(shards.begin(), shards.end(), [](const Shard &a, const Shard &b) { return a.shard < b.shard; });
+    WeightsGroup merged;
+    merged.layout = WeightsLayout::NamedShards;
+    merged.format = shards.first().group.format;
+    QSet<int> present;
+    QStringList names;
+    for (const Shard &s : std::as_const(shards)) {
+        merged.files << s.group.files;
+        present.insert(s.shard);
+        names << s.group.name;
+        if (merged.error.isEmpty() && !s.group.error.isEmpty())
+            merged.error = QStringLiteral("%1: %2").arg(s.group.name, s.group.error);
+        for (ClassifiedFile &file : files)
+            if (file.path == s.group.files.first())
+                file = {file.path, file.role == FileRole::DamagedWeights ? file.role : FileRole::Shard,
+                        QStringLiteral("%1; shard %2 of epoch %3 (torchtune's flat files)").arg(file.reason).arg(s.shard).arg(epoch)};
+    }
+    merged.name = shards.size() == 1 ? names.first() : QStringLiteral("%1 … %2").arg(names.first(), names.last());
+    QStringList missing;
+    for (int k = 1; k <= expected && missing.size() < kBriefListItems; ++k)
+        if (!present.contains(k))
+            missing << QString::number(k);
+    const qint64 absent = expected - std::count_if(present.begin(), present.end(), [&](int k) { return k >= 1 && k <= expected; });
+    if (absent > 0)
+        merged.error = QStringLiteral("shard(s) %1 of %2 of epoch %3 are missing (every epoch is saved in %2 shards)")
+                           .arg(briefList(missing, absent)).arg(expected).arg(epoch);
+    return merged;
+}
+
+} // namespace
+
 void TorchtuneOutputFolder::regroupFlatFiles(FolderWeights &weights)
 {
-    struct Shard {
-        int shard;
-        int total;
-        WeightsGroup group;
-    };
     QMap<qint64, QList<Shard>> shardsByEpoch;
     QSet<qint64> modelEpochs;
     QList<QPair<qint64, WeightsGroup>> adapters;
@@ -121,34 +160,7 @@ void TorchtuneOutputFolder::regroupFlatFiles(FolderWeights &weights)
         for (const Shard &s : shards)
             expected = std::max({expected, s.shard, s.total});
     for (auto it = shardsByEpoch.begin(); it != shardsByEpoch.end(); ++it) {
-        QList<Shard> &shards = it.value();
-        std::sort(shards.begin(), shards.end(), [](const Shard &a, const Shard &b) { return a.shard < b.shard; });
-        WeightsGroup merged;
-        merged.layout = WeightsLayout::NamedShards;
-        merged.format = shards.first().group.format;
-        QSet<int> present;
-        QStringList names;
-        for (const Shard &s : std::as_const(shards)) {
-            merged.files << s.group.files;
-            present.insert(s.shard);
-            names << s.group.name;
-            if (merged.error.isEmpty() && !s.group.error.isEmpty())
-                merged.error = QStringLiteral("%1: %2").arg(s.group.name, s.group.error);
-            for (ClassifiedFile &file : weights.files)
-                if (file.path == s.group.files.first())
-                    file = {file.path, file.role == FileRole::DamagedWeights ? file.role : FileRole::Shard,
-                            QStringLiteral("%1; shard %2 of epoch %3 (torchtune's flat files)").arg(file.reason).arg(s.shard).arg(it.key())};
-        }
-        merged.name = shards.size() == 1 ? names.first() : QStringLiteral("%1 … %2").arg(names.first(), names.last());
-        QStringList missing;
-        for (int k = 1; k <= expected && missing.size() < kBriefListItems; ++k)
-            if (!present.contains(k))
-                missing << QString::number(k);
-        const qint64 absent = expected - std::count_if(present.begin(), present.end(), [&](int k) { return k >= 1 && k <= expected; });
-        if (absent > 0)
-            merged.error = QStringLiteral("shard(s) %1 of %2 of epoch %3 are missing (every epoch is saved in %2 shards)")
-                               .arg(briefList(missing, absent)).arg(expected).arg(it.key());
-        kept.append(merged);
+        kept.append(mergedEpoch(it.value(), it.key(), expected, weights.files));
     }
     // LoRA: beside an epoch's merged model its adapter is named; alone (adapter_only) it is the checkpoint.
     for (const auto &[epoch, group] : std::as_const(adapters)) {

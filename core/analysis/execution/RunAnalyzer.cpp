@@ -461,6 +461,27 @@ bool RunAnalyzer::readWorkItem(CheckpointJob &job, const PlannedTensor &tensor, 
     return true;
 }
 
+namespace {
+
+// What a matrix's result starts from: which part of which tensor of which checkpoint, as stored.
+MatrixResult resultOf(const CheckpointRecord &record, const PlannedTensor &tensor, const MatrixPart &part, qint64 rows, qint64 cols)
+{
+    MatrixResult base;
+    base.step = record.step;
+    base.block = part.id.block;
+    base.layer = part.id.layer;
+    base.type = part.id.type;
+    base.expert = part.id.expert;
+    base.tensor = part.label;
+    base.checkpointPath = record.path;
+    base.dtype = tensor.dtype;
+    base.rows = rows;
+    base.cols = cols;
+    return base;
+}
+
+} // namespace
+
 void RunAnalyzer::queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, const MatrixPart &part, const PlannedTensorRead &read)
 {
     const std::shared_ptr<CheckpointJob::Solves> solves = job.solves;
@@ -476,16 +497,7 @@ void RunAnalyzer::queueMatrix(CheckpointJob &job, const PlannedTensor &tensor, c
         solves->doneSeconds += cost;
         return;
     }
-    task.base.step = job.record.step;
-    task.base.block = part.id.block;
-    task.base.layer = part.id.layer;
-    task.base.type = part.id.type;
-    task.base.expert = part.id.expert;
-    task.base.tensor = part.label;
-    task.base.checkpointPath = job.record.path;
-    task.base.dtype = tensor.dtype;
-    task.base.rows = partRows;
-    task.base.cols = partCols;
+    task.base = resultOf(job.record, tensor, part, partRows, partCols);
     if (m_merge) {
         task.base.weights = QStringLiteral("merged"); // the fine-tuned model's: W₀ + ΔW, or a module trained whole
     } else if (tensor.update) {

@@ -42,7 +42,7 @@ QString mismatch(const QString &where, const QString &name, const QList<qint64> 
     return text;
 }
 
-// The folder's entry for `path`, given a new role and reason.
+// Meta's name for a model-parallel rank's file: consolidated.00.pth.
 QString fileName(int rank) { return QStringLiteral("consolidated.%1.pth").arg(rank, 2, 10, QLatin1Char('0')); }
 
 } // namespace
@@ -136,117 +136,191 @@ std::optional<int> MetaLlamaLayout::shardNumber(const QString &name)
     return fileName(rank) == name ? std::optional(rank) : std::nullopt;
 }
 
-MetaShardPlan MetaLlamaLayout::plan(const QList<QPair<QString, QList<qint64>>> &shapes, const MetaLlamaParams &p, int files, const QString &where)
-{
-    MetaShardPlan plan;
-    const qint64 n = files;
-    const qint64 headDim = p.values.contains(QStringLiteral("head_dim")) ? p.values.value(QStringLiteral("head_dim")).toLongLong() : p.headDim();
-    if (p.heads % n != 0) {
-        plan.error = QStringLiteral("params.json's n_heads %1 do not divide over %2: Meta's model gives each file n_heads / %3 query heads")
-                         .arg(p.heads).arg(fileCount(n)).arg(n);
-        return plan;
+namespace {
+
+// One file set's plan (MetaLlamaLayout::plan), tensor by tensor: each of Meta's names checked
+// against the share of it params.json gives each file, and how the files join it.
+class MetaPlanning {
+public:
+    MetaPlanning(const QList<QPair<QString, QList<qint64>>> &shapes, const MetaLlamaParams &p, int files, const QString &where)
+        : m_p(p), m_n(files), m_where(where)
+    {
+        m_headDim = p.values.contains(QStringLiteral("head_dim")) ? p.values.value(QStringLiteral("head_dim")).toLongLong() : p.headDim();
+        // wk and wv are ColumnParallelLinear(dim, n_kv_heads · head_dim): each file holds n_kv_heads ·
+        // head_dim / MP rows, whole heads or not (fairscale divides the rows, not the heads). With more
+        // files than key/value heads, llama/model.py's n_kv_heads // MP leaves its forward none, and a
+        // writer may have stored each file a copy of a head instead (llama-models' reshard_mp repeats wk
+        // and wv): rows that are not the plain split are then named and not merged, never guessed.
+        m_kvEven = p.kvHeads % m_n == 0;
+        m_kvRows = p.kvHeads * m_headDim;
+        for (const auto &[name, shape] : shapes)
+            m_byName.insert(name, shape);
     }
-    // wk and wv are ColumnParallelLinear(dim, n_kv_heads · head_dim): each file holds n_kv_heads ·
-    // head_dim / MP rows, whole heads or not (fairscale divides the rows, not the heads). With more
-    // files than key/value heads, llama/model.py's n_kv_heads // MP leaves its forward none, and a
-    // writer may have stored each file a copy of a head instead (llama-models' reshard_mp repeats wk
-    // and wv): rows that are not the plain split are then named and not merged, never guessed.
-    const bool kvEven = p.kvHeads % n == 0;
-    const qint64 kvRows = p.kvHeads * headDim;
-    static const QRegularExpression attention(QStringLiteral(R"(^layers\.(\d+)\.attention\.(wq|wk|wv|wo)\.weight$)"));
-    static const QRegularExpression mlp(QStringLiteral(R"(^layers\.(\d+)\.feed_forward\.(w1|w2|w3)\.weight$)"));
-    static const QRegularExpression whole(QStringLiteral(R"(^(?:layers\.\d+\.(?:attention_norm|ffn_norm)\.weight|norm\.weight|rope\.freqs)$)"));
-    static const QRegularExpression layerName(QStringLiteral(R"(^layers\.(\d{1,9})\.)"));
-    QHash<QString, QList<qint64>> byName;
-    for (const auto &[name, shape] : shapes)
-        byName.insert(name, shape);
-    QSet<qint64> layers;
-    qint64 lastLayer = -1;
-    auto expect = [&](const QString &name, const QList<qint64> &shape, const QList<qint64> &perFile, int axis, Split split) {
+
+    MetaShardPlan build(const QList<QPair<QString, QList<qint64>>> &shapes)
+    {
+        if (m_p.heads % m_n != 0) {
+            m_plan.error = QStringLiteral("params.json's n_heads %1 do not divide over %2: Meta's model gives each file n_heads / %3 query heads")
+                               .arg(m_p.heads).arg(fileCount(m_n)).arg(m_n);
+            return m_plan;
+        }
+        static const QRegularExpression attention(QStringLiteral(R"(^layers\.(\d+)\.attention\.(wq|wk|wv|wo)\.weight$)"));
+        static const QRegularExpression mlp(QStringLiteral(R"(^layers\.(\d+)\.feed_forward\.(w1|w2|w3)\.weight$)"));
+        static const QRegularExpression whole(QStringLiteral(R"(^(?:layers\.\d+\.(?:attention_norm|ffn_norm)\.weight|norm\.weight|rope\.freqs)$)"));
+        static const QRegularExpression layerName(QStringLiteral(R"(^layers\.(\d{1,9})\.)"));
+        QSet<qint64> layers;
+        qint64 lastLayer = -1;
+        for (const auto &[name, shape] : shapes) {
+            if (const QRegularExpressionMatch m = layerName.match(name); m.hasMatch()) {
+                layers.insert(m.captured(1).toLongLong());
+                lastLayer = std::max(lastLayer, m.captured(1).toLongLong());
+            }
+            bool fits = true;
+            if (const QRegularExpressionMatch m = attention.match(name); m.hasMatch())
+                fits = planAttention(name, shape, m.captured(2));
+            else if (const QRegularExpressionMatch m = mlp.match(name); m.hasMatch())
+                fits = planMlp(name, shape, m.captured(1), m.captured(2));
+            else if (name == QLatin1String("output.weight"))
+                fits = planOutput(name, shape);
+            else if (name == QLatin1String("tok_embeddings.weight"))
+                fits = planEmbedding(name, shape);
+            else if (whole.match(name).hasMatch())
+                m_plan.splits.insert(name, Split::Replicated);
+            // Anything else has no split known: the merge refuses it by name.
+            if (!fits)
+                return m_plan;
+        }
+        // Every layer of params.json, and no other, in the file (a file with no layers.N names is not
+        // Llama's and is not checked).
+        if (!layers.isEmpty() && (layers.size() != m_p.layers || lastLayer != m_p.layers - 1))
+            m_plan.error = QStringLiteral("%1 holds %2 layer(s), numbered up to %3, but params.json's n_layers is %4")
+                               .arg(m_where).arg(layers.size()).arg(lastLayer).arg(m_p.layers);
+        return m_plan;
+    }
+
+private:
+    bool expect(const QString &name, const QList<qint64> &shape, const QList<qint64> &perFile, int axis, Split split)
+    {
         if (shape != perFile) {
-            plan.error = mismatch(where, name, shape, perFile, axis, n, p);
+            m_plan.error = mismatch(m_where, name, shape, perFile, axis, m_n, m_p);
             return false;
         }
-        plan.splits.insert(name, split);
+        m_plan.splits.insert(name, split);
         return true;
-    };
-    for (const auto &[name, shape] : shapes) {
-        if (const QRegularExpressionMatch m = layerName.match(name); m.hasMatch()) {
-            layers.insert(m.captured(1).toLongLong());
-            lastLayer = std::max(lastLayer, m.captured(1).toLongLong());
-        }
-        if (const QRegularExpressionMatch m = attention.match(name); m.hasMatch()) {
-            const QString w = m.captured(2);
-            bool fits = true;
-            if (w == QLatin1String("wq"))
-                fits = expect(name, shape, {p.heads * headDim / n, p.dim}, 0, Split::Rows);
-            else if (w == QLatin1String("wo"))
-                fits = expect(name, shape, {p.dim, p.heads * headDim / n}, 1, Split::Columns);
-            else if (const QList<qint64> perFile{kvRows / n, p.dim}; kvEven || (kvRows % n == 0 && shape == perFile))
-                fits = expect(name, shape, perFile, 0, Split::Rows);
-            else {
-                plan.splits.insert(name, Split::Rows);
-                plan.refused.insert(name, QStringLiteral("is %1 in each of %2, not the %3 rows each that params.json's n_kv_heads %4 × head_dim %5 "
-                                                         "split over them gives: more files than key/value heads, shared in a way the files do not "
-                                                         "record: not merged")
-                                              .arg(shapeText(shape), fileCount(n))
-                                              .arg(kvRows % n == 0 ? QString::number(kvRows / n) : QStringLiteral("%1 / %2").arg(kvRows).arg(n))
-                                              .arg(p.kvHeads)
-                                              .arg(headDim));
-            }
-            if (!fits)
-                return plan;
-            continue;
-        }
-        if (const QRegularExpressionMatch m = mlp.match(name); m.hasMatch()) {
-            // params.json sizes the hidden layer only through multiple_of and ffn_dim_multiplier: the
-            // layer's w1 says it, and w3 and w2 must agree with it.
-            const QList<qint64> w1 = byName.value(QStringLiteral("layers.%1.feed_forward.w1.weight").arg(m.captured(1)), shape);
-            const qint64 hidden = w1.size() == 2 ? w1[0] : (shape.size() == 2 ? shape[m.captured(2) == QLatin1String("w2") ? 1 : 0] : 0);
-            const bool fits = m.captured(2) == QLatin1String("w2") ? expect(name, shape, {p.dim, hidden}, 1, Split::Columns)
-                                                                    : expect(name, shape, {hidden, p.dim}, 0, Split::Rows);
-            if (!fits)
-                return plan;
-            continue;
-        }
-        if (name == QLatin1String("output.weight")) {
-            if (p.vocab && p.vocab % n != 0) {
-                plan.error = QStringLiteral("params.json's vocab_size %1 does not divide over %2, as output.weight's rows must").arg(p.vocab).arg(fileCount(n));
-                return plan;
-            }
-            if (!expect(name, shape, {p.vocab ? p.vocab / n : shape.value(0), p.dim}, 0, Split::Rows))
-                return plan;
-            continue;
-        }
-        if (name == QLatin1String("tok_embeddings.weight")) {
-            // ParallelEmbedding (Llama 1, 2): [vocab, dim / MP]; VocabParallelEmbedding (Llama 3): [vocab / MP, dim].
-            const bool byVocab = n > 1 && shape.size() == 2 && shape[1] == p.dim;
-            if ((byVocab ? p.vocab : p.dim) % n != 0) {
-                plan.error = QStringLiteral("params.json's %1 %2 does not divide over %3, as tok_embeddings.weight's %4 must")
-                                 .arg(byVocab ? QStringLiteral("vocab_size") : QStringLiteral("dim"))
-                                 .arg(byVocab ? p.vocab : p.dim)
-                                 .arg(fileCount(n), byVocab ? QStringLiteral("rows") : QStringLiteral("columns"));
-                return plan;
-            }
-            const QList<qint64> perFile = byVocab ? QList<qint64>{p.vocab ? p.vocab / n : shape[0], p.dim}
-                                                  : QList<qint64>{p.vocab ? p.vocab : shape.value(0), p.dim / n};
-            if (!expect(name, shape, perFile, byVocab ? 0 : 1, byVocab ? Split::Rows : Split::Columns))
-                return plan;
-            plan.embedding = n == 1 ? QString()
-                             : byVocab ? QStringLiteral("tok_embeddings joined on rows (VocabParallelEmbedding, Llama 3)")
-                                       : QStringLiteral("tok_embeddings joined on columns (ParallelEmbedding, Llama 1 and 2)");
-            continue;
-        }
-        if (whole.match(name).hasMatch())
-            plan.splits.insert(name, Split::Replicated);
-        // Anything else has no split known: the merge refuses it by name.
     }
-    // Every layer of params.json, and no other, in the file (a file with no layers.N names is not
-    // Llama's and is not checked).
-    if (!layers.isEmpty() && (layers.size() != p.layers || lastLayer != p.layers - 1))
-        plan.error = QStringLiteral("%1 holds %2 layer(s), numbered up to %3, but params.json's n_layers is %4").arg(where).arg(layers.size()).arg(lastLayer).arg(p.layers);
-    return plan;
+
+    bool planAttention(const QString &name, const QList<qint64> &shape, const QString &w)
+    {
+        if (w == QLatin1String("wq"))
+            return expect(name, shape, {m_p.heads * m_headDim / m_n, m_p.dim}, 0, Split::Rows);
+        if (w == QLatin1String("wo"))
+            return expect(name, shape, {m_p.dim, m_p.heads * m_headDim / m_n}, 1, Split::Columns);
+        if (const QList<qint64> perFile{m_kvRows / m_n, m_p.dim}; m_kvEven || (m_kvRows % m_n == 0 && shape == perFile))
+            return expect(name, shape, perFile, 0, Split::Rows);
+        m_plan.splits.insert(name, Split::Rows);
+        m_plan.refused.insert(name, QStringLiteral("is %1 in each of %2, not the %3 rows each that params.json's n_kv_heads %4 × head_dim %5 "
+                                                 "split over them gives: more files than key/value heads, shared in a way the files do not "
+                                                 "record: not merged")
+                                      .arg(shapeText(shape), fileCount(m_n))
+                                      .arg(m_kvRows % m_n == 0 ? QString::number(m_kvRows / m_n) : QStringLiteral("%1 / %2").arg(m_kvRows).arg(m_n))
+                                      .arg(m_p.kvHeads)
+                                      .arg(m_headDim));
+        return true;
+    }
+
+    bool planMlp(const QString &name, const QList<qint64> &shape, const QString &layer, const QString &w)
+    {
+        // params.json sizes the hidden layer only through multiple_of and ffn_dim_multiplier: the
+        // layer's w1 says it, and w3 and w2 must agree with it.
+        const QList<qint64> w1 = m_byName.value(QStringLiteral("layers.%1.feed_forward.w1.weight").arg(layer), shape);
+        const qint64 hidden = w1.size() == 2 ? w1[0] : (shape.size() == 2 ? shape[w == QLatin1String("w2") ? 1 : 0] : 0);
+        return w == QLatin1String("w2") ? expect(name, shape, {m_p.dim, hidden}, 1, Split::Columns)
+                                        : expect(name, shape, {hidden, m_p.dim}, 0, Split::Rows);
+    }
+
+    bool planOutput(const QString &name, const QList<qint64> &shape)
+    {
+        if (m_p.vocab && m_p.vocab % m_n != 0) {
+            m_plan.error = QStringLiteral("params.json's vocab_size %1 does not divide over %2, as output.weight's rows must").arg(m_p.vocab).arg(fileCount(m_n));
+            return false;
+        }
+        return expect(name, shape, {m_p.vocab ? m_p.vocab / m_n : shape.value(0), m_p.dim}, 0, Split::Rows);
+    }
+
+    bool planEmbedding(const QString &name, const QList<qint64> &shape)
+    {
+        // ParallelEmbedding (Llama 1, 2): [vocab, dim / MP]; VocabParallelEmbedding (Llama 3): [vocab / MP, dim].
+        const bool byVocab = m_n > 1 && shape.size() == 2 && shape[1] == m_p.dim;
+        if ((byVocab ? m_p.vocab : m_p.dim) % m_n != 0) {
+            m_plan.error = QStringLiteral("params.json's %1 %2 does not divide over %3, as tok_embeddings.weight's %4 must")
+                             .arg(byVocab ? QStringLiteral("vocab_size") : QStringLiteral("dim"))
+                             .arg(byVocab ? m_p.vocab : m_p.dim)
+                             .arg(fileCount(m_n), byVocab ? QStringLiteral("rows") : QStringLiteral("columns"));
+            return false;
+        }
+        const QList<qint64> perFile = byVocab ? QList<qint64>{m_p.vocab ? m_p.vocab / m_n : shape[0], m_p.dim}
+                                              : QList<qint64>{m_p.vocab ? m_p.vocab : shape.value(0), m_p.dim / m_n};
+        if (!expect(name, shape, perFile, byVocab ? 0 : 1, byVocab ? Split::Rows : Split::Columns))
+            return false;
+        m_plan.embedding = m_n == 1 ? QString()
+                         : byVocab ? QStringLiteral("tok_embeddings joined on rows (VocabParallelEmbedding, Llama 3)")
+                                   : QStringLiteral("tok_embeddings joined on columns (ParallelEmbedding, Llama 1 and 2)");
+        return true;
+    }
+
+    const MetaLlamaParams &m_p;
+    const qint64 m_n;
+    const QString m_where;
+    qint64 m_headDim = 0;
+    bool m_kvEven = false;
+    qint64 m_kvRows = 0;
+    QHash<QString, QList<qint64>> m_byName;
+    MetaShardPlan m_plan;
+};
+
+} // namespace
+
+MetaShardPlan MetaLlamaLayout::plan(const QList<QPair<QString, QList<qint64>>> &shapes, const MetaLlamaParams &p, int files, const QString &where)
+{
+    return MetaPlanning(shapes, p, files, where).build(shapes);
 }
+
+namespace {
+
+// consolidated.00.pth alone with params.json: whether its shapes are the whole model's (MP 1); a
+// share of a larger set is refused.
+void checkWholeModel(WeightsGroup &group, const MetaLlamaParams &params)
+{
+    if (!params.ok() || !group.error.isEmpty())
+        return;
+    QString error;
+    const std::unique_ptr<TorchCheckpointReader> reader = TorchCheckpointReader::open(group.files.first(), &error);
+    if (!reader)
+        return; // said when it is opened
+    QList<QPair<QString, QList<qint64>>> shapes;
+    for (const TensorInfo &t : reader->tensors())
+        shapes.append({t.name, t.shape});
+    if (const MetaShardPlan plan = MetaLlamaLayout::plan(shapes, params, 1, fileName(0)); !plan.error.isEmpty())
+        group.error = plan.error;
+}
+
+// The first few of the set's files that are missing; one there that holds no weights (a FIFO, a
+// pickle of no matrices) says what it is.
+QStringList missingFiles(const QDir &dir, const FolderWeights &weights, const QMap<int, qsizetype> &ranks, int count)
+{
+    QStringList named;
+    for (int rank = 0; rank < count && named.size() < kBriefListItems; ++rank) {
+        if (ranks.contains(rank))
+            continue;
+        const QString name = fileName(rank);
+        const QString path = dir.filePath(name);
+        const auto there = std::find_if(weights.files.begin(), weights.files.end(), [&](const ClassifiedFile &f) { return f.path == path; });
+        named << (there == weights.files.end() ? name : QStringLiteral("%1 (%2)").arg(name, there->reason));
+    }
+    return named;
+}
+
+} // namespace
 
 void MetaLlamaLayout::recognise(const QString &folder, FolderWeights &weights)
 {
@@ -277,18 +351,7 @@ void MetaLlamaLayout::recognise(const QString &folder, FolderWeights &weights)
     // consolidated.00.pth alone is the whole model (MP 1), read as the file it is; with params.json,
     // its shapes say whether it is: a share of a larger set is refused.
     if (lastNamed == 0) {
-        WeightsGroup &group = weights.groups[ranks.first()];
-        if (!params.ok() || !group.error.isEmpty())
-            return;
-        QString error;
-        const std::unique_ptr<TorchCheckpointReader> reader = TorchCheckpointReader::open(group.files.first(), &error);
-        if (!reader)
-            return; // said when it is opened
-        QList<QPair<QString, QList<qint64>>> shapes;
-        for (const TensorInfo &t : reader->tensors())
-            shapes.append({t.name, t.shape});
-        if (const MetaShardPlan plan = MetaLlamaLayout::plan(shapes, params, 1, fileName(0)); !plan.error.isEmpty())
-            group.error = plan.error;
+        checkWholeModel(weights.groups[ranks.first()], params);
         return;
     }
 
@@ -311,17 +374,8 @@ void MetaLlamaLayout::recognise(const QString &folder, FolderWeights &weights)
     if (hasParams)
         group.files << paramsPath;
     if (const qint64 missing = qint64(count) - ranks.size(); missing > 0) {
-        QStringList named;
-        for (int rank = 0; rank < count && named.size() < kBriefListItems; ++rank) {
-            if (ranks.contains(rank))
-                continue;
-            // A file there that holds no weights (a FIFO, a pickle of no matrices) says what it is.
-            const QString path = dir.filePath(fileName(rank));
-            const auto there = std::find_if(weights.files.begin(), weights.files.end(), [&](const ClassifiedFile &f) { return f.path == path; });
-            named << (there == weights.files.end() ? fileName(rank) : QStringLiteral("%1 (%2)").arg(fileName(rank), there->reason));
-        }
         group.error = QStringLiteral("%1 missing of the %2 model-parallel files %3 … %4: they are merged only all together")
-                          .arg(briefList(named, missing)).arg(count).arg(fileName(0), fileName(count - 1));
+                          .arg(briefList(missingFiles(dir, weights, ranks, count), missing)).arg(count).arg(fileName(0), fileName(count - 1));
     } else if (!damaged.isEmpty()) {
         group.error = damaged.first();
     } else if (!hasParams) {

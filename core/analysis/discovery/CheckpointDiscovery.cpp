@@ -1,12 +1,12 @@
 #include "analysis/discovery/CheckpointDiscovery.h"
 
 #include "analysis/discovery/AccelerateSaveFolder.h"
+#include "analysis/discovery/CheckpointSteps.h"
 #include "analysis/discovery/DeepSpeedSaveFolder.h"
 #include "analysis/discovery/HubCacheLayout.h"
 #include "analysis/discovery/LightningDeepSpeedFolder.h"
 #include "analysis/discovery/Nemo2SaveFolder.h"
 #include "analysis/discovery/TorchtuneOutputFolder.h"
-#include "analysis/planning/CheckpointPlan.h"
 #include "analysis/results/ResultsFile.h"
 #include "base/PrintableText.h"
 #include "io/CheckpointFormats.h"
@@ -366,7 +366,7 @@ void RunReading::applyMegatronTracker()
     const MegatronTracker tracker = MegatronLayout::readTracker(m_root.absolutePath());
     QList<QPair<QString, QString>> pending; // folder, why
     m_listing.checkpoints.removeIf([&](const CheckpointFile &c) {
-        const std::optional<qint64> step = CheckpointPlan::stepOf(c, nullptr).first;
+        const std::optional<qint64> step = CheckpointSteps::stepOf(c, nullptr).first;
         if (!isMegatron(c) || !tracker.iteration || !step || *step <= *tracker.iteration)
             return false;
         pending.append({c.path, QStringLiteral("iteration %1 is newer than %2 (%3): still being written, not analysed")
@@ -439,7 +439,7 @@ CheckpointListing RunReading::read(const FolderWeights &weights)
 
     QCollator collator;
     collator.setNumericMode(true);
-    auto knownStep = [](const CheckpointFile &c) { return CheckpointPlan::stepOf(c, nullptr).first; };
+    auto knownStep = [](const CheckpointFile &c) { return CheckpointSteps::stepOf(c, nullptr).first; };
     std::stable_sort(m_listing.checkpoints.begin(), m_listing.checkpoints.end(), [&](const CheckpointFile &a, const CheckpointFile &b) {
         const auto sa = knownStep(a), sb = knownStep(b);
         if (sa && sb && *sa != *sb)

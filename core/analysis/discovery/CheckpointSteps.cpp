@@ -1,6 +1,6 @@
 #include "analysis/discovery/CheckpointSteps.h"
 
-#include "analysis/planning/CheckpointPlan.h"
+#include "io/CheckpointReader.h"
 #include "analysis/results/RunAnalysis.h"
 
 #include <QCollator>
@@ -65,7 +65,7 @@ Candidate candidateOf(const CheckpointFile *file, StepPlan &plan)
 {
     Candidate c;
     c.file = file;
-    std::tie(c.step, c.source) = CheckpointPlan::stepOf(*file, nullptr);
+    std::tie(c.step, c.source) = CheckpointSteps::stepOf(*file, nullptr);
     CheckpointRecord identity;
     identity.path = file->path;
     RunAnalysis::identify(identity, file->files);
@@ -143,6 +143,20 @@ void placeUnnumbered(const QList<Candidate> &unnumbered, const QList<Candidate> 
 }
 
 } // namespace
+
+std::pair<std::optional<qint64>, QString> CheckpointSteps::stepOf(const CheckpointFile &file, const CheckpointReader *reader)
+{
+    if (file.stepFromSidecar)
+        return {file.stepFromSidecar, !file.stepSourceText.isEmpty() ? file.stepSourceText
+                                      : file.stepSidecar.isEmpty()   ? QStringLiteral("a sidecar file")
+                                                                     : QFileInfo(file.stepSidecar).fileName()};
+    // What the weights record (iter_num, global_step, an HDF5 attribute); a negative step is none.
+    if (const std::optional<qint64> inFile = reader ? reader->step() : file.stepInFile; inFile && *inFile >= 0)
+        return {inFile, QStringLiteral("recorded in the checkpoint")};
+    if (file.stepFromName)
+        return {file.stepFromName, QStringLiteral("the name")};
+    return {};
+}
 
 StepPlan CheckpointSteps::decide(const QList<const CheckpointFile *> &files)
 {

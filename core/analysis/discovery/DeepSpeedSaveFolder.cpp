@@ -1,6 +1,6 @@
 #include "analysis/discovery/DeepSpeedSaveFolder.h"
 
-#include "analysis/planning/CheckpointPlan.h"
+#include "analysis/discovery/CheckpointSteps.h"
 #include "base/PrintableText.h"
 #include "io/deepspeed/DeepSpeedCheckpointReader.h"
 #include "io/RegularFile.h"
@@ -83,10 +83,10 @@ void DeepSpeedSaveFolder::describe(const QString &root, CheckpointListing &listi
     const CheckpointFile described = listing.checkpoints[named != tags.end() ? *named : tags.last()];
     int leftOut = 0;
     if (named != tags.end()) {
-        const std::optional<qint64> latestStep = CheckpointPlan::stepOf(listing.checkpoints[*named], nullptr).first;
+        const std::optional<qint64> latestStep = CheckpointSteps::stepOf(listing.checkpoints[*named], nullptr).first;
         for (qsizetype k = tags.size() - 1; k >= 0 && latestStep; --k) {
             const CheckpointFile &tag = listing.checkpoints[tags[k]];
-            const std::optional<qint64> step = CheckpointPlan::stepOf(tag, nullptr).first;
+            const std::optional<qint64> step = CheckpointSteps::stepOf(tag, nullptr).first;
             if (!step || *step <= *latestStep)
                 continue;
             const QString why = QStringLiteral("a DeepSpeed tag newer than the one latest names (%1): still being written, read once latest names it")

@@ -1,6 +1,6 @@
 #include "analysis/discovery/HubCacheLayout.h"
 
-#include "analysis/planning/CheckpointPlan.h"
+#include "analysis/discovery/CheckpointSteps.h"
 #include "io/FolderWeights.h"
 #include "io/RegularFile.h"
 
@@ -268,7 +268,7 @@ CheckpointListing RepositoryReading::read()
     std::sort(read.begin(), read.end(), [&](const Ref &a, const Ref &b) {
         return a.step != b.step ? (a.step && (!b.step || *a.step < *b.step)) : collator.compare(a.name, b.name) < 0;
     });
-    auto stepOf = [](const CheckpointFile &c) { return CheckpointPlan::stepOf(c, nullptr).first; };
+    auto stepOf = [](const CheckpointFile &c) { return CheckpointSteps::stepOf(c, nullptr).first; };
     std::stable_sort(m_listing.checkpoints.begin(), m_listing.checkpoints.end(), [&](const CheckpointFile &a, const CheckpointFile &b) {
         const auto sa = stepOf(a), sb = stepOf(b);
         return sa != sb ? (sa && (!sb || *sa < *sb)) : false;

@@ -6,12 +6,12 @@
 // content fingerprint) and settings are unchanged are taken from it and not read again.
 #pragma once
 
+#include "analysis/AnalysisSettings.h"
 #include "analysis/execution/AnalysisProgressModel.h"
-#include "analysis/execution/AnalysisSettings.h"
-#include "analysis/execution/AnalysisSettingsKey.h"
 #include "analysis/execution/MatrixPartSource.h"
 #include "analysis/planning/CacheReusePlan.h"
 #include "analysis/planning/TeamSchedule.h"
+#include "analysis/results/AnalysisSettingsKey.h"
 #include "analysis/results/RunAnalysis.h"
 #include "model/CheckpointLayout.h"
 #include "model/TensorNameRules.h"

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "analysis/discovery/CheckpointSteps.h"
-#include "analysis/execution/AnalysisSettingsKey.h"
+#include "analysis/results/AnalysisSettingsKey.h"
 #include "analysis/results/RunAnalysis.h"
 
 #include <QHash>

@@ -1,27 +1,13 @@
 #include "analysis/planning/CheckpointPlan.h"
 
-#include <QFileInfo>
+#include "analysis/discovery/CheckpointSteps.h"
 
 namespace rankscope {
-
-std::pair<std::optional<qint64>, QString> CheckpointPlan::stepOf(const CheckpointFile &file, const CheckpointReader *reader)
-{
-    if (file.stepFromSidecar)
-        return {file.stepFromSidecar, !file.stepSourceText.isEmpty() ? file.stepSourceText
-                                      : file.stepSidecar.isEmpty()   ? QStringLiteral("a sidecar file")
-                                                                     : QFileInfo(file.stepSidecar).fileName()};
-    // What the weights record (iter_num, global_step, an HDF5 attribute); a negative step is none.
-    if (const std::optional<qint64> inFile = reader ? reader->step() : file.stepInFile; inFile && *inFile >= 0)
-        return {inFile, QStringLiteral("recorded in the checkpoint")};
-    if (file.stepFromName)
-        return {file.stepFromName, QStringLiteral("the name")};
-    return {};
-}
 
 CheckpointPlan CheckpointPlan::make(const CheckpointFile &file, const CheckpointReader &reader, const TensorNameRules &rules)
 {
     CheckpointPlan plan;
-    std::tie(plan.step, plan.stepSource) = stepOf(file, &reader);
+    std::tie(plan.step, plan.stepSource) = CheckpointSteps::stepOf(file, &reader);
 
     // The user's rules file first, then what the checkpoint says of itself, then its sidecars.
     if (!rules.userConfig().isEmpty())

@@ -18,10 +18,8 @@ struct CheckpointPlan {
     ModelConfig config;
     CheckpointLayout layout;
 
+    // Its step from CheckpointSteps::stepOf, with the reader open.
     static CheckpointPlan make(const CheckpointFile &file, const CheckpointReader &reader, const TensorNameRules &rules);
-    // The step alone: from a sidecar, what the file records, or its name, in that order. Without a
-    // reader, what the file records is what discovery found in it.
-    static std::pair<std::optional<qint64>, QString> stepOf(const CheckpointFile &file, const CheckpointReader *reader);
 };
 
 } // namespace rankscope

@@ -1,6 +1,6 @@
 #include "analysis/results/RunAnalysis.h"
 
-#include "analysis/execution/AnalysisSettingsKey.h"
+#include "analysis/results/AnalysisSettingsKey.h"
 #include "base/PrintableText.h"
 
 #include <QDir>

@@ -2,8 +2,8 @@
 // each checkpoint, and everything that could not be read, with the reason.
 #pragma once
 
+#include "analysis/AnalysisSettings.h"
 #include "analysis/discovery/CheckpointDiscovery.h"
-#include "analysis/execution/AnalysisSettings.h"
 #include "analysis/results/MatrixResult.h"
 
 #include <QList>

@@ -2,8 +2,8 @@
 // equal the bootstrap computed again from its spectrum and its fit; they are the last two columns
 // of the CSV and JSON (nan and null when not asked for); they survive the results file as written;
 // a cached run without them gains them with no checkpoint read, and one with them keeps them.
-#include "analysis/execution/AnalysisSettingsKey.h"
 #include "analysis/execution/RunAnalyzer.h"
+#include "analysis/results/AnalysisSettingsKey.h"
 #include "analysis/results/MetricsTable.h"
 #include "analysis/results/ResultsFile.h"
 #include "spectral/AlphaInterval.h"

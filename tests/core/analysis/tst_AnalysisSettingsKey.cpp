@@ -1,7 +1,7 @@
 // The settings key: the text the results file keeps is built from the settings and read back in
 // one place, and which stored results serve (whole, or for all but some opt-in metrics) follows
 // from it.
-#include "analysis/execution/AnalysisSettingsKey.h"
+#include "analysis/results/AnalysisSettingsKey.h"
 #include "analysis/results/RunAnalysis.h"
 #include "TestSuite.h"
 

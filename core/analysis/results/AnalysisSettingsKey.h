@@ -5,7 +5,7 @@
 // cannot drift apart. τ is not part of it: metrics are recomputed from the stored spectra at any τ.
 #pragma once
 
-#include "analysis/execution/AnalysisSettings.h"
+#include "analysis/AnalysisSettings.h"
 
 #include <QString>
 #include <QStringList>

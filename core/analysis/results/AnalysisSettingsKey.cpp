@@ -1,4 +1,4 @@
-#include "analysis/execution/AnalysisSettingsKey.h"
+#include "analysis/results/AnalysisSettingsKey.h"
 
 #include "analysis/execution/MergeBase.h"
 #include "spectral/AlphaInterval.h"

@@ -57,6 +57,8 @@ mutations=(
 "app/window/MainWindow.cpp@@[this, widget] { m_tabs->setCurrentWidget(widget); }@@[this, tab] { m_tabs->setCurrentIndex(std::min(tab + 1, m_tabs->count() - 1)); }@@tst_windowdetails"
 "resources/desktop/rankscope.bash-completion@@heads plan lines+bars@@heads lines+bars@@tst_commandoptions"
 "widgets/FigureCatalog.cpp@@        names << QLatin1String(row.id);@@        ;@@tst_commandoptions"
+"core/analysis/results/ResultsFile.cpp@@    if (const QString problem = sealProblem(path); !problem.isEmpty()) {@@    if (const QString problem = sealProblem(path); false) {@@tst_resultsfile"
+"core/io/FileContent.cpp@@    if (head->size() == 16 && QByteArray(kResultsFileSeal).startsWith(*head)) {@@    if (false) {@@tst_commandline"
 "core/analysis/results/ResultsTable.h@@        if (!values && column.presence != Presence::Optional) {@@        if (!values && column.presence == Presence::IfPresent) {@@tst_resultsfile"
 "core/analysis/results/ResultsTable.h@@    bool inSchema(int version) const { return version >= since && (until == 0 || version < until); }@@    bool inSchema(int version) const { return until == 0 || version < until; }@@tst_resultstable"
 "core/analysis/results/ResultsCacheLocation.cpp@@QDir::cleanPath(QFileInfo(folder).absoluteFilePath())@@QFileInfo(folder).absoluteFilePath()@@tst_resultscachelocation"

@@ -70,6 +70,11 @@ FileContent FileContent::probe(const QString &path)
         content.detail = QStringLiteral("empty file (0 bytes)");
         return content;
     }
+    // A results file of RankScope's own: not weights, and left to the results file's reader.
+    if (head->size() == 16 && QByteArray(kResultsFileSeal).startsWith(*head)) {
+        content.detail = QStringLiteral("a RankScope results file");
+        return content;
+    }
     if (NpyFormat::hasMagic(*head)) {
         probeNpy(path, content);
         return content;

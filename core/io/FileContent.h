@@ -11,6 +11,10 @@
 
 namespace rankscope {
 
+// The first line of a RankScope results file, its seal in HDF5's user block
+// (analysis/results/ResultsFile.cpp): such a file is known as one without libhdf5 reading it.
+inline constexpr char kResultsFileSeal[] = "RankScope results file\n";
+
 struct FileContent {
     enum class Kind {
         Weights,        // readable, and holds matrices by name

@@ -6,11 +6,23 @@
 #include <hdf5.h>
 
 #include <QByteArray>
+#include <QFile>
 #include <QString>
 #include <QStringList>
 #include <vector>
 
 namespace rankscope::test {
+
+// A results file a test has edited with libhdf5, to make it what some writer could have written:
+// its seal (the SHA-256 in the user block, analysis/results/ResultsFile.cpp) cleared, so that it is
+// read as a file from before the seal, and what the test checks is what load says of its content.
+// Files without the seal are left as they are.
+inline void clearResultsSeal(const QString &path)
+{
+    QFile file(path);
+    if (file.open(QIODevice::ReadWrite) && file.peek(22) == "RankScope results file")
+        file.write(QByteArray(512, '\0'));
+}
 
 // How an attribute is stored: one value or `count` of them, as text or as numbers.
 enum class AttributeShape { Int64Scalar, Int64Array, Float64Scalar, VlenStringScalar, VlenStringArray, FixedStringScalar, FixedStringArray };

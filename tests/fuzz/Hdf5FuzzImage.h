@@ -82,6 +82,9 @@ private:
             run.notes << QStringLiteral("a note");
             QString error;
             ResultsFile::save(run, dir.filePath("r.h5"), &error);
+            // The seal cleared: the fuzzer's edits are made through libhdf5 and reach load's checks
+            // of the content, not the seal's refusal of any change.
+            test::clearResultsSeal(dir.filePath("r.h5"));
             QFile f(dir.filePath("r.h5"));
             return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
         }();

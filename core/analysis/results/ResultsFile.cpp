@@ -2,11 +2,13 @@
 
 #include "RankScopeVersion.h"
 #include "analysis/results/ResultsSchema.h"
+#include "io/FileContent.h"
 #include "io/hdf5/Hdf5Support.h"
 #include "io/OutputFile.h"
 #include "io/RegularFile.h"
 #include "spectral/MetricCatalog.h"
 
+#include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -92,6 +94,40 @@ bool spanFits(long long offset, long long count, long long width, size_t size)
     if (offset < 0 || count < 0 || width < 0 || quint64(offset) > size)
         return false;
     return width == 0 || quint64(count) <= (size - quint64(offset)) / quint64(width);
+}
+
+// The seal in HDF5's user block, the file's first kSealBytes, which HDF5 leaves to the application:
+// a line naming the file, then the SHA-256 of every byte after the block, in hex. A results file
+// whose bytes changed after RankScope wrote it (a disk fault, a cut copy, another program's edit) is
+// refused before libhdf5 reads any of it: libhdf5 trusts what it reads, and a damaged
+// variable-length string crashed it (H5HG_read). Files written before the seal have a block of
+// zeros, or none, and are read as they are.
+constexpr qsizetype kSealBytes = 512;
+const QByteArray kSealMagic = QByteArray(kResultsFileSeal) + "sha256 ";
+
+QByteArray sealOf(const QByteArray &sha256)
+{
+    QByteArray seal = QByteArray(kSealMagic) + sha256.toHex() + '\n';
+    seal.append(QByteArray(kSealBytes - seal.size(), '\0'));
+    return seal;
+}
+
+// What is wrong with the file's seal; empty when it matches, or when the file has none.
+QString sealProblem(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    const QByteArray block = file.read(kSealBytes);
+    // Written before the seal (HDF5 from byte 0), or its seal cleared (a block of zeros).
+    if (block.startsWith("\x89HDF\r\n\x1a\n") || block.count('\0') == block.size())
+        return {};
+    if (!block.startsWith(kSealMagic))
+        return QStringLiteral("its first bytes are neither HDF5's signature nor RankScope's seal");
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    if (!hash.addData(&file) || block != sealOf(hash.result()))
+        return QStringLiteral("its bytes changed after RankScope wrote it (its SHA-256 seal does not match); analyse the run again");
+    return {};
 }
 
 QString damaged(const QString &what)
@@ -334,7 +370,12 @@ bool ResultsFile::save(const RunAnalysis &run, const QString &path, QString *err
             *error = QStringLiteral("%1: HDF5 cannot build a file in memory").arg(path);
             return false;
         }
-        Hdf5Id file(H5Fcreate("rankscope-results.h5", H5F_ACC_TRUNC, H5P_DEFAULT, access));
+        const Hdf5Id creation(H5Pcreate(H5P_FILE_CREATE));
+        if (!creation.ok() || H5Pset_userblock(creation, kSealBytes) < 0) {
+            *error = QStringLiteral("%1: HDF5 cannot build a file in memory").arg(path);
+            return false;
+        }
+        Hdf5Id file(H5Fcreate("rankscope-results.h5", H5F_ACC_TRUNC, creation, access));
         if (!file.ok() || !writeRun(file, run) || H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
             *error = QStringLiteral("%1: the results cannot be assembled (out of memory?)").arg(path);
             return false;
@@ -350,6 +391,9 @@ bool ResultsFile::save(const RunAnalysis &run, const QString &path, QString *err
             return false;
         }
     }
+    // HDF5 leaves the user block out of the image it hands over (its superblock is at 0 and says
+    // the file's addresses start at kSealBytes): the seal goes in front.
+    image.prepend(sealOf(QCryptographicHash::hash(image, QCryptographicHash::Sha256)));
     // As every output: a temporary beside it (<name>.tmp-<pid>-XXXXXX, created exclusively, its
     // dead processes' leftovers removed, the name cut to fit where it is long), synced and renamed
     // over it, any failure in the system's words (a full disk is "No space left on device").
@@ -368,6 +412,10 @@ std::optional<RunAnalysis> ResultsFile::load(const QString &path, QString *error
         *error = QStringLiteral("not a regular file: not read");
         return std::nullopt;
     }
+    if (const QString problem = sealProblem(path); !problem.isEmpty()) {
+        *error = damaged(problem);
+        return std::nullopt;
+    }
     if (H5Fis_hdf5(QFile::encodeName(path).constData()) <= 0) {
         *error = QStringLiteral("damaged results file: not an HDF5 file (truncated?)");
         return std::nullopt;
@@ -383,7 +431,12 @@ std::optional<RunAnalysis> ResultsFile::load(const QString &path, QString *error
 bool ResultsFile::isResultsFile(const QString &path)
 {
     Hdf5Lock lock;
-    if (!RegularFile::isRegular(path) || H5Fis_hdf5(QFile::encodeName(path).constData()) <= 0)
+    if (!RegularFile::isRegular(path))
+        return false;
+    // Sealed: RankScope's, whole or damaged (load says which), known without libhdf5.
+    if (QFile file(path); file.open(QIODevice::ReadOnly) && file.read(kSealMagic.size()) == kSealMagic)
+        return true;
+    if (H5Fis_hdf5(QFile::encodeName(path).constData()) <= 0)
         return false;
     Hdf5Id file(H5Fopen(QFile::encodeName(path).constData(), H5F_ACC_RDONLY, H5P_DEFAULT));
     return file.ok() && Hdf5Attribute::readText(file, "format") == QString::fromLatin1(kFormat);

@@ -7,6 +7,7 @@
 #include "analysis/execution/RunAnalyzer.h"
 #include "analysis/results/ResultsFile.h"
 #include "FormatWriters.h"
+#include "Hdf5TestFiles.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "SmallGpt2Run.h"
@@ -60,6 +61,7 @@ bool plantAlpha(const QString &results, qsizetype matrices, double value)
         H5Dclose(data);
     if (file >= 0)
         H5Fclose(file);
+    test::clearResultsSeal(results);
     return written;
 }
 

@@ -8,6 +8,7 @@
 #include "analysis/execution/MatrixPartSource.h"
 #include "analysis/execution/RunAnalyzer.h"
 #include "analysis/results/ResultsFile.h"
+#include "Hdf5TestFiles.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "SmallGpt2Run.h"
@@ -424,6 +425,7 @@ private slots:
                 QVERIFY(H5Dwrite(data, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, counts.data()) >= 0);
                 H5Dclose(data);
                 H5Fclose(file);
+                test::clearResultsSeal(settings.resultsPath);
             }
             QVERIFY(!ResultsFile::load(settings.resultsPath, &error));
             QVERIFY2(error.contains("singular vectors are inconsistent"), qPrintable(error));
@@ -440,6 +442,7 @@ private slots:
                 H5Dclose(data);
             }
             H5Fclose(file);
+            test::clearResultsSeal(settings.resultsPath);
         }
         // Refused before the vectors are looked at: no side of a matrix reaches 2³¹.
         QVERIFY(!ResultsFile::load(settings.resultsPath, &error));

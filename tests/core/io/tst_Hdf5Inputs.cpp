@@ -64,6 +64,7 @@ void withFile(const QString &path, const std::function<void(hid_t)> &change)
     QVERIFY(file >= 0);
     change(file);
     H5Fclose(file);
+    test::clearResultsSeal(path);
 }
 
 RunAnalysis smallRun(const QString &folder)

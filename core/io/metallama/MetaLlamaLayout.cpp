@@ -143,7 +143,7 @@ namespace {
 class MetaPlanning {
 public:
     MetaPlanning(const QList<QPair<QString, QList<qint64>>> &shapes, const MetaLlamaParams &p, int files, const QString &where)
-        : m_p(p), m_n(files), m_where(where)
+        : m_shapes(shapes), m_p(p), m_n(files), m_where(where)
     {
         m_headDim = p.values.contains(QStringLiteral("head_dim")) ? p.values.value(QStringLiteral("head_dim")).toLongLong() : p.headDim();
         // wk and wv are ColumnParallelLinear(dim, n_kv_heads · head_dim): each file holds n_kv_heads ·
@@ -157,7 +157,7 @@ public:
             m_byName.insert(name, shape);
     }
 
-    MetaShardPlan build(const QList<QPair<QString, QList<qint64>>> &shapes)
+    MetaShardPlan build()
     {
         if (m_p.heads % m_n != 0) {
             m_plan.error = QStringLiteral("params.json's n_heads %1 do not divide over %2: Meta's model gives each file n_heads / %3 query heads")
@@ -170,7 +170,7 @@ public:
         static const QRegularExpression layerName(QStringLiteral(R"(^layers\.(\d{1,9})\.)"));
         QSet<qint64> layers;
         qint64 lastLayer = -1;
-        for (const auto &[name, shape] : shapes) {
+        for (const auto &[name, shape] : m_shapes) {
             if (const QRegularExpressionMatch m = layerName.match(name); m.hasMatch()) {
                 layers.insert(m.captured(1).toLongLong());
                 lastLayer = std::max(lastLayer, m.captured(1).toLongLong());
@@ -268,6 +268,7 @@ private:
         return true;
     }
 
+    const QList<QPair<QString, QList<qint64>>> &m_shapes;
     const MetaLlamaParams &m_p;
     const qint64 m_n;
     const QString m_where;
@@ -282,7 +283,7 @@ private:
 
 MetaShardPlan MetaLlamaLayout::plan(const QList<QPair<QString, QList<qint64>>> &shapes, const MetaLlamaParams &p, int files, const QString &where)
 {
-    return MetaPlanning(shapes, p, files, where).build(shapes);
+    return MetaPlanning(shapes, p, files, where).build();
 }
 
 namespace {

@@ -184,11 +184,8 @@ bool NanotronReader::load(const QStringList &files, QString *error)
 
 // A parameter is saved whole once, or as every (TP rank, expert rank) of one grid once: what is
 // wrong with the files' names otherwise.
-QString NanotronReader::shardGridProblem(const QStringList &paths)
+QString NanotronReader::shardGridProblem(const QStringList &paths, const QList<NanotronFileName> &names)
 {
-    QList<NanotronFileName> names;
-    for (const QString &path : paths)
-        names << *NanotronLayout::parseFileName(QFileInfo(path).fileName());
     const NanotronFileName &first = names.first();
     // A parameter is saved whole once, or as every (TP rank, expert rank) of one grid once.
     QSet<qint64> ranks;
@@ -236,9 +233,12 @@ QString NanotronReader::coverageProblem(const QList<Piece> &pieces, const QList<
 
 QString NanotronReader::joinParameter(const QString &name, const QStringList &paths, Parameter &parameter)
 {
-    if (const QString problem = shardGridProblem(paths); !problem.isEmpty())
+    QList<NanotronFileName> names;
+    for (const QString &path : paths)
+        names << *NanotronLayout::parseFileName(QFileInfo(path).fileName());
+    if (const QString problem = shardGridProblem(paths, names); !problem.isEmpty())
         return problem;
-    const bool sharded = NanotronLayout::parseFileName(QFileInfo(paths.first()).fileName())->sharded;
+    const bool sharded = names.first().sharded;
 
     QList<qint64> unsharded;
     QList<Piece> pieces;

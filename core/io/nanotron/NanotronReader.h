@@ -16,6 +16,8 @@
 
 namespace rankscope {
 
+struct NanotronFileName;
+
 class NanotronReader : public CheckpointReader {
 public:
     // `files`: the step folder's checkpoint_metadata.json, then its parameter files under model/.
@@ -55,7 +57,7 @@ private:
     bool load(const QStringList &files, QString *error);
     QString joinParameter(const QString &name, const QStringList &paths, Parameter &parameter);
     // joinParameter's checks: the files' shard grid, and the blocks covering the tensor once.
-    static QString shardGridProblem(const QStringList &paths);
+    static QString shardGridProblem(const QStringList &paths, const QList<NanotronFileName> &names);
     static QString coverageProblem(const QList<Piece> &pieces, const QList<qint64> &unsharded);
 
     QList<TensorInfo> m_tensors;

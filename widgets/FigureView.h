@@ -1,38 +1,21 @@
 // One of RankScope's figures (FigureCatalog), as the window shows it and as every export writes it:
-// its views laid out in a grid and kept in step with the runs shown — the line chart; a bar panel
-// per shown run; heatmaps, side by side for one run, or a row per metric and a column per run; a
-// spectrum; the heads; the rank plan.
+// the panels its catalog row builds (FigurePanels), laid out in a grid, titled, exported and read
+// back as CSV.
 // The window's tabs, its exports and `rankscope export` all build figures here, so the same state
 // gives the same figure.
 #pragma once
 
 #include "FigureCatalog.h"
-#include "analysis/results/RankPlanner.h"
+#include "FigurePanels.h"
 #include "figures/FigureSize.h"
-#include "figures/HeatmapFigure.h"
 #include "figures/ViewState.h"
-#include "spectral/MetricCatalog.h"
 
-#include <QTimer>
 #include <QWidget>
 #include <optional>
 
 class QGridLayout;
 
 namespace rankscope {
-
-class TrainingCurveChart;
-
-class ChartView;
-class HeadView;
-class RunStepView;
-class LayerBarChart;
-class MetricLineChart;
-class RankPlanCurve;
-class RankPlanHeatmap;
-class SpectrumView;
-class SpectrumOverStepsView;
-class TypeLayerHeatmap;
 
 class FigureView : public QWidget {
     Q_OBJECT
@@ -41,41 +24,38 @@ public:
 
     FigureKind kind() const { return m_kind; }
     // The name the command line and file names use ("spectrogram"), from FigureCatalog.
-    static QString name(FigureKind kind) { return QLatin1String(figureRow(kind).id); }
+    static QString name(FigureKind kind) { return QLatin1String(kind.info().id); }
 
     // The metric of each row of panels: one for lines and bars, one per row of heatmaps (by default
     // compression % and weighted α), the lines' then the bars' for lines+bars (by default stable
     // rank and compression %; one metric: both). Changing one panel's metric changes its row.
-    QList<Metric> metrics() const { return m_metrics; }
+    QList<Metric> metrics() const { return m_panels->metrics(); }
     void setMetrics(const QList<Metric> &metrics);
     void setTitleOverride(const QString &title);
     // Each panel's own title, in the order panels() lists them (an empty one, or one past the
     // list: the generated title, which names the panel's metric and run).
     void setPanelTitles(const QStringList &titles);
-    // Heatmaps: what the colours of each metric's row of panels span (one entry: every row).
-    void setColourRanges(const QList<HeatmapColourRange> &ranges);
-
-signals:
-    // A panel's context menu asked to export the figure as it is seen.
-    void exportRequested();
-
-public:
+    // What export's options ask of the figure: empty, or why it cannot be drawn as asked.
+    QString configure(const ViewState &state, const FigureOptions &options);
 
     // The panels as drawn at a size (default: the widget's): rows of views.
     QList<QList<ChartView *>> panels(QSize size = {}) const;
-    MetricLineChart *lineChart() const { return m_lines; }
-    // Under the lines: what training logged, on their step axis (shown when the run has logs).
-    TrainingCurveChart *curveChart() const { return m_curves; }
-    SpectrumView *spectrumView() const { return m_spectrum; }
-    SpectrumOverStepsView *spectrumOverStepsView() const { return m_spectrumOverSteps; }
-    // --heads: the per-head heatmap, lines or one head's spectrum ("heads").
-    HeadView *headView() const { return m_heads; }
-    // "plan": the ranks a target chooses at the shown step, and the error-vs-budget curve.
-    RankPlanHeatmap *rankPlanHeatmap() const { return m_planRanks; }
-    RankPlanCurve *rankPlanCurve() const { return m_planCurve; }
-    void setRankTarget(const RankTarget &target);
-    QList<LayerBarChart *> barPanels() const { return m_bars; }
-    QList<TypeLayerHeatmap *> heatmapPanels() const { return m_heatmaps; }
+    FigurePanels *figurePanels() const { return m_panels; }
+    // The figure's first view of a kind, shown or not (the line chart of "lines", the training
+    // curves under it, the first run's bars), and its panels of that kind in order: null and
+    // empty when it has none.
+    template <class View>
+    View *view() const { return findChild<View *>(); }
+    template <class View>
+    QList<View *> viewsOf() const
+    {
+        QList<View *> views;
+        for (const QList<ChartView *> &row : panels())
+            for (ChartView *panel : row)
+                if (auto *view = qobject_cast<View *>(panel))
+                    views << view;
+        return views;
+    }
 
     // Writes the figure; a figure with nothing to draw (a spectrum no matrix was chosen for) is an
     // error. `title`: the whole figure's (FigureExporter::write): nullopt the generated ones, empty none.
@@ -83,38 +63,26 @@ public:
     // The numbers behind every panel, as CSV (ChartView::dataCsv, panel after panel).
     QString dataCsv() const;
 
-private:
-    // Recreates the per-run panels when the shown runs change.
-    void syncPanels();
-    void addTrainingCurves();
-    void alignStepAxes();
+    // The panels were made again (a run shown or hidden, a metric changed): titled as asked, and
+    // laid out again. Called by the figure's FigurePanels.
+    void panelsChanged();
+    // The panels' grid is laid out again at the view's size.
     void layoutPanels();
-    void resizeEvent(QResizeEvent *event) override;
 
-    ViewState *m_state;
+signals:
+    // A panel's context menu asked to export the figure as it is seen.
+    void exportRequested();
+
+private:
+    void resizeEvent(QResizeEvent *event) override;
+    // The panel titles asked for, on the panels there are now.
+    void applyPanelTitles();
+
     FigureKind m_kind;
-    QList<Metric> m_metrics;
     QString m_titleOverride;
     QStringList m_panelTitles;
-    QList<HeatmapColourRange> m_colourRanges;
-    // The panel titles and colour ranges asked for, on the panels there are now.
-    void applyPanelOptions();
-    // Panels side by side start their plots level (after any of them is laid out again).
-    void levelPanels();
-    bool m_levelQueued = false;
     QGridLayout *m_grid;
-    QList<int> m_panelRuns;
-    MetricLineChart *m_lines = nullptr;
-    TrainingCurveChart *m_curves = nullptr;
-    QTimer m_alignTimer; // levels the lines' and the curves' plots once the layout settles
-    SpectrumView *m_spectrum = nullptr;
-    SpectrumOverStepsView *m_spectrumOverSteps = nullptr;
-    HeadView *m_heads = nullptr;
-    RankPlanHeatmap *m_planRanks = nullptr;
-    RankPlanCurve *m_planCurve = nullptr;
-    QList<LayerBarChart *> m_bars;
-    QList<TypeLayerHeatmap *> m_heatmaps; // metric by metric, each a panel per run
-    QList<QList<RunStepView *>> m_byMetric; // the panels of each metric, a panel per run
+    FigurePanels *m_panels = nullptr; // null only while its row builds it
 };
 
 } // namespace rankscope

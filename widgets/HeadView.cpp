@@ -1,5 +1,7 @@
 #include "HeadView.h"
 
+#include "FigurePanels.h"
+#include "base/PrintableText.h"
 #include "MetricSelector.h"
 #include "PlotStyle.h"
 #include "TypeStyle.h"
@@ -319,6 +321,37 @@ QString HeadView::dataCsv() const
             lines << QStringLiteral("%1,%2,%3,%4,%5,%6,%7").arg(r.step).arg(r.block).arg(r.layer).arg(csvName(r.type)).arg(r.head).arg(r.kvHead)
                          .arg(metricValue(r.metrics, m_metric), 0, 'g', 10);
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+FigurePanels *buildHeadPanels(ViewState *state, FigureView *figure) { return new SingleViewPanels<HeadView>(state, figure); }
+
+QString HeadView::configure(const ViewState &state, const FigureOptions &options)
+{
+    // Nothing per head to draw: refused, as a figure that would only say so.
+    if (state.headResults().isEmpty())
+        return QStringLiteral("heads: ") + HeadFigureBuilder::noHeadsReason();
+    if (options.metric)
+        setMetric(*options.metric);
+    if (!options.type.isEmpty()) {
+        const auto type = anyTypeFromCsvName(options.type);
+        if (!type || std::find(kHeadTypes.begin(), kHeadTypes.end(), *type) == kHeadTypes.end())
+            return QStringLiteral("heads: --type is one of Q, K, V, O, QK, OV, not '%1'").arg(printableText(options.type));
+        setHeadType(*type);
+    }
+    if (options.head && !options.layer)
+        return QStringLiteral("heads: --head needs --layer L");
+    if (options.layer) {
+        setLayer(int(*options.layer));
+        setMode(options.head ? Mode::Spectrum : Mode::Lines);
+        if (layer() != int(*options.layer))
+            return QStringLiteral("heads: no layer %1 with per-head spectra").arg(*options.layer);
+    }
+    if (options.head) {
+        setHead(int(*options.head));
+        if (!spectrumRow() || head() != int(*options.head))
+            return QStringLiteral("heads: no %1 head %2 in layer %3 at this step").arg(displayLabel(headType())).arg(*options.head).arg(*options.layer);
+    }
+    return {};
 }
 
 } // namespace rankscope

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ChartView.h"
+#include "figures/FigureOptions.h"
 #include "HeatmapCells.h"
 #include "figures/HeadFigure.h"
 
@@ -20,6 +21,9 @@ public:
     enum class Mode { Heatmap, Lines, Spectrum };
 
     explicit HeadView(ViewState *state, QWidget *parent = nullptr);
+    // export: the head type (--type, default QK), the metric, and with --layer that layer's heads
+    // over the steps, with --head that head's spectrum. Empty, or why not (FigurePanels::configure).
+    QString configure(const ViewState &state, const FigureOptions &options);
 
     Mode mode() const { return m_mode; }
     void setMode(Mode mode);

@@ -5,6 +5,7 @@
 #include "PlotStyle.h"
 #include "TypeStyle.h"
 #include "figures/AlphaIntervals.h"
+#include "figures/FigureOptions.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -473,5 +474,21 @@ void MetricLineChart::activate(const QPoint &pixel)
 }
 
 QString MetricLineChart::dataCsv() const { return m_figure.csv(*state()); }
+
+QString MetricLineChart::configure(const FigureOptions &options)
+{
+    if (options.metric)
+        setMetric(*options.metric);
+    setStepWindow(options.steps);
+    setAlphaGuide(options.alphaGuide);
+    if (options.byLayer) {
+        QString error;
+        const auto type = matrixTypeOption(QStringLiteral("by-layer"), *options.byLayer, &error);
+        if (!type)
+            return error;
+        setPerLayerType(*type);
+    }
+    return {};
+}
 
 } // namespace rankscope

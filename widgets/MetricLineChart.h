@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ChartView.h"
+#include "figures/FigureOptions.h"
 #include "figures/LineFigure.h"
 #include "spectral/MetricCatalog.h"
 
@@ -31,6 +32,9 @@ public:
     void setStepWindow(std::optional<StepWindow> steps);
     void setAlphaGuide(bool shown);
     bool alphaGuideDrawn() const;
+    // What export's options set on the lines (their metric, steps, α's guide band, --by-layer):
+    // empty, or why they cannot be drawn as asked.
+    QString configure(const FigureOptions &options);
 
     // The visible data lines (not bands), for tests and exports.
     QList<QCPGraph *> visibleLines() const;

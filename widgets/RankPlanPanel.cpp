@@ -1,5 +1,7 @@
 #include "RankPlanPanel.h"
 
+#include "FigurePanels.h"
+#include "FigureView.h"
 #include "RankPlanCurve.h"
 #include "RankPlanHeatmap.h"
 #include "analysis/results/RankPlanTable.h"
@@ -9,6 +11,7 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
@@ -113,5 +116,37 @@ bool RankPlanPanel::exportPlan(const QString &path, QString *error) const
     const QByteArray bytes = csv ? RankPlanTable::toCsv(figure.plan) : RankPlanTable::toJson(figure.plan, m_state->run().folder).toJson();
     return writeOutputFile(path, bytes, error);
 }
+
+namespace {
+
+// The Rank plan figure: its two views as panels, shown in the window with the target's controls
+// and the plan's summary around them.
+class RankPlanPanels : public FigurePanels {
+public:
+    RankPlanPanels(ViewState *state, FigureView *figure) : FigurePanels(figure), m_page(new RankPlanPanel(state, figure))
+    {
+        adopt(m_page->heatmap());
+        adopt(m_page->curve());
+    }
+    QList<QList<ChartView *>> panels(QSize) const override { return {m_page->views()}; }
+    void place(QGridLayout *grid, QSize) override
+    {
+        if (grid->indexOf(m_page) < 0)
+            grid->addWidget(m_page, 0, 0);
+    }
+    QString configure(const ViewState &, const FigureOptions &options) override
+    {
+        m_page->setTarget(options.rankTarget);
+        const RankPlanFigure &figure = m_page->heatmap()->figure();
+        return figure.noData.isEmpty() ? figure.targetProblem : figure.noData;
+    }
+
+private:
+    RankPlanPanel *m_page;
+};
+
+} // namespace
+
+FigurePanels *buildRankPlanPanels(ViewState *state, FigureView *figure) { return new RankPlanPanels(state, figure); }
 
 } // namespace rankscope

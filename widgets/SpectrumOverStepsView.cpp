@@ -1,5 +1,6 @@
 #include "SpectrumOverStepsView.h"
 
+#include "FigurePanels.h"
 #include "MatrixPicker.h"
 #include "PlotStyle.h"
 #include "figures/LineFigure.h"
@@ -288,6 +289,23 @@ void SpectrumOverStepsView::activate(const QPoint &pixel)
     const int column = m_figure.type && plot()->axisRect()->rect().contains(pixel) ? m_figure.columnAt(plot()->xAxis->pixelToCoord(pixel.x())) : -1;
     if (column >= 0 && m_subject.run == 0)
         state()->setCurrentStep(m_figure.columns[column].step);
+}
+
+FigurePanels *buildSpectrogramPanels(ViewState *state, FigureView *figure) { return new SingleViewPanels<SpectrumOverStepsView>(state, figure); }
+
+QString SpectrumOverStepsView::configure(const ViewState &state, const FigureOptions &options)
+{
+    if (options.type.isEmpty())
+        return QStringLiteral("spectrogram needs --type T (with --layer L for one matrix; without it, the type's mean over --layers)");
+    QString error;
+    const auto type = matrixTypeOption(QStringLiteral("type"), options.type, &error);
+    if (!type)
+        return error;
+    setSubject({0, {state.block(), options.layer ? int(*options.layer) : 0, *type, state.expert()}, !options.layer});
+    // A figure of no step at all is refused; one whose σ are all zero is drawn, saying so.
+    if (figure().columns.isEmpty())
+        return figure().noData;
+    return {};
 }
 
 } // namespace rankscope

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ChartView.h"
+#include "figures/FigureOptions.h"
 #include "figures/SpectrumOverStepsFigure.h"
 
 class QCheckBox;
@@ -19,6 +20,9 @@ class SpectrumOverStepsView : public ChartView {
     Q_OBJECT
 public:
     explicit SpectrumOverStepsView(ViewState *state, QWidget *parent = nullptr);
+    // export: the matrix of --layer and --type, or the type's mean over the layers shown (--type
+    // alone). Empty, or why the run has no such matrix (FigurePanels::configure).
+    QString configure(const ViewState &state, const FigureOptions &options);
 
     SpectrumOverStepsSubject subject() const { return m_subject; }
     void setSubject(const SpectrumOverStepsSubject &subject);

@@ -1,5 +1,6 @@
 #include "SpectrumView.h"
 
+#include "FigurePanels.h"
 #include "MatrixPicker.h"
 #include "analysis/results/MetricsTable.h"
 
@@ -346,5 +347,25 @@ QString SpectrumView::dataCsv() const
     }
     return csv;
 }
+
+FigurePanels *buildSpectrumPanels(ViewState *state, FigureView *figure) { return new SingleViewPanels<SpectrumView>(state, figure); }
+
+QString SpectrumView::configure(const ViewState &state, const FigureOptions &options)
+{
+    if (options.type.isEmpty() || !options.layer)
+        return QStringLiteral("spectrum needs --layer L and --type T");
+    QString error;
+    const auto type = matrixTypeOption(QStringLiteral("type"), options.type, &error);
+    if (!type)
+        return error;
+    const MatrixKey key{0, state.currentStep(), {state.block(), int(*options.layer), *type, state.expert()}};
+    if (!state.find(key))
+        return QStringLiteral("no %1 matrix at step %2").arg(key.id.text()).arg(key.step);
+    setTail(options.spectrumTail);
+    showMatrix(key);
+    return {};
+}
+
+QString SpectrumView::exportProblem() const { return matrix() ? QString() : QStringLiteral("no matrix is chosen for the spectrum"); }
 
 } // namespace rankscope

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ChartView.h"
+#include "figures/FigureOptions.h"
 #include "figures/SpectrumFigure.h"
 
 class QCheckBox;
@@ -19,6 +20,11 @@ class SpectrumView : public ChartView {
     Q_OBJECT
 public:
     explicit SpectrumView(ViewState *state, QWidget *parent = nullptr);
+    // export: the matrix of --layer and --type at the step shown, its tail as --eigenvalues says.
+    // Empty, or why the run has no such matrix (FigurePanels::configure).
+    QString configure(const ViewState &state, const FigureOptions &options);
+    // Why the spectrum cannot be exported: no matrix is chosen.
+    QString exportProblem() const;
 
     std::optional<MatrixKey> matrix() const { return m_key; }
     void showMatrix(const MatrixKey &key);

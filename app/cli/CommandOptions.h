@@ -6,6 +6,7 @@
 // outputs it would overwrite.
 #pragma once
 
+#include "figures/FigureOptions.h"
 #include "model/MatrixType.h"
 #include "spectral/MetricCatalog.h"
 
@@ -74,9 +75,6 @@ std::optional<qint64> wholeOption(const QString &name, const QString &text, qint
 std::optional<double> numberOption(const QString &name, const QString &text, double min, double max, QString *error,
                                    const QString &what = QStringLiteral("a number"), bool minExcluded = false);
 
-// --name's matrix type as the CSV writes it ("MLP_UP") or as the window shows it ("MLP↑"), in any
-// case. nullopt, with "unknown --name 'X'; one of: Q, K, …, MLP_UP (MLP↑), …", when it is neither.
-std::optional<MatrixType> matrixTypeOption(const QString &name, const QString &text, QString *error);
 
 // --name's metric by its column ("stable_rank") or by its label as the views show it ("Stable
 // rank", "Weighted α"), in any case. nullopt, with "unknown --name 'X'; one of: stable_rank, …",

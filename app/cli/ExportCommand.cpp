@@ -1,26 +1,16 @@
 #include "ExportCommand.h"
 
-#include "TrainingCurveChart.h"
-#include "analysis/execution/BaseModelRuns.h"
-#include "io/logs/TrainingLogs.h"
-
-#include "figures/HeadFigure.h"
-
 #include "CommandOptions.h"
 #include "FigureExporter.h"
 #include "FigureView.h"
-#include "HeadView.h"
-#include "MetricLineChart.h"
-#include "RankPlanHeatmap.h"
 #include "RankTargetOptions.h"
+#include "analysis/execution/BaseModelRuns.h"
 #include "analysis/execution/RunLoader.h"
 #include "analysis/results/RunSummary.h"
-#include "SpectrumOverStepsView.h"
-#include "SpectrumView.h"
-#include "figures/HeadFigure.h"
+#include "base/PrintableText.h"
 #include "figures/ViewState.h"
 #include "io/OutputFile.h"
-#include "base/PrintableText.h"
+#include "io/logs/TrainingLogs.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -107,16 +97,17 @@ struct ExportOptionSet {
 // that nothing read is lost there) and the metric.
 bool readFigure(const CommandParser &parser, const ExportOptionSet &o, ExportOptions &options, QString *error)
 {
-    const FigureRow *figure = figureRow(parser.value(o.figure));
-    if (!figure) {
+    const std::optional<FigureKind> kind = figureOfName(parser.value(o.figure));
+    if (!kind) {
         *error = QStringLiteral("unknown --figure '%1'; one of: %2").arg(printableText(parser.value(o.figure)), figureNames());
         return false;
     }
-    if (figure->withCurves && !parser.isSet(o.scalar)) {
-        *error = QStringLiteral("--figure %1 needs --scalar TAG, the curve to draw (rankscope info lists the tags)").arg(QLatin1String(figure->id));
+    const FigureRow &figure = kind->info();
+    if (figure.curves == FigureCurves::Required && !parser.isSet(o.scalar)) {
+        *error = QStringLiteral("--figure %1 needs --scalar TAG, the curve to draw (rankscope info lists the tags)").arg(QLatin1String(figure.id));
         return false;
     }
-    options.kind = figure->kind;
+    options.kind = *kind;
     options.out = parser.value(o.output);
     const QString suffix = QFileInfo(options.out).suffix().toLower();
     if (options.out.isEmpty() || (!FigureExporter::formats().contains(suffix) && suffix != QLatin1String("csv"))) {
@@ -132,7 +123,7 @@ bool readFigure(const CommandParser &parser, const ExportOptionSet &o, ExportOpt
     }
     if (parser.isSet(o.metric) && !(options.metric = metricOption(QStringLiteral("metric"), parser.value(o.metric), error)))
         return false;
-    if (options.kind == FigureKind::RankPlan) {
+    if (figure.rankTarget) {
         const std::optional<RankTarget> target = readRankTarget(parser, error);
         if (!target)
             return false;
@@ -357,7 +348,7 @@ namespace {
 // is asked, no more), computed when they left nothing. A results file is drawn as it is.
 void askForWhatIsDrawn(const ExportOptions &options, AnalysisSettings &settings)
 {
-    settings.heads = options.kind == FigureKind::Heads;
+    settings.heads = options.kind.info().heads;
     settings.alphaCi = options.alphaCi;
     if (options.metric)
         askForMetric(settings, *options.metric);
@@ -469,67 +460,13 @@ QString configureState(const ExportOptions &options, ViewState &state)
     return {};
 }
 
-// The spectrogram's matrix (--layer, --type) or its type's mean over the layers shown (--type
-// alone). Empty, or why the run has no such matrix.
-QString chooseSpectrumOverSteps(FigureView &view, const ViewState &state, const ExportOptions &options)
-{
-    if (options.type.isEmpty())
-        return QStringLiteral("spectrogram needs --type T (with --layer L for one matrix; without it, the type's mean over --layers)");
-    QString error;
-    const auto type = matrixTypeOption(QStringLiteral("type"), options.type, &error);
-    if (!type)
-        return error;
-    SpectrumOverStepsView *panel = view.spectrumOverStepsView();
-    panel->setSubject({0, {state.block(), options.layer ? int(*options.layer) : 0, *type, state.expert()}, !options.layer});
-    // A figure of no step at all is refused; one whose σ are all zero is drawn, saying so.
-    if (panel->figure().columns.isEmpty())
-        return panel->figure().noData;
-    return {};
-}
-
-// --figure heads: the head type (--type, default QK), the metric, and with --layer that layer's
-// heads over the steps instead of the head × layer heatmap.
-QString configureHeads(HeadView &view, const ExportOptions &options)
-{
-    if (options.metric)
-        view.setMetric(*options.metric);
-    if (!options.type.isEmpty()) {
-        const auto type = anyTypeFromCsvName(options.type);
-        if (!type || std::find(kHeadTypes.begin(), kHeadTypes.end(), *type) == kHeadTypes.end())
-            return QStringLiteral("heads: --type is one of Q, K, V, O, QK, OV, not '%1'").arg(printableText(options.type));
-        view.setHeadType(*type);
-    }
-    if (options.head && !options.layer)
-        return QStringLiteral("heads: --head needs --layer L");
-    if (options.layer) {
-        view.setLayer(int(*options.layer));
-        view.setMode(options.head ? HeadView::Mode::Spectrum : HeadView::Mode::Lines);
-        if (view.layer() != int(*options.layer))
-            return QStringLiteral("heads: no layer %1 with per-head spectra").arg(*options.layer);
-    }
-    if (options.head) {
-        view.setHead(int(*options.head));
-        if (!view.spectrumRow() || view.head() != int(*options.head))
-            return QStringLiteral("heads: no %1 head %2 in layer %3 at this step").arg(displayLabel(view.headType())).arg(*options.head).arg(*options.layer);
-    }
-    return {};
-}
-
-// --figure plan: the target's plan at the step shown, refused as `rankscope plan` refuses it.
-QString configurePlan(FigureView &view, const ExportOptions &options)
-{
-    view.setRankTarget(options.rankTarget);
-    const RankPlanFigure &figure = view.rankPlanHeatmap()->figure();
-    return figure.noData.isEmpty() ? figure.targetProblem : figure.noData;
-}
-
 // --scalar: each source's logs (TrainingLogs), for the curves under the lines, one per run that
 // logged the tag. Empty, or why not.
 QString loadScalars(const ExportOptions &options, ViewState &state)
 {
     if (!options.scalar)
         return {};
-    if (options.kind != FigureKind::Lines)
+    if (options.kind.info().curves == FigureCurves::None)
         return QStringLiteral("--scalar draws under the lines: use it with --figure lines+curves (or lines)");
     QStringList tags;
     bool found = false;
@@ -550,87 +487,6 @@ QString loadScalars(const ExportOptions &options, ViewState &state)
              tags.isEmpty() ? QStringLiteral("none found; rankscope info says where it looked") : printableText(briefList(tags)));
 }
 
-// What export sets on each figure's view from its options (FigureCatalog names the figures): a
-// function per kind, and the table that finds it. Each returns why the figure cannot be drawn, or
-// nothing.
-QString configureLines(FigureView &view, const ViewState &, const ExportOptions &options)
-{
-    if (options.metric)
-        view.setMetrics({*options.metric});
-    view.lineChart()->setAlphaGuide(options.alphaGuide);
-    if (options.byLayer) {
-        QString error;
-        const auto type = matrixTypeOption(QStringLiteral("by-layer"), *options.byLayer, &error);
-        if (!type)
-            return error;
-        view.lineChart()->setPerLayerType(*type);
-    }
-    return {};
-}
-
-QString configureBars(FigureView &view, const ViewState &, const ExportOptions &options)
-{
-    if (options.metric)
-        view.setMetrics({*options.metric});
-    return {};
-}
-
-QString configureHeatmaps(FigureView &view, const ViewState &, const ExportOptions &options)
-{
-    if (options.metric)
-        view.setMetrics({*options.metric});
-    if (options.colourRanges.size() > view.metrics().size())
-        return QStringLiteral("--vmin/--vmax give %1 panels' ends; the heatmaps have %2").arg(options.colourRanges.size()).arg(view.metrics().size());
-    view.setColourRanges(options.colourRanges);
-    return {};
-}
-
-QString configureSpectrum(FigureView &view, const ViewState &state, const ExportOptions &options)
-{
-    if (options.type.isEmpty() || !options.layer)
-        return QStringLiteral("spectrum needs --layer L and --type T");
-    QString error;
-    const auto type = matrixTypeOption(QStringLiteral("type"), options.type, &error);
-    if (!type)
-        return error;
-    const MatrixKey key{0, state.currentStep(), {state.block(), int(*options.layer), *type, state.expert()}};
-    if (!state.find(key))
-        return QStringLiteral("no %1 matrix at step %2").arg(key.id.text()).arg(key.step);
-    view.spectrumView()->setTail(options.spectrumTail);
-    view.spectrumView()->showMatrix(key);
-    return {};
-}
-
-QString configureHeadsFigure(FigureView &view, const ViewState &state, const ExportOptions &options)
-{
-    // Nothing per head to draw: refused, as a figure that would only say so.
-    if (state.headResults().isEmpty())
-        return QStringLiteral("heads: ") + HeadFigureBuilder::noHeadsReason();
-    return configureHeads(*view.headView(), options);
-}
-
-QString configurePlanFigure(FigureView &view, const ViewState &, const ExportOptions &options) { return configurePlan(view, options); }
-
-using ConfigureView = QString (*)(FigureView &, const ViewState &, const ExportOptions &);
-constexpr std::pair<FigureKind, ConfigureView> kConfigureView[] = {
-    {FigureKind::Lines, configureLines},
-    {FigureKind::LinesAndBars, configureLines},
-    {FigureKind::Bars, configureBars},
-    {FigureKind::Heatmaps, configureHeatmaps},
-    {FigureKind::Spectrum, configureSpectrum},
-    {FigureKind::SpectrumOverSteps, chooseSpectrumOverSteps},
-    {FigureKind::Heads, configureHeadsFigure},
-    {FigureKind::RankPlan, configurePlanFigure},
-};
-
-QString configureView(FigureView &view, const ViewState &state, const ExportOptions &options)
-{
-    for (const auto &[kind, configure] : kConfigureView)
-        if (kind == options.kind)
-            return configure(view, state, options);
-    return {};
-}
-
 // The figure drawn from the state by the window's own view, and written to --out.
 int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded, QTextStream &err)
 {
@@ -640,13 +496,7 @@ int drawFigure(ViewState &state, const ExportOptions &options, ExitStatus loaded
     };
     const QString &path = options.out;
     FigureView view(&state, options.kind);
-    if (view.lineChart())
-        view.lineChart()->setStepWindow(options.steps);
-    if (options.scalar && view.curveChart()) {
-        view.curveChart()->setStepWindow(options.steps);
-        view.curveChart()->setTag(*options.scalar);
-    }
-    if (const QString problem = configureView(view, state, options); !problem.isEmpty())
+    if (const QString problem = view.configure(state, options); !problem.isEmpty())
         return usage(problem);
     if (!options.panelTitles.isEmpty())
         view.setPanelTitles(options.panelTitles);

@@ -180,17 +180,10 @@ MainWindow::MainWindow(QWidget *parent)
 void MainWindow::buildFigureArea()
 {
     // A tab per figure of the catalog that has one; compared runs get a panel each in the bars and
-    // heatmaps. The Rank plan's tab is RankPlanPanel: its figure with the target's controls.
-    for (const FigureRow &row : figureRows()) {
-        if (!row.tabTitle)
-            continue;
-        QWidget *tab = nullptr;
-        if (row.kind == FigureKind::RankPlan)
-            tab = m_rankPlan = new RankPlanPanel(m_state, this);
-        else
-            tab = m_figures.emplace_back(new FigureView(m_state, row.kind, this));
-        m_tabs->addTab(tab, tr(row.tabTitle));
-    }
+    // heatmaps.
+    for (FigureKind kind : allFigures())
+        if (kind.info().tabTitle)
+            m_tabs->addTab(m_figures.emplace_back(new FigureView(m_state, kind, this)), tr(kind.info().tabTitle));
     // Empty axes titled "… — empty" tell nothing: until there is something to draw, the area says why.
     m_central = new QStackedWidget(this);
     m_central->addWidget(m_tabs);
@@ -377,16 +370,11 @@ void MainWindow::addExportActions(QMenu *file)
     });
     file->addAction(tr("Export view &data (CSV)…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export the data behind this view"), QString(), tr("CSV (*.csv)"));
-        if (path.isEmpty())
+        const auto *figure = qobject_cast<const FigureView *>(m_tabs->currentWidget());
+        if (path.isEmpty() || !figure)
             return;
-        const int tab = m_tabs->currentIndex();
-        QString csv, error;
-        if (const auto *figure = qobject_cast<const FigureView *>(m_tabs->widget(tab)))
-            csv = figure->dataCsv(); // its panels as one table
-        else
-            for (ChartView *view : viewsOfTab(tab))
-                csv += view->dataCsv();
-        if (!writeOutputFile(path, csv.toUtf8(), &error))
+        QString error;
+        if (!writeOutputFile(path, figure->dataCsv().toUtf8(), &error)) // its panels as one table
             QMessageBox::warning(this, tr("Export view data"), error);
     });
     file->addAction(tr("Export &metrics table (CSV)…"), this, [this] {
@@ -422,7 +410,7 @@ void MainWindow::buildViewMenu()
     m_theme->addMenu(view);
     view->addSeparator();
     for (int tab = 0; tab < m_tabs->count(); ++tab) {
-        const FigureRow &row = figureRow(*tabKind(tab));
+        const FigureRow &row = tabKind(tab)->info();
         QWidget *widget = m_tabs->widget(tab);
         view->addAction(tr(row.menuTitle), QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + tab)), this, [this, widget] { m_tabs->setCurrentWidget(widget); });
     }
@@ -481,7 +469,7 @@ void MainWindow::buildControls()
     buildFilterBar();
     buildDisplayBar();
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::syncControlsToTab);
-    connect(figure(FigureKind::Heads)->headView(), &HeadView::modeChanged, this, &MainWindow::syncControlsToTab);
+    connect(figure(FigureKind::Heads)->view<HeadView>(), &HeadView::modeChanged, this, &MainWindow::syncControlsToTab);
     connect(lineChart(), &MetricLineChart::perLayerTypeChanged, this, &MainWindow::syncControlsToTab);
     syncControlsToTab();
 }
@@ -813,8 +801,6 @@ void MainWindow::showIssues()
 QList<ChartView *> MainWindow::viewsOfTab(int tab) const
 {
     QList<ChartView *> views;
-    if (m_tabs->widget(tab) == m_rankPlan)
-        return m_rankPlan->views();
     if (const auto *f = qobject_cast<const FigureView *>(m_tabs->widget(tab)))
         for (const QList<ChartView *> &row : f->panels())
             views << row;
@@ -854,8 +840,8 @@ void MainWindow::syncControlsToTab()
     m_typeChips->setEnabled(lines || perLayer);
     // The layer range: not on one matrix's spectrum, the rank plan (every layer planned) nor the
     // heads' lines and spectrum (one layer, from the Heads tab's own box).
-    const bool oneLayer = tab == FigureKind::Spectrum || (tab == FigureKind::Heads && figure(FigureKind::Heads)->headView()->mode() != HeadView::Mode::Heatmap);
-    m_firstLayer->setEnabled(!oneLayer && m_tabs->currentWidget() != m_rankPlan && !m_state->layers().isEmpty());
+    const bool oneLayer = tab == FigureKind::Spectrum || (tab == FigureKind::Heads && figure(FigureKind::Heads)->view<HeadView>()->mode() != HeadView::Mode::Heatmap);
+    m_firstLayer->setEnabled(!oneLayer && tab != FigureKind::RankPlan && !m_state->layers().isEmpty());
     m_lastLayer->setEnabled(m_firstLayer->isEnabled());
     // Several runs' bands would hide each other: the line chart draws none, and the box says so.
     const bool comparing = m_state->visibleRuns().size() > 1;
@@ -951,24 +937,26 @@ void MainWindow::onComparisonReady(const RunAnalysis &run, const QString &path)
 
 std::optional<FigureKind> MainWindow::tabKind(int tab) const
 {
-    if (m_tabs->widget(tab) == m_rankPlan)
-        return FigureKind::RankPlan;
     if (const auto *f = qobject_cast<const FigureView *>(m_tabs->widget(tab)))
         return f->kind();
     return std::nullopt;
 }
 
+MetricLineChart *MainWindow::lineChart() const { return figure(FigureKind::Lines)->view<MetricLineChart>(); }
+LayerBarChart *MainWindow::barChart() const { return figure(FigureKind::Bars)->view<LayerBarChart>(); }
+TypeLayerHeatmap *MainWindow::heatmap(int i) const { return figure(FigureKind::Heatmaps)->viewsOf<TypeLayerHeatmap>().value(i); }
+SpectrumView *MainWindow::spectrumView() const { return figure(FigureKind::Spectrum)->view<SpectrumView>(); }
+RankPlanPanel *MainWindow::rankPlanPanel() const { return figure(FigureKind::RankPlan)->findChild<RankPlanPanel *>(); }
+QList<LayerBarChart *> MainWindow::comparedBarPanels() const { return figure(FigureKind::Bars)->viewsOf<LayerBarChart>().mid(1); }
+
 QString MainWindow::tabFileName(int tab) const
 {
-    // The Rank plan tab's files keep the name they always had ("plan" is export's --figure name).
-    return m_tabs->widget(tab) == m_rankPlan ? QStringLiteral("rank-plan") : FigureView::name(*tabKind(tab));
+    return FigureView::name(*tabKind(tab)); // export's --figure NAME
 }
 
 bool MainWindow::exportFigure(int tab, const QString &path, const FigureSize &size, QString *error, const QString &ownTitle)
 {
     const std::optional<QString> title = ownTitle.isEmpty() ? std::nullopt : std::optional(ownTitle);
-    if (m_tabs->widget(tab) == m_rankPlan)
-        return FigureExporter::write({m_rankPlan->views()}, path, size, error, title);
     auto *f = qobject_cast<FigureView *>(m_tabs->widget(tab));
     if (!f) {
         *error = tr("no figure %1").arg(tab);
@@ -988,10 +976,8 @@ QStringList MainWindow::exportAllFigures(const QString &folder, const QString &f
     const QString stem = names.isEmpty() ? m_state->runName() : names.join(QStringLiteral("-vs-"));
     QStringList written;
     for (int tab = 0; tab < m_tabs->count(); ++tab) {
-        const std::optional<FigureKind> kind = tabKind(tab);
-        if (kind == FigureKind::Spectrum && !spectrumView()->matrix())
-            continue;
-        if (kind == FigureKind::Heads && m_state->headResults().isEmpty())
+        const auto *figure = qobject_cast<const FigureView *>(m_tabs->widget(tab));
+        if (!figure || !figure->figurePanels()->exportProblem().isEmpty())
             continue;
         const QList<ChartView *> views = viewsOfTab(tab);
         if (std::all_of(views.begin(), views.end(), [](const ChartView *v) { return !v->noDataMessage().isEmpty(); }))

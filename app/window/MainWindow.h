@@ -65,7 +65,7 @@ public:
     QAction *alphaCiAction() const { return m_alphaCi; }
     // Analysis ▸ per-head spectra and QK/OV circuits (--heads).
     QAction *headsAction() const { return m_heads; }
-    // The tab's figure of that kind (the Rank plan's is not a FigureView: null).
+    // The tab's figure of that kind (null: it has no tab).
     FigureView *figure(FigureKind kind) const
     {
         for (FigureView *f : m_figures)
@@ -75,13 +75,13 @@ public:
     }
     // What the tab shows (nullopt: no tab there).
     std::optional<FigureKind> tabKind(int tab) const;
-    MetricLineChart *lineChart() const { return figure(FigureKind::Lines)->lineChart(); }
-    LayerBarChart *barChart() const { return figure(FigureKind::Bars)->barPanels().value(0); }
-    TypeLayerHeatmap *heatmap(int i) const { return figure(FigureKind::Heatmaps)->heatmapPanels().value(i); }
-    SpectrumView *spectrumView() const { return figure(FigureKind::Spectrum)->spectrumView(); }
+    MetricLineChart *lineChart() const;
+    LayerBarChart *barChart() const;
+    TypeLayerHeatmap *heatmap(int i) const;
+    SpectrumView *spectrumView() const;
     QTabWidget *tabs() const { return m_tabs; }
-    // The Rank plan tab, after the figures' tabs.
-    RankPlanPanel *rankPlanPanel() const { return m_rankPlan; }
+    // The Rank plan tab's target, controls and summary around its figure.
+    RankPlanPanel *rankPlanPanel() const;
     // What the central area says instead of empty axes (empty while the figures are shown).
     QString centralMessage() const;
     QSlider *stepSlider() const { return m_stepSlider; }
@@ -104,7 +104,7 @@ public:
     void addBaseModel(const QString &base);
     // The same once the run being opened is analysed (rankscope RUN --base PATH).
     void addBaseModelOnceOpen(const QString &base) { m_baseOnceOpen = base; }
-    QList<LayerBarChart *> comparedBarPanels() const { return figure(FigureKind::Bars)->barPanels().mid(1); }
+    QList<LayerBarChart *> comparedBarPanels() const;
     // Every figure into a folder as <run>-lines/bars/heatmaps/spectrum.<format>; returns the files written.
     QStringList exportAllFigures(const QString &folder, const QString &format, const FigureSize &size, QString *error);
 
@@ -180,8 +180,7 @@ private:
     QStackedWidget *m_central = nullptr; // the tabs, or m_message
     QLabel *m_message = nullptr;
     QList<FigureView *> m_figures; // one tab each, in the catalog's order
-    RankPlanPanel *m_rankPlan = nullptr;
-    // The tab's name in file names: the figure's, or "rank-plan".
+    // The tab's name in file names: the figure's --figure NAME.
     QString tabFileName(int tab) const;
     RunListPanel *m_runList = nullptr;
     QDockWidget *m_runsDock = nullptr;

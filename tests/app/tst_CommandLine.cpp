@@ -1414,9 +1414,9 @@ private slots:
             QVERIFY2(own.size() > 2, qPrintable(QString::fromLatin1(command) + ": " + r.out + r.err));
             fromHelp.unite(own);
         }
-        const QString manPage = QString::fromUtf8(contents(QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/desktop/rankscope.1")))
+        const QString manPage = QString::fromUtf8(contents(QStringLiteral(RANKSCOPE_REFERENCE_DIR "/rankscope.1")))
                                     .replace(QLatin1String("\\-"), QLatin1String("-"));
-        const QString completion = QString::fromUtf8(contents(QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/desktop/rankscope.bash-completion")));
+        const QString completion = QString::fromUtf8(contents(QStringLiteral(RANKSCOPE_REFERENCE_DIR "/rankscope.bash-completion")));
         QVERIFY(!manPage.isEmpty() && !completion.isEmpty());
         auto differ = [](const QSet<QString> &a, const QSet<QString> &b) {
             QStringList only = QSet<QString>(a).subtract(b).values(), other = QSet<QString>(b).subtract(a).values();

@@ -234,7 +234,7 @@ private slots:
         for (const QString &file : written)
             QVERIFY(QFileInfo(file).size() > 1000);
         QVERIFY(written[2].endsWith("nanogpt-d4-heatmaps.pdf"));
-        QVERIFY(written.last().endsWith("nanogpt-d4-rank-plan.pdf")); // the Rank plan tab's too
+        QVERIFY(written.last().endsWith("nanogpt-d4-plan.pdf")); // the Rank plan tab's too, named as --figure plan
 
         // A comparison's files are named after both runs; a paper preset is honoured (no titles).
         window.state()->addComparedRun(test::demoRun(), "again");
@@ -278,11 +278,11 @@ private slots:
         if (compare)
             m_state->addComparedRun(test::demoRun(), QStringLiteral("nanogpt-d4 again"));
         m_state->setLegendPosition(*parseLegendPosition(legend));
-        FigureView view(m_state, figureRow(figure)->kind);
-        if (view.spectrumView())
-            view.spectrumView()->showMatrix({0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
-        if (view.spectrumOverStepsView())
-            view.spectrumOverStepsView()->showMatrix({0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
+        FigureView view(m_state, *figureOfName(figure));
+        if (view.view<SpectrumView>())
+            view.view<SpectrumView>()->showMatrix({0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
+        if (view.view<SpectrumOverStepsView>())
+            view.view<SpectrumOverStepsView>()->showMatrix({0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
         const QString path = m_dir.filePath(QStringLiteral("%1-%2-%3-%4.svg").arg(figure, preset).arg(compare).arg(legend));
         QString error;
         QVERIFY2(view.exportTo(path, *FigureSize::preset(preset), &error), qPrintable(error));
@@ -339,7 +339,7 @@ private slots:
             QTRY_COMPARE_WITH_TIMEOUT(window.state()->runCount(), 2, 30000);
             window.state()->renameRun(1, QStringLiteral("nanogpt-d4"));
         }
-        const FigureKind kind = figureRow(figure)->kind;
+        const FigureKind kind = *figureOfName(figure);
         window.figure(kind)->setMetrics({Metric::StableRank, Metric::Alpha});
         window.state()->setTypeVisible(MatrixType::K, false);
         window.state()->setLayerRange({1, 2});
@@ -347,7 +347,7 @@ private slots:
         window.state()->setLegendPosition(LegendPosition::TopLeft);
         const QString fromWindow = m_dir.filePath("window-" + figure + ".svg"), fromCommand = m_dir.filePath("command-" + figure + ".svg");
         QString error;
-        QVERIFY2(window.exportFigure(int(kind), fromWindow, *FigureSize::preset("two-column"), &error), qPrintable(error));
+        QVERIFY2(window.exportFigure(window.tabs()->indexOf(window.figure(kind)), fromWindow, *FigureSize::preset("two-column"), &error), qPrintable(error));
         QStringList arguments{"export", RANKSCOPE_DEMO_RUN};
         if (compare)
             arguments << RANKSCOPE_DEMO_RUN;
@@ -358,7 +358,7 @@ private slots:
         else
             window.figure(kind)->setMetrics({Metric::CompressionPct, Metric::WeightedAlpha}); // the command's default pair
         if (kind == FigureKind::Heatmaps)
-            QVERIFY2(window.exportFigure(int(kind), fromWindow, *FigureSize::preset("two-column"), &error), qPrintable(error));
+            QVERIFY2(window.exportFigure(window.tabs()->indexOf(window.figure(kind)), fromWindow, *FigureSize::preset("two-column"), &error), qPrintable(error));
         QCOMPARE(runExportCommand(arguments), 0);
         const SvgContent a = readSvg(fromWindow), b = readSvg(fromCommand);
         QVERIFY(a.wellFormed && b.wellFormed);

@@ -91,7 +91,7 @@ private slots:
     {
         ViewState state;
         state.setRun(run(), QStringLiteral("heads"));
-        QCOMPARE(figureRow("heads")->kind, FigureKind::Heads);
+        QCOMPARE(*figureOfName("heads"), FigureKind::Heads);
         FigureView figure(&state, FigureKind::Heads);
         QTemporaryDir dir;
         const QString path = dir.filePath("heads.png");

@@ -66,7 +66,7 @@ private slots:
         QCOMPARE(window.state()->results().size(), 144);
         QVERIFY(window.windowTitle().startsWith("nanogpt-d4"));
         QCOMPARE(window.tabs()->count(), 7); // the five figures, Heads (--heads) and the rank plan
-        QCOMPARE(window.tabs()->widget(6), window.rankPlanPanel());
+        QCOMPARE(window.tabs()->widget(6), window.figure(FigureKind::RankPlan));
         QCOMPARE(window.viewsOfTab(6).size(), 2); // its heatmap and its curve: their data, and File ▸ Export figure
         {
             QTemporaryDir out;

@@ -139,9 +139,9 @@ private slots:
     {
         QFETCH(QString, figure);
         QFETCH(QString, preset);
-        FigureView view(m_state, figureRow(figure)->kind);
-        if (view.spectrumView())
-            view.spectrumView()->showMatrix({0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
+        FigureView view(m_state, *figureOfName(figure));
+        if (view.view<SpectrumView>())
+            view.view<SpectrumView>()->showMatrix({0, 1500, {{}, 2, MatrixType::MlpUp, {}}});
         const FigureExporter::PaperFigure laidOut = layOut(view, preset);
         const FigureExporter::PaperPanels &rows = laidOut.panels;
         for (const auto &row : rows) // panels of one run side by side all name it, or none does
@@ -202,9 +202,9 @@ private slots:
             const bool captioned = FigureSize::preset(preset)->captioned;
             QCOMPARE(captioned, preset != QLatin1String("slide"));
             for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars", "spectrogram", "spectrum"}) {
-                FigureView view(m_state, figureRow(QString::fromLatin1(figure))->kind);
-                if (view.spectrumView())
-                    view.spectrumView()->showMatrix({0, 1500, {{}, 0, MatrixType::Q, {}}});
+                FigureView view(m_state, *figureOfName(QString::fromLatin1(figure)));
+                if (view.view<SpectrumView>())
+                    view.view<SpectrumView>()->showMatrix({0, 1500, {{}, 0, MatrixType::Q, {}}});
                 const FigureExporter::PaperFigure laidOut = layOut(view, preset);
                 for (const auto &panel : laidOut.panels[0]) {
                     const QString what = QStringLiteral("%1 %2: '%3'").arg(figure, preset, panel->shownTitle());
@@ -268,7 +268,7 @@ private slots:
     void legendSitsOnThePlot()
     {
         for (const char *figure : {"lines", "bars"}) {
-            FigureView view(m_state, figureRow(QString::fromLatin1(figure))->kind);
+            FigureView view(m_state, *figureOfName(QString::fromLatin1(figure)));
             const FigureExporter::PaperFigure laidOut = layOut(view, QStringLiteral("column"));
             const ChartView &panel = *laidOut.panels[0][0];
             const QCPLegend *legend = panel.plot()->legend;
@@ -287,7 +287,7 @@ private slots:
     {
         for (const QString &preset : FigureSize::presetNames())
             for (const char *figure : {"lines", "bars", "heatmaps", "lines+bars", "spectrogram", "spectrum"}) {
-                FigureView view(m_state, figureRow(QString::fromLatin1(figure))->kind);
+                FigureView view(m_state, *figureOfName(QString::fromLatin1(figure)));
                 const FigureExporter::PaperFigure laidOut = layOut(view, preset);
                 for (const auto &panel : laidOut.panels[0]) {
                     const double x = panel->plot()->xAxis->labelFont().pointSizeF(), y = panel->plot()->yAxis->labelFont().pointSizeF();
@@ -480,10 +480,10 @@ private slots:
     {
         m_state->setHighlighted(MatrixKey{0, 1500, {{}, 1, MatrixType::K, {}}});
         FigureView heatmaps(m_state, FigureKind::Heatmaps);
-        QVERIFY(heatmaps.heatmapPanels().first()->isHighlightShown()); // in the window
+        QVERIFY(heatmaps.viewsOf<TypeLayerHeatmap>().first()->isHighlightShown()); // in the window
         FigureView bars(m_state, FigureKind::Bars);
         const QColor emphasis = PlotStyle::Theme::paper().emphasis;
-        QCOMPARE(bars.barPanels().first()->barsOf(MatrixType::K)->pen().color(), emphasis);
+        QCOMPARE(bars.viewsOf<LayerBarChart>().first()->barsOf(MatrixType::K)->pen().color(), emphasis);
         for (const QString &preset : FigureSize::presetNames()) {
             const FigureExporter::PaperFigure cells = layOut(heatmaps, preset);
             for (const auto &panel : cells.panels[0])
@@ -501,7 +501,7 @@ private slots:
         for (const MatrixType type : {MatrixType::Q, MatrixType::MlpUp})
             for (const QString &preset : FigureSize::presetNames()) {
                 FigureView view(m_state, FigureKind::Spectrum);
-                view.spectrumView()->showMatrix({0, 1500, {{}, type == MatrixType::Q ? 0 : 2, type, {}}});
+                view.view<SpectrumView>()->showMatrix({0, 1500, {{}, type == MatrixType::Q ? 0 : 2, type, {}}});
                 const FigureExporter::PaperFigure laidOut = layOut(view, preset);
                 const ChartView &panel = *laidOut.panels[0][0];
                 for (QCPAxisRect *rect : panel.plot()->axisRects())
@@ -526,7 +526,9 @@ private slots:
     {
         for (const QString &preset : FigureSize::presetNames()) {
             FigureView view(m_state, FigureKind::RankPlan);
-            view.setRankTarget(RankTarget{RankTarget::Kind::Keep, 0.5});
+            FigureOptions options;
+            options.rankTarget = RankTarget{RankTarget::Kind::Keep, 0.5};
+            QCOMPARE(view.configure(*m_state, options), QString());
             const FigureExporter::PaperFigure laidOut = layOut(view, preset);
             const auto *ranks = static_cast<const RankPlanHeatmap *>(laidOut.panels[0][0].get());
             QVERIFY2(ranks->colorScale()->axis()->axisRect()->width() >= 6, qPrintable(preset + QString(": %1").arg(ranks->colorScale()->axis()->axisRect()->width())));
@@ -539,7 +541,7 @@ private slots:
     {
         for (const QString &preset : FigureSize::presetNames()) {
             FigureView view(m_state, FigureKind::Lines);
-            view.lineChart()->setPerLayerType(MatrixType::MlpUp);
+            view.view<MetricLineChart>()->setPerLayerType(MatrixType::MlpUp);
             const FigureExporter::PaperFigure laidOut = layOut(view, preset);
             const ChartView &panel = *laidOut.panels[0][0];
             const int width = panel.plot()->viewport().width();
@@ -598,7 +600,7 @@ private slots:
         log.add(QStringLiteral("loss"), QStringLiteral("trainer_state.json"), {{0, 4}, {500, 3}, {1500, 2}});
         m_state->setScalarLog(log);
         FigureView view(m_state, FigureKind::Lines);
-        view.curveChart()->setTag(QStringLiteral("loss"));
+        view.view<TrainingCurveChart>()->setTag(QStringLiteral("loss"));
         for (const QString &preset : {QStringLiteral("column"), QStringLiteral("two-column"), QStringLiteral("slide")}) {
             const FigureExporter::PaperFigure laidOut = layOut(view, preset);
             QCOMPARE(laidOut.panels.size(), size_t(2));
@@ -616,7 +618,7 @@ private slots:
     {
         m_state->setLayerRange(LayerView::Lines, LayerRange{0, 0});
         FigureView view(m_state, FigureKind::LinesAndBars);
-        view.lineChart()->setStepWindow(StepWindow{0, 600});
+        view.view<MetricLineChart>()->setStepWindow(StepWindow{0, 600});
         const QList<QList<ChartView *>> rows = view.panels();
         QCOMPARE(rows.size(), 1);
         QCOMPARE(rows[0].size(), 2);
@@ -626,11 +628,11 @@ private slots:
         QVERIFY2(rows[0][0]->title().contains(QStringLiteral("layer 0")), qPrintable(rows[0][0]->title()));
         QCOMPARE(bars->title(), QStringLiteral("Compression % by layer at final step 1500 — nanogpt-d4"));
         QCOMPARE(bars->bars().first()->data()->size(), 4);
-        for (const LineSeries &series : view.lineChart()->figure().series) {
+        for (const LineSeries &series : view.view<MetricLineChart>()->figure().series) {
             QVERIFY(!series.points.isEmpty());
             QVERIFY(series.points.last().step <= 600);
         }
-        QVERIFY(view.lineChart()->figure().xRange->upper < 700);
+        QVERIFY(view.view<MetricLineChart>()->figure().xRange->upper < 700);
         // The shared range leaves the lines' own alone.
         m_state->setLayerRange(LayerRange{1, 2});
         QVERIFY(rows[0][0]->title().contains(QStringLiteral("layer 0")));

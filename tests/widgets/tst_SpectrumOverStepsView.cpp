@@ -195,8 +195,8 @@ private slots:
         QTemporaryDir dir;
         FigureView figure(m_state, FigureKind::SpectrumOverSteps);
         QCOMPARE(FigureView::name(FigureKind::SpectrumOverSteps), QStringLiteral("spectrogram"));
-        QCOMPARE(figureRow(QStringLiteral("spectrogram"))->kind, FigureKind::SpectrumOverSteps);
-        figure.spectrumOverStepsView()->showMatrix(kMlpUp2);
+        QCOMPARE(*figureOfName(QStringLiteral("spectrogram")), FigureKind::SpectrumOverSteps);
+        figure.view<SpectrumOverStepsView>()->showMatrix(kMlpUp2);
         QString error;
         for (const char *suffix : {"png", "svg", "pdf"}) {
             const QString path = dir.filePath(QStringLiteral("s.%1").arg(QLatin1String(suffix)));
@@ -204,9 +204,9 @@ private slots:
             QVERIFY(QFileInfo(path).size() > 1000);
         }
         const QString csv = figure.dataCsv();
-        QCOMPARE(csv, figure.spectrumOverStepsView()->figure().csv());
+        QCOMPARE(csv, figure.view<SpectrumOverStepsView>()->figure().csv());
         QVERIFY(csv.startsWith(QStringLiteral("step,block,layer,type,expert,matrices,sigma_low,sigma_high,density,stable_rank,left_out\n")));
-        QCOMPARE(csv.count(QLatin1Char('\n')), 1 + 6 * figure.spectrumOverStepsView()->figure().bins());
+        QCOMPARE(csv.count(QLatin1Char('\n')), 1 + 6 * figure.view<SpectrumOverStepsView>()->figure().bins());
         QVERIFY(csv.contains(QStringLiteral("\n0,,2,MLP_UP,,1,")));
     }
 };

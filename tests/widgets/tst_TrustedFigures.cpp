@@ -265,7 +265,7 @@ private slots:
     void heatmapPanelsKeepTheirOwnTitles()
     {
         FigureView view(m_state, FigureKind::Heatmaps);
-        const QList<TypeLayerHeatmap *> panels = view.heatmapPanels();
+        const QList<TypeLayerHeatmap *> panels = view.viewsOf<TypeLayerHeatmap>();
         QCOMPARE(panels.size(), 2);
         QVERIFY(panels[0]->title().startsWith("Compression %"));
         QVERIFY(panels[1]->title().startsWith(QStringLiteral("Weighted \u03b1")));

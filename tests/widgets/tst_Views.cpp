@@ -337,49 +337,49 @@ private slots:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QCOMPARE(view.panels().size(), 1); // no logs: the lines alone, in all the room there is
-        QVERIFY(!view.curveChart()->isVisible());
-        QTRY_VERIFY2(view.lineChart()->height() > 0.85 * view.height(), qPrintable(QStringLiteral("%1 of %2").arg(view.lineChart()->height()).arg(view.height())));
+        QVERIFY(!view.view<TrainingCurveChart>()->isVisible());
+        QTRY_VERIFY2(view.view<MetricLineChart>()->height() > 0.85 * view.height(), qPrintable(QStringLiteral("%1 of %2").arg(view.view<MetricLineChart>()->height()).arg(view.height())));
         ScalarLog log;
         log.add(QStringLiteral("learning_rate"), QStringLiteral("trainer_state.json"), {{0, 1e-3}, {1500, 1e-4}});
         log.add(QStringLiteral("loss"), QStringLiteral("trainer_state.json"), {{0, 4}, {500, 3}, {1500, 2}});
         state.setScalarLog(log);
         QCOMPARE(view.panels().size(), 2);
-        QVERIFY(view.curveChart()->isVisible());
-        QTRY_VERIFY(view.lineChart()->height() > view.curveChart()->height()); // three fifths above two
-        QCOMPARE(view.curveChart()->tag(), QStringLiteral("loss"));
-        QCOMPARE(view.curveChart()->figure().series.first().markX.size(), 6); // every checkpoint marked
-        view.lineChart()->plot()->xAxis->setRange(200, 800);
-        QCOMPARE(view.curveChart()->plot()->xAxis->range(), QCPRange(200, 800));
-        view.curveChart()->plot()->xAxis->setRange(100, 900);
-        QCOMPARE(view.lineChart()->plot()->xAxis->range(), QCPRange(100, 900));
-        QTRY_COMPARE(view.curveChart()->plotLeft(), view.lineChart()->plotLeft());
+        QVERIFY(view.view<TrainingCurveChart>()->isVisible());
+        QTRY_VERIFY(view.view<MetricLineChart>()->height() > view.view<TrainingCurveChart>()->height()); // three fifths above two
+        QCOMPARE(view.view<TrainingCurveChart>()->tag(), QStringLiteral("loss"));
+        QCOMPARE(view.view<TrainingCurveChart>()->figure().series.first().markX.size(), 6); // every checkpoint marked
+        view.view<MetricLineChart>()->plot()->xAxis->setRange(200, 800);
+        QCOMPARE(view.view<TrainingCurveChart>()->plot()->xAxis->range(), QCPRange(200, 800));
+        view.view<TrainingCurveChart>()->plot()->xAxis->setRange(100, 900);
+        QCOMPARE(view.view<MetricLineChart>()->plot()->xAxis->range(), QCPRange(100, 900));
+        QTRY_COMPARE(view.view<TrainingCurveChart>()->plotLeft(), view.view<MetricLineChart>()->plotLeft());
         state.setCurrentStep(600); // the slider moves the curves' mark too
-        QCOMPARE(view.curveChart()->stepMarkerX(), 600.0);
+        QCOMPARE(view.view<TrainingCurveChart>()->stepMarkerX(), 600.0);
         QVERIFY(view.dataCsv().contains(QStringLiteral("step,tag,value,smoothed\n0,loss,4,4\n")));
-        QCOMPARE(view.curveChart()->problemsText(), QString());
+        QCOMPARE(view.view<TrainingCurveChart>()->problemsText(), QString());
         log.addProblem(QStringLiteral("runs/events.out.tfevents.1.host"), QStringLiteral("damaged record (CRC mismatch) at byte 96"));
         state.setScalarLog(log);
-        QCOMPARE(view.curveChart()->problemsText(),
+        QCOMPARE(view.view<TrainingCurveChart>()->problemsText(),
                  QStringLiteral("\u26a0 a problem reading the logs\nruns/events.out.tfevents.1.host: damaged record (CRC mismatch) at byte 96"));
 
         // One crosshair: the step read out under the cursor in either plot (the lines' nearest
         // checkpoint, the curve's nearest logged step) is read out in the other at its nearest point.
-        view.lineChart()->plot()->xAxis->setRange(-50, 1550); // every step in sight
-        view.lineChart()->plot()->replot();
-        view.curveChart()->plot()->replot();
+        view.view<MetricLineChart>()->plot()->xAxis->setRange(-50, 1550); // every step in sight
+        view.view<MetricLineChart>()->plot()->replot();
+        view.view<TrainingCurveChart>()->plot()->replot();
         const auto pixelAt = [](ChartView *chart, double step) {
             return QPoint(int(chart->plot()->xAxis->coordToPixel(step)), chart->plot()->axisRect()->rect().center().y());
         };
-        QTest::mouseMove(view.lineChart()->plot(), pixelAt(view.lineChart(), 520));
-        QVERIFY2(view.lineChart()->crosshairText().startsWith("step 600\n"), qPrintable(view.lineChart()->crosshairText()));
-        QVERIFY2(view.curveChart()->crosshairText().startsWith("step 500\nloss  3.000 (smoothed "), qPrintable(view.curveChart()->crosshairText()));
-        QTest::mouseMove(view.curveChart()->plot(), pixelAt(view.curveChart(), 1100));
-        QVERIFY2(view.curveChart()->crosshairText().startsWith("step 1500\nloss  2.000 (smoothed "), qPrintable(view.curveChart()->crosshairText()));
-        QVERIFY2(view.lineChart()->crosshairText().startsWith("step 1500\n"), qPrintable(view.lineChart()->crosshairText()));
+        QTest::mouseMove(view.view<MetricLineChart>()->plot(), pixelAt(view.view<MetricLineChart>(), 520));
+        QVERIFY2(view.view<MetricLineChart>()->crosshairText().startsWith("step 600\n"), qPrintable(view.view<MetricLineChart>()->crosshairText()));
+        QVERIFY2(view.view<TrainingCurveChart>()->crosshairText().startsWith("step 500\nloss  3.000 (smoothed "), qPrintable(view.view<TrainingCurveChart>()->crosshairText()));
+        QTest::mouseMove(view.view<TrainingCurveChart>()->plot(), pixelAt(view.view<TrainingCurveChart>(), 1100));
+        QVERIFY2(view.view<TrainingCurveChart>()->crosshairText().startsWith("step 1500\nloss  2.000 (smoothed "), qPrintable(view.view<TrainingCurveChart>()->crosshairText()));
+        QVERIFY2(view.view<MetricLineChart>()->crosshairText().startsWith("step 1500\n"), qPrintable(view.view<MetricLineChart>()->crosshairText()));
         QEvent leave(QEvent::Leave);
-        QCoreApplication::sendEvent(view.curveChart()->plot(), &leave);
-        QVERIFY(view.curveChart()->crosshairText().isEmpty());
-        QVERIFY(view.lineChart()->crosshairText().isEmpty());
+        QCoreApplication::sendEvent(view.view<TrainingCurveChart>()->plot(), &leave);
+        QVERIFY(view.view<TrainingCurveChart>()->crosshairText().isEmpty());
+        QVERIFY(view.view<MetricLineChart>()->crosshairText().isEmpty());
     }
 
     // One step everywhere: the Spectrum tab's Step box follows the window's slider, and a step chosen

@@ -124,14 +124,14 @@ private slots:
     {
         MainWindow window;
         QStringList titles;
-        for (const FigureRow &row : figureRows())
-            if (row.tabTitle)
-                titles << QString::fromUtf8(row.tabTitle);
+        for (FigureKind figure : allFigures())
+            if (figure.info().tabTitle)
+                titles << QString::fromUtf8(figure.info().tabTitle);
         QCOMPARE(window.tabs()->count(), titles.size());
         for (int tab = 0; tab < window.tabs()->count(); ++tab) {
             QCOMPARE(window.tabs()->tabText(tab), titles[tab]);
             const std::optional<FigureKind> kind = window.tabKind(tab);
-            QVERIFY(kind && figureRow(*kind).tabTitle == titles[tab]);
+            QVERIFY(kind && kind->info().tabTitle == titles[tab]);
         }
         for (int tab = window.tabs()->count() - 1; tab >= 0; --tab) {
             const QKeySequence keys(Qt::CTRL | Qt::Key(Qt::Key_1 + tab));
@@ -142,9 +142,12 @@ private slots:
             QVERIFY2(go, qPrintable(keys.toString()));
             go->trigger();
             QCOMPARE(window.tabs()->currentIndex(), tab);
-            QCOMPARE(go->text(), QString::fromUtf8(figureRow(*window.tabKind(tab)).menuTitle));
+            QCOMPARE(go->text(), QString::fromUtf8(window.tabKind(tab)->info().menuTitle));
         }
-        QCOMPARE(window.tabKind(window.tabs()->indexOf(window.rankPlanPanel())), std::optional(FigureKind::RankPlan));
+        // The Rank plan's tab is a figure like the others, its target's controls inside it.
+        const int plan = window.tabs()->indexOf(window.figure(FigureKind::RankPlan));
+        QCOMPARE(window.tabKind(plan), std::optional(FigureKind::RankPlan));
+        QVERIFY(window.rankPlanPanel() && window.tabs()->widget(plan)->isAncestorOf(window.rankPlanPanel()));
     }
 
     void initTestCase()
@@ -193,7 +196,7 @@ private slots:
         window.lineChart()->setPerLayerType(std::nullopt);
         QVERIFY(enabled("aggregate") && enabled("band"));
         for (FigureKind kind : {FigureKind::Bars, FigureKind::Heatmaps}) {
-            window.tabs()->setCurrentIndex(int(kind));
+            window.tabs()->setCurrentWidget(window.figure(kind));
             // Comparing runs of different length, the per-layer views need steps as fractions most.
             QVERIFY(!enabled("aggregate") && !enabled("band") && enabled("relativeStep") && enabled("relativeDepth"));
             QVERIFY(window.firstLayerBox()->isEnabled());
@@ -203,7 +206,7 @@ private slots:
         QVERIFY(!window.firstLayerBox()->isEnabled() && !window.lastLayerBox()->isEnabled());
         // Heads: the range picks the heatmap's layers; its lines and spectrum are of one layer.
         window.tabs()->setCurrentWidget(window.figure(FigureKind::Heads));
-        HeadView *heads = window.figure(FigureKind::Heads)->headView();
+        HeadView *heads = window.figure(FigureKind::Heads)->view<HeadView>();
         QVERIFY(window.firstLayerBox()->isEnabled());
         for (HeadView::Mode mode : {HeadView::Mode::Lines, HeadView::Mode::Spectrum}) {
             heads->setMode(mode);
@@ -265,7 +268,7 @@ private slots:
         QVERIFY(openAndWait(window, RANKSCOPE_DEMO_RUN));
         window.state()->addComparedRun(shallowDemo(2), "shallow");
         window.tabs()->setCurrentWidget(window.figure(FigureKind::Bars));
-        QList<LayerBarChart *> panels = window.figure(FigureKind::Bars)->barPanels();
+        QList<LayerBarChart *> panels = window.figure(FigureKind::Bars)->viewsOf<LayerBarChart>();
         QCOMPARE(panels.size(), 2);
         QCOMPARE(panels[0]->plot()->legend->itemCount(), 0);
         QVERIFY(!panels[0]->plot()->legend->visible());

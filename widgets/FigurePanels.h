@@ -46,8 +46,9 @@ private:
     FigureView *m_figure;
 };
 
-// A figure drawn by one view of type View (a spectrum, the spectrogram, the heads): the view's
-// own `QString configure(const ViewState &, const FigureOptions &)` says what export sets on it.
+// A figure drawn by one view of type View (a spectrum, the spectrogram, the heads). What the view
+// has of `metric()`, `setMetric(Metric)`, `QString configure(const ViewState &, const FigureOptions &)`
+// (what export sets on it; else its metric) and `QString exportProblem()` is the figure's.
 template <class View>
 class SingleViewPanels : public FigurePanels {
 public:
@@ -68,7 +69,12 @@ public:
             if (!metrics.isEmpty())
                 m_view->setMetric(metrics.first());
     }
-    QString configure(const ViewState &state, const FigureOptions &options) override { return m_view->configure(state, options); }
+    QString configure(const ViewState &state, const FigureOptions &options) override
+    {
+        if constexpr (requires(View &v) { v.configure(state, options); })
+            return m_view->configure(state, options);
+        return FigurePanels::configure(state, options);
+    }
     QString exportProblem() const override
     {
         if constexpr (requires(const View &v) { v.exportProblem(); })

@@ -230,11 +230,12 @@ private slots:
         QString error;
         const QStringList written = window.exportAllFigures(m_dir.path(), "pdf", FigureSize::fromPixels(1000, 600), &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        QCOMPARE(written.size(), 6);
+        // Every tab's but the heads' (not analysed with --heads: nothing to draw).
+        QCOMPARE(written.size(), window.tabs()->count() - 1);
         for (const QString &file : written)
             QVERIFY(QFileInfo(file).size() > 1000);
         QVERIFY(written[2].endsWith("nanogpt-d4-heatmaps.pdf"));
-        QVERIFY(written.last().endsWith("nanogpt-d4-plan.pdf")); // the Rank plan tab's too, named as --figure plan
+        QVERIFY(!written.filter("nanogpt-d4-plan.pdf").isEmpty()); // the Rank plan tab's too, named as --figure plan
 
         // A comparison's files are named after both runs; a paper preset is honoured (no titles).
         window.state()->addComparedRun(test::demoRun(), "again");

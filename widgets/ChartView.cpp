@@ -62,7 +62,7 @@ QString describeMatrix(const MatrixResult &r)
 
 QString describeCell(const MatrixCell &cell, Metric metric)
 {
-    const QString name = QString::fromUtf8(metricInfo(metric).label);
+    const QString name = QString::fromUtf8(metric.info().label);
     auto number = [](double v) { return valueNumber(v); };
     // α with --alpha-ci: "α = 3.12 [2.95, 3.30]", the interval of the matrix (or of its experts' mean).
     const std::optional<AxisRange> interval = metric == Metric::Alpha ? meanAlphaInterval(cell.matrices) : std::nullopt;
@@ -85,7 +85,7 @@ QString stepTableCsv(const ViewState &state, Metric metric, int run, const QStri
     // One long table whatever the panels: a heatmap pair's two metrics and a comparison's runs are
     // rows of the same columns (FigureView writes the header once), ready for a groupby.
     QString csv = stepTableCsvHeader() + QLatin1Char('\n');
-    const QString tail = QStringLiteral(",%1,%2\n").arg(MetricsTable::csvField(state.runNameAt(run)), QLatin1String(metricInfo(metric).column));
+    const QString tail = QStringLiteral(",%1,%2\n").arg(MetricsTable::csvField(state.runNameAt(run)), QLatin1String(metric.info().column));
     for (const QString &block : blocks)
         for (int layer : state.visibleLayersAt(run, block, view))
             for (MatrixType type : state.visibleTypes())

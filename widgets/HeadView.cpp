@@ -166,7 +166,7 @@ void HeadView::drawHeatmap()
     m_scale->setType(QCPAxis::atRight);
     m_scale->setBarWidth(12);
     m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, m_margins);
-    m_scale->axis()->setLabel(QString::fromUtf8(metricInfo(f.metric).label));
+    m_scale->axis()->setLabel(QString::fromUtf8(f.metric.info().label));
     // Made anew on each rebuild: at the figure's font size, as its axes are (a paper size's too).
     m_scale->axis()->setLabelFont(PlotStyle::labelFont(fontSize()));
     m_scale->axis()->setTickLabelFont(PlotStyle::tickFont(fontSize()));
@@ -298,7 +298,7 @@ QString HeadView::tooltipAt(const QPoint &pixel) const
                 best = d;
                 text = QStringLiteral("layer %1 \u00b7 %2 \u00b7 %3 \u00b7 step %4: %5 %6")
                            .arg(m_layer).arg(HeadFigureBuilder::headText(m_type, line.head, line.kvHead), displayLabel(m_type))
-                           .arg(qint64(p.x())).arg(QString::fromUtf8(metricInfo(m_metric).label)).arg(p.y(), 0, 'g', 4);
+                           .arg(qint64(p.x())).arg(QString::fromUtf8(m_metric.info().label)).arg(p.y(), 0, 'g', 4);
             }
         }
     return text;
@@ -315,7 +315,7 @@ QString HeadView::dataCsv() const
                              .arg(r->kvHead).arg(i + 1).arg(r->singularValues[i], 0, 'g', 17);
         return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
     }
-    QStringList lines{QStringLiteral("step,block,layer,type,head,kv_head,%1").arg(QString::fromLatin1(metricInfo(m_metric).column))};
+    QStringList lines{QStringLiteral("step,block,layer,type,head,kv_head,%1").arg(QString::fromLatin1(m_metric.info().column))};
     for (const MatrixResult &r : state()->headResults())
         if (r.type == m_type && r.block == state()->block() && (m_mode == Mode::Lines ? r.layer == m_layer : r.step == state()->currentStep()))
             lines << QStringLiteral("%1,%2,%3,%4,%5,%6,%7").arg(r.step).arg(r.block).arg(r.layer).arg(csvName(r.type)).arg(r.head).arg(r.kvHead)

@@ -428,7 +428,7 @@ QString MetricLineChart::tooltipAt(const QPoint &pixel) const
     if (!hit.line)
         return {};
     const AggregatePoint &pt = hit.line->points[hit.index];
-    const QString metricName = QString::fromUtf8(metricInfo(m_metric).label);
+    const QString metricName = QString::fromUtf8(m_metric.info().label);
     auto number = [](double v) { return valueNumber(v); };
     if (hit.line->layer >= 0) {
         const MatrixCell cell = state()->cell(0, pt.step, state()->block(), hit.line->layer, hit.line->type);

@@ -1112,8 +1112,8 @@ void MainWindow::saveSettings() const
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("recent"), m_recent);
-    settings.setValue(QStringLiteral("lines/metric"), QString::fromLatin1(metricInfo(figure(FigureKind::Lines)->metrics().first()).column));
-    settings.setValue(QStringLiteral("bars/metric"), QString::fromLatin1(metricInfo(figure(FigureKind::Bars)->metrics().first()).column));
+    settings.setValue(QStringLiteral("lines/metric"), QString::fromLatin1(figure(FigureKind::Lines)->metrics().first().info().column));
+    settings.setValue(QStringLiteral("bars/metric"), QString::fromLatin1(figure(FigureKind::Bars)->metrics().first().info().column));
     settings.setValue(QStringLiteral("energy"), m_state->energy());
     settings.setValue(QStringLiteral("analysis/randDistance"), m_randDistance->isChecked());
     settings.setValue(QStringLiteral("analysis/delta"), m_delta->isChecked());

@@ -130,7 +130,7 @@ QString BarFigureBuilder::title(const BarFigure &figure) const
         scope = tr("mean of experts (whiskers: min–max), %1").arg(scope);
     else if (!s.expert().isEmpty())
         scope = (s.expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s.expert())) + QStringLiteral(", ") + scope;
-    return tr("%1 by layer at %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label), s.stepWords(m_run, figure.step), scope);
+    return tr("%1 by layer at %2 — %3").arg(QString::fromUtf8(m_metric.info().label), s.stepWords(m_run, figure.step), scope);
 }
 
 } // namespace rankscope

@@ -22,7 +22,7 @@ QString FigureNoData::howToCompute(Metric metric)
 
 QString FigureNoData::reason(const ViewState &state, Metric metric, int run, std::optional<qint64> step, LayerView view)
 {
-    const QString label = QString::fromUtf8(metricInfo(metric).label);
+    const QString label = QString::fromUtf8(metric.info().label);
     const QList<MatrixResult> &results = state.resultsAt(run);
     if (results.isEmpty())
         return tr("No checkpoint of %1 is analysed yet.").arg(state.runNameAt(run));

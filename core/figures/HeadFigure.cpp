@@ -46,7 +46,7 @@ QString HeadHeatmap::tooltip(int row, int column) const
     return QStringLiteral("layer %1 \u00b7 %2 \u00b7 %3: %4 %5")
         .arg(layers[column])
         .arg(HeadFigureBuilder::headText(type, heads[row], kvHeads[row][column]), displayLabel(type),
-             QString::fromUtf8(metricInfo(metric).label), std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("NaN"));
+             QString::fromUtf8(metric.info().label), std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("NaN"));
 }
 
 bool HeadFigureBuilder::takes(const MatrixResult &r) const
@@ -81,7 +81,7 @@ HeadHeatmap HeadFigureBuilder::heatmap() const
     figure.metric = m_metric;
     figure.type = m_type;
     figure.step = m_state.currentStep();
-    const QString label = QString::fromUtf8(metricInfo(m_metric).label);
+    const QString label = QString::fromUtf8(m_metric.info().label);
     figure.title = tr("%1 of each %2 \u00b7 step %3").arg(label, typeText()).arg(figure.step);
     figure.xLabel = tr("Layer");
     figure.yLabel = tr("Head");
@@ -130,7 +130,7 @@ HeadLines HeadFigureBuilder::lines(int layer) const
     figure.metric = m_metric;
     figure.type = m_type;
     figure.layer = layer;
-    const QString label = QString::fromUtf8(metricInfo(m_metric).label);
+    const QString label = QString::fromUtf8(m_metric.info().label);
     figure.title = tr("%1 of each %2 \u00b7 layer %3").arg(label, typeText()).arg(layer);
     figure.xLabel = tr("Step");
     figure.yLabel = label;

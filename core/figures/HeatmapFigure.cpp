@@ -78,7 +78,7 @@ void HeatmapFigureBuilder::addColourRange(HeatmapFigure &figure) const
         figure.colours.range = highest > lowest ? AxisRange{lowest, highest} : AxisRange{lowest - 0.5, highest + 0.5};
     }
     figure.colours.label = metricAxisLabel(m_metric, s.energy());
-    figure.colours.shortLabel = QString::fromUtf8(metricInfo(m_metric).label);
+    figure.colours.shortLabel = QString::fromUtf8(m_metric.info().label);
 }
 
 void HeatmapFigureBuilder::addRowsAndColumns(HeatmapFigure &figure) const
@@ -126,7 +126,7 @@ QString HeatmapFigureBuilder::title(const HeatmapFigure &figure) const
         scope = (s.expert().isEmpty() ? tr("mean of experts")
                  : s.expert() == QLatin1String(kSharedExpert) ? tr("shared expert") : tr("expert %1").arg(s.expert())) +
                 QStringLiteral(", ") + scope;
-    return tr("%1 at %2 — %3").arg(QString::fromUtf8(metricInfo(m_metric).label), m_state.stepWords(m_run, figure.step), scope);
+    return tr("%1 at %2 — %3").arg(QString::fromUtf8(m_metric.info().label), m_state.stepWords(m_run, figure.step), scope);
 }
 
 } // namespace rankscope

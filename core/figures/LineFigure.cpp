@@ -62,13 +62,13 @@ LineFigure LineFigureBuilder::build() const
         addLayerLines(figure);
         figure.title = layerLinesTitle();
         const QString type = displayLabel(*m_options.perLayerType);
-        figure.shortTitle = tr("%1 of %2 by layer").arg(QString::fromUtf8(metricInfo(m_options.metric).label),
+        figure.shortTitle = tr("%1 of %2 by layer").arg(QString::fromUtf8(m_options.metric.info().label),
                                                         m_state.block().isEmpty() ? type : m_state.block() + QLatin1Char(' ') + type);
     } else {
         addTypeLines(figure);
         figure.title = typeLinesTitle();
         const QString scope = m_state.block().isEmpty() ? layerScopeText() : m_state.block() + QStringLiteral(", ") + layerScopeText();
-        figure.shortTitle = tr("%1, %2").arg(QString::fromUtf8(metricInfo(m_options.metric).label), scope);
+        figure.shortTitle = tr("%1, %2").arg(QString::fromUtf8(m_options.metric.info().label), scope);
     }
     if (!figure.intervalLabel.isEmpty() && !figure.legendShown)
         for (QString *title : {&figure.title, &figure.shortTitle})
@@ -189,7 +189,7 @@ QString LineFigureBuilder::typeLinesTitle() const
     QStringList names;
     for (int run : s.visibleRuns())
         names << s.runNameAt(run);
-    return tr("%1 vs training step, %2 — %3").arg(QString::fromUtf8(metricInfo(m_options.metric).label),
+    return tr("%1 vs training step, %2 — %3").arg(QString::fromUtf8(m_options.metric.info().label),
                                                    s.block().isEmpty() ? scope : s.block() + QStringLiteral(", ") + scope,
                                                    names.join(QLatin1String(" vs ")));
 }
@@ -199,7 +199,7 @@ QString LineFigureBuilder::layerLinesTitle() const
     const ViewState &s = m_state;
     const MatrixType type = *m_options.perLayerType;
     return tr("%1 of %2 by layer vs training step — %3")
-        .arg(QString::fromUtf8(metricInfo(m_options.metric).label),
+        .arg(QString::fromUtf8(m_options.metric.info().label),
              s.block().isEmpty() ? displayLabel(type) : QStringLiteral("%1 %2").arg(s.block(), displayLabel(type)), s.runName());
 }
 
@@ -308,7 +308,7 @@ QString LineReadout::text() const
 
 QString LineFigure::csv(const ViewState &state) const
 {
-    const QString column = QString::fromLatin1(metricInfo(metric).column);
+    const QString column = QString::fromLatin1(metric.info().column);
     const QString block = MetricsTable::csvField(state.block());
     // --alpha-ci: the interval of each point's value (its matrix's, or its mean's) in two more columns.
     const bool intervals = std::any_of(series.begin(), series.end(), [](const LineSeries &line) { return !line.intervals.isEmpty(); });

@@ -2,6 +2,7 @@
 
 #include "io/MemoryBudget.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <algorithm>
@@ -14,6 +15,8 @@
 #include <unistd.h>
 
 namespace rankscope {
+
+QString cleanAbsolutePath(const QString &path) { return QDir::cleanPath(QFileInfo(path).absoluteFilePath()); }
 
 namespace {
 

@@ -17,6 +17,10 @@ constexpr qint64 kMaxSidecarBytes = qint64(16) << 20;
 // A shard index lists every tensor of a model: larger, still small.
 constexpr qint64 kMaxShardIndexBytes = qint64(64) << 20;
 
+// The path made absolute and clean ("a/./b/../c" → "/cwd/a/c"), links left as they are: the one
+// spelling two paths of one file are compared by, and a folder's results cache is keyed by.
+QString cleanAbsolutePath(const QString &path);
+
 // Empty for a regular file (or a link to one); otherwise what the path is instead: "a FIFO (named
 // pipe)", "a link to /dev/zero, a character device", "a broken link", … Never opens the path.
 QString notRegularFileReason(const QString &path);

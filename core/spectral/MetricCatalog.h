@@ -110,7 +110,6 @@ inline constexpr Metric Metric::TopVectorCosine = metricOfColumn("top_vector_cos
 
 // The metrics a view can show (the labelled rows), in the table's order.
 const QList<Metric> &viewMetrics();
-inline const MetricRow &metricInfo(Metric metric) { return metric.info(); }
 // How to ask for an opt-in metric a view lacks (FigureNoData); nullptr for those without a view.
 const char *howToAskFor(MetricOptIn optIn);
 // A view metric by its column name.

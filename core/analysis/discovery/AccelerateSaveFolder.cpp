@@ -1,5 +1,7 @@
 #include "analysis/discovery/AccelerateSaveFolder.h"
 
+#include "io/RegularFile.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>

@@ -460,7 +460,6 @@ std::unique_ptr<CheckpointReader> CheckpointFile::open(QString *problem) const
     return openCheckpointFiles(layout, files, problem);
 }
 
-QString cleanAbsolutePath(const QString &path) { return QDir::cleanPath(QFileInfo(path).absoluteFilePath()); }
 
 ClassifiedFile *CheckpointListing::fileAt(const QString &path)
 {

@@ -84,8 +84,6 @@ struct CheckpointListing {
     ClassifiedFile *fileAt(const QString &path);
 };
 
-// A path as the listing compares paths: absolute and clean, links not followed.
-QString cleanAbsolutePath(const QString &path);
 
 class CheckpointDiscovery {
 public:

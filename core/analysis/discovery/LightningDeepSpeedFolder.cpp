@@ -2,6 +2,7 @@
 
 #include "analysis/discovery/DeepSpeedSaveFolder.h"
 #include "base/PrintableText.h"
+#include "io/RegularFile.h"
 #include "io/deepspeed/DeepSpeedCheckpointReader.h"
 #include "io/torch/TorchCheckpointReader.h"
 

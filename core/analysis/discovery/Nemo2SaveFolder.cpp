@@ -1,5 +1,6 @@
 #include "analysis/discovery/Nemo2SaveFolder.h"
 
+#include "io/RegularFile.h"
 #include "io/dcp/DistributedCheckpointReader.h"
 #include "io/nemo/NemoContext.h"
 

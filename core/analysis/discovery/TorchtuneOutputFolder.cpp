@@ -1,6 +1,7 @@
 #include "analysis/discovery/TorchtuneOutputFolder.h"
 
 #include "base/PrintableText.h"
+#include "io/RegularFile.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -1,5 +1,7 @@
 #include "analysis/results/ResultsCacheLocation.h"
 
+#include "io/RegularFile.h"
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFileInfo>
@@ -8,7 +10,6 @@
 namespace rankscope {
 
 namespace {
-QString cleanAbsolute(const QString &path) { return QDir::cleanPath(QFileInfo(path).absoluteFilePath()); }
 QString cacheFile(const QByteArray &key)
 {
     const QString hash = QString::fromLatin1(QCryptographicHash::hash(key, QCryptographicHash::Sha1).toHex().left(20));
@@ -22,16 +23,16 @@ QString cacheFile(const QByteArray &key)
 }
 } // namespace
 
-QString ResultsCacheLocation::forFolder(const QString &folder) { return cacheFile(cleanAbsolute(folder).toUtf8()); }
+QString ResultsCacheLocation::forFolder(const QString &folder) { return cacheFile(cleanAbsolutePath(folder).toUtf8()); }
 
 QString ResultsCacheLocation::forMergedFolder(const QString &folder, const QString &base)
 {
-    return cacheFile((cleanAbsolute(folder) + QStringLiteral("\nmerged with ") + cleanAbsolute(base)).toUtf8());
+    return cacheFile((cleanAbsolutePath(folder) + QStringLiteral("\nmerged with ") + cleanAbsolutePath(base)).toUtf8());
 }
 
 QString ResultsCacheLocation::forBaseOfFolder(const QString &folder, const QString &base)
 {
-    return cacheFile((cleanAbsolute(folder) + QStringLiteral("\nbase ") + cleanAbsolute(base)).toUtf8());
+    return cacheFile((cleanAbsolutePath(folder) + QStringLiteral("\nbase ") + cleanAbsolutePath(base)).toUtf8());
 }
 
 } // namespace rankscope

@@ -12,6 +12,7 @@
 // steps and what they count, and what the folder was taken for.
 #pragma once
 
+#include "analysis/results/SkippedFile.h"
 #include "io/CheckpointFormats.h"
 #include "io/CheckpointReader.h"
 #include "io/FolderWeights.h"
@@ -56,13 +57,6 @@ struct CheckpointFile {
     bool ownsSubtree = false;
 
     std::unique_ptr<CheckpointReader> open(QString *error) const;
-};
-
-struct SkippedFile {
-    QString path;
-    QString reason;
-    bool duplicate = false; // a checkpoint whose step another checkpoint keeps
-    bool problem = false;   // looks like (part of) a checkpoint and cannot be read: an error of the run
 };
 
 struct CheckpointListing {

@@ -1,13 +1,11 @@
 #include "analysis/execution/RunAnalyzer.h"
 
-#include "analysis/execution/MergeBase.h"
-
 #include "analysis/execution/HeadSpectra.h"
 #include "analysis/execution/MatrixSolve.h"
 #include "analysis/execution/MergeBase.h"
 #include "analysis/execution/PlannedTensorRead.h"
 #include "analysis/planning/CheckpointPlan.h"
-#include "analysis/planning/DeltaPlan.h"
+#include "analysis/execution/DeltaPlan.h"
 #include "analysis/planning/SubspaceOverlapPlan.h"
 #include "analysis/results/ResultsFile.h"
 #include "base/PrintableText.h"
@@ -123,7 +121,8 @@ RunAnalyzer::RunAnalyzer(AnalysisSettings settings) : m_settings(withWorkers(std
 
 QString RunAnalyzer::settingsKey() const
 {
-    return AnalysisSettingsKey::of(m_settings, m_rules.identity(), ResultsFile::kSchemaVersion).toString();
+    return AnalysisSettingsKey::of(m_settings, m_rules.identity(), m_settings.mergeBase.isEmpty() ? QString() : MergeBase::identity(m_settings.mergeBase),
+                                   ResultsFile::kSchemaVersion).toString();
 }
 
 RunAnalysis RunAnalyzer::analyzeFolder(const QString &folder, const ProgressCallback &onProgress, const RunAnalysis *previous)

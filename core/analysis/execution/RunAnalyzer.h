@@ -7,7 +7,7 @@
 #pragma once
 
 #include "analysis/AnalysisSettings.h"
-#include "analysis/execution/AnalysisProgressModel.h"
+#include "analysis/planning/AnalysisProgressModel.h"
 #include "analysis/execution/MatrixPartSource.h"
 #include "analysis/planning/CacheReusePlan.h"
 #include "analysis/planning/TeamSchedule.h"

@@ -5,7 +5,7 @@
 // adds every member's share to its own. Alone, every item is this process's and nothing travels.
 #pragma once
 
-#include "analysis/execution/AnalysisProgressModel.h"
+#include "analysis/planning/AnalysisProgressModel.h"
 #include "analysis/results/RunAnalysis.h"
 
 #include <QList>

@@ -1,6 +1,5 @@
 #include "analysis/results/AnalysisSettingsKey.h"
 
-#include "analysis/execution/MergeBase.h"
 #include "spectral/AlphaInterval.h"
 
 #include <QCryptographicHash>
@@ -25,7 +24,8 @@ std::optional<T> canonicalNumber(const QString &text)
 
 } // namespace
 
-AnalysisSettingsKey AnalysisSettingsKey::of(const AnalysisSettings &settings, const QString &rulesIdentity, int schemaVersion)
+AnalysisSettingsKey AnalysisSettingsKey::of(const AnalysisSettings &settings, const QString &rulesIdentity, const QString &mergeBaseIdentity,
+                                            int schemaVersion)
 {
     AnalysisSettingsKey key;
     key.solver = QLatin1String(svdMethodName(settings.method));
@@ -42,7 +42,7 @@ AnalysisSettingsKey AnalysisSettingsKey::of(const AnalysisSettings &settings, co
     key.heads = settings.heads;
     // Merged weights are other matrices than the run's updates: their own spectra, by the base's content.
     if (!settings.mergeBase.isEmpty())
-        key.others << QStringLiteral("merged=") + MergeBase::identity(settings.mergeBase);
+        key.others << QStringLiteral("merged=") + mergeBaseIdentity;
     // Another choice of matrices is another set of results.
     if (!settings.onlyMatrices.isEmpty()) {
         QStringList names;

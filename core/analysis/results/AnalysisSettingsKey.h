@@ -29,7 +29,10 @@ struct AnalysisSettingsKey {
     std::optional<int> alphaCiResamples; // --alpha-ci: its resamples (another count: lacking too)
     bool heads = false;
 
-    static AnalysisSettingsKey of(const AnalysisSettings &settings, const QString &rulesIdentity, int schemaVersion);
+    // rulesIdentity: TensorNameRules::identity; mergeBaseIdentity: MergeBase::identity of the
+    // settings' merge base (empty without one).
+    static AnalysisSettingsKey of(const AnalysisSettings &settings, const QString &rulesIdentity, const QString &mergeBaseIdentity,
+                                  int schemaVersion);
     // Any text gives a key; items it does not know are kept in `others`.
     static AnalysisSettingsKey parse(const QString &text);
     // Opt-in metrics last, in this order (what earlier builds wrote).

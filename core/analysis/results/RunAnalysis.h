@@ -3,8 +3,8 @@
 #pragma once
 
 #include "analysis/AnalysisSettings.h"
-#include "analysis/discovery/CheckpointDiscovery.h"
 #include "analysis/results/MatrixResult.h"
+#include "analysis/results/SkippedFile.h"
 
 #include <QList>
 #include <QString>

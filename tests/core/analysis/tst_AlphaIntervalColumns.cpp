@@ -161,7 +161,7 @@ private slots:
     {
         AnalysisSettings settings;
         settings.alphaCi = true;
-        const AnalysisSettingsKey key = AnalysisSettingsKey::of(settings, "builtin", ResultsFile::kSchemaVersion);
+        const AnalysisSettingsKey key = AnalysisSettingsKey::of(settings, "builtin", QString(), ResultsFile::kSchemaVersion);
         QVERIFY(key.toString().endsWith(QStringLiteral(";alpha_ci=%1").arg(kAlphaCiResamples)));
         const AnalysisSettingsKey parsed = AnalysisSettingsKey::parse(key.toString());
         QCOMPARE(parsed.toString(), key.toString());

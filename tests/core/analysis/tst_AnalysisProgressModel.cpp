@@ -1,5 +1,5 @@
 // The progress and ETA of an analysis, from the cost model of the shapes and the pace measured.
-#include "analysis/execution/AnalysisProgressModel.h"
+#include "analysis/planning/AnalysisProgressModel.h"
 #include "TestSuite.h"
 
 namespace tst_analysisprogressmodel {

@@ -13,7 +13,7 @@ namespace {
 
 AnalysisSettingsKey keyOf(const AnalysisSettings &settings)
 {
-    return AnalysisSettingsKey::of(settings, QStringLiteral("builtin-3"), 4);
+    return AnalysisSettingsKey::of(settings, QStringLiteral("builtin-3"), settings.mergeBase.isEmpty() ? QString() : QStringLiteral("none"), 4);
 }
 
 } // namespace

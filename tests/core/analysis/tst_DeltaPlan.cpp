@@ -3,7 +3,7 @@
 // note saying why its deltas are NaN).
 #include "analysis/execution/PlannedTensorRead.h"
 #include "analysis/planning/CheckpointPlan.h"
-#include "analysis/planning/DeltaPlan.h"
+#include "analysis/execution/DeltaPlan.h"
 #include "FormatWriters.h"
 #include "TestSuite.h"
 

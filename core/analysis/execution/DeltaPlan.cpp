@@ -1,4 +1,4 @@
-#include "analysis/planning/DeltaPlan.h"
+#include "analysis/execution/DeltaPlan.h"
 
 #include <QFileInfo>
 

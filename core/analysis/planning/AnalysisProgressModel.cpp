@@ -1,4 +1,4 @@
-#include "analysis/execution/AnalysisProgressModel.h"
+#include "analysis/planning/AnalysisProgressModel.h"
 
 #include <algorithm>
 

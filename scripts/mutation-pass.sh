@@ -56,6 +56,8 @@ mutations=(
 "core/analysis/execution/RunAnalyzer.cpp@@            tensor.parts.removeIf([&](const MatrixPart &part) { return !m_settings.onlyMatrices.contains(part.id); });@@            ;@@tst_loraadapters"
 "app/window/MainWindow.cpp@@[this, widget] { m_tabs->setCurrentWidget(widget); }@@[this, tab] { m_tabs->setCurrentIndex(std::min(tab + 1, m_tabs->count() - 1)); }@@tst_windowdetails"
 "resources/desktop/write_reference.cpp@@    for (std::size_t i = 0; i < figures.size(); ++i) {@@    for (std::size_t i = 0; i + 1 < figures.size(); ++i) {@@tst_commandoptions"
+"widgets/SpectrumView.cpp@@{ return matrix() ? QString() : QStringLiteral(\"no matrix is chosen for the spectrum\"); }@@{ return QString(); }@@tst_figureexport"
+"widgets/RunPanels.cpp@@    if (options.colourRanges.size() > m_metrics.size())@@    if (false)@@tst_figureexport"
 "widgets/FigureCatalog.cpp@@        names << QLatin1String(kind.info().id);@@        ;@@tst_commandoptions"
 "core/analysis/results/ResultsFile.cpp@@    if (const QString problem = sealProblem(path); !problem.isEmpty()) {@@    if (const QString problem = sealProblem(path); false) {@@tst_resultsfile"
 "core/io/FileContent.cpp@@    if (head->size() == 16 && QByteArray(kResultsFileSeal).startsWith(*head)) {@@    if (false) {@@tst_commandline"

@@ -1,6 +1,7 @@
-// The window's Rank plan tab: a target (a parameter budget, an energy or a largest error per
-// matrix, as `rankscope plan` takes them), the ranks it chooses at the shown step as a heatmap
-// beside the error-vs-budget curve, what the plan keeps and saves, and its export as JSON (PEFT's
+// The plan figure's page (its catalog row, "plan", builds it; in the window, the Rank plan tab): a
+// target (a parameter budget, an energy or a largest error per matrix, as `rankscope plan` takes
+// them), the ranks it chooses at the shown step as a heatmap beside the error-vs-budget curve (the
+// figure's two panels), what the plan keeps and saves, and its export as JSON (PEFT's
 // rank_pattern) or CSV.
 #pragma once
 

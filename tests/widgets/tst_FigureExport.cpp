@@ -250,6 +250,24 @@ private slots:
 
     // Every figure at every paper preset: no text runs off the figure, and no two texts overlap
     // (titles, axis and tick labels, legends, colour bars, cell values), with one run and with two.
+    // What a figure's panels cannot draw is refused with the reason, never written as an empty
+    // figure: a spectrum no matrix was chosen for, more heatmap colour ranges than heatmaps.
+    void figuresRefuseWhatTheyCannotDraw()
+    {
+        FigureView spectrum(m_state, FigureKind::Spectrum);
+        QString error;
+        QVERIFY(!spectrum.exportTo(m_dir.filePath("none.png"), FigureSize::fromPixels(600, 400), &error));
+        QCOMPARE(error, QStringLiteral("no matrix is chosen for the spectrum"));
+        QVERIFY(!QFileInfo::exists(m_dir.filePath("none.png")));
+
+        FigureView heatmaps(m_state, FigureKind::Heatmaps);
+        FigureOptions options;
+        options.colourRanges = {HeatmapColourRange{}, HeatmapColourRange{}, HeatmapColourRange{}};
+        QCOMPARE(heatmaps.configure(*m_state, options), QStringLiteral("--vmin/--vmax give 3 panels' ends; the heatmaps have 2"));
+        options.colourRanges.removeLast();
+        QCOMPARE(heatmaps.configure(*m_state, options), QString());
+    }
+
     void presetsLayTextOutCleanly_data()
     {
         QTest::addColumn<QString>("figure");

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <QString>
+#include <QWidget>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -13,22 +14,21 @@
 namespace rankscope {
 
 class FigurePanels;
-class FigureView;
 class ViewState;
 
-// Builds a figure's panels (its chart views, and what the window and export set on them) into
-// the FigureView that shows them.
-using BuildFigurePanels = FigurePanels *(*)(ViewState *state, FigureView *figure);
+// Builds a figure's panels (its chart views, and what the window and export set on them) in the
+// widget that shows them (a FigureView).
+using BuildFigurePanels = FigurePanels *(*)(ViewState *state, QWidget *figure);
 
 // Each figure's builder, defined beside its view.
-FigurePanels *buildLinePanels(ViewState *state, FigureView *figure);       // LinePanels.cpp
-FigurePanels *buildBarPanels(ViewState *state, FigureView *figure);        // RunPanels.cpp
-FigurePanels *buildHeatmapPanels(ViewState *state, FigureView *figure);    // RunPanels.cpp
-FigurePanels *buildLinesAndBarsPanels(ViewState *state, FigureView *figure); // RunPanels.cpp
-FigurePanels *buildSpectrumPanels(ViewState *state, FigureView *figure);   // SpectrumView.cpp
-FigurePanels *buildSpectrogramPanels(ViewState *state, FigureView *figure); // SpectrumOverStepsView.cpp
-FigurePanels *buildHeadPanels(ViewState *state, FigureView *figure);       // HeadView.cpp
-FigurePanels *buildRankPlanPanels(ViewState *state, FigureView *figure);   // RankPlanPanel.cpp
+FigurePanels *buildLinePanels(ViewState *state, QWidget *figure);       // LinePanels.cpp
+FigurePanels *buildBarPanels(ViewState *state, QWidget *figure);        // RunPanels.cpp
+FigurePanels *buildHeatmapPanels(ViewState *state, QWidget *figure);    // RunPanels.cpp
+FigurePanels *buildLinesAndBarsPanels(ViewState *state, QWidget *figure); // RunPanels.cpp
+FigurePanels *buildSpectrumPanels(ViewState *state, QWidget *figure);   // SpectrumView.cpp
+FigurePanels *buildSpectrogramPanels(ViewState *state, QWidget *figure); // SpectrumOverStepsView.cpp
+FigurePanels *buildHeadPanels(ViewState *state, QWidget *figure);       // HeadView.cpp
+FigurePanels *buildRankPlanPanels(ViewState *state, QWidget *figure);   // RankPlanPanel.cpp
 
 // A training curve under the figure (`--scalar TAG`): not drawn, drawn when asked, or needed.
 enum class FigureCurves { None, Optional, Required };

@@ -1,12 +1,10 @@
 #include "FigurePanels.h"
 
-#include "FigureView.h"
-
 #include <QGridLayout>
 
 namespace rankscope {
 
-FigurePanels::FigurePanels(FigureView *figure) : QObject(figure), m_figure(figure) {}
+FigurePanels::FigurePanels(QWidget *figure) : QObject(figure), m_figure(figure) {}
 
 void FigurePanels::place(QGridLayout *grid, QSize size) { placeRows(grid, panels(size)); }
 
@@ -21,7 +19,7 @@ void FigurePanels::adopt(ChartView *view)
 {
     if (!view->parentWidget())
         view->setParent(m_figure);
-    connect(view, &ChartView::exportRequested, m_figure, &FigureView::exportRequested);
+    connect(view, &ChartView::exportRequested, this, &FigurePanels::exportRequested);
 }
 
 void FigurePanels::placeRows(QGridLayout *grid, const QList<QList<ChartView *>> &rows)

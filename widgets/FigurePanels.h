@@ -1,7 +1,8 @@
 // What one figure of the catalog (FigureCatalog) draws inside its FigureView: its chart views as
 // rows of panels, where they go in the view's grid, and what the window and `rankscope export`
 // set on them. FigureView lays out, titles, exports and reads back whatever a figure's panels
-// hold; each figure's own behaviour lives here, beside its views, and nowhere else.
+// hold, and listens to them; the panels know nothing of it. Each figure's own behaviour lives
+// here, beside its views, and nowhere else.
 #pragma once
 
 #include "ChartView.h"
@@ -13,11 +14,11 @@ class QGridLayout;
 
 namespace rankscope {
 
-class FigureView;
-
 class FigurePanels : public QObject {
+    Q_OBJECT
 public:
-    explicit FigurePanels(FigureView *figure);
+    // figure: the widget the panels are shown in, their views' parent.
+    explicit FigurePanels(QWidget *figure);
 
     // The views as drawn at a size in layout pixels (rows of panels; every row shares its width).
     virtual QList<QList<ChartView *>> panels(QSize size) const = 0;
@@ -34,8 +35,16 @@ public:
     // Why the figure cannot be exported as it stands (a spectrum no matrix was chosen for), or empty.
     virtual QString exportProblem() const { return {}; }
 
+signals:
+    // A panel's context menu asked to export the figure as it is seen.
+    void exportRequested();
+    // The panels were made again (a run shown or hidden, a metric changed): to be titled and laid out.
+    void panelsChanged();
+    // The same panels want their grid laid out again (the layers or the logs shown changed).
+    void layoutChanged();
+
 protected:
-    FigureView *figure() const { return m_figure; }
+    QWidget *figure() const { return m_figure; }
     // A view of this figure (a child of the figure's widget unless already placed in another):
     // its context menu's export is the figure's.
     void adopt(ChartView *view);
@@ -43,7 +52,7 @@ protected:
     static void placeRows(QGridLayout *grid, const QList<QList<ChartView *>> &rows);
 
 private:
-    FigureView *m_figure;
+    QWidget *m_figure;
 };
 
 // A figure drawn by one view of type View (a spectrum, the spectrogram, the heads). What the view
@@ -52,7 +61,7 @@ private:
 template <class View>
 class SingleViewPanels : public FigurePanels {
 public:
-    SingleViewPanels(ViewState *state, FigureView *figure) : FigurePanels(figure), m_view(new View(state, nullptr))
+    SingleViewPanels(ViewState *state, QWidget *figure) : FigurePanels(figure), m_view(new View(state, figure))
     {
         adopt(m_view);
     }

@@ -7,11 +7,13 @@
 namespace rankscope {
 
 FigureView::FigureView(ViewState *state, FigureKind kind, QWidget *parent)
-    : QWidget(parent), m_kind(kind), m_grid(new QGridLayout(this))
+    : QWidget(parent), m_kind(kind), m_grid(new QGridLayout(this)), m_panels(kind.info().build(state, this))
 {
     m_grid->setContentsMargins(0, 0, 0, 0);
     m_grid->setSpacing(4);
-    m_panels = kind.info().build(state, this);
+    connect(m_panels, &FigurePanels::exportRequested, this, &FigureView::exportRequested);
+    connect(m_panels, &FigurePanels::panelsChanged, this, &FigureView::panelsChanged);
+    connect(m_panels, &FigurePanels::layoutChanged, this, &FigureView::layoutPanels);
     layoutPanels();
 }
 
@@ -49,8 +51,6 @@ void FigureView::applyPanelTitles()
 
 void FigureView::panelsChanged()
 {
-    if (!m_panels)
-        return; // still being built: laid out once it is
     if (!m_titleOverride.isEmpty())
         for (const QList<ChartView *> &row : panels())
             for (ChartView *view : row)
@@ -67,11 +67,7 @@ void FigureView::resizeEvent(QResizeEvent *event)
     layoutPanels();
 }
 
-void FigureView::layoutPanels()
-{
-    if (m_panels) // null while its row builds it: placed once built
-        m_panels->place(m_grid, size());
-}
+void FigureView::layoutPanels() { m_panels->place(m_grid, size()); }
 
 bool FigureView::exportTo(const QString &path, const FigureSize &size, QString *error, const std::optional<QString> &title)
 {

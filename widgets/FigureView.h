@@ -63,17 +63,16 @@ public:
     // The numbers behind every panel, as CSV (ChartView::dataCsv, panel after panel).
     QString dataCsv() const;
 
-    // The panels were made again (a run shown or hidden, a metric changed): titled as asked, and
-    // laid out again. Called by the figure's FigurePanels.
-    void panelsChanged();
-    // The panels' grid is laid out again at the view's size.
-    void layoutPanels();
-
 signals:
     // A panel's context menu asked to export the figure as it is seen.
     void exportRequested();
 
 private:
+    // The panels were made again (a run shown or hidden, a metric changed): titled as asked, and
+    // laid out again (FigurePanels::panelsChanged).
+    void panelsChanged();
+    // The panels' grid laid out again at the view's size.
+    void layoutPanels();
     void resizeEvent(QResizeEvent *event) override;
     // The panel titles asked for, on the panels there are now.
     void applyPanelTitles();
@@ -82,7 +81,7 @@ private:
     QString m_titleOverride;
     QStringList m_panelTitles;
     QGridLayout *m_grid;
-    FigurePanels *m_panels = nullptr; // null only while its row builds it
+    FigurePanels *m_panels;
 };
 
 } // namespace rankscope

@@ -323,7 +323,7 @@ QString HeadView::dataCsv() const
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
 
-FigurePanels *buildHeadPanels(ViewState *state, FigureView *figure) { return new SingleViewPanels<HeadView>(state, figure); }
+FigurePanels *buildHeadPanels(ViewState *state, QWidget *figure) { return new SingleViewPanels<HeadView>(state, figure); }
 
 QString HeadView::configure(const ViewState &state, const FigureOptions &options)
 {

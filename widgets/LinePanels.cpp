@@ -2,7 +2,6 @@
 // same step axis, what training logged (shown when the run has logs; --scalar TAG on export).
 
 #include "FigurePanels.h"
-#include "FigureView.h"
 #include "MetricLineChart.h"
 #include "TrainingCurveChart.h"
 
@@ -15,7 +14,7 @@ namespace {
 
 class LinePanels : public FigurePanels {
 public:
-    LinePanels(ViewState *state, FigureView *figure)
+    LinePanels(ViewState *state, QWidget *figure)
         : FigurePanels(figure), m_state(state), m_lines(new MetricLineChart(state, figure)), m_curves(new TrainingCurveChart(state, figure))
     {
         adopt(m_lines);
@@ -77,7 +76,7 @@ private:
     void showWhenLogged()
     {
         m_curves->setVisible(m_state->hasScalars());
-        figure()->layoutPanels();
+        emit layoutChanged();
         if (m_state->hasScalars())
             m_curves->plot()->xAxis->setRange(m_lines->plot()->xAxis->range());
         m_alignTimer.start();
@@ -107,6 +106,6 @@ private:
 
 } // namespace
 
-FigurePanels *buildLinePanels(ViewState *state, FigureView *figure) { return new LinePanels(state, figure); }
+FigurePanels *buildLinePanels(ViewState *state, QWidget *figure) { return new LinePanels(state, figure); }
 
 } // namespace rankscope

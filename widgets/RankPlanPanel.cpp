@@ -1,7 +1,6 @@
 #include "RankPlanPanel.h"
 
 #include "FigurePanels.h"
-#include "FigureView.h"
 #include "RankPlanCurve.h"
 #include "RankPlanHeatmap.h"
 #include "analysis/results/RankPlanTable.h"
@@ -123,7 +122,7 @@ namespace {
 // and the plan's summary around them.
 class RankPlanPanels : public FigurePanels {
 public:
-    RankPlanPanels(ViewState *state, FigureView *figure) : FigurePanels(figure), m_page(new RankPlanPanel(state, figure))
+    RankPlanPanels(ViewState *state, QWidget *figure) : FigurePanels(figure), m_page(new RankPlanPanel(state, figure))
     {
         adopt(m_page->heatmap());
         adopt(m_page->curve());
@@ -147,6 +146,6 @@ private:
 
 } // namespace
 
-FigurePanels *buildRankPlanPanels(ViewState *state, FigureView *figure) { return new RankPlanPanels(state, figure); }
+FigurePanels *buildRankPlanPanels(ViewState *state, QWidget *figure) { return new RankPlanPanels(state, figure); }
 
 } // namespace rankscope

@@ -1,6 +1,5 @@
 #include "RunPanels.h"
 
-#include "FigureView.h"
 #include "LayerBarChart.h"
 #include "MetricLineChart.h"
 #include "TypeLayerHeatmap.h"
@@ -10,11 +9,11 @@
 
 namespace rankscope {
 
-FigurePanels *buildBarPanels(ViewState *state, FigureView *figure) { return new RunPanels(state, figure, RunPanels::Kind::Bars); }
-FigurePanels *buildHeatmapPanels(ViewState *state, FigureView *figure) { return new RunPanels(state, figure, RunPanels::Kind::Heatmaps); }
-FigurePanels *buildLinesAndBarsPanels(ViewState *state, FigureView *figure) { return new RunPanels(state, figure, RunPanels::Kind::LinesAndBars); }
+FigurePanels *buildBarPanels(ViewState *state, QWidget *figure) { return new RunPanels(state, figure, RunPanels::Kind::Bars); }
+FigurePanels *buildHeatmapPanels(ViewState *state, QWidget *figure) { return new RunPanels(state, figure, RunPanels::Kind::Heatmaps); }
+FigurePanels *buildLinesAndBarsPanels(ViewState *state, QWidget *figure) { return new RunPanels(state, figure, RunPanels::Kind::LinesAndBars); }
 
-RunPanels::RunPanels(ViewState *state, FigureView *figure, Kind kind) : FigurePanels(figure), m_state(state), m_kind(kind)
+RunPanels::RunPanels(ViewState *state, QWidget *figure, Kind kind) : FigurePanels(figure), m_state(state), m_kind(kind)
 {
     switch (kind) {
     case Kind::Bars: m_metrics = {Metric::CompressionPct}; break;
@@ -61,7 +60,7 @@ void RunPanels::syncPanels()
 {
     const QList<int> runs = m_state->visibleRuns();
     if (runs == m_panelRuns) {
-        figure()->layoutPanels(); // the layers shown may have changed: the panels' widths follow
+        emit layoutChanged(); // the layers shown may have changed: the panels' widths follow
         return;
     }
     m_panelRuns = runs;
@@ -72,7 +71,7 @@ void RunPanels::syncPanels()
         for (int run : runs)
             m_byMetric[row] << makePanel(row, run);
     applyColourRanges();
-    figure()->panelsChanged();
+    emit panelsChanged();
 }
 
 RunStepView *RunPanels::makePanel(int row, int run)
@@ -145,7 +144,7 @@ void RunPanels::place(QGridLayout *grid, QSize size)
 void RunPanels::levelPanels()
 {
     m_levelQueued = false;
-    for (const QList<ChartView *> &row : figure()->panels()) {
+    for (const QList<ChartView *> &row : panels(QSize())) {
         int top = 0;
         for (const ChartView *view : row)
             top = std::max(top, row.size() > 1 ? view->naturalPlotTop() : 0);

@@ -17,7 +17,7 @@ class TypeLayerHeatmap;
 class RunPanels : public FigurePanels {
 public:
     enum class Kind { Bars, Heatmaps, LinesAndBars };
-    RunPanels(ViewState *state, FigureView *figure, Kind kind);
+    RunPanels(ViewState *state, QWidget *figure, Kind kind);
 
     QList<QList<ChartView *>> panels(QSize size) const override;
     void place(QGridLayout *grid, QSize size) override;

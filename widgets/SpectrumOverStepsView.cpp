@@ -291,7 +291,7 @@ void SpectrumOverStepsView::activate(const QPoint &pixel)
         state()->setCurrentStep(m_figure.columns[column].step);
 }
 
-FigurePanels *buildSpectrogramPanels(ViewState *state, FigureView *figure) { return new SingleViewPanels<SpectrumOverStepsView>(state, figure); }
+FigurePanels *buildSpectrogramPanels(ViewState *state, QWidget *figure) { return new SingleViewPanels<SpectrumOverStepsView>(state, figure); }
 
 QString SpectrumOverStepsView::configure(const ViewState &state, const FigureOptions &options)
 {

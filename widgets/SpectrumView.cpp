@@ -348,7 +348,7 @@ QString SpectrumView::dataCsv() const
     return csv;
 }
 
-FigurePanels *buildSpectrumPanels(ViewState *state, FigureView *figure) { return new SingleViewPanels<SpectrumView>(state, figure); }
+FigurePanels *buildSpectrumPanels(ViewState *state, QWidget *figure) { return new SingleViewPanels<SpectrumView>(state, figure); }
 
 QString SpectrumView::configure(const ViewState &state, const FigureOptions &options)
 {

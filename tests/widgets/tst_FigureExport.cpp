@@ -268,6 +268,24 @@ private slots:
         QCOMPARE(heatmaps.configure(*m_state, options), QString());
     }
 
+    // A panel's "Export this view…" is its figure's export, in every figure (the Rank plan's
+    // panels' asked nothing of anyone before the plan was a figure like the others).
+    void everyPanelsExportIsItsFigures()
+    {
+        for (FigureKind kind : allFigures()) {
+            FigureView view(m_state, kind);
+            QSignalSpy asked(&view, &FigureView::exportRequested);
+            qsizetype panels = 0;
+            for (const QList<ChartView *> &row : view.panels())
+                for (ChartView *panel : row) {
+                    emit panel->exportRequested();
+                    ++panels;
+                }
+            QVERIFY2(panels > 0, kind.info().id);
+            QCOMPARE(asked.size(), panels);
+        }
+    }
+
     void presetsLayTextOutCleanly_data()
     {
         QTest::addColumn<QString>("figure");

@@ -45,8 +45,10 @@ void FigureView::applyPanelTitles()
         return;
     qsizetype i = 0;
     for (const QList<ChartView *> &row : panels())
-        for (ChartView *view : row)
-            view->setTitleOverride(m_panelTitles.value(i++).isEmpty() ? m_titleOverride : m_panelTitles.value(i - 1));
+        for (ChartView *view : row) {
+            const QString own = m_panelTitles.value(i++); // empty, or past the list: the figure's title
+            view->setTitleOverride(own.isEmpty() ? m_titleOverride : own);
+        }
 }
 
 void FigureView::panelsChanged()

@@ -7,7 +7,6 @@
 #include "SkippedFilesDialog.h"
 #include "SpinBoxKeyForwarder.h"
 #include "ExportDialog.h"
-#include "FigureExporter.h"
 #include "HeadView.h"
 #include "RankPlanPanel.h"
 #include "io/logs/TrainingLogs.h"
